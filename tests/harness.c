@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: MIT */
+/* harness.c - registration, the runner and the summary line of harness.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+
+#define MAX_TESTS 512
+
+static struct {
+	const char *name;
+	void (*fn)(void);
+} tests[MAX_TESTS];
+static int ntests;
+
+static const char *current;
+static int current_failures;
+static const char *current_skip;
+
+void harness_register(const char *name, void (*fn)(void))
+{
+	if (ntests == MAX_TESTS) {
+		fprintf(stderr, "harness: more than %d tests in one program\n", MAX_TESTS);
+		exit(1);
+	}
+	tests[ntests].name = name;
+	tests[ntests].fn = fn;
+	ntests++;
+}
+
+void harness_fail(const char *file, int line, const char *expr, const char *detail)
+{
+	current_failures++;
+	fprintf(stderr, "  %s:%d: %s: check failed: %s%s%s\n", file, line, current, expr,
+		detail ? ": " : "", detail ? detail : "");
+}
+
+void harness_skip(const char *why)
+{
+	current_skip = why;
+}
+
+bool harness_check_eq(const char *file, int line, const char *a_expr, const char *b_expr,
+		      long long a, long long b)
+{
+	char expr[512], detail[128];
+
+	if (a == b)
+		return true;
+	snprintf(expr, sizeof(expr), "%s == %s", a_expr, b_expr);
+	snprintf(detail, sizeof(detail), "%lld != %lld", a, b);
+	harness_fail(file, line, expr, detail);
+	return false;
+}
+
+bool harness_check_str(const char *file, int line, const char *a_expr, const char *b_expr,
+		       const char *a, const char *b)
+{
+	char expr[512], detail[1024];
+
+	if (a && b && !strcmp(a, b))
+		return true;
+	snprintf(expr, sizeof(expr), "%s == %s", a_expr, b_expr);
+	snprintf(detail, sizeof(detail), "\"%s\" != \"%s\"", a ? a : "(null)", b ? b : "(null)");
+	harness_fail(file, line, expr, detail);
+	return false;
+}
+
+static bool selected(const char *name, int argc, char **argv)
+{
+	if (argc < 2)
+		return true;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], name))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	int passed = 0, failed = 0, skipped = 0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (int i = 0; i < ntests; i++) {
+		if (!selected(tests[i].name, argc, argv))
+			continue;
+		current = tests[i].name;
+		current_failures = 0;
+		current_skip = NULL;
+		tests[i].fn();
+		if (current_failures) {
+			failed++;
+			printf("FAIL %s\n", current);
+		} else if (current_skip) {
+			skipped++;
+			printf("SKIP %s: %s\n", current, current_skip);
+		} else {
+			passed++;
+			printf("ok   %s\n", current);
+		}
+	}
+	if (skipped)
+		printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
+	else
+		printf("%d passed, %d failed\n", passed, failed);
+	if (failed)
+		return 1;
+	if (skipped && !passed)
+		return 77;
+	return 0;
+}
