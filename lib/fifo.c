@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/* fifo.c - pfifo and bfifo: a tail-drop FIFO limited in packets or bytes. */
+#include <errno.h>
+#include <string.h>
+
+#include "debloat/fifo.h"
+#include "opt.h"
+
+static const struct db_opt pfifo_opts[] = {
+	{"limit", DB_OPT_U32, offsetof(struct db_fifo_params, limit), 0, UINT32_MAX, 0},
+};
+
+static const struct db_opt bfifo_opts[] = {
+	{"limit", DB_OPT_SIZE, offsetof(struct db_fifo_params, limit), 0, UINT32_MAX, 0},
+};
+
+/* One option each: opts_of() below hands out a table of exactly one entry. */
+_Static_assert(DB_OPT_COUNT(pfifo_opts) == 1 && DB_OPT_COUNT(bfifo_opts) == 1, "one option");
+
+static const char *kind_of(const struct db_fifo_params *params)
+{
+	return params->limit_in_bytes ? "bfifo" : "pfifo";
+}
+
+static const struct db_opt *opts_of(const struct db_fifo_params *params)
+{
+	return params->limit_in_bytes ? bfifo_opts : pfifo_opts;
+}
+
+void db_pfifo_defaults(struct db_fifo_params *params)
+{
+	params->limit = 1000;
+	params->limit_in_bytes = false;
+}
+
+void db_bfifo_defaults(struct db_fifo_params *params)
+{
+	params->limit = 1000 * 1514;
+	params->limit_in_bytes = true;
+}
+
+int db_fifo_parse(struct db_fifo_params *params, int argc, char *const argv[], char *err,
+		  size_t errlen)
+{
+	struct db_fifo_params p = *params;
+	int ret;
+
+	ret = db_opt_parse(opts_of(&p), 1, kind_of(&p), &p, argc, argv, err, errlen);
+	if (ret < 0)
+		return ret;
+	*params = p;
+	return 0;
+}
+
+int db_fifo_format(const struct db_fifo_params *params, char *buf, size_t len)
+{
+	return db_opt_format(opts_of(params), 1, kind_of(params), params, buf, len);
+}
+
+int db_fifo_init(struct db_fifo *q, const struct db_fifo_params *params,
+		 const struct db_qdisc_env *env)
+{
+	memset(q, 0, sizeof(*q));
+	q->params = *params;
+	if (env)
+		q->env = *env;
+	return 0;
+}
+
+static void drop(struct db_fifo *q, struct db_pkt *pkt, enum db_drop_reason why)
+{
+	q->stats.drops++;
+	if (why == DB_DROP_OVERLIMIT)
+		q->stats.overlimits++;
+	if (q->env.drop)
+		q->env.drop(pkt, why, q->env.ctx);
+}
+
+static bool fits(const struct db_fifo *q, const struct db_pkt *pkt)
+{
+	if (q->params.limit_in_bytes)
+		return q->stats.backlog_bytes + pkt->len <= q->params.limit;
+	return q->stats.backlog_pkts < q->params.limit;
+}
+
+int db_fifo_enqueue(struct db_fifo *q, struct db_pkt *pkt, uint64_t now_ns)
+{
+	if (!fits(q, pkt)) {
+		drop(q, pkt, DB_DROP_OVERLIMIT);
+		return DB_ENQ_DROPPED;
+	}
+	pkt->next = NULL;
+	pkt->enqueue_ns = now_ns;
+	if (q->tail)
+		q->tail->next = pkt;
+	else
+		q->head = pkt;
+	q->tail = pkt;
+	q->stats.backlog_pkts++;
+	q->stats.backlog_bytes += pkt->len;
+	if (q->stats.backlog_pkts > q->peak_pkts)
+		q->peak_pkts = q->stats.backlog_pkts;
+	if (q->stats.backlog_bytes > q->peak_bytes)
+		q->peak_bytes = q->stats.backlog_bytes;
+	return DB_ENQ_QUEUED;
+}
+
+struct db_pkt *db_fifo_dequeue(struct db_fifo *q, uint64_t now_ns)
+{
+	struct db_pkt *pkt = q->head;
+
+	if (!pkt)
+		return NULL;
+	q->head = pkt->next;
+	if (!q->head)
+		q->tail = NULL;
+	pkt->next = NULL;
+	q->stats.backlog_pkts--;
+	q->stats.backlog_bytes -= pkt->len;
+	return pkt;
+}
+
+void db_fifo_reset(struct db_fifo *q)
+{
+	struct db_pkt *pkt;
+
+	while ((pkt = db_fifo_dequeue(q, 0)))
+		drop(q, pkt, DB_DROP_RESET);
+}
+
+void db_fifo_destroy(struct db_fifo *q)
+{
+	db_fifo_reset(q);
+}
+
+void db_fifo_stats(const struct db_fifo *q, struct db_qdisc_stats *st)
+{
+	*st = q->stats;
+}
+
+int db_fifo_xstats(const struct db_fifo *q, struct db_stat *out, int max)
+{
+	const struct db_stat all[] = {
+		{"peak_backlog_pkts", q->peak_pkts},
+		{"peak_backlog_bytes", q->peak_bytes},
+	};
+	int n = 0;
+
+	for (; n < (int)(sizeof(all) / sizeof(all[0])) && n < max; n++)
+		out[n] = all[n];
+	return n;
+}
+
+/* The ops tables: void * glue over the native API; only defaults differ. */
+
+static void ops_pfifo_defaults(void *params)
+{
+	db_pfifo_defaults(params);
+}
+
+static void ops_bfifo_defaults(void *params)
+{
+	db_bfifo_defaults(params);
+}
+
+static int ops_parse(void *params, int argc, char *const argv[], char *err, size_t errlen)
+{
+	return db_fifo_parse(params, argc, argv, err, errlen);
+}
+
+static int ops_format(const void *params, char *buf, size_t len)
+{
+	return db_fifo_format(params, buf, len);
+}
+
+static int ops_init(void *priv, const void *params, const struct db_qdisc_env *env)
+{
+	return db_fifo_init(priv, params, env);
+}
+
+static void ops_destroy(void *priv)
+{
+	db_fifo_destroy(priv);
+}
+
+static int ops_enqueue(void *priv, struct db_pkt *pkt, uint64_t now_ns)
+{
+	return db_fifo_enqueue(priv, pkt, now_ns);
+}
+
+static struct db_pkt *ops_dequeue(void *priv, uint64_t now_ns)
+{
+	return db_fifo_dequeue(priv, now_ns);
+}
+
+static void ops_reset(void *priv)
+{
+	db_fifo_reset(priv);
+}
+
+static void ops_stats(const void *priv, struct db_qdisc_stats *st)
+{
+	db_fifo_stats(priv, st);
+}
+
+static int ops_xstats(const void *priv, struct db_stat *out, int max)
+{
+	return db_fifo_xstats(priv, out, max);
+}
+
+const struct db_qdisc_ops db_pfifo_ops = {
+	.kind = "pfifo",
+	.usage = "[limit PACKETS]",
+	.params_size = sizeof(struct db_fifo_params),
+	.priv_size = sizeof(struct db_fifo),
+	.defaults = ops_pfifo_defaults,
+	.parse = ops_parse,
+	.format = ops_format,
+	.init = ops_init,
+	.destroy = ops_destroy,
+	.enqueue = ops_enqueue,
+	.dequeue = ops_dequeue,
+	.reset = ops_reset,
+	.stats = ops_stats,
+	.xstats = ops_xstats,
+	.next_ns = NULL,
+};
+
+const struct db_qdisc_ops db_bfifo_ops = {
+	.kind = "bfifo",
+	.usage = "[limit BYTES]",
+	.params_size = sizeof(struct db_fifo_params),
+	.priv_size = sizeof(struct db_fifo),
+	.defaults = ops_bfifo_defaults,
+	.parse = ops_parse,
+	.format = ops_format,
+	.init = ops_init,
+	.destroy = ops_destroy,
+	.enqueue = ops_enqueue,
+	.dequeue = ops_dequeue,
+	.reset = ops_reset,
+	.stats = ops_stats,
+	.xstats = ops_xstats,
+	.next_ns = NULL,
+};

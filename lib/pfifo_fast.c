@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/* pfifo_fast.c - three strict-priority FIFO bands, Linux's default qdisc. */
+#include <errno.h>
+#include <string.h>
+
+#include "debloat/pfifo_fast.h"
+#include "opt.h"
+
+static const struct db_opt pfifo_fast_opts[] = {
+	{"txqueuelen", DB_OPT_U32, offsetof(struct db_pfifo_fast_params, txqueuelen), 1,
+	 DB_PFIFO_FAST_TXQUEUELEN_MAX, 0},
+	{"priomap", DB_OPT_U8_LIST, offsetof(struct db_pfifo_fast_params, priomap), 0,
+	 DB_PFIFO_FAST_BANDS - 1, DB_TC_PRIO_MAX + 1},
+};
+
+static const uint8_t default_priomap[DB_TC_PRIO_MAX + 1] = {1, 2, 2, 2, 1, 2, 0, 0,
+							    1, 1, 1, 1, 1, 1, 1, 1};
+
+void db_pfifo_fast_defaults(struct db_pfifo_fast_params *params)
+{
+	params->txqueuelen = 1000;
+	memcpy(params->priomap, default_priomap, sizeof(params->priomap));
+}
+
+int db_pfifo_fast_parse(struct db_pfifo_fast_params *params, int argc, char *const argv[],
+			char *err, size_t errlen)
+{
+	struct db_pfifo_fast_params p = *params;
+	int ret;
+
+	ret = db_opt_parse(pfifo_fast_opts, DB_OPT_COUNT(pfifo_fast_opts), "pfifo_fast", &p, argc,
+			   argv, err, errlen);
+	if (ret < 0)
+		return ret;
+	*params = p;
+	return 0;
+}
+
+int db_pfifo_fast_format(const struct db_pfifo_fast_params *params, char *buf, size_t len)
+{
+	return db_opt_format(pfifo_fast_opts, DB_OPT_COUNT(pfifo_fast_opts), "pfifo_fast", params,
+			     buf, len);
+}
+
+static bool params_valid(const struct db_pfifo_fast_params *p)
+{
+	if (p->txqueuelen < 1 || p->txqueuelen > DB_PFIFO_FAST_TXQUEUELEN_MAX)
+		return false;
+	for (int i = 0; i <= DB_TC_PRIO_MAX; i++)
+		if (p->priomap[i] >= DB_PFIFO_FAST_BANDS)
+			return false;
+	return true;
+}
+
+int db_pfifo_fast_init(struct db_pfifo_fast *q, const struct db_pfifo_fast_params *params,
+		       const struct db_qdisc_env *env)
+{
+	if (!params_valid(params))
+		return -EINVAL;
+	memset(q, 0, sizeof(*q));
+	q->params = *params;
+	if (env)
+		q->env = *env;
+	return 0;
+}
+
+static void drop(struct db_pfifo_fast *q, struct db_pfifo_fast_band *b, struct db_pkt *pkt,
+		 enum db_drop_reason why)
+{
+	b->drops++;
+	q->stats.drops++;
+	if (why == DB_DROP_OVERLIMIT)
+		q->stats.overlimits++;
+	if (q->env.drop)
+		q->env.drop(pkt, why, q->env.ctx);
+}
+
+int db_pfifo_fast_enqueue(struct db_pfifo_fast *q, struct db_pkt *pkt, uint64_t now_ns)
+{
+	struct db_pfifo_fast_band *b = &q->band[db_pfifo_fast_band(q, pkt)];
+
+	if (b->pkts >= q->params.txqueuelen) {
+		drop(q, b, pkt, DB_DROP_OVERLIMIT);
+		return DB_ENQ_DROPPED;
+	}
+	pkt->next = NULL;
+	pkt->enqueue_ns = now_ns;
+	if (b->tail)
+		b->tail->next = pkt;
+	else
+		b->head = pkt;
+	b->tail = pkt;
+	b->pkts++;
+	b->bytes += pkt->len;
+	q->stats.backlog_pkts++;
+	q->stats.backlog_bytes += pkt->len;
+	return DB_ENQ_QUEUED;
+}
+
+static struct db_pkt *band_pop(struct db_pfifo_fast_band *b)
+{
+	struct db_pkt *pkt = b->head;
+
+	b->head = pkt->next;
+	if (!b->head)
+		b->tail = NULL;
+	pkt->next = NULL;
+	b->pkts--;
+	b->bytes -= pkt->len;
+	return pkt;
+}
+
+/* Three bands: a scan is cheaper than keeping a bitmap of non-empty ones in step. */
+struct db_pkt *db_pfifo_fast_dequeue(struct db_pfifo_fast *q, uint64_t now_ns)
+{
+	for (int i = 0; i < DB_PFIFO_FAST_BANDS; i++) {
+		if (q->band[i].head) {
+			struct db_pkt *pkt = band_pop(&q->band[i]);
+
+			q->stats.backlog_pkts--;
+			q->stats.backlog_bytes -= pkt->len;
+			return pkt;
+		}
+	}
+	return NULL;
+}
+
+void db_pfifo_fast_reset(struct db_pfifo_fast *q)
+{
+	for (int i = 0; i < DB_PFIFO_FAST_BANDS; i++) {
+		struct db_pfifo_fast_band *b = &q->band[i];
+
+		while (b->head) {
+			struct db_pkt *pkt = band_pop(b);
+
+			q->stats.backlog_pkts--;
+			q->stats.backlog_bytes -= pkt->len;
+			drop(q, b, pkt, DB_DROP_RESET);
+		}
+	}
+}
+
+void db_pfifo_fast_destroy(struct db_pfifo_fast *q)
+{
+	db_pfifo_fast_reset(q);
+}
+
+void db_pfifo_fast_stats(const struct db_pfifo_fast *q, struct db_qdisc_stats *st)
+{
+	*st = q->stats;
+}
+
+int db_pfifo_fast_xstats(const struct db_pfifo_fast *q, struct db_stat *out, int max)
+{
+	static const char *const names[DB_PFIFO_FAST_BANDS][3] = {
+		{"band0_pkts", "band0_bytes", "band0_drops"},
+		{"band1_pkts", "band1_bytes", "band1_drops"},
+		{"band2_pkts", "band2_bytes", "band2_drops"},
+	};
+	int n = 0;
+
+	for (int i = 0; i < DB_PFIFO_FAST_BANDS; i++) {
+		const uint64_t values[3] = {q->band[i].pkts, q->band[i].bytes, q->band[i].drops};
+
+		for (int k = 0; k < 3 && n < max; k++, n++) {
+			out[n].name = names[i][k];
+			out[n].value = values[k];
+		}
+	}
+	return n;
+}
+
+/* The ops table: void * glue over the native API. */
+
+static void ops_defaults(void *params)
+{
+	db_pfifo_fast_defaults(params);
+}
+
+static int ops_parse(void *params, int argc, char *const argv[], char *err, size_t errlen)
+{
+	return db_pfifo_fast_parse(params, argc, argv, err, errlen);
+}
+
+static int ops_format(const void *params, char *buf, size_t len)
+{
+	return db_pfifo_fast_format(params, buf, len);
+}
+
+static int ops_init(void *priv, const void *params, const struct db_qdisc_env *env)
+{
+	return db_pfifo_fast_init(priv, params, env);
+}
+
+static void ops_destroy(void *priv)
+{
+	db_pfifo_fast_destroy(priv);
+}
+
+static int ops_enqueue(void *priv, struct db_pkt *pkt, uint64_t now_ns)
+{
+	return db_pfifo_fast_enqueue(priv, pkt, now_ns);
+}
+
+static struct db_pkt *ops_dequeue(void *priv, uint64_t now_ns)
+{
+	return db_pfifo_fast_dequeue(priv, now_ns);
+}
+
+static void ops_reset(void *priv)
+{
+	db_pfifo_fast_reset(priv);
+}
+
+static void ops_stats(const void *priv, struct db_qdisc_stats *st)
+{
+	db_pfifo_fast_stats(priv, st);
+}
+
+static int ops_xstats(const void *priv, struct db_stat *out, int max)
+{
+	return db_pfifo_fast_xstats(priv, out, max);
+}
+
+const struct db_qdisc_ops db_pfifo_fast_ops = {
+	.kind = "pfifo_fast",
+	.usage = "[txqueuelen PACKETS] [priomap P0 .. P15]",
+	.params_size = sizeof(struct db_pfifo_fast_params),
+	.priv_size = sizeof(struct db_pfifo_fast),
+	.defaults = ops_defaults,
+	.parse = ops_parse,
+	.format = ops_format,
+	.init = ops_init,
+	.destroy = ops_destroy,
+	.enqueue = ops_enqueue,
+	.dequeue = ops_dequeue,
+	.reset = ops_reset,
+	.stats = ops_stats,
+	.xstats = ops_xstats,
+	.next_ns = NULL,
+};

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* cli.c - cli.h: usage errors, said the same way by every command. */
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", PROG_NAME);
+	if (cmd)
+		fprintf(stderr, "%s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n%s", usage);
+	return EXIT_USAGE;
+}
+
+const char *cli_bad_option(char *const argv[])
+{
+	static char word[3];
+
+	/* getopt_long sets optopt for a bad short option and leaves it 0 for a long one. */
+	if (optopt && strncmp(argv[optind - 1], "--", 2)) {
+		word[0] = '-';
+		word[1] = (char)optopt;
+		word[2] = '\0';
+		return word;
+	}
+	return argv[optind - 1];
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cli.h - what the commands share: the program's name in messages, the usage-error
+ * path (exit status 2), and the command functions the table in debloat.c lists.
+ *
+ * A command returns the process's exit status: 0 done, 1 failed (the message says
+ * what, on what, and why), 2 a usage error.
+ */
+#ifndef DEBLOAT_CLI_H
+#define DEBLOAT_CLI_H
+
+#define PROG_NAME "debloat"
+
+enum {
+	EXIT_USAGE = 2,
+};
+
+/*
+ * "debloat: audit: unknown option "--nosuch"" and the command's usage on stderr;
+ * returns EXIT_USAGE. cmd may be NULL for the top level.
+ */
+int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The word getopt_long just rejected: "--nosuch", or "-x" for a short option. */
+const char *cli_bad_option(char *const argv[]);
+
+int cmd_audit(int argc, char *argv[]);
+
+#endif

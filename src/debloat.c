@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* debloat.c - the subcommand table and main(): everything else is in cmd-*.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+#ifndef DEBLOAT_VERSION
+#error "DEBLOAT_VERSION must be defined (meson passes the project version)"
+#endif
+
+static const struct {
+	const char *name;
+	int (*function)(int argc, char *argv[]);
+	const char *description;
+} subcommands[] = {
+    {"audit", cmd_audit,
+     "Show each interface's queues, the delay they can add, what to do, and a grade"},
+};
+
+#define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
+
+static void show_usage(FILE *f)
+{
+	fprintf(f, "Usage: %s [COMMAND] [ARGS...]\n\n", PROG_NAME);
+	fprintf(f, "Find bufferbloat on this host: which queues can add delay under load, how\n"
+		   "much, and what to do about it. Without a command, runs audit.\n\n");
+	fprintf(f, "Commands:\n");
+	for (size_t i = 0; i < NSUBCOMMANDS; i++)
+		fprintf(f, "  %-8s %s\n", subcommands[i].name, subcommands[i].description);
+	fprintf(f, "  %-8s %s\n", "help", "Show this text, or a command's options: help COMMAND");
+	fprintf(f, "\nOptions: --help, --version. Every command takes --help.\n");
+}
+
+static int find_subcommand(const char *name)
+{
+	for (size_t i = 0; i < NSUBCOMMANDS; i++)
+		if (!strcmp(subcommands[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* "debloat: unknown command "nosuch"", then the usage. */
+static int usage_error(const char *what, const char *word)
+{
+	fprintf(stderr, "%s: %s \"%s\"\n", PROG_NAME, what, word);
+	show_usage(stderr);
+	return EXIT_USAGE;
+}
+
+int main(int argc, char *argv[])
+{
+	char *help_argv[] = {NULL, "--help", NULL};
+	char *default_argv[] = {NULL, NULL};
+	int i;
+
+	if (argc < 2) {
+		default_argv[0] = (char *)subcommands[0].name;
+		return subcommands[0].function(1, default_argv);
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		if (argc < 3 || strcmp(argv[1], "help")) {
+			show_usage(stdout);
+			return 0;
+		}
+		i = find_subcommand(argv[2]);
+		if (i < 0)
+			return usage_error("no help for unknown command", argv[2]);
+		help_argv[0] = argv[2];
+		return subcommands[i].function(2, help_argv);
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("%s %s\n", PROG_NAME, DEBLOAT_VERSION);
+		return 0;
+	}
+	if (argv[1][0] == '-')
+		return usage_error("unknown option", argv[1]);
+	i = find_subcommand(argv[1]);
+	if (i < 0)
+		return usage_error("unknown command", argv[1]);
+	return subcommands[i].function(argc - 1, argv + 1);
+}

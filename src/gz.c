@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/* gz.c - gz.h over zlib's inflate/deflate. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <zlib.h>
+
+#include "gz.h"
+
+#define GZIP_WINDOW (15 + 16) /* zlib's spelling of "gzip wrapper, 32 KiB window" */
+#define READ_CHUNK  16384
+
+static int write_all(int fd, const unsigned char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Compress into memory first: a failure then costs no file system work at all. */
+static int deflate_buffer(const void *buf, size_t len, unsigned char **out, size_t *out_len)
+{
+	z_stream zs = {0};
+	unsigned char *dst;
+	uLong bound;
+	int zr;
+
+	if (len > UINT_MAX)
+		return -EFBIG;
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, GZIP_WINDOW, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return -ENOMEM;
+	bound = deflateBound(&zs, (uLong)len);
+	dst = malloc(bound);
+	if (!dst) {
+		deflateEnd(&zs);
+		return -ENOMEM;
+	}
+	zs.next_in = (Bytef *)buf;
+	zs.avail_in = (uInt)len;
+	zs.next_out = dst;
+	zs.avail_out = (uInt)bound;
+	zr = deflate(&zs, Z_FINISH);
+	deflateEnd(&zs);
+	if (zr != Z_STREAM_END) {
+		free(dst);
+		return -ENOMEM;
+	}
+	*out = dst;
+	*out_len = bound - zs.avail_out;
+	return 0;
+}
+
+int gz_write_file(const char *path, const void *buf, size_t len)
+{
+	unsigned char *z = NULL;
+	size_t zlen = 0;
+	char *tmp = NULL;
+	int fd = -1, r;
+
+	r = deflate_buffer(buf, len, &z, &zlen);
+	if (r < 0)
+		return r;
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
+		tmp = NULL;
+		r = -ENOMEM;
+		goto out;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	r = write_all(fd, z, zlen);
+	/* mkostemp makes the file 0600; a snapshot is not a secret. */
+	if (r == 0 && fchmod(fd, 0644) < 0)
+		r = -errno;
+	if (r == 0 && fsync(fd) < 0)
+		r = -errno;
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	fd = -1;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+out:
+	if (r < 0 && tmp)
+		unlink(tmp);
+	free(tmp);
+	free(z);
+	return r;
+}
+
+static int zerr(int zr)
+{
+	return zr == Z_MEM_ERROR ? -ENOMEM : -EBADMSG;
+}
+
+int gz_read_file(const char *path, size_t max_len, void **buf, size_t *len)
+{
+	unsigned char in[READ_CHUNK];
+	z_stream zs = {0};
+	unsigned char *out = NULL, *grown;
+	size_t cap = 0, used = 0, before;
+	bool ended = false, eof = false;
+	int fd, r, zr;
+
+	if (max_len > SIZE_MAX - 2)
+		return -EINVAL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (inflateInit2(&zs, GZIP_WINDOW) != Z_OK) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;;) {
+		if (zs.avail_in == 0 && !eof) {
+			ssize_t n = read(fd, in, sizeof(in));
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0) {
+				r = -errno;
+				goto out;
+			}
+			eof = n == 0;
+			zs.next_in = in;
+			zs.avail_in = (uInt)n;
+		}
+		if (ended) {
+			if (zs.avail_in == 0) {
+				if (eof)
+					break;
+				continue;
+			}
+			/* Another member follows: gzip allows concatenation. */
+			if (inflateReset(&zs) != Z_OK) {
+				r = -ENOMEM;
+				goto out;
+			}
+			ended = false;
+		}
+		if (used == cap) {
+			/* Room for one byte beyond max_len tells "too big" from "exactly max". */
+			size_t want = cap ? cap * 2 : READ_CHUNK;
+
+			if (want > max_len + 1)
+				want = max_len + 1;
+			grown = realloc(out, want + 1); /* + 1 for the terminating NUL */
+			if (!grown) {
+				r = -ENOMEM;
+				goto out;
+			}
+			out = grown;
+			cap = want;
+		}
+		zs.next_out = out + used;
+		zs.avail_out = (uInt)(cap - used > UINT_MAX ? UINT_MAX : cap - used);
+		before = zs.avail_out;
+		zr = inflate(&zs, Z_NO_FLUSH);
+		used += before - zs.avail_out;
+		if (used > max_len) {
+			r = -EFBIG;
+			goto out;
+		}
+		if (zr == Z_STREAM_END) {
+			ended = true;
+		} else if (zr == Z_BUF_ERROR || (zr == Z_OK && before == zs.avail_out)) {
+			/* No progress with room to spare: more input is needed. At the end
+			 * of the file that means a truncated member (an empty file too). */
+			if (eof && zs.avail_in == 0) {
+				r = -EBADMSG;
+				goto out;
+			}
+		} else if (zr != Z_OK) {
+			r = zerr(zr);
+			goto out;
+		}
+	}
+	out[used] = '\0';
+	*buf = out;
+	*len = used;
+	out = NULL;
+	r = 0;
+out:
+	inflateEnd(&zs);
+	close(fd);
+	free(out);
+	return r;
+}

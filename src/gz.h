@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gz.h - whole gzip files in and out. The only file that knows zlib.
+ *
+ * gz_write_file() never leaves a half-written PATH: it writes PATH.XXXXXX in the
+ * same directory, fsyncs it and renames it over PATH. On any failure the temporary
+ * file is removed and PATH is as it was.
+ *
+ * gz_read_file() inflates one gzip file (concatenated members allowed) into a new
+ * buffer of at most max_len bytes, NUL-terminated one byte past *len for the
+ * convenience of text readers. A truncated or corrupt file is -EBADMSG, a bigger one
+ * -EFBIG; *buf and *len are untouched on failure.
+ */
+#ifndef DEBLOAT_GZ_H
+#define DEBLOAT_GZ_H
+
+#include <stddef.h>
+
+int gz_write_file(const char *path, const void *buf, size_t len);
+int gz_read_file(const char *path, size_t max_len, void **buf, size_t *len);
+
+#endif

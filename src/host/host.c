@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/* host.c - host.h: one rtnetlink socket, two dumps, then per-interface files. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "host/bql.h"
+#include "host/ethtool.h"
+#include "host/host.h"
+#include "host/link.h"
+#include "host/qdisc.h"
+#include "host/sysctl.h"
+#include "nl.h"
+
+const struct host_paths host_default_paths = {
+    .sysfs = "/sys",
+    .procsys = "/proc/sys",
+};
+
+static const char *const sysctl_names[HOST_NSYSCTLS] = {
+    "net.core.default_qdisc",
+    "net.ipv4.tcp_congestion_control",
+    "net.ipv4.tcp_ecn",
+    "net.ipv4.tcp_limit_output_bytes",
+};
+
+/* "Not supported" is the driver's answer, not a failure to read: no note for it. */
+static bool worth_noting(int err)
+{
+	return err != -EOPNOTSUPP && err != -ENOTSUP;
+}
+
+static void read_driver_facts(struct iface *ifc, const struct host_paths *paths)
+{
+	int r;
+
+	r = link_classify(ifc, paths->sysfs);
+	if (r < 0)
+		iface_note_unreadable(ifc, "sysfs", r);
+	r = ethtool_driver(ifc->name, ifc->driver, sizeof(ifc->driver), ifc->bus, sizeof(ifc->bus));
+	if (r < 0 && worth_noting(r))
+		iface_note_unreadable(ifc, "driver", r);
+	r = ethtool_link(ifc->name, &ifc->speed_mbps, &ifc->duplex);
+	if (r < 0 && worth_noting(r))
+		iface_note_unreadable(ifc, "speed", r);
+	/* sysfs of another namespace would show another device's queues. */
+	if (ifc->nunreadable && ifc->unreadable[0].err == -EXDEV)
+		return;
+	r = bql_read(paths->sysfs, ifc->name, &ifc->bql, &ifc->nbql);
+	if (r < 0)
+		iface_note_unreadable(ifc, "bql", r);
+	else
+		ifc->bql_read = true;
+}
+
+/*
+ * The kernel's dump skips built-in qdiscs (noop on a device that is down), but the
+ * link message names the root's kind: make a root of it, with no options.
+ */
+static int qdisc_builtin_root(struct iface *ifc)
+{
+	if (!ifc->root_qdisc[0])
+		return -ENOENT;
+	ifc->qdisc = calloc(1, sizeof(*ifc->qdisc));
+	if (!ifc->qdisc)
+		return -ENOMEM;
+	memcpy(ifc->qdisc->kind, ifc->root_qdisc, sizeof(ifc->qdisc->kind));
+	ifc->qdisc->parent = 0xFFFFFFFFU; /* TC_H_ROOT */
+	ifc->qdisc->ifindex = ifc->ifindex;
+	return 0;
+}
+
+/* Keep the named interfaces, in the order named; free the rest. */
+static int select_named(struct iface **all, size_t *n, char *const names[], size_t nnames,
+			size_t *bad_name)
+{
+	struct iface *picked = calloc(nnames, sizeof(*picked));
+	size_t count = 0;
+
+	if (!picked)
+		return -ENOMEM;
+	for (size_t i = 0; i < nnames; i++) {
+		bool found = false, dup = false;
+
+		for (size_t j = 0; j < count; j++)
+			dup |= !strcmp(picked[j].name, names[i]);
+		for (size_t j = 0; j < *n && !found; j++) {
+			if (!strcmp((*all)[j].name, names[i])) {
+				found = true;
+				if (!dup)
+					picked[count++] = (*all)[j];
+			}
+		}
+		if (!found) {
+			*bad_name = i;
+			free(picked);
+			return -ENODEV;
+		}
+	}
+	free(*all);
+	*all = picked;
+	*n = count;
+	return 0;
+}
+
+int host_read(struct host *h, const struct host_paths *paths, char *const names[], size_t nnames,
+	      size_t *bad_name)
+{
+	struct host out = {0};
+	struct qdisc *qdiscs = NULL;
+	size_t nqdiscs = 0;
+	struct nl *nl = NULL;
+	int r, qr;
+
+	r = nl_open(&nl);
+	if (r < 0)
+		return r;
+	r = link_list(nl, &out.ifaces, &out.n);
+	if (r < 0)
+		goto fail;
+	if (nnames) {
+		r = select_named(&out.ifaces, &out.n, names, nnames, bad_name);
+		if (r < 0)
+			goto fail;
+	}
+	qr = qdisc_list(nl, &qdiscs, &nqdiscs);
+	for (size_t i = 0; i < out.n; i++) {
+		struct iface *ifc = &out.ifaces[i];
+
+		if (qr < 0) {
+			iface_note_unreadable(ifc, "qdiscs", qr);
+		} else {
+			r = qdisc_tree(qdiscs, nqdiscs, ifc->ifindex, &ifc->qdisc);
+			if (r == -ENOENT)
+				r = qdisc_builtin_root(ifc);
+			if (r == -ENOMEM)
+				goto fail;
+		}
+		read_driver_facts(ifc, paths);
+	}
+	for (size_t i = 0; i < HOST_NSYSCTLS; i++) {
+		struct sysctl_entry *s = &out.sysctls[i];
+
+		s->name = sysctl_names[i];
+		s->err = sysctl_read(paths->procsys, s->name, s->value, sizeof(s->value));
+		if (s->err < 0)
+			s->value[0] = '\0';
+	}
+	free(qdiscs);
+	nl_close(nl);
+	*h = out;
+	return 0;
+fail:
+	free(qdiscs);
+	nl_close(nl);
+	host_free(&out);
+	return r;
+}
+
+void host_free(struct host *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		iface_free(&h->ifaces[i]);
+	free(h->ifaces);
+	h->ifaces = NULL;
+	h->n = 0;
+}
+
+const struct sysctl_entry *host_sysctl(const struct host *h, const char *name)
+{
+	for (size_t i = 0; i < HOST_NSYSCTLS; i++)
+		if (h->sysctls[i].name && !strcmp(h->sysctls[i].name, name))
+			return &h->sysctls[i];
+	return NULL;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * qdisc.h - the qdiscs of the host as rtnetlink dumps them (RTM_GETQDISC), their
+ * options decoded per kind, and each interface's egress tree rebuilt from handles.
+ *
+ * Decoded options become struct value entries with stable keys (see docs/json.md):
+ *   pfifo, pfifo_head_drop  limit_packets            (raw struct tc_fifo_qopt)
+ *   bfifo                   limit_bytes              (raw struct tc_fifo_qopt)
+ *   pfifo_fast, prio        bands, priomap           (raw struct tc_prio_qopt)
+ *   fq_codel                limit_packets, flows, quantum_bytes, target_us,
+ *                           interval_us, memory_limit_bytes, ecn, ce_threshold_us,
+ *                           drop_batch_packets       (nested TCA_FQ_CODEL_*)
+ *   fq                      limit_packets, flow_limit_packets, quantum_bytes,
+ *                           initial_quantum_bytes, rate_enable, maxrate_bps, buckets,
+ *                           refill_delay_us, orphan_mask, low_rate_threshold_bps,
+ *                           ce_threshold_us, timer_slack_ns, horizon_us, horizon_drop
+ *   cake                    bandwidth_bps, autorate_ingress, rtt_us, target_us,
+ *                           memory_limit_bytes, diffserv_mode, flow_mode, nat, wash,
+ *                           ingress, split_gso      (nested TCA_CAKE_*; partial)
+ *   tbf                     rate_bps, peakrate_bps, limit_bytes
+ *   htb                     default_class, r2q, direct_qlen_packets
+ * Any other kind (mq, noqueue, noop, ...) is listed by name with no options.
+ */
+#ifndef DEBLOAT_HOST_QDISC_H
+#define DEBLOAT_HOST_QDISC_H
+
+#include <stddef.h>
+
+#include "iface.h"
+#include "nl.h"
+
+#define QDISC_MAX_QDISCS 65536
+#define QDISC_MAX_DEPTH	 8
+
+/*
+ * One RTM_NEWQDISC message. A malformed header, attribute table or TCA_KIND is
+ * -EBADMSG; malformed TCA_OPTIONS only sets out->options_err, so the qdisc is still
+ * listed by kind.
+ */
+int qdisc_from_msg(const struct nlmsghdr *nlh, struct qdisc *out);
+
+/* Decode TCA_OPTIONS' payload for q->kind into q->options. -EBADMSG if malformed. */
+int qdisc_decode_options(struct qdisc *q, const void *opts, size_t len);
+
+/* Every qdisc of the namespace, flat, in dump order. */
+int qdisc_list(struct nl *nl, struct qdisc **out, size_t *n);
+
+/*
+ * The egress tree of ifindex from a flat list: the qdisc whose parent is TC_H_ROOT,
+ * then, recursively, those whose parent's major number is a node's handle (mq's
+ * per-queue children, a classful qdisc's leaves), sorted by parent. *root is a new
+ * allocation (free with qdisc_free_children + free). -ENOENT when there is no root.
+ */
+int qdisc_tree(const struct qdisc *all, size_t n, int ifindex, struct qdisc **root);
+
+/* The decoded option named key, or NULL. */
+const struct value *qdisc_option(const struct qdisc *q, const char *key);
+
+/* "8001:", "8001:1", "root", "ingress" */
+void qdisc_format_handle(uint32_t handle, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* iface.c - the few helpers of the interface description in iface.h. */
+#include <stdlib.h>
+
+#include "iface.h"
+
+void iface_note_unreadable(struct iface *ifc, const char *what, int err)
+{
+	/* Keep the first few: a host that hides one thing usually hides it everywhere. */
+	if (ifc->nunreadable == IFACE_MAX_UNREADABLE)
+		return;
+	ifc->unreadable[ifc->nunreadable].what = what;
+	ifc->unreadable[ifc->nunreadable].err = err;
+	ifc->nunreadable++;
+}
+
+void qdisc_free_children(struct qdisc *q)
+{
+	if (!q)
+		return;
+	for (size_t i = 0; i < q->nchildren; i++)
+		qdisc_free_children(&q->children[i]);
+	free(q->children);
+	q->children = NULL;
+	q->nchildren = 0;
+}
+
+void iface_free(struct iface *ifc)
+{
+	if (ifc->qdisc) {
+		qdisc_free_children(ifc->qdisc);
+		free(ifc->qdisc);
+		ifc->qdisc = NULL;
+	}
+	free(ifc->bql);
+	ifc->bql = NULL;
+	ifc->nbql = 0;
+}

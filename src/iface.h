@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iface.h - what debloat knows about one network interface: the description the
+ * host readers fill in and the policy judges. Plain data, so a test (or, later, a
+ * snapshot file) can build one by hand without a host.
+ *
+ * "Unknown" is explicit: speed_mbps 0, an empty driver string, qdisc NULL, a BQL
+ * value of -1. What could not be read, and why, is listed in `unreadable`.
+ */
+#ifndef DEBLOAT_IFACE_H
+#define DEBLOAT_IFACE_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "value.h"
+
+#define QDISC_KIND_MAX	     16 /* IFNAMSIZ in the kernel: TCA_KIND is at most 15 chars */
+#define QDISC_MAX_OPTIONS    16
+#define IFACE_MAX_UNREADABLE 8
+
+struct qdisc {
+	char kind[QDISC_KIND_MAX];
+	uint32_t handle; /* major:minor, as the kernel keeps it */
+	uint32_t parent; /* TC_H_ROOT for the root */
+	int ifindex;
+	struct value options[QDISC_MAX_OPTIONS]; /* decoded TCA_OPTIONS, in kernel order */
+	unsigned noptions;
+	int options_err;	/* -EBADMSG when TCA_OPTIONS was malformed; options then partial */
+	struct qdisc *children; /* qdiscs whose parent is this one or one of its classes */
+	size_t nchildren;
+};
+
+/* One TX queue's byte_queue_limits; -1 where a file is missing or unreadable. */
+struct bql_queue {
+	unsigned queue; /* N of tx-N */
+	bool present;	/* the byte_queue_limits directory exists */
+	int64_t limit, limit_min, limit_max, inflight, hold_time_ms;
+	int64_t stall_thrs_ms, stall_cnt, stall_max_jiffies; /* Linux 6.9+ */
+};
+
+enum duplex {
+	IFACE_DUPLEX_UNKNOWN,
+	IFACE_DUPLEX_HALF,
+	IFACE_DUPLEX_FULL,
+};
+
+/* What could not be read ("driver", "qdiscs", "bql") and the -errno why. */
+struct unreadable {
+	const char *what;
+	int err;
+};
+
+struct iface {
+	char name[IF_NAMESIZE];
+	int ifindex;
+	char kind[24]; /* IFLA_INFO_KIND, or "physical", "loopback", "unknown" */
+	bool physical; /* backed by a device (/sys/class/net/IF/device) */
+	bool loopback;
+	char operstate[16];
+	char root_qdisc[QDISC_KIND_MAX]; /* IFLA_QDISC: the root's kind, even a hidden noop */
+	uint32_t mtu, txqueuelen, tx_queues;
+
+	bool have_stats;
+	uint64_t tx_packets, tx_bytes;
+
+	char driver[32]; /* "" when unknown */
+	char bus[32];
+	uint32_t speed_mbps; /* 0 when unknown */
+	enum duplex duplex;
+
+	struct qdisc *qdisc; /* the root of the egress tree; NULL when unknown */
+
+	struct bql_queue *bql; /* one per TX queue found in sysfs */
+	size_t nbql;
+	bool bql_read; /* the queues directory could be read at all */
+
+	struct unreadable unreadable[IFACE_MAX_UNREADABLE];
+	size_t nunreadable;
+};
+
+void iface_note_unreadable(struct iface *ifc, const char *what, int err);
+void iface_free(struct iface *ifc); /* frees what it points to, not ifc itself */
+void qdisc_free_children(struct qdisc *q);
+
+#endif

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/* json.c - json.h over json-c: the one place that includes its headers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "json.h"
+
+#ifndef JSON_TOKENER_ALLOW_TRAILING_CHARS /* json-c < 0.15: strict mode did not check */
+#define JSON_TOKENER_ALLOW_TRAILING_CHARS 0
+#endif
+
+/* struct jval is never defined: it is a struct json_object under another name. */
+static struct json_object *J(const struct jval *v)
+{
+	return (struct json_object *)v;
+}
+
+static struct jval *V(struct json_object *o)
+{
+	return (struct jval *)o;
+}
+
+struct jval *json_new_object(void)
+{
+	return V(json_object_new_object());
+}
+
+struct jval *json_new_array(void)
+{
+	return V(json_object_new_array());
+}
+
+struct jval *json_new_string(const char *s)
+{
+	return s ? V(json_object_new_string(s)) : NULL;
+}
+
+struct jval *json_new_int(int64_t v)
+{
+	return V(json_object_new_int64(v));
+}
+
+struct jval *json_new_uint(uint64_t v)
+{
+	return V(json_object_new_uint64(v));
+}
+
+struct jval *json_new_bool(bool v)
+{
+	return V(json_object_new_boolean(v));
+}
+
+int json_set(struct jval *obj, const char *key, struct jval *v)
+{
+	if (!obj || !key || !json_object_is_type(J(obj), json_type_object)) {
+		json_object_put(J(v));
+		return -EINVAL;
+	}
+	/* json_object_object_add does not take v on failure; we promised to. */
+	if (json_object_object_add(J(obj), key, J(v)) < 0) {
+		json_object_put(J(v));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int json_append(struct jval *arr, struct jval *v)
+{
+	if (!arr || !json_object_is_type(J(arr), json_type_array)) {
+		json_object_put(J(v));
+		return -EINVAL;
+	}
+	if (json_object_array_add(J(arr), J(v)) < 0) {
+		json_object_put(J(v));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void json_free(struct jval *v)
+{
+	json_object_put(J(v));
+}
+
+int json_write(FILE *f, struct jval *v)
+{
+	const char *s =
+	    json_object_to_json_string_ext(J(v), JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						     JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	if (!s)
+		return -ENOMEM;
+	if (fputs(s, f) == EOF || fputc('\n', f) == EOF)
+		return -EIO;
+	return 0;
+}
+
+const char *json_text(struct jval *v, size_t *len)
+{
+	return json_object_to_json_string_length(
+	    J(v), JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, len);
+}
+
+static void locate(const char *buf, size_t offset, struct json_error *err)
+{
+	err->line = 1;
+	err->column = 1;
+	for (size_t i = 0; i < offset; i++) {
+		if (buf[i] == '\n') {
+			err->line++;
+			err->column = 1;
+		} else {
+			err->column++;
+		}
+	}
+}
+
+static int parse_error(struct json_error *err, const char *buf, size_t offset, const char *why)
+{
+	if (err) {
+		locate(buf, offset, err);
+		snprintf(err->reason, sizeof(err->reason), "%s", why);
+	}
+	return -EINVAL;
+}
+
+int json_parse(const char *buf, size_t len, struct jval **out, struct json_error *err)
+{
+	struct json_tokener *tok;
+	struct json_object *o;
+	enum json_tokener_error jerr;
+	size_t end;
+
+	if (len > INT32_MAX)
+		return -EFBIG;
+	tok = json_tokener_new();
+	if (!tok)
+		return -ENOMEM;
+	/* Strict JSON; trailing data is ours to report, with a clearer message. */
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_ALLOW_TRAILING_CHARS);
+	o = json_tokener_parse_ex(tok, buf, (int)len);
+	jerr = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	if (jerr == json_tokener_continue) {
+		/* A bare top-level number ends only at a terminator: give it one. */
+		o = json_tokener_parse_ex(tok, "", 1);
+		if (json_tokener_get_error(tok) != json_tokener_success || !o) {
+			json_tokener_free(tok);
+			return parse_error(err, buf, len, "unexpected end of input");
+		}
+		jerr = json_tokener_success;
+		end = len;
+	}
+	json_tokener_free(tok);
+
+	if (!o && jerr == json_tokener_success)
+		return parse_error(err, buf, len, "no document (empty, or a bare null)");
+	if (jerr != json_tokener_success)
+		return parse_error(err, buf, end, json_tokener_error_desc(jerr));
+	for (size_t i = end; i < len; i++) {
+		if (!strchr(" \t\r\n", buf[i])) {
+			json_object_put(o);
+			return parse_error(err, buf, i, "unexpected data after the document");
+		}
+	}
+	*out = V(o);
+	return 0;
+}
+
+/* Read at most max bytes; one more byte than that means the file is too big. */
+static int read_capped(int fd, size_t max, char **buf_out, size_t *len_out)
+{
+	size_t cap = 4096, len = 0;
+	char *buf = malloc(cap), *grown;
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len == cap) {
+			if (cap > max) {
+				free(buf);
+				return -EFBIG;
+			}
+			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
+			grown = realloc(buf, cap);
+			if (!grown) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = grown;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int r = -errno;
+			free(buf);
+			return r;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > max) {
+			free(buf);
+			return -EFBIG;
+		}
+	}
+	*buf_out = buf;
+	*len_out = len;
+	return 0;
+}
+
+int json_read_file(const char *path, size_t max_bytes, struct jval **out, struct json_error *err)
+{
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	int fd, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	/* The stat size is only a hint (pipes, /proc); read_capped enforces the limit. */
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes) {
+		close(fd);
+		return -EFBIG;
+	}
+	r = read_capped(fd, max_bytes, &buf, &len);
+	close(fd);
+	if (r < 0)
+		return r;
+	r = json_parse(buf, len, out, err);
+	free(buf);
+	return r;
+}
+
+enum json_kind json_kind_of(const struct jval *v)
+{
+	switch (json_object_get_type(J(v))) {
+	case json_type_boolean:
+		return JSON_KIND_BOOL;
+	case json_type_int:
+		return JSON_KIND_INT;
+	case json_type_double:
+		return JSON_KIND_DOUBLE;
+	case json_type_string:
+		return JSON_KIND_STRING;
+	case json_type_object:
+		return JSON_KIND_OBJECT;
+	case json_type_array:
+		return JSON_KIND_ARRAY;
+	case json_type_null:
+	default:
+		return JSON_KIND_NULL;
+	}
+}
+
+struct jval *json_get(const struct jval *obj, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (!obj || !json_object_is_type(J(obj), json_type_object))
+		return NULL;
+	if (!json_object_object_get_ex(J(obj), key, &v))
+		return NULL;
+	return V(v);
+}
+
+int json_get_int(const struct jval *obj, const char *key, int64_t *out)
+{
+	struct jval *v = json_get(obj, key);
+
+	if (!v)
+		return -ENOENT;
+	if (json_kind_of(v) != JSON_KIND_INT)
+		return -EINVAL;
+	*out = json_object_get_int64(J(v));
+	return 0;
+}
+
+int json_get_bool(const struct jval *obj, const char *key, bool *out)
+{
+	struct jval *v = json_get(obj, key);
+
+	if (!v)
+		return -ENOENT;
+	if (json_kind_of(v) != JSON_KIND_BOOL)
+		return -EINVAL;
+	*out = json_object_get_boolean(J(v));
+	return 0;
+}
+
+int json_get_string(const struct jval *obj, const char *key, const char **out)
+{
+	struct jval *v = json_get(obj, key);
+
+	if (!v)
+		return -ENOENT;
+	if (json_kind_of(v) != JSON_KIND_STRING)
+		return -EINVAL;
+	*out = json_object_get_string(J(v));
+	return 0;
+}
+
+size_t json_array_len(const struct jval *arr)
+{
+	if (!arr || !json_object_is_type(J(arr), json_type_array))
+		return 0;
+	return json_object_array_length(J(arr));
+}
+
+struct jval *json_array_at(const struct jval *arr, size_t i)
+{
+	if (i >= json_array_len(arr))
+		return NULL;
+	return V(json_object_array_get_idx(J(arr), i));
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * json.h - building, writing and reading JSON documents. The only file that knows
+ * json-c; everything else sees `struct jval`, an opaque JSON value.
+ *
+ * Ownership: a container owns what is added to it, so json_free() on the root frees
+ * the whole document. json_set() and json_append() take ownership of the value even
+ * when they fail, so a caller never leaks on the error path.
+ *
+ * Errors are -errno: -ENOMEM, -EINVAL (wrong type, malformed document), -EFBIG (a
+ * file over its size limit), or what open/read returned. Output parameters are left
+ * untouched on failure.
+ */
+#ifndef DEBLOAT_JSON_H
+#define DEBLOAT_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct jval;
+
+enum json_kind {
+	JSON_KIND_NULL,
+	JSON_KIND_BOOL,
+	JSON_KIND_INT,
+	JSON_KIND_DOUBLE,
+	JSON_KIND_STRING,
+	JSON_KIND_OBJECT,
+	JSON_KIND_ARRAY,
+};
+
+/* Where and why a document failed to parse: "line 3, column 7: unexpected character". */
+struct json_error {
+	unsigned line, column; /* 1-based; 0 when the error has no position (e.g. EFBIG) */
+	char reason[80];
+};
+
+/* Constructors return NULL when out of memory. */
+struct jval *json_new_object(void);
+struct jval *json_new_array(void);
+struct jval *json_new_string(const char *s);
+struct jval *json_new_int(int64_t v);
+struct jval *json_new_uint(uint64_t v);
+struct jval *json_new_bool(bool v);
+
+/* v == NULL stores a JSON null. Both take ownership of v, also on failure. */
+int json_set(struct jval *obj, const char *key, struct jval *v);
+int json_append(struct jval *arr, struct jval *v);
+void json_free(struct jval *v);
+
+/* Pretty-printed, two-space indent, ending with a newline. */
+int json_write(FILE *f, struct jval *v);
+/* Compact text owned by v (valid until v changes or is freed); NULL when out of memory. */
+const char *json_text(struct jval *v, size_t *len);
+
+/* Parse exactly one document (whitespace around it is fine, anything else is not). */
+int json_parse(const char *buf, size_t len, struct jval **out, struct json_error *err);
+/* Read and parse a file of at most max_bytes; -EFBIG beyond that. */
+int json_read_file(const char *path, size_t max_bytes, struct jval **out, struct json_error *err);
+
+enum json_kind json_kind_of(const struct jval *v);
+/* NULL when obj is not an object or has no such key (a stored null is also NULL). */
+struct jval *json_get(const struct jval *obj, const char *key);
+/* -ENOENT when absent or null, -EINVAL when of another type. */
+int json_get_int(const struct jval *obj, const char *key, int64_t *out);
+int json_get_bool(const struct jval *obj, const char *key, bool *out);
+int json_get_string(const struct jval *obj, const char *key, const char **out);
+size_t json_array_len(const struct jval *arr);
+struct jval *json_array_at(const struct jval *arr, size_t i);
+
+#endif

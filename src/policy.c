@@ -1,0 +1,468 @@
+/* SPDX-License-Identifier: MIT */
+/* policy.c - policy.h: findings, delays and grades from an interface description. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "host/host.h"
+#include "host/qdisc.h"
+#include "policy.h"
+
+const char *grade_name(enum grade g)
+{
+	static const char *const names[] = {"A+", "A", "B", "C", "D", "F"};
+
+	return g <= GRADE_F ? names[g] : "?";
+}
+
+const char *severity_name(enum severity s)
+{
+	static const char *const names[] = {"info", "warning", "critical"};
+
+	return s <= SEVERITY_CRITICAL ? names[s] : "?";
+}
+
+enum grade policy_grade(int64_t delay_us)
+{
+	if (delay_us < 5000)
+		return GRADE_A_PLUS;
+	if (delay_us < 30000)
+		return GRADE_A;
+	if (delay_us < 60000)
+		return GRADE_B;
+	if (delay_us < 200000)
+		return GRADE_C;
+	if (delay_us < 400000)
+		return GRADE_D;
+	return GRADE_F;
+}
+
+/* bits / (Mbit/s) = microseconds, rounded to the nearest. */
+int64_t policy_bytes_delay_us(uint64_t bytes, uint32_t speed_mbps)
+{
+	if (!speed_mbps || bytes > UINT64_MAX / 8)
+		return -1;
+	return (int64_t)((bytes * 8 + speed_mbps / 2) / speed_mbps);
+}
+
+int64_t policy_fifo_delay_us(uint64_t packets, uint32_t mtu, uint32_t speed_mbps)
+{
+	uint64_t frame = (uint64_t)mtu + POLICY_FRAME_OVERHEAD;
+
+	if (packets > UINT64_MAX / 8 / frame)
+		return -1;
+	return policy_bytes_delay_us(packets * frame, speed_mbps);
+}
+
+bool policy_is_fifo(const char *kind)
+{
+	return !strcmp(kind, "pfifo_fast") || !strcmp(kind, "pfifo") || !strcmp(kind, "bfifo") ||
+	       !strcmp(kind, "pfifo_head_drop");
+}
+
+static enum severity severity_for(int64_t delay_us)
+{
+	if (delay_us < 0)
+		return SEVERITY_WARNING;
+	if (delay_us < 5000)
+		return SEVERITY_INFO;
+	if (delay_us < 60000)
+		return SEVERITY_WARNING;
+	return SEVERITY_CRITICAL;
+}
+
+enum tristate policy_bql_in_use(const struct iface *ifc, const char **reason)
+{
+	bool any_dir = false;
+
+	if (!ifc->bql_read) {
+		*reason = "the BQL files could not be read";
+		return TRI_UNKNOWN;
+	}
+	for (size_t i = 0; i < ifc->nbql; i++) {
+		const struct bql_queue *q = &ifc->bql[i];
+		int64_t floor = q->limit_min > 0 ? q->limit_min : 0;
+
+		if (!q->present)
+			continue;
+		any_dir = true;
+		if (q->inflight > 0 || q->limit > floor) {
+			*reason = "a BQL limit has moved from its floor, or bytes are in flight";
+			return TRI_YES;
+		}
+	}
+	if (!any_dir) {
+		*reason = "no byte_queue_limits in sysfs: no BQL for this device or kernel";
+		return TRI_NO;
+	}
+	/* The directory exists for every TX queue whether the driver calls BQL or not
+	 * (bql-and-drivers.md section 3): only traffic tells them apart. */
+	if (ifc->have_stats && ifc->tx_packets > 0) {
+		*reason = "packets were sent, yet every BQL limit stays at its floor";
+		return TRI_NO;
+	}
+	*reason = "BQL limit and inflight are 0 and nothing was sent yet";
+	return TRI_UNKNOWN;
+}
+
+static struct finding *add_finding(struct verdict *v, const char *code)
+{
+	struct finding *f;
+
+	if (v->nfindings == POLICY_MAX_FINDINGS)
+		return NULL;
+	f = &v->findings[v->nfindings++];
+	memset(f, 0, sizeof(*f));
+	f->code = code;
+	f->delay_us = -1;
+	return f;
+}
+
+static void evidence(struct finding *f, struct value val)
+{
+	if (f->nevidence < POLICY_MAX_EVIDENCE)
+		f->evidence[f->nevidence++] = val;
+}
+
+__attribute__((format(printf, 3, 4))) static void say(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* host-tuning.md section 1: fq_codel's limit and quantum for the link's speed. */
+static const char *fq_codel_params(uint32_t speed_mbps)
+{
+	if (!speed_mbps)
+		return "";
+	if (speed_mbps <= 10)
+		return " limit 600 quantum 300";
+	if (speed_mbps < 100)
+		return " limit 800 quantum 300";
+	if (speed_mbps <= 100)
+		return " limit 800";
+	if (speed_mbps <= 1000)
+		return " limit 1200";
+	return "";
+}
+
+struct fifo_scan {
+	const struct iface *ifc;
+	const struct qdisc *worst, *worst_parent;
+	int64_t worst_delay_us;
+	uint64_t worst_packets, worst_bytes; /* the worst FIFO's limit, in its own unit */
+	uint64_t worst_rate_bps;	     /* what drains it; 0 when unknown */
+	const char *worst_unknown_why;
+	unsigned count;
+};
+
+static void fifo_limit(const struct iface *ifc, const struct qdisc *q, uint64_t *packets,
+		       uint64_t *bytes)
+{
+	const struct value *limit;
+
+	*packets = *bytes = 0;
+	if (!strcmp(q->kind, "bfifo")) {
+		limit = qdisc_option(q, "limit_bytes");
+		*bytes = limit ? limit->u : (uint64_t)ifc->txqueuelen * ifc->mtu;
+		return;
+	}
+	/* pfifo_fast has no limit of its own: each band holds txqueuelen packets. */
+	limit = strcmp(q->kind, "pfifo_fast") ? qdisc_option(q, "limit_packets") : NULL;
+	*packets = limit ? limit->u : ifc->txqueuelen ? ifc->txqueuelen : 1;
+}
+
+/*
+ * The rate a FIFO drains at. At the root, or under a qdisc that only spreads packets
+ * over TX queues or bands, that is the link's speed; under tbf it is tbf's rate;
+ * under anything else that can shape (htb, hfsc, cake, ...) it is a class rate this
+ * audit does not read yet, so the delay is unknown rather than optimistic.
+ */
+static uint64_t drain_rate_bps(const struct iface *ifc, const struct qdisc *parent,
+			       const char **why)
+{
+	static const char *const line_rate_parents[] = {"mq", "mqprio", "multiq", "prio"};
+	const struct value *rate;
+
+	*why = NULL;
+	if (parent && !strcmp(parent->kind, "tbf")) {
+		rate = qdisc_option(parent, "rate_bps");
+		if (rate && rate->u)
+			return rate->u;
+	}
+	if (parent) {
+		bool line_rate = false;
+
+		for (size_t i = 0; i < sizeof(line_rate_parents) / sizeof(*line_rate_parents); i++)
+			line_rate |= !strcmp(parent->kind, line_rate_parents[i]);
+		if (!line_rate) {
+			*why = "the rate of the shaper class above it is not read yet";
+			return 0;
+		}
+	}
+	if (!ifc->speed_mbps) {
+		*why = "link speed unknown";
+		return 0;
+	}
+	return (uint64_t)ifc->speed_mbps * 1000000;
+}
+
+static int64_t delay_at_rate_us(uint64_t bytes, uint64_t rate_bps)
+{
+	if (!rate_bps)
+		return -1;
+	/* In double: exact for any realistic queue, and free of 64-bit overflow. */
+	return (int64_t)((double)bytes * 8.0 * 1e6 / (double)rate_bps + 0.5);
+}
+
+static void scan_fifos(struct fifo_scan *s, const struct qdisc *q, const struct qdisc *parent)
+{
+	if (policy_is_fifo(q->kind)) {
+		uint64_t packets, bytes, rate;
+		const char *why;
+		int64_t d;
+
+		fifo_limit(s->ifc, q, &packets, &bytes);
+		rate = drain_rate_bps(s->ifc, parent, &why);
+		d = delay_at_rate_us(
+		    bytes ? bytes : packets * ((uint64_t)s->ifc->mtu + POLICY_FRAME_OVERHEAD),
+		    rate);
+		/* An unknown delay outranks any known one: it may be the largest. */
+		if (!s->count || (s->worst_delay_us >= 0 && (d < 0 || d > s->worst_delay_us))) {
+			s->worst = q;
+			s->worst_parent = parent;
+			s->worst_delay_us = d;
+			s->worst_packets = packets;
+			s->worst_bytes = bytes;
+			s->worst_rate_bps = rate;
+			s->worst_unknown_why = why;
+		}
+		s->count++;
+	}
+	for (size_t i = 0; i < q->nchildren; i++)
+		scan_fifos(s, &q->children[i], q);
+}
+
+static void find_fifo(const struct iface *ifc, struct verdict *v)
+{
+	struct fifo_scan s = {.ifc = ifc};
+	char where[64], holds[32], handle[16], unknown[128] = "";
+	const char *params = fq_codel_params(ifc->speed_mbps);
+	struct finding *f;
+
+	if (!ifc->qdisc)
+		return;
+	scan_fifos(&s, ifc->qdisc, NULL);
+	if (!s.count || !(f = add_finding(v, "fifo-qdisc")))
+		return;
+	f->delay_us = s.worst_delay_us;
+	f->delay_unknown_why = s.worst_unknown_why;
+	f->grades = true;
+	f->severity = severity_for(f->delay_us);
+	if (s.worst_bytes)
+		say(holds, sizeof(holds), "%llu bytes", (unsigned long long)s.worst_bytes);
+	else
+		say(holds, sizeof(holds), "%llu packets", (unsigned long long)s.worst_packets);
+	if (!s.worst_parent)
+		say(where, sizeof(where), "at the root");
+	else if (s.count > 1)
+		say(where, sizeof(where), "under %s (the worst of %u FIFOs)", s.worst_parent->kind,
+		    s.count);
+	else
+		say(where, sizeof(where), "under %s", s.worst_parent->kind);
+	if (f->delay_us < 0)
+		say(unknown, sizeof(unknown), " (the delay cannot be told: %s)",
+		    s.worst_unknown_why);
+	say(f->message, sizeof(f->message),
+	    "%s %s queues up to %s in one FIFO: a bulk flow fills it and every other packet "
+	    "waits behind it%s",
+	    s.worst->kind, where, holds, unknown);
+
+	if (s.worst_bytes) {
+		evidence(f, value_uint("limit_bytes", s.worst_bytes, UNIT_BYTES));
+	} else {
+		evidence(f, value_uint("limit_packets", s.worst_packets, UNIT_PACKETS));
+		evidence(f, value_uint("frame_bytes", (uint64_t)ifc->mtu + POLICY_FRAME_OVERHEAD,
+				       UNIT_BYTES));
+	}
+	if (s.worst_rate_bps)
+		evidence(f, value_uint("rate_bps", s.worst_rate_bps, UNIT_BPS));
+	if (s.count > 1)
+		evidence(f, value_uint("fifo_qdiscs", s.count, UNIT_NONE));
+
+	if (!s.worst_parent) {
+		say(f->recommendation, sizeof(f->recommendation),
+		    "tc qdisc replace dev %s root fq_codel%s", ifc->name, params);
+	} else if (!strcmp(s.worst_parent->kind, "mq")) {
+		say(f->recommendation, sizeof(f->recommendation),
+		    "sysctl -w net.core.default_qdisc=fq_codel, then tc qdisc replace dev %s root "
+		    "mq "
+		    "(each TX queue gets a new fq_codel)",
+		    ifc->name);
+	} else {
+		qdisc_format_handle(s.worst->parent, handle, sizeof(handle));
+		say(f->recommendation, sizeof(f->recommendation),
+		    "tc qdisc replace dev %s parent %s fq_codel%s", ifc->name, handle, params);
+	}
+}
+
+static bool has_kind(const struct qdisc *q, const char *kind)
+{
+	if (!q)
+		return false;
+	if (!strcmp(q->kind, kind))
+		return true;
+	for (size_t i = 0; i < q->nchildren; i++)
+		if (has_kind(&q->children[i], kind))
+			return true;
+	return false;
+}
+
+static void find_txqueuelen(const struct iface *ifc, struct verdict *v)
+{
+	struct finding *f;
+
+	/*
+	 * txqueuelen is the size of pfifo_fast's bands; a pfifo or bfifo took it as its
+	 * limit when made and keeps its own since, so lowering txqueuelen helps only
+	 * pfifo_fast. host-tuning.md's 100 is for links of 100 Mbit and less.
+	 */
+	if (!has_kind(ifc->qdisc, "pfifo_fast") || !ifc->speed_mbps || ifc->speed_mbps > 100 ||
+	    ifc->txqueuelen <= 100)
+		return;
+	f = add_finding(v, "txqueuelen-long");
+	if (!f)
+		return;
+	f->delay_us = policy_fifo_delay_us(ifc->txqueuelen, ifc->mtu, ifc->speed_mbps);
+	f->grades = true;
+	f->severity =
+	    severity_for(f->delay_us) > SEVERITY_WARNING ? SEVERITY_CRITICAL : SEVERITY_WARNING;
+	say(f->message, sizeof(f->message),
+	    "txqueuelen %u at %u Mbit/s: a full queue of %u-byte frames takes %lld ms to drain",
+	    ifc->txqueuelen, ifc->speed_mbps, ifc->mtu + POLICY_FRAME_OVERHEAD,
+	    (long long)((f->delay_us + 500) / 1000));
+	evidence(f, value_uint("txqueuelen", ifc->txqueuelen, UNIT_NONE));
+	evidence(f,
+		 value_uint("frame_bytes", (uint64_t)ifc->mtu + POLICY_FRAME_OVERHEAD, UNIT_BYTES));
+	evidence(f, value_uint("speed_mbps", ifc->speed_mbps, UNIT_MBPS));
+	say(f->recommendation, sizeof(f->recommendation),
+	    "ip link set dev %s txqueuelen 100 (it matters only while a FIFO stays; "
+	    "fq_codel makes it irrelevant)",
+	    ifc->name);
+}
+
+static void find_no_bql(const struct iface *ifc, struct verdict *v)
+{
+	char shaper[48];
+	struct finding *f;
+	int64_t limit = 0, inflight = 0;
+
+	if (!ifc->physical || v->bql_in_use == TRI_YES || !(f = add_finding(v, "no-bql")))
+		return;
+	for (size_t i = 0; i < ifc->nbql; i++) {
+		if (ifc->bql[i].limit > limit)
+			limit = ifc->bql[i].limit;
+		if (ifc->bql[i].inflight > inflight)
+			inflight = ifc->bql[i].inflight;
+	}
+	evidence(f, value_uint("tx_queues", ifc->nbql, UNIT_NONE));
+	evidence(f, value_uint("limit_bytes", (uint64_t)limit, UNIT_BYTES));
+	evidence(f, value_uint("inflight_bytes", (uint64_t)inflight, UNIT_BYTES));
+	if (ifc->have_stats)
+		evidence(f, value_uint("tx_packets", ifc->tx_packets, UNIT_NONE));
+
+	if (v->bql_in_use == TRI_UNKNOWN) {
+		f->severity = SEVERITY_INFO;
+		say(f->message, sizeof(f->message),
+		    "whether %s uses BQL is unknown until traffic has flowed: %s",
+		    ifc->driver[0] ? ifc->driver : "the driver", v->bql_reason);
+		say(f->recommendation, sizeof(f->recommendation),
+		    "run debloat audit %s again after some traffic (a download will do)",
+		    ifc->name);
+		return;
+	}
+	f->severity = SEVERITY_WARNING;
+	say(f->message, sizeof(f->message),
+	    "%s does not use BQL (%s): the TX ring below the qdisc is an unmanaged FIFO",
+	    ifc->driver[0] ? ifc->driver : "the driver", v->bql_reason);
+	if (ifc->speed_mbps)
+		say(shaper, sizeof(shaper), "%uMbit", ifc->speed_mbps * 95 / 100);
+	else
+		say(shaper, sizeof(shaper), "<95%% of line rate>");
+	say(f->recommendation, sizeof(f->recommendation),
+	    "shape just below line rate so the queue forms in the qdisc: tc qdisc replace dev %s "
+	    "root cake bandwidth %s (or htb + fq_codel); shrink the TX ring if the driver "
+	    "allows (ethtool -G %s tx N)",
+	    ifc->name, shaper, ifc->name);
+}
+
+void policy_iface(const struct iface *ifc, struct verdict *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->bql_in_use = policy_bql_in_use(ifc, &out->bql_reason);
+	/* Loopback has no wire: its queue never waits for one. */
+	if (ifc->loopback) {
+		out->ungraded_why = "loopback";
+		return;
+	}
+	find_fifo(ifc, out);
+	find_txqueuelen(ifc, out);
+	find_no_bql(ifc, out);
+
+	out->graded = true;
+	for (unsigned i = 0; i < out->nfindings; i++) {
+		const struct finding *f = &out->findings[i];
+
+		if (f->delay_us > out->worst_delay_us)
+			out->worst_delay_us = f->delay_us;
+		if (f->grades && f->delay_us < 0) {
+			out->graded = false;
+			out->ungraded_why =
+			    f->delay_unknown_why ? f->delay_unknown_why : "a delay cannot be told";
+		}
+	}
+	if (out->graded)
+		out->grade = policy_grade(out->worst_delay_us);
+}
+
+unsigned policy_sysctls(const struct sysctl_entry *sysctls, size_t n, struct finding *out,
+			unsigned max)
+{
+	unsigned count = 0;
+
+	for (size_t i = 0; i < n && count < max; i++) {
+		const struct sysctl_entry *s = &sysctls[i];
+		struct finding *f = &out[count];
+
+		if (!s->name || s->err)
+			continue;
+		memset(f, 0, sizeof(*f));
+		f->delay_us = -1;
+		f->severity = SEVERITY_INFO;
+		if (!strcmp(s->name, "net.core.default_qdisc") && policy_is_fifo(s->value)) {
+			f->code = "default-qdisc-fifo";
+			say(f->message, sizeof(f->message),
+			    "net.core.default_qdisc is %s: new interfaces and mq's queues get a "
+			    "FIFO",
+			    s->value);
+			say(f->recommendation, sizeof(f->recommendation),
+			    "sysctl -w net.core.default_qdisc=fq_codel (and keep it in "
+			    "/etc/sysctl.d/)");
+			count++;
+		} else if (!strcmp(s->name, "net.ipv4.tcp_ecn") && strcmp(s->value, "1")) {
+			f->code = "tcp-ecn-off";
+			say(f->message, sizeof(f->message),
+			    "net.ipv4.tcp_ecn is %s: this host does not ask for ECN, so AQM can "
+			    "only "
+			    "drop its packets",
+			    s->value);
+			say(f->recommendation, sizeof(f->recommendation),
+			    "sysctl -w net.ipv4.tcp_ecn=1");
+			count++;
+		}
+	}
+	return count;
+}

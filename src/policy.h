@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * policy.h - what is wrong with an interface's queues, how much delay it can add,
+ * and what to do: a pure function from a struct iface to findings and a grade. No
+ * I/O, no clock, no allocation, so tests can feed it hand-made interfaces and audit,
+ * fix and the lab can share it.
+ *
+ * The model. A FIFO qdisc (pfifo_fast, pfifo, bfifo) lets one bulk flow fill it and
+ * every other packet waits behind the lot. Its worst-case added delay is the time
+ * the link needs to drain it full:
+ *
+ *	delay_us = packets * (MTU + 38) * 8 / speed_mbps
+ *
+ * where 38 bytes are what a full frame costs on Ethernet beyond the MTU (14 header,
+ * 4 FCS, 8 preamble, 12 inter-frame gap): 1538 bytes for MTU 1500, so txqueuelen
+ * 1000 at 100 Mbit/s is 123 ms. A bfifo's limit is bytes already. pfifo_fast holds
+ * txqueuelen per band; one flow uses one band, so one band is what a flow waits for.
+ * Leaves under a shaper drain at the shaper's rate, not the line's: the estimate at
+ * line rate is then a lower bound.
+ *
+ * The grade applies the DSLReports bufferbloat scale to the worst finding's delay:
+ * < 5 ms A+, < 30 ms A, < 60 ms B, < 200 ms C, < 400 ms D, else F.
+ *
+ * Recommendations follow shared/reference/host-tuning.md (fq_codel, limit 800-1200
+ * and quantum 300 at low speeds, txqueuelen 100 at <= 100 Mbit under a FIFO, a
+ * shaper at ~95% of line rate where the driver has no BQL).
+ */
+#ifndef DEBLOAT_POLICY_H
+#define DEBLOAT_POLICY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "iface.h"
+#include "value.h"
+
+#define POLICY_FRAME_OVERHEAD 38 /* bytes per full frame beyond the MTU, on the wire */
+#define POLICY_MAX_FINDINGS   8
+#define POLICY_MAX_EVIDENCE   6
+
+enum severity {
+	SEVERITY_INFO,
+	SEVERITY_WARNING,
+	SEVERITY_CRITICAL,
+};
+
+enum tristate {
+	TRI_UNKNOWN = -1,
+	TRI_NO = 0,
+	TRI_YES = 1,
+};
+
+enum grade {
+	GRADE_A_PLUS,
+	GRADE_A,
+	GRADE_B,
+	GRADE_C,
+	GRADE_D,
+	GRADE_F,
+};
+
+struct finding {
+	const char *code; /* stable: "fifo-qdisc", "txqueuelen-long", "no-bql", ... */
+	enum severity severity;
+	char message[256];
+	struct value evidence[POLICY_MAX_EVIDENCE]; /* the numbers behind it */
+	unsigned nevidence;
+	int64_t delay_us; /* worst-case added queueing delay; -1 when it cannot be told */
+	bool grades;	  /* counts towards the grade (an unknown delay then voids it) */
+	const char *delay_unknown_why; /* when delay_us is -1: "link speed unknown" */
+	char recommendation[256];
+};
+
+struct verdict {
+	enum tristate bql_in_use;
+	const char *bql_reason; /* one line: why yes, no or unknown */
+	struct finding findings[POLICY_MAX_FINDINGS];
+	unsigned nfindings;
+	int64_t worst_delay_us; /* the largest known delay among findings; 0 when none */
+	bool graded;
+	enum grade grade;	  /* when graded */
+	const char *ungraded_why; /* when not: "loopback", "link speed unknown" */
+};
+
+void policy_iface(const struct iface *ifc, struct verdict *out);
+
+/* Host-wide findings from the sysctls (default qdisc, ECN); returns how many. */
+struct sysctl_entry;
+unsigned policy_sysctls(const struct sysctl_entry *sysctls, size_t n, struct finding *out,
+			unsigned max);
+
+/* The pieces, exported for tests and for fix and the lab. */
+enum tristate policy_bql_in_use(const struct iface *ifc, const char **reason);
+int64_t policy_fifo_delay_us(uint64_t packets, uint32_t mtu, uint32_t speed_mbps);
+int64_t policy_bytes_delay_us(uint64_t bytes, uint32_t speed_mbps);
+enum grade policy_grade(int64_t delay_us);
+bool policy_is_fifo(const char *kind);
+
+const char *grade_name(enum grade g);
+const char *severity_name(enum severity s);
+
+#endif

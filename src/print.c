@@ -1,0 +1,399 @@
+/* SPDX-License-Identifier: MIT */
+/* print.c - print.h: text and JSON from the same calls. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "print.h"
+
+#define PRINT_MAX_DEPTH 16
+#define UNIT_MASK	0xffu
+
+struct printer {
+	FILE *out;
+	enum print_mode mode;
+	int err; /* the first error; later calls still run but change nothing */
+
+	/* JSON: the open containers; stack[0] is the document's root object. */
+	struct jval *stack[PRINT_MAX_DEPTH];
+	unsigned depth;
+
+	/* text: where the cursor is */
+	unsigned indent;
+	bool line_start; /* nothing written on this line yet */
+	bool need_space; /* the next value needs a separator */
+};
+
+struct printer *print_new(FILE *out, enum print_mode mode)
+{
+	struct printer *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->out = out;
+	p->mode = mode;
+	p->line_start = true;
+	if (mode == PRINT_MODE_JSON) {
+		p->stack[0] = json_new_object();
+		if (!p->stack[0]) {
+			free(p);
+			return NULL;
+		}
+		p->depth = 1;
+	}
+	return p;
+}
+
+void print_free(struct printer *p)
+{
+	if (!p)
+		return;
+	if (p->depth)
+		json_free(p->stack[0]);
+	free(p);
+}
+
+bool print_is_json(const struct printer *p)
+{
+	return p->mode == PRINT_MODE_JSON;
+}
+
+static void fail(struct printer *p, int err)
+{
+	if (!p->err)
+		p->err = err;
+}
+
+int print_finish(struct printer *p)
+{
+	if (p->mode == PRINT_MODE_JSON) {
+		if (p->depth != 1)
+			fail(p, -EINVAL);
+		if (!p->err)
+			fail(p, json_write(p->out, p->stack[0]));
+	} else if (!p->line_start) {
+		print_nl(p);
+	}
+	if (fflush(p->out) == EOF || ferror(p->out))
+		fail(p, -EIO);
+	return p->err;
+}
+
+/* Add v under key to the open JSON container; takes ownership of v. */
+static void json_add(struct printer *p, const char *key, struct jval *v, bool is_null)
+{
+	struct jval *top = p->stack[p->depth - 1];
+	int r;
+
+	if (!v && !is_null) {
+		fail(p, -ENOMEM);
+		return;
+	}
+	if (json_kind_of(top) == JSON_KIND_ARRAY)
+		r = key ? (json_free(v), -EINVAL) : json_append(top, v);
+	else
+		r = key ? json_set(top, key, v) : (json_free(v), -EINVAL);
+	if (r < 0)
+		fail(p, r);
+}
+
+static void open_container(struct printer *p, const char *key, struct jval *c)
+{
+	if (p->mode != PRINT_MODE_JSON)
+		return;
+	if (!c) {
+		fail(p, -ENOMEM);
+		return;
+	}
+	if (p->depth == PRINT_MAX_DEPTH) {
+		json_free(c);
+		fail(p, -E2BIG);
+		return;
+	}
+	/* The parent owns c from here; we keep a borrowed pointer to fill it. */
+	json_add(p, key, c, false);
+	if (p->err)
+		return;
+	p->stack[p->depth++] = c;
+}
+
+void print_open_object(struct printer *p, const char *key)
+{
+	if (p->mode == PRINT_MODE_JSON)
+		open_container(p, key, json_new_object());
+}
+
+void print_open_array(struct printer *p, const char *key)
+{
+	if (p->mode == PRINT_MODE_JSON)
+		open_container(p, key, json_new_array());
+}
+
+void print_close(struct printer *p)
+{
+	if (p->mode != PRINT_MODE_JSON)
+		return;
+	if (p->depth <= 1) {
+		fail(p, -EINVAL);
+		return;
+	}
+	p->depth--;
+}
+
+static void text_write(struct printer *p, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n)
+		return;
+	if (p->line_start) {
+		fprintf(p->out, "%*s", (int)(p->indent * 2), "");
+		p->line_start = false;
+	}
+	fputs(s, p->out);
+	p->need_space = !strchr(" (\n", s[n - 1]);
+}
+
+void print_text(struct printer *p, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	if (p->mode != PRINT_MODE_TEXT)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* Words get a space after the previous item; punctuation sticks to it. */
+	if (p->need_space && buf[0] && !strchr(":,.)", buf[0]))
+		text_write(p, " ");
+	text_write(p, buf);
+}
+
+void print_nl(struct printer *p)
+{
+	if (p->mode != PRINT_MODE_TEXT)
+		return;
+	fputc('\n', p->out);
+	p->line_start = true;
+	p->need_space = false;
+}
+
+void print_indent(struct printer *p, unsigned level)
+{
+	p->indent = level;
+}
+
+static const char *const unit_suffix[] = {
+    [UNIT_NONE] = NULL, [UNIT_PACKETS] = "_packets", [UNIT_BYTES] = "_bytes", [UNIT_NS] = "_ns",
+    [UNIT_US] = "_us",	[UNIT_MS] = "_ms",	     [UNIT_BPS] = "_bps",     [UNIT_MBPS] = "_mbps",
+};
+
+/* "label value" in text: the label is the key less its unit suffix. */
+static void text_item(struct printer *p, const char *key, enum unit unit, unsigned flags,
+		      const char *value)
+{
+	char label[64];
+
+	if (p->mode != PRINT_MODE_TEXT || (flags & PRINT_JSON_ONLY))
+		return;
+	if (p->need_space)
+		text_write(p, " ");
+	if (key && !(flags & PRINT_BARE)) {
+		const char *suffix =
+		    unit < sizeof(unit_suffix) / sizeof(*unit_suffix) ? unit_suffix[unit] : NULL;
+		size_t n = strlen(key), sn = suffix ? strlen(suffix) : 0;
+
+		if (sn && n > sn && !strcmp(key + n - sn, suffix))
+			n -= sn;
+		snprintf(label, sizeof(label), "%.*s ", (int)n, key);
+		text_write(p, label);
+	}
+	text_write(p, value);
+}
+
+/* Three significant digits at most, trailing zeros dropped: 123, 12.3, 1.23, 5. */
+static void format_scaled(char *buf, size_t len, uint64_t v, uint64_t scale, const char *name)
+{
+	uint64_t whole = v / scale, frac = v % scale;
+	int decimals = whole >= 100 ? 0 : whole >= 10 ? 1 : 2;
+	double x = (double)whole + (double)frac / (double)scale;
+	char num[32];
+
+	snprintf(num, sizeof(num), "%.*f", decimals, x);
+	if (strchr(num, '.')) {
+		char *end = num + strlen(num) - 1;
+
+		while (*end == '0')
+			*end-- = '\0';
+		if (*end == '.')
+			*end = '\0';
+	}
+	snprintf(buf, len, "%s%s", num, name);
+}
+
+static void format_time_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns >= 1000000000ULL)
+		format_scaled(buf, len, ns, 1000000000ULL, " s");
+	else if (ns >= 1000000ULL)
+		format_scaled(buf, len, ns, 1000000ULL, " ms");
+	else if (ns >= 1000ULL)
+		format_scaled(buf, len, ns, 1000ULL, " us");
+	else
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+}
+
+static void format_rate_bps(char *buf, size_t len, uint64_t bps)
+{
+	if (bps >= 1000000000ULL)
+		format_scaled(buf, len, bps, 1000000000ULL, "Gbit");
+	else if (bps >= 1000000ULL)
+		format_scaled(buf, len, bps, 1000000ULL, "Mbit");
+	else if (bps >= 1000ULL)
+		format_scaled(buf, len, bps, 1000ULL, "Kbit");
+	else
+		snprintf(buf, len, "%" PRIu64 "bit", bps);
+}
+
+/* tc's spelling: exact binary multiples get Kb/Mb/Gb, anything else stays in bytes. */
+static void format_bytes(char *buf, size_t len, uint64_t b)
+{
+	if (b >= (1ULL << 30) && b % (1ULL << 30) == 0)
+		snprintf(buf, len, "%" PRIu64 "Gb", b >> 30);
+	else if (b >= (1ULL << 20) && b % (1ULL << 20) == 0)
+		snprintf(buf, len, "%" PRIu64 "Mb", b >> 20);
+	else if (b >= (1ULL << 10) && b % (1ULL << 10) == 0)
+		snprintf(buf, len, "%" PRIu64 "Kb", b >> 10);
+	else
+		snprintf(buf, len, "%" PRIu64 "b", b);
+}
+
+int print_format_unit(char *buf, size_t len, uint64_t v, enum unit unit)
+{
+	static const char *const zero_time[] = {
+	    [UNIT_NS] = "0 ns", [UNIT_US] = "0 us", [UNIT_MS] = "0 ms"};
+
+	if (v == 0 && (unit == UNIT_NS || unit == UNIT_US || unit == UNIT_MS)) {
+		snprintf(buf, len, "%s", zero_time[unit]);
+		return 0;
+	}
+	switch (unit) {
+	case UNIT_PACKETS:
+		snprintf(buf, len, "%" PRIu64 "p", v);
+		break;
+	case UNIT_BYTES:
+		format_bytes(buf, len, v);
+		break;
+	case UNIT_NS:
+		format_time_ns(buf, len, v);
+		break;
+	case UNIT_US:
+		format_time_ns(buf, len, v > UINT64_MAX / 1000 ? UINT64_MAX : v * 1000);
+		break;
+	case UNIT_MS:
+		format_time_ns(buf, len, v > UINT64_MAX / 1000000 ? UINT64_MAX : v * 1000000);
+		break;
+	case UNIT_BPS:
+		format_rate_bps(buf, len, v);
+		break;
+	case UNIT_MBPS:
+		format_rate_bps(buf, len, v > UINT64_MAX / 1000000 ? UINT64_MAX : v * 1000000);
+		break;
+	case UNIT_HEX:
+		snprintf(buf, len, "0x%" PRIx64, v);
+		break;
+	case UNIT_NONE:
+	default:
+		snprintf(buf, len, "%" PRIu64, v);
+		break;
+	}
+	return 0;
+}
+
+void print_uint(struct printer *p, const char *key, uint64_t v, unsigned unit_flags)
+{
+	enum unit unit = (enum unit)(unit_flags & UNIT_MASK);
+	char buf[48];
+
+	if (p->mode == PRINT_MODE_JSON) {
+		json_add(p, key, json_new_uint(v), false);
+		return;
+	}
+	print_format_unit(buf, sizeof(buf), v, unit);
+	text_item(p, key, unit, unit_flags, buf);
+}
+
+void print_int(struct printer *p, const char *key, int64_t v, unsigned unit_flags)
+{
+	enum unit unit = (enum unit)(unit_flags & UNIT_MASK);
+	char buf[48];
+
+	if (p->mode == PRINT_MODE_JSON) {
+		json_add(p, key, json_new_int(v), false);
+		return;
+	}
+	buf[0] = '-';
+	print_format_unit(buf + (v < 0), sizeof(buf) - 1, v < 0 ? -(uint64_t)v : (uint64_t)v, unit);
+	text_item(p, key, unit, unit_flags, buf);
+}
+
+void print_str(struct printer *p, const char *key, const char *s, unsigned flags)
+{
+	if (p->mode == PRINT_MODE_JSON) {
+		json_add(p, key, s ? json_new_string(s) : NULL, !s);
+		return;
+	}
+	text_item(p, key, UNIT_NONE, flags, s ? s : "unknown");
+}
+
+void print_bool(struct printer *p, const char *key, bool b, unsigned flags)
+{
+	if (p->mode == PRINT_MODE_JSON) {
+		json_add(p, key, json_new_bool(b), false);
+		return;
+	}
+	text_item(p, key, UNIT_NONE, flags, b ? "yes" : "no");
+}
+
+void print_null(struct printer *p, const char *key, const char *text, unsigned flags)
+{
+	if (p->mode == PRINT_MODE_JSON) {
+		json_add(p, key, NULL, true);
+		return;
+	}
+	text_item(p, key, (enum unit)(flags & UNIT_MASK), flags, text ? text : "unknown");
+}
+
+void print_value(struct printer *p, const struct value *v, unsigned flags)
+{
+	char buf[VALUE_LIST_MAX * 4 + 1];
+	size_t off = 0;
+
+	switch (v->type) {
+	case VALUE_BOOL:
+		print_bool(p, v->key, v->u != 0, flags);
+		break;
+	case VALUE_LIST:
+		if (p->mode == PRINT_MODE_JSON) {
+			print_open_array(p, v->key);
+			for (unsigned i = 0; i < v->nlist; i++)
+				print_uint(p, NULL, v->list[i], UNIT_NONE);
+			print_close(p);
+			break;
+		}
+		buf[0] = '\0';
+		for (unsigned i = 0; i < v->nlist && i < VALUE_LIST_MAX; i++)
+			off += (size_t)snprintf(buf + off, sizeof(buf) - off, "%s%u", i ? " " : "",
+						v->list[i]);
+		text_item(p, v->key, UNIT_NONE, flags, buf);
+		break;
+	case VALUE_UINT:
+	default:
+		print_uint(p, v->key, v->u, v->unit | flags);
+		break;
+	}
+}

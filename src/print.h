@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * print.h - one output path for text and JSON, in the spirit of iproute2's print_*.
+ *
+ * A caller emits each fact once, as (key, value, unit):
+ *
+ *	print_uint(p, "delay_us", 123040, UNIT_US);
+ *
+ * In JSON mode that adds "delay_us": 123040 to the current object (or appends the
+ * number when the current container is an array and key is NULL); print_finish()
+ * writes the whole document. In text mode it writes "delay 123 ms": the label is the
+ * key without its unit suffix ("_us", "_bytes", ...), the value is formatted for a
+ * person, and consecutive values on a line are separated by one space.
+ *
+ * Text layout is the caller's: print_text() and print_nl() write only in text mode,
+ * print_indent() sets the indentation of the following text lines. Containers
+ * (print_open_object/array) only shape the JSON document.
+ *
+ * Flags, or-ed into the unit argument (or passed alone to print_str and friends):
+ *	PRINT_BARE	text shows the value without its label
+ *	PRINT_JSON_ONLY	nothing in text
+ *
+ * Errors (out of memory, a failed write, unbalanced containers) are sticky and
+ * returned by print_finish(), as -errno.
+ */
+#ifndef DEBLOAT_PRINT_H
+#define DEBLOAT_PRINT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "value.h"
+
+#define PRINT_BARE	(1u << 8)
+#define PRINT_JSON_ONLY (1u << 9)
+
+enum print_mode {
+	PRINT_MODE_TEXT,
+	PRINT_MODE_JSON,
+};
+
+struct printer;
+
+/* NULL when out of memory. */
+struct printer *print_new(FILE *out, enum print_mode mode);
+int print_finish(struct printer *p);
+void print_free(struct printer *p);
+bool print_is_json(const struct printer *p);
+
+void print_open_object(struct printer *p, const char *key);
+void print_open_array(struct printer *p, const char *key);
+void print_close(struct printer *p);
+
+void print_uint(struct printer *p, const char *key, uint64_t v, unsigned unit_flags);
+void print_int(struct printer *p, const char *key, int64_t v, unsigned unit_flags);
+void print_str(struct printer *p, const char *key, const char *s, unsigned flags);
+void print_bool(struct printer *p, const char *key, bool b, unsigned flags);
+/* JSON null; text shows `text` ("unknown") in place of a value. */
+void print_null(struct printer *p, const char *key, const char *text, unsigned flags);
+void print_value(struct printer *p, const struct value *v, unsigned flags);
+
+void print_text(struct printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void print_nl(struct printer *p);
+void print_indent(struct printer *p, unsigned level);
+
+/* The text spelling of a value in a unit, as print_uint writes it. */
+int print_format_unit(char *buf, size_t len, uint64_t v, enum unit unit);
+
+#endif

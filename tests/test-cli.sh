@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# test-cli.sh - the command line: help generated from the subcommand table, --version,
+# usage errors (exit 2, the bad word quoted), every command's --help, and bare
+# `debloat` running the read-only audit. Needs no root and changes nothing.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_debloat
+
+# The table in src/debloat.c is the source of truth: { "audit", cmd_audit, "..." },
+mapfile -t commands < <(grep -oE '^[[:space:]]*\{ *"[a-z-]+", *cmd_' "$TOP/src/debloat.c" |
+	sed -E 's/.*"([a-z-]+)".*/\1/')
+[ "${#commands[@]}" -gt 0 ] || fail "no commands found in src/debloat.c's table"
+
+run "$DEBLOAT" --help
+assert_status "--help exits 0" 0
+for c in "${commands[@]}"; do
+	assert_contains "--help lists $c" "$OUT" "  $c "
+done
+run "$DEBLOAT" help
+assert_status "help exits 0" 0
+for c in "${commands[@]}"; do
+	assert_contains "help lists $c" "$OUT" "  $c "
+done
+
+version=$(sed -nE "s/^[[:space:]]*version[[:space:]]*:[[:space:]]*'([^']+)'.*/\1/p" \
+	"$TOP/meson.build" | head -n 1)
+run "$DEBLOAT" --version
+assert_status "--version exits 0" 0
+assert_eq "--version prints the project version" "debloat $version" "$OUT"
+
+run "$DEBLOAT" nosuch
+assert_status "unknown command exits 2" 2
+assert_contains "unknown command is named, quoted" "$ERR" '"nosuch"'
+assert_contains "unknown command shows the usage" "$ERR" "Usage: debloat"
+assert_eq "unknown command prints nothing on stdout" "" "$OUT"
+
+run "$DEBLOAT" --nosuch
+assert_status "unknown top-level option exits 2" 2
+assert_contains "unknown top-level option is quoted" "$ERR" '"--nosuch"'
+
+run "$DEBLOAT" help nosuch
+assert_status "help for an unknown command exits 2" 2
+assert_contains "help for an unknown command names it" "$ERR" '"nosuch"'
+
+run "$DEBLOAT" audit --nosuch
+assert_status "audit --nosuch exits 2" 2
+assert_contains "audit --nosuch is quoted" "$ERR" 'debloat: audit: unknown option "--nosuch"'
+assert_contains "audit --nosuch shows audit's usage" "$ERR" "Usage: debloat audit"
+assert_eq "audit --nosuch prints nothing on stdout" "" "$OUT"
+
+run "$DEBLOAT" audit -x
+assert_status "audit -x exits 2" 2
+assert_contains "audit -x is quoted" "$ERR" '"-x"'
+
+for c in "${commands[@]}"; do
+	run "$DEBLOAT" "$c" --help
+	assert_status "$c --help exits 0" 0
+	assert_contains "$c --help shows its usage" "$OUT" "Usage: debloat $c"
+	help_out=$OUT
+	run "$DEBLOAT" help "$c"
+	assert_status "help $c exits 0" 0
+	assert_eq "help $c is $c --help" "$help_out" "$OUT"
+done
+
+# Bare debloat is the audit: read-only, every interface, loopback included.
+run "$DEBLOAT"
+assert_status "bare debloat exits 0" 0
+assert_contains "bare debloat audits loopback" "$OUT" "lo: kind loopback"
+assert_contains "bare debloat reports the sysctls" "$OUT" "sysctls"
+
+run "$DEBLOAT" audit nosuch0
+assert_status "an unknown interface exits 1" 1
+assert_contains "an unknown interface is a clear error" "$ERR" \
+	"debloat: audit: cannot find interface nosuch0: No such device"
+assert_eq "an unknown interface prints no report" "" "$OUT"
+
+if command -v jq >/dev/null 2>&1; then
+	run "$DEBLOAT" audit --json lo
+	assert_status "audit --json lo exits 0" 0
+	assert_eq "--json is one document" "1" "$(jq -s 'length' <<<"$OUT")"
+	assert_eq "loopback's kind" "loopback" "$(jq -r '.interfaces[0].kind' <<<"$OUT")"
+	assert_eq "loopback is not graded" "null" "$(jq -r '.interfaces[0].grade' <<<"$OUT")"
+	assert_eq "loopback has no findings" "0" "$(jq '.interfaces[0].findings | length' <<<"$OUT")"
+	assert_eq "the four sysctls are keys" "4" "$(jq '.sysctls | length' <<<"$OUT")"
+else
+	echo "SKIP JSON checks: no jq"
+fi
+
+finish

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-host-sysfs.c - the file readers of src/host/ (sysfs.c, bql.c, sysctl.c and the
+ * sysfs half of link.c) against a fake /sys and /proc/sys built in a temp directory,
+ * so the cases a host rarely shows (no BQL directory, a pre-6.9 kernel, sysfs of
+ * another namespace) are all here.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "host/bql.h"
+#include "host/link.h"
+#include "host/sysctl.h"
+#include "host/sysfs.h"
+
+static char root[64];
+
+static void put(const char *rel, const char *content)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	/* mkdir -p of the parent */
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *s = dir + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(dir, 0755);
+		*s = '/';
+	}
+	f = fopen(path, "w");
+	if (f) {
+		fputs(content, f);
+		fclose(f);
+	}
+}
+
+static void make_root(void)
+{
+	char cmd[128];
+
+	if (root[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+		if (system(cmd) != 0)
+			return;
+	}
+	snprintf(root, sizeof(root), "/tmp/test-host-sysfs-XXXXXX");
+	if (!mkdtemp(root))
+		root[0] = '\0';
+}
+
+static void put_queue(const char *ifname, unsigned q, const char *limit, const char *inflight,
+		      bool stall)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "class/net/%s/queues/tx-%u/byte_queue_limits/limit", ifname, q);
+	put(rel, limit);
+	snprintf(rel, sizeof(rel), "class/net/%s/queues/tx-%u/byte_queue_limits/inflight", ifname,
+		 q);
+	put(rel, inflight);
+	snprintf(rel, sizeof(rel), "class/net/%s/queues/tx-%u/byte_queue_limits/limit_max", ifname,
+		 q);
+	put(rel, "1879048192\n");
+	snprintf(rel, sizeof(rel), "class/net/%s/queues/tx-%u/byte_queue_limits/limit_min", ifname,
+		 q);
+	put(rel, "0\n");
+	snprintf(rel, sizeof(rel), "class/net/%s/queues/tx-%u/byte_queue_limits/hold_time", ifname,
+		 q);
+	put(rel, "1000\n");
+	if (stall) {
+		snprintf(rel, sizeof(rel), "class/net/%s/queues/tx-%u/byte_queue_limits/stall_cnt",
+			 ifname, q);
+		put(rel, "3\n");
+	}
+}
+
+TEST(sysfs_reads_numbers_and_rejects_junk)
+{
+	char path[PATH_MAX];
+	int64_t v = 7;
+
+	make_root();
+	REQUIRE(root[0]);
+	put("a", "1000\n");
+	put("b", "10 20\n");
+	put("c", "");
+	snprintf(path, sizeof(path), "%s/a", root);
+	CHECK_EQ(sysfs_read_int(path, &v), 0);
+	CHECK_EQ(v, 1000);
+	snprintf(path, sizeof(path), "%s/b", root);
+	CHECK_EQ(sysfs_read_int(path, &v), -EINVAL);
+	snprintf(path, sizeof(path), "%s/c", root);
+	CHECK_EQ(sysfs_read_int(path, &v), -EINVAL);
+	snprintf(path, sizeof(path), "%s/missing", root);
+	CHECK_EQ(sysfs_read_int(path, &v), -ENOENT);
+	CHECK_EQ(v, 1000);
+}
+
+TEST(bql_queues_sorted_with_missing_files_as_minus_one)
+{
+	struct bql_queue *q = NULL;
+	size_t n = 0;
+
+	make_root();
+	put_queue("eth0", 10, "0\n", "0\n", false); /* tx-10 sorts after tx-2 */
+	put_queue("eth0", 2, "3028\n", "1514\n", true);
+	put_queue("eth0", 0, "0\n", "0\n", false);
+	put("class/net/eth0/queues/rx-0/rps_cpus", "0\n");
+	REQUIRE_EQ(bql_read(root, "eth0", &q, &n), 0);
+	REQUIRE_EQ(n, 3);
+	CHECK_EQ(q[0].queue, 0);
+	CHECK_EQ(q[1].queue, 2);
+	CHECK_EQ(q[2].queue, 10);
+	CHECK(q[1].present);
+	CHECK_EQ(q[1].limit, 3028);
+	CHECK_EQ(q[1].inflight, 1514);
+	CHECK_EQ(q[1].limit_max, 1879048192);
+	CHECK_EQ(q[1].hold_time_ms, 1000);
+	CHECK_EQ(q[1].stall_cnt, 3);
+	CHECK_EQ(q[0].stall_cnt, -1); /* before Linux 6.9 */
+	CHECK_EQ(q[0].stall_thrs_ms, -1);
+	free(q);
+}
+
+TEST(bql_queue_without_directory_is_not_present)
+{
+	struct bql_queue *q = NULL;
+	size_t n = 0;
+
+	make_root();
+	put("class/net/veth0/queues/tx-0/tx_timeout", "0\n");
+	REQUIRE_EQ(bql_read(root, "veth0", &q, &n), 0);
+	REQUIRE_EQ(n, 1);
+	CHECK(!q[0].present);
+	CHECK_EQ(q[0].limit, -1);
+	free(q);
+	q = (struct bql_queue *)0x1;
+	CHECK_EQ(bql_read(root, "nosuch", &q, &n), -ENOENT);
+	CHECK(q == (struct bql_queue *)0x1);
+}
+
+TEST(sysctl_dotted_names_are_paths)
+{
+	char buf[64] = "keep";
+
+	make_root();
+	put("net/core/default_qdisc", "fq_codel\n");
+	put("net/ipv4/tcp_ecn", "1\n");
+	CHECK_EQ(sysctl_read(root, "net.core.default_qdisc", buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "fq_codel");
+	CHECK_EQ(sysctl_read(root, "net.ipv4.tcp_ecn", buf, sizeof(buf)), 0);
+	CHECK_STR(buf, "1");
+	CHECK_EQ(sysctl_read(root, "net.ipv4.nosuch", buf, sizeof(buf)), -ENOENT);
+	CHECK_EQ(sysctl_read(root, "net/../../etc", buf, sizeof(buf)), -EINVAL);
+	CHECK_EQ(sysctl_read(root, "net..core", buf, sizeof(buf)), -EINVAL);
+	CHECK_EQ(sysctl_read(root, "net.core.default_qdisc", buf, 4), -EFBIG);
+	CHECK_STR(buf, "1");
+}
+
+TEST(classify_physical_virtual_loopback_and_foreign_sysfs)
+{
+	struct iface ifc = {.ifindex = 2};
+
+	make_root();
+	put("class/net/eth0/ifindex", "2\n");
+	put("class/net/eth0/device/vendor", "0x1af4\n");
+	put("class/net/veth0/ifindex", "3\n");
+
+	strcpy(ifc.name, "eth0");
+	CHECK_EQ(link_classify(&ifc, root), 0);
+	CHECK(ifc.physical);
+	CHECK_STR(ifc.kind, "physical");
+
+	memset(&ifc, 0, sizeof(ifc));
+	ifc.ifindex = 3;
+	strcpy(ifc.name, "veth0");
+	strcpy(ifc.kind, "veth");
+	CHECK_EQ(link_classify(&ifc, root), 0);
+	CHECK(!ifc.physical);
+	CHECK_STR(ifc.kind, "veth");
+
+	/* Same name, another ifindex: this sysfs belongs to another namespace. */
+	memset(&ifc, 0, sizeof(ifc));
+	ifc.ifindex = 9;
+	strcpy(ifc.name, "eth0");
+	CHECK_EQ(link_classify(&ifc, root), -EXDEV);
+	CHECK(!ifc.physical);
+	CHECK_STR(ifc.kind, "unknown");
+
+	memset(&ifc, 0, sizeof(ifc));
+	ifc.ifindex = 1;
+	ifc.loopback = true;
+	strcpy(ifc.name, "lo");
+	CHECK_EQ(link_classify(&ifc, root), 0);
+	CHECK_STR(ifc.kind, "loopback");
+
+	make_root(); /* removes the tree */
+	rmdir(root);
+}

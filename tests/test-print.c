@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/* test-print.c - src/print.c: the same calls make text for people and JSON for programs. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "print.h"
+
+struct capture {
+	char *buf;
+	size_t len;
+	FILE *f;
+};
+
+static struct printer *start(struct capture *c, enum print_mode mode)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->f = open_memstream(&c->buf, &c->len);
+	return c->f ? print_new(c->f, mode) : NULL;
+}
+
+/* Finish, close the stream, return what was written (caller frees c->buf). */
+static int stop(struct capture *c, struct printer *p)
+{
+	int r = print_finish(p);
+
+	print_free(p);
+	fclose(c->f);
+	return r;
+}
+
+/* The one emitter both tests run. */
+static void emit(struct printer *p)
+{
+	print_uint(p, "delay_us", 123040, UNIT_US);
+	print_uint(p, "speed_mbps", 100, UNIT_MBPS);
+	print_uint(p, "limit_bytes", 1879048192, UNIT_BYTES);
+	print_uint(p, "limit_packets", 1000, UNIT_PACKETS);
+	print_null(p, "duplex", "unknown", 0);
+	print_str(p, "kind", "pfifo_fast", PRINT_BARE);
+	print_bool(p, "ecn", true, 0);
+	print_uint(p, "ifindex", 4, UNIT_NONE | PRINT_JSON_ONLY);
+	print_text(p, "(text only)");
+	print_nl(p);
+	print_open_array(p, "children");
+	print_open_object(p, NULL);
+	print_str(p, "kind", "fq_codel", 0);
+	print_close(p);
+	print_close(p);
+}
+
+TEST(one_call_makes_text)
+{
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+
+	REQUIRE(p);
+	emit(p);
+	REQUIRE_EQ(stop(&c, p), 0);
+	CHECK_STR(c.buf, "delay 123 ms speed 100Mbit limit 1792Mb limit 1000p duplex unknown "
+			 "pfifo_fast ecn yes (text only)\nkind fq_codel\n");
+	free(c.buf);
+}
+
+TEST(one_call_makes_json_with_raw_units)
+{
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_JSON);
+
+	REQUIRE(p);
+	emit(p);
+	REQUIRE_EQ(stop(&c, p), 0);
+	CHECK(strstr(c.buf, "\"delay_us\": 123040") != NULL);
+	CHECK(strstr(c.buf, "\"speed_mbps\": 100") != NULL);
+	CHECK(strstr(c.buf, "\"limit_bytes\": 1879048192") != NULL);
+	CHECK(strstr(c.buf, "\"limit_packets\": 1000") != NULL);
+	CHECK(strstr(c.buf, "\"duplex\": null") != NULL);
+	CHECK(strstr(c.buf, "\"kind\": \"pfifo_fast\"") != NULL);
+	CHECK(strstr(c.buf, "\"ecn\": true") != NULL);
+	CHECK(strstr(c.buf, "\"ifindex\": 4") != NULL);
+	CHECK(strstr(c.buf, "text only") == NULL);
+	CHECK(strstr(c.buf, "\"kind\": \"fq_codel\"") != NULL);
+	CHECK(c.buf[0] == '{');
+	free(c.buf);
+}
+
+TEST(indent_applies_to_new_lines)
+{
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+
+	REQUIRE(p);
+	print_text(p, "eth0:");
+	print_nl(p);
+	print_indent(p, 2);
+	print_uint(p, "mtu", 1500, UNIT_NONE);
+	print_text(p, ",");
+	print_uint(p, "txqueuelen", 1000, UNIT_NONE);
+	REQUIRE_EQ(stop(&c, p), 0); /* finish ends the open line */
+	CHECK_STR(c.buf, "eth0:\n    mtu 1500, txqueuelen 1000\n");
+	free(c.buf);
+}
+
+TEST(lists_are_arrays_in_json_and_words_in_text)
+{
+	struct value map = {.key = "priomap", .type = VALUE_LIST, .nlist = 3, .list = {1, 2, 0}};
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+
+	REQUIRE(p);
+	print_value(p, &map, 0);
+	REQUIRE_EQ(stop(&c, p), 0);
+	CHECK_STR(c.buf, "priomap 1 2 0\n");
+	free(c.buf);
+
+	p = start(&c, PRINT_MODE_JSON);
+	REQUIRE(p);
+	print_value(p, &map, 0);
+	REQUIRE_EQ(stop(&c, p), 0);
+	CHECK(strstr(c.buf, "\"priomap\": [") != NULL);
+	free(c.buf);
+}
+
+TEST(unbalanced_containers_are_an_error)
+{
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_JSON);
+
+	REQUIRE(p);
+	print_open_object(p, "a");
+	CHECK_EQ(stop(&c, p), -EINVAL);
+	free(c.buf);
+
+	p = start(&c, PRINT_MODE_JSON);
+	REQUIRE(p);
+	print_close(p);
+	CHECK_EQ(stop(&c, p), -EINVAL);
+	free(c.buf);
+
+	/* A keyless value in an object has nowhere to go. */
+	p = start(&c, PRINT_MODE_JSON);
+	REQUIRE(p);
+	print_uint(p, NULL, 1, UNIT_NONE);
+	CHECK_EQ(stop(&c, p), -EINVAL);
+	free(c.buf);
+}
+
+static const char *fmt(uint64_t v, enum unit unit)
+{
+	static char buf[48];
+
+	print_format_unit(buf, sizeof(buf), v, unit);
+	return buf;
+}
+
+TEST(units_read_like_tc)
+{
+	CHECK_STR(fmt(123040, UNIT_US), "123 ms");
+	CHECK_STR(fmt(1230, UNIT_US), "1.23 ms");
+	CHECK_STR(fmt(5000, UNIT_US), "5 ms");
+	CHECK_STR(fmt(850, UNIT_US), "850 us");
+	CHECK_STR(fmt(1500000, UNIT_US), "1.5 s");
+	CHECK_STR(fmt(0, UNIT_US), "0 us");
+	CHECK_STR(fmt(1000, UNIT_MS), "1 s");
+	CHECK_STR(fmt(10000, UNIT_NS), "10 us");
+	CHECK_STR(fmt(95000000, UNIT_BPS), "95Mbit");
+	CHECK_STR(fmt(550000, UNIT_BPS), "550Kbit");
+	CHECK_STR(fmt(2500000000ULL, UNIT_BPS), "2.5Gbit");
+	CHECK_STR(fmt(100, UNIT_MBPS), "100Mbit");
+	CHECK_STR(fmt(10000, UNIT_MBPS), "10Gbit");
+	CHECK_STR(fmt(833, UNIT_BYTES), "833b");
+	CHECK_STR(fmt(65536, UNIT_BYTES), "64Kb");
+	CHECK_STR(fmt(4194304, UNIT_BYTES), "4Mb");
+	CHECK_STR(fmt(1000000, UNIT_BYTES), "1000000b");
+	CHECK_STR(fmt(1000, UNIT_PACKETS), "1000p");
+	CHECK_STR(fmt(16, UNIT_HEX), "0x10");
+}
