@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "debloat/codel.h"
+#include "ops.h"
 #include "opt.h"
 
 _Static_assert(sizeof(struct db_codel_vars) <= 28, "fq_codel keeps one per bucket in 64 bytes");
@@ -157,6 +158,8 @@ static const struct db_opt codel_opts[] = {
     {"mtu", DB_OPT_SIZE, P(codel.mtu), 0, UINT32_MAX, 0},
 };
 
+DB_QDISC_OPS_WRAPPERS(db_codel_qdisc)
+
 static void ops_defaults(void *params)
 {
 	db_codel_qdisc_defaults(params);
@@ -177,36 +180,6 @@ static int ops_parse(void *params, int argc, char *const argv[], char *err, size
 static int ops_format(const void *params, char *buf, size_t len)
 {
 	return db_opt_format(codel_opts, DB_OPT_COUNT(codel_opts), "codel", params, buf, len);
-}
-
-static int ops_init(void *priv, const void *params, const struct db_qdisc_env *env)
-{
-	return db_codel_qdisc_init(priv, params, env);
-}
-
-static void ops_destroy(void *priv)
-{
-	db_codel_qdisc_destroy(priv);
-}
-
-static int ops_enqueue(void *priv, struct db_pkt *pkt, uint64_t now_ns)
-{
-	return db_codel_qdisc_enqueue(priv, pkt, now_ns);
-}
-
-static struct db_pkt *ops_dequeue(void *priv, uint64_t now_ns)
-{
-	return db_codel_qdisc_dequeue(priv, now_ns);
-}
-
-static void ops_reset(void *priv)
-{
-	db_codel_qdisc_reset(priv);
-}
-
-static void ops_stats(const void *priv, struct db_qdisc_stats *st)
-{
-	db_codel_qdisc_stats(priv, st);
 }
 
 static int ops_xstats(const void *priv, struct db_stat *out, int max)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "debloat/fifo.h"
+#include "ops.h"
 #include "opt.h"
 
 static const struct db_opt pfifo_opts[] = {
@@ -153,6 +154,8 @@ int db_fifo_xstats(const struct db_fifo *q, struct db_stat *out, int max)
 
 /* The ops tables: void * glue over the native API; only defaults differ. */
 
+DB_QDISC_OPS_WRAPPERS(db_fifo)
+
 static void ops_pfifo_defaults(void *params)
 {
 	db_pfifo_defaults(params);
@@ -171,36 +174,6 @@ static int ops_parse(void *params, int argc, char *const argv[], char *err, size
 static int ops_format(const void *params, char *buf, size_t len)
 {
 	return db_fifo_format(params, buf, len);
-}
-
-static int ops_init(void *priv, const void *params, const struct db_qdisc_env *env)
-{
-	return db_fifo_init(priv, params, env);
-}
-
-static void ops_destroy(void *priv)
-{
-	db_fifo_destroy(priv);
-}
-
-static int ops_enqueue(void *priv, struct db_pkt *pkt, uint64_t now_ns)
-{
-	return db_fifo_enqueue(priv, pkt, now_ns);
-}
-
-static struct db_pkt *ops_dequeue(void *priv, uint64_t now_ns)
-{
-	return db_fifo_dequeue(priv, now_ns);
-}
-
-static void ops_reset(void *priv)
-{
-	db_fifo_reset(priv);
-}
-
-static void ops_stats(const void *priv, struct db_qdisc_stats *st)
-{
-	db_fifo_stats(priv, st);
 }
 
 static int ops_xstats(const void *priv, struct db_stat *out, int max)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "debloat/fq.h"
+#include "ops.h"
 #include "opt.h"
 
 #define NSEC_PER_SEC 1000000000ULL
@@ -440,6 +441,8 @@ int db_fq_xstats(const struct db_fq *q, struct db_stat *out, int max)
 
 /* The generic interface of qdisc.h. */
 
+DB_QDISC_OPS_WRAPPERS(db_fq)
+
 static void ops_defaults(void *params)
 {
 	db_fq_defaults(params);
@@ -453,36 +456,6 @@ static int ops_parse(void *params, int argc, char *const argv[], char *err, size
 static int ops_format(const void *params, char *buf, size_t len)
 {
 	return db_fq_format(params, buf, len);
-}
-
-static int ops_init(void *priv, const void *params, const struct db_qdisc_env *env)
-{
-	return db_fq_init(priv, params, env);
-}
-
-static void ops_destroy(void *priv)
-{
-	db_fq_destroy(priv);
-}
-
-static int ops_enqueue(void *priv, struct db_pkt *pkt, uint64_t now_ns)
-{
-	return db_fq_enqueue(priv, pkt, now_ns);
-}
-
-static struct db_pkt *ops_dequeue(void *priv, uint64_t now_ns)
-{
-	return db_fq_dequeue(priv, now_ns);
-}
-
-static void ops_reset(void *priv)
-{
-	db_fq_reset(priv);
-}
-
-static void ops_stats(const void *priv, struct db_qdisc_stats *st)
-{
-	db_fq_stats(priv, st);
 }
 
 static int ops_xstats(const void *priv, struct db_stat *out, int max)

@@ -7,6 +7,7 @@
 
 #include "debloat/flow.h"
 #include "debloat/fq_codel.h"
+#include "ops.h"
 #include "opt.h"
 
 _Static_assert(sizeof(struct db_fq_codel_flow) <= 64, "keep a bucket in one cache line");
@@ -340,6 +341,8 @@ static const struct db_opt fq_codel_opts[] = {
     {"mtu_per_flow", DB_OPT_FLAG, P(mtu_per_flow), 0, 0, 0},
 };
 
+DB_QDISC_OPS_WRAPPERS(db_fq_codel)
+
 static void ops_defaults(void *params)
 {
 	db_fq_codel_defaults(params);
@@ -361,36 +364,6 @@ static int ops_format(const void *params, char *buf, size_t len)
 {
 	return db_opt_format(fq_codel_opts, DB_OPT_COUNT(fq_codel_opts), "fq_codel", params, buf,
 			     len);
-}
-
-static int ops_init(void *priv, const void *params, const struct db_qdisc_env *env)
-{
-	return db_fq_codel_init(priv, params, env);
-}
-
-static void ops_destroy(void *priv)
-{
-	db_fq_codel_destroy(priv);
-}
-
-static int ops_enqueue(void *priv, struct db_pkt *pkt, uint64_t now_ns)
-{
-	return db_fq_codel_enqueue(priv, pkt, now_ns);
-}
-
-static struct db_pkt *ops_dequeue(void *priv, uint64_t now_ns)
-{
-	return db_fq_codel_dequeue(priv, now_ns);
-}
-
-static void ops_reset(void *priv)
-{
-	db_fq_codel_reset(priv);
-}
-
-static void ops_stats(const void *priv, struct db_qdisc_stats *st)
-{
-	db_fq_codel_stats(priv, st);
 }
 
 static int ops_xstats(const void *priv, struct db_stat *out, int max)

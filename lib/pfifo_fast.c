@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "debloat/pfifo_fast.h"
+#include "ops.h"
 #include "opt.h"
 
 static const struct db_opt pfifo_fast_opts[] = {
@@ -172,6 +173,8 @@ int db_pfifo_fast_xstats(const struct db_pfifo_fast *q, struct db_stat *out, int
 
 /* The ops table: void * glue over the native API. */
 
+DB_QDISC_OPS_WRAPPERS(db_pfifo_fast)
+
 static void ops_defaults(void *params)
 {
 	db_pfifo_fast_defaults(params);
@@ -185,36 +188,6 @@ static int ops_parse(void *params, int argc, char *const argv[], char *err, size
 static int ops_format(const void *params, char *buf, size_t len)
 {
 	return db_pfifo_fast_format(params, buf, len);
-}
-
-static int ops_init(void *priv, const void *params, const struct db_qdisc_env *env)
-{
-	return db_pfifo_fast_init(priv, params, env);
-}
-
-static void ops_destroy(void *priv)
-{
-	db_pfifo_fast_destroy(priv);
-}
-
-static int ops_enqueue(void *priv, struct db_pkt *pkt, uint64_t now_ns)
-{
-	return db_pfifo_fast_enqueue(priv, pkt, now_ns);
-}
-
-static struct db_pkt *ops_dequeue(void *priv, uint64_t now_ns)
-{
-	return db_pfifo_fast_dequeue(priv, now_ns);
-}
-
-static void ops_reset(void *priv)
-{
-	db_pfifo_fast_reset(priv);
-}
-
-static void ops_stats(const void *priv, struct db_qdisc_stats *st)
-{
-	db_pfifo_fast_stats(priv, st);
 }
 
 static int ops_xstats(const void *priv, struct db_stat *out, int max)
