@@ -11,7 +11,7 @@ set -euo pipefail
 
 group=${1:-build}
 build_pkgs=(gcc libc6-dev make meson ninja-build pkg-config libmnl-dev libjson-c-dev zlib1g-dev)
-test_pkgs=(iproute2 ethtool procps kmod jq)
+test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 
 case "$group" in

@@ -26,5 +26,12 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 const char *cli_bad_option(char *const argv[]);
 
 int cmd_audit(int argc, char *argv[]);
+int cmd_bql(int argc, char *argv[]);
+int cmd_server(int argc, char *argv[]);
+int cmd_snapshot(int argc, char *argv[]);
+int cmd_test(int argc, char *argv[]);
+int cmd_rrul(int argc, char *argv[]);
+/* `debloat test` under another command's name; test NULL takes it from the operands. */
+int cmd_test_named(const char *cmd, const char *test, int argc, char *argv[]);
 
 #endif

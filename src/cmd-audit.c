@@ -10,22 +10,31 @@
 #include "host/host.h"
 #include "print.h"
 #include "report.h"
+#include "snapshot.h"
 
 static const char usage[] =
-    "Usage: " PROG_NAME " audit [--json] [IFACE...]\n"
+    "Usage: " PROG_NAME " audit [--json] [--from FILE] [IFACE...]\n"
     "\n"
     "Show each interface's queues (qdisc tree, txqueuelen, BQL), what in them can add\n"
     "delay under load and how much, what to do about it, and a grade on the DSLReports\n"
     "bufferbloat scale. Reads only; works without root for what needs none.\n"
     "\n"
-    "  -j, --json   print one JSON document (keys: docs/json.md)\n"
-    "  -h, --help   show this help\n";
+    "  -j, --json        print one JSON document (keys: docs/json.md)\n"
+    "  -f, --from FILE   audit a snapshot (`" PROG_NAME " snapshot`, docs/snapshot.md)\n"
+    "                    instead of this host\n"
+    "  -h, --help        show this help\n";
+
+struct audit_args {
+	bool json;
+	const char *from;
+};
 
 /* -1 to run the audit, else the exit status to return at once (help, usage error). */
-static int parse_args(int argc, char *argv[], bool *json)
+static int parse_args(int argc, char *argv[], struct audit_args *a)
 {
 	static const struct option options[] = {
 	    {"json", no_argument, NULL, 'j'},
+	    {"from", required_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -33,11 +42,16 @@ static int parse_args(int argc, char *argv[], bool *json)
 
 	optind = 0; /* glibc: start over, whoever parsed before */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jf:h", options, NULL)) != -1) {
 		if (c == 'j')
-			*json = true;
+			a->json = true;
+		else if (c == 'f')
+			a->from = optarg;
 		else if (c == 'h')
 			return fputs(usage, stdout) == EOF ? 1 : 0;
+		else if (optopt == 'f')
+			return cli_usage_error("audit", usage, "option \"%s\" needs a file",
+					       cli_bad_option(argv));
 		else
 			return cli_usage_error("audit", usage, "unknown option \"%s\"",
 					       cli_bad_option(argv));
@@ -45,34 +59,92 @@ static int parse_args(int argc, char *argv[], bool *json)
 	return -1;
 }
 
+/* A snapshot's file and origin, ahead of the report: it is not this host, now.
+ * (The report itself names the host and kernel, as for a live audit.) */
+static void print_origin(struct printer *p, const char *file, const struct host *h)
+{
+	print_open_object(p, "snapshot");
+	print_indent(p, 0);
+	print_text(p, "from snapshot");
+	print_str(p, "file", file, PRINT_BARE);
+	print_bool(p, "constructed", h->constructed, PRINT_JSON_ONLY);
+	if (h->constructed)
+		print_text(p, "(constructed, not captured)");
+	print_nl(p);
+	if (h->source[0]) {
+		print_indent(p, 1);
+		print_text(p, "source:");
+		print_str(p, "source", h->source, PRINT_BARE);
+		print_nl(p);
+	} else {
+		print_null(p, "source", NULL, PRINT_JSON_ONLY);
+	}
+	print_indent(p, 0);
+	print_nl(p);
+	print_close(p);
+}
+
+/* The host from a snapshot, narrowed to the names given; the message is printed here. */
+static int read_snapshot(const char *file, struct host *h, char *const names[], size_t nnames)
+{
+	char err[512];
+	size_t bad = 0;
+	int r;
+
+	r = snapshot_read_file(file, h, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "%s: audit: cannot read snapshot %s: %s\n", PROG_NAME, file,
+			err[0] ? err : strerror(-r));
+		return r;
+	}
+	r = snapshot_select(h, names, nnames, &bad);
+	if (r == -ENODEV)
+		fprintf(stderr, "%s: audit: snapshot %s has no interface %s\n", PROG_NAME, file,
+			names[bad]);
+	else if (r < 0)
+		fprintf(stderr, "%s: audit: cannot read snapshot %s: %s\n", PROG_NAME, file,
+			strerror(-r));
+	return r;
+}
+
+/* This host's interfaces, the names given or all; the message is printed here. */
+static int read_live(struct host *h, char *const names[], size_t nnames)
+{
+	size_t bad = 0;
+	int r;
+
+	r = host_read(h, &host_default_paths, names, nnames, &bad);
+	if (r == -ENODEV)
+		fprintf(stderr, "%s: audit: cannot find interface %s: %s\n", PROG_NAME, names[bad],
+			strerror(-r));
+	else if (r < 0)
+		fprintf(stderr, "%s: audit: cannot read the interfaces: %s\n", PROG_NAME,
+			strerror(-r));
+	return r;
+}
+
 int cmd_audit(int argc, char *argv[])
 {
 	struct host host = {0};
 	struct printer *p = NULL;
-	size_t bad = 0;
-	bool json = false;
+	struct audit_args a = {0};
 	int ret = 1, r;
 
-	r = parse_args(argc, argv, &json);
+	r = parse_args(argc, argv, &a);
 	if (r >= 0)
 		return r;
-	r = host_read(&host, &host_default_paths, argv + optind, (size_t)(argc - optind), &bad);
-	if (r == -ENODEV) {
-		fprintf(stderr, "%s: audit: cannot find interface %s: %s\n", PROG_NAME,
-			argv[optind + bad], strerror(-r));
+	r = a.from ? read_snapshot(a.from, &host, argv + optind, (size_t)(argc - optind))
+		   : read_live(&host, argv + optind, (size_t)(argc - optind));
+	if (r < 0)
 		goto cleanup;
-	}
-	if (r < 0) {
-		fprintf(stderr, "%s: audit: cannot read the interfaces: %s\n", PROG_NAME,
-			strerror(-r));
-		goto cleanup;
-	}
-	p = print_new(stdout, json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
+	p = print_new(stdout, a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
 	if (!p) {
 		fprintf(stderr, "%s: audit: cannot build the report: %s\n", PROG_NAME,
 			strerror(ENOMEM));
 		goto cleanup;
 	}
+	if (host.from_snapshot)
+		print_origin(p, a.from, &host);
 	report_audit(p, &host);
 	r = print_finish(p);
 	if (r < 0) {

@@ -16,6 +16,11 @@ static const struct {
 } subcommands[] = {
     {"audit", cmd_audit,
      "Show each interface's queues, the delay they can add, what to do, and a grade"},
+    {"bql", cmd_bql, "Watch each TX queue's byte queue limits live (limit, inflight, stalls)"},
+    {"server", cmd_server, "Serve latency-under-load tests (debloat rrul) to other hosts"},
+    {"snapshot", cmd_snapshot, "Save what audit reads as JSON, to audit later: audit --from FILE"},
+    {"rrul", cmd_rrul, "Measure latency under load against a debloat server: test rrul HOST"},
+    {"test", cmd_test, "Run a latency-under-load test (rrul, tcp_nup, ping...) against a server"},
 };
 
 #define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

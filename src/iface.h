@@ -47,6 +47,13 @@ enum duplex {
 	IFACE_DUPLEX_FULL,
 };
 
+/* An offload as ethtool reports it (features by name, ETH_SS_FEATURES). */
+enum feature_state {
+	FEATURE_UNKNOWN,
+	FEATURE_OFF,
+	FEATURE_ON,
+};
+
 /* What could not be read ("driver", "qdiscs", "bql") and the -errno why. */
 struct unreadable {
 	const char *what;
@@ -70,6 +77,11 @@ struct iface {
 	char bus[32];
 	uint32_t speed_mbps; /* 0 when unknown */
 	enum duplex duplex;
+
+	/* ethtool rings (ETHTOOL_GRINGPARAM): descriptors, -1 when unknown */
+	int64_t ring_tx, ring_tx_max, ring_rx, ring_rx_max;
+	/* offloads: tx-tcp-segmentation, tx-generic-segmentation, rx-gro, rx-lro */
+	enum feature_state tso, gso, gro, lro;
 
 	struct qdisc *qdisc; /* the root of the egress tree; NULL when unknown */
 

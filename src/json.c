@@ -2,6 +2,7 @@
 /* json.c - json.h over json-c: the one place that includes its headers. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -54,6 +55,17 @@ struct jval *json_new_uint(uint64_t v)
 struct jval *json_new_bool(bool v)
 {
 	return V(json_object_new_boolean(v));
+}
+
+struct jval *json_new_double(double v)
+{
+	char buf[32];
+
+	/* json-c's default "%.17g" writes 0.2 as 0.20000000000000001: try 15 digits first. */
+	snprintf(buf, sizeof(buf), "%.15g", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, sizeof(buf), "%.17g", v);
+	return V(json_object_new_double_s(v, buf));
 }
 
 int json_set(struct jval *obj, const char *key, struct jval *v)
@@ -330,4 +342,51 @@ struct jval *json_array_at(const struct jval *arr, size_t i)
 	if (i >= json_array_len(arr))
 		return NULL;
 	return V(json_object_array_get_idx(J(arr), i));
+}
+
+int json_int_of(const struct jval *v, int64_t *out)
+{
+	if (!v || json_kind_of(v) != JSON_KIND_INT)
+		return -EINVAL;
+	*out = json_object_get_int64(J(v));
+	return 0;
+}
+
+int json_bool_of(const struct jval *v, bool *out)
+{
+	if (!v || json_kind_of(v) != JSON_KIND_BOOL)
+		return -EINVAL;
+	*out = json_object_get_boolean(J(v));
+	return 0;
+}
+
+const char *json_string_of(const struct jval *v)
+{
+	if (!v || json_kind_of(v) != JSON_KIND_STRING)
+		return NULL;
+	return json_object_get_string(J(v));
+}
+
+int json_object_foreach(const struct jval *obj, json_member_fn fn, void *data)
+{
+	if (!obj || !json_object_is_type(J(obj), json_type_object))
+		return -EINVAL;
+	json_object_object_foreach(J(obj), key, val)
+	{
+		int r = fn(key, V(val), data);
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int json_double_of(const struct jval *v, double *out)
+{
+	enum json_kind k = v ? json_kind_of(v) : JSON_KIND_NULL;
+
+	if (k != JSON_KIND_DOUBLE && k != JSON_KIND_INT)
+		return -EINVAL;
+	*out = json_object_get_double(J(v));
+	return 0;
 }

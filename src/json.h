@@ -44,6 +44,8 @@ struct jval *json_new_string(const char *s);
 struct jval *json_new_int(int64_t v);
 struct jval *json_new_uint(uint64_t v);
 struct jval *json_new_bool(bool v);
+/* v must be finite (JSON has no NaN); written in the shortest form that reads back exact. */
+struct jval *json_new_double(double v);
 
 /* v == NULL stores a JSON null. Both take ownership of v, also on failure. */
 int json_set(struct jval *obj, const char *key, struct jval *v);
@@ -69,5 +71,19 @@ int json_get_bool(const struct jval *obj, const char *key, bool *out);
 int json_get_string(const struct jval *obj, const char *key, const char **out);
 size_t json_array_len(const struct jval *arr);
 struct jval *json_array_at(const struct jval *arr, size_t i);
+
+/* A value's own contents: -EINVAL when v is NULL or of another type. */
+int json_int_of(const struct jval *v, int64_t *out);
+int json_bool_of(const struct jval *v, bool *out);
+const char *json_string_of(const struct jval *v); /* NULL unless a string */
+/* A number (integer or not) as a double. */
+int json_double_of(const struct jval *v, double *out);
+
+/*
+ * Call fn on each member of an object, in document order, until it returns nonzero
+ * (returned as is). -EINVAL when obj is not an object.
+ */
+typedef int (*json_member_fn)(const char *key, struct jval *v, void *data);
+int json_object_foreach(const struct jval *obj, json_member_fn fn, void *data);
 
 #endif

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "drivers.h"
+#include "host/avail.h"
 #include "host/host.h"
 #include "host/qdisc.h"
 #include "policy.h"
@@ -261,6 +263,7 @@ static void find_fifo(const struct iface *ifc, struct verdict *v)
 	f->delay_us = s.worst_delay_us;
 	f->delay_unknown_why = s.worst_unknown_why;
 	f->grades = true;
+	f->layer = LAYER_QDISC;
 	f->severity = severity_for(f->delay_us);
 	if (s.worst_bytes)
 		say(holds, sizeof(holds), "%llu bytes", (unsigned long long)s.worst_bytes);
@@ -338,6 +341,7 @@ static void find_txqueuelen(const struct iface *ifc, struct verdict *v)
 		return;
 	f->delay_us = policy_fifo_delay_us(ifc->txqueuelen, ifc->mtu, ifc->speed_mbps);
 	f->grades = true;
+	f->layer = LAYER_QDISC;
 	f->severity =
 	    severity_for(f->delay_us) > SEVERITY_WARNING ? SEVERITY_CRITICAL : SEVERITY_WARNING;
 	say(f->message, sizeof(f->message),
@@ -354,14 +358,122 @@ static void find_txqueuelen(const struct iface *ifc, struct verdict *v)
 	    ifc->name);
 }
 
-static void find_no_bql(const struct iface *ifc, struct verdict *v)
+void policy_shaper_rate(uint32_t speed_mbps, char *buf, size_t len)
 {
-	char shaper[48];
+	uint64_t kbit = (uint64_t)speed_mbps * 950;
+
+	if (!speed_mbps)
+		say(buf, len, "<95%% of line rate>");
+	else if (kbit % 1000)
+		say(buf, len, "%llukbit", (unsigned long long)kbit);
+	else
+		say(buf, len, "%llumbit", (unsigned long long)(kbit / 1000));
+}
+
+static enum qdisc_avail kind_avail(const struct host *host, const char *kind)
+{
+	return host ? avail_of(host->qdisc_kinds, HOST_NQDISC_KINDS, kind) : QDISC_AVAIL_UNKNOWN;
+}
+
+static const char *kernel_release(const struct host *host)
+{
+	return host && host->kernel_release[0] ? host->kernel_release : NULL;
+}
+
+static uint64_t frame_bytes(const struct iface *ifc)
+{
+	return (uint64_t)ifc->mtu + POLICY_FRAME_OVERHEAD;
+}
+
+/*
+ * sysfs first (bql-and-drivers.md section 3: only traffic tells); where it cannot
+ * tell, the driver table (and for "since X.Y" drivers the kernel's release) can.
+ * Evidence beats the table: a cpsw kernel with the out-of-tree patch shows BQL moving.
+ */
+static void resolve_bql(const struct iface *ifc, const struct host *host, struct verdict *v)
+{
+	const struct driver_info *d = v->driver;
+	const char *release = kernel_release(host);
+	int has;
+
+	v->bql_in_use = policy_bql_in_use(ifc, &v->bql_reason);
+	if (v->bql_in_use != TRI_UNKNOWN || !d || !ifc->bql_read)
+		return;
+	has = driver_has_bql(d, release);
+	if (d->bql == DRIVER_BQL_SINCE && has >= 0) {
+		say(v->bql_reason_buf, sizeof(v->bql_reason_buf),
+		    "%s has BQL since Linux %s; this kernel is %s", ifc->driver, d->since, release);
+	} else if (d->bql == DRIVER_BQL_SINCE) {
+		say(v->bql_reason_buf, sizeof(v->bql_reason_buf),
+		    "%s has BQL since Linux %s, and this kernel's release is unknown; %s",
+		    ifc->driver, d->since, v->bql_reason);
+	} else if (has == 0) {
+		say(v->bql_reason_buf, sizeof(v->bql_reason_buf),
+		    "%s has no BQL in mainline Linux, and sysfs cannot tell yet", ifc->driver);
+	} else if (has == 1) {
+		say(v->bql_reason_buf, sizeof(v->bql_reason_buf),
+		    "%s uses BQL in mainline Linux; sysfs cannot tell yet", ifc->driver);
+	} else {
+		say(v->bql_reason_buf, sizeof(v->bql_reason_buf),
+		    "whether %s has BQL depends on the kernel build and can only be told at "
+		    "runtime: %s",
+		    ifc->driver, v->bql_reason);
+	}
+	v->bql_reason = v->bql_reason_buf;
+	if (has >= 0)
+		v->bql_in_use = has ? TRI_YES : TRI_NO;
+}
+
+/* ethtool's TX ring when it reports one, else the driver table's usual one. */
+static void resolve_ring(const struct iface *ifc, struct verdict *v)
+{
+	v->ring_tx = -1;
+	if (ifc->ring_tx > 0) {
+		v->ring_tx = ifc->ring_tx;
+	} else if (v->driver && v->driver->tx_ring > 0) {
+		v->ring_tx = v->driver->tx_ring;
+		v->ring_from_table = true;
+	}
+}
+
+static int64_t ring_delay_us(const struct iface *ifc, const struct verdict *v)
+{
+	if (v->ring_tx < 0)
+		return -1;
+	return policy_fifo_delay_us((uint64_t)v->ring_tx, ifc->mtu, ifc->speed_mbps);
+}
+
+/* The shaper of bql-and-drivers.md section 5, in the form this kernel can make. */
+static void shaper_advice(const struct iface *ifc, const struct host *host, char *buf, size_t len)
+{
+	char rate[32];
+
+	policy_shaper_rate(ifc->speed_mbps, rate, sizeof(rate));
+	if (kind_avail(host, "cake") != QDISC_AVAIL_NO) {
+		say(buf, len,
+		    "tc qdisc replace dev %s root cake bandwidth %s (without cake: htb rate %s "
+		    "with an fq_codel child)",
+		    ifc->name, rate, rate);
+		return;
+	}
+	say(buf, len,
+	    "this kernel has no cake, so htb with an fq_codel child (cake bandwidth %s "
+	    "elsewhere): tc qdisc replace dev %s root handle 1: htb default 1; tc class add "
+	    "dev %s parent 1: classid 1:1 htb rate %s; tc qdisc add dev %s parent 1:1 fq_codel",
+	    rate, ifc->name, ifc->name, rate, ifc->name);
+}
+
+static void find_no_bql(const struct iface *ifc, const struct host *host, struct verdict *v)
+{
+	const struct driver_info *d = v->driver;
+	const char *drv = ifc->driver[0] ? ifc->driver : "the driver";
+	char shaper[320], ring[96] = "";
 	struct finding *f;
 	int64_t limit = 0, inflight = 0;
 
 	if (!ifc->physical || v->bql_in_use == TRI_YES || !(f = add_finding(v, "no-bql")))
 		return;
+	f->layer = LAYER_DEVICE;
 	for (size_t i = 0; i < ifc->nbql; i++) {
 		if (ifc->bql[i].limit > limit)
 			limit = ifc->bql[i].limit;
@@ -377,32 +489,235 @@ static void find_no_bql(const struct iface *ifc, struct verdict *v)
 	if (v->bql_in_use == TRI_UNKNOWN) {
 		f->severity = SEVERITY_INFO;
 		say(f->message, sizeof(f->message),
-		    "whether %s uses BQL is unknown until traffic has flowed: %s",
-		    ifc->driver[0] ? ifc->driver : "the driver", v->bql_reason);
+		    "whether %s uses BQL is unknown until traffic has flowed: %s", drv,
+		    v->bql_reason);
 		say(f->recommendation, sizeof(f->recommendation),
 		    "run debloat audit %s again after some traffic (a download will do)",
 		    ifc->name);
 		return;
 	}
-	f->severity = SEVERITY_WARNING;
+	/* Without BQL the whole ring fills: its drain time is what this adds. */
+	f->delay_us = ring_delay_us(ifc, v);
+	if (f->delay_us >= 0) {
+		f->grades = true;
+		evidence(f, value_uint("ring_tx", (uint64_t)v->ring_tx, UNIT_NONE));
+		evidence(f, value_uint("frame_bytes", frame_bytes(ifc), UNIT_BYTES));
+		say(ring, sizeof(ring), "; its %lld-frame TX queue adds up to %lld.%lld ms",
+		    (long long)v->ring_tx, (long long)(f->delay_us / 1000),
+		    (long long)(f->delay_us % 1000 / 100));
+	} else {
+		f->delay_unknown_why =
+		    ifc->speed_mbps ? "TX ring size unknown" : "link speed unknown";
+	}
+	f->severity =
+	    severity_for(f->delay_us) > SEVERITY_WARNING ? SEVERITY_CRITICAL : SEVERITY_WARNING;
 	say(f->message, sizeof(f->message),
-	    "%s does not use BQL (%s): the TX ring below the qdisc is an unmanaged FIFO",
-	    ifc->driver[0] ? ifc->driver : "the driver", v->bql_reason);
-	if (ifc->speed_mbps)
-		say(shaper, sizeof(shaper), "%uMbit", ifc->speed_mbps * 95 / 100);
-	else
-		say(shaper, sizeof(shaper), "<95%% of line rate>");
+	    "%s does not use BQL (%s): the TX queue below the qdisc is an unmanaged FIFO%s", drv,
+	    v->bql_reason, ring);
+	shaper_advice(ifc, host, shaper, sizeof(shaper));
 	say(f->recommendation, sizeof(f->recommendation),
-	    "shape just below line rate so the queue forms in the qdisc: tc qdisc replace dev %s "
-	    "root cake bandwidth %s (or htb + fq_codel); shrink the TX ring if the driver "
-	    "allows (ethtool -G %s tx N)",
-	    ifc->name, shaper, ifc->name);
+	    "shape at ~95%% of line rate so the queue forms in the qdisc: %s%s", shaper,
+	    d && d->lever == DRIVER_LEVER_NONE ? " (this driver has no ring to shrink)"
+					       : "; and shrink the TX ring (see big-tx-ring)");
 }
 
-void policy_iface(const struct iface *ifc, struct verdict *out)
+static void find_big_tx_ring(const struct iface *ifc, struct verdict *v)
+{
+	const struct driver_info *d = v->driver;
+	int64_t delay = ring_delay_us(ifc, v);
+	struct finding *f;
+
+	if (!ifc->physical || v->bql_in_use != TRI_NO || delay < POLICY_RING_OK_US ||
+	    !(f = add_finding(v, "big-tx-ring")))
+		return;
+	f->layer = LAYER_DEVICE;
+	f->delay_us = delay;
+	f->grades = true;
+	f->severity = severity_for(delay);
+	evidence(f, value_uint("ring_tx", (uint64_t)v->ring_tx, UNIT_NONE));
+	if (ifc->ring_tx_max > 0)
+		evidence(f, value_uint("ring_tx_max", (uint64_t)ifc->ring_tx_max, UNIT_NONE));
+	evidence(f, value_uint("frame_bytes", frame_bytes(ifc), UNIT_BYTES));
+	evidence(f, value_uint("speed_mbps", ifc->speed_mbps, UNIT_MBPS));
+	evidence(f, value_bool("ring_from_driver_table", v->ring_from_table));
+	say(f->message, sizeof(f->message),
+	    "a TX ring of %lld frames without BQL holds %lld.%lld ms at %u Mbit/s%s%s%s",
+	    (long long)v->ring_tx, (long long)(delay / 1000), (long long)(delay % 1000 / 100),
+	    ifc->speed_mbps, v->ring_from_table ? " (the usual ring of " : "",
+	    v->ring_from_table ? ifc->driver : "", v->ring_from_table ? ")" : "");
+
+	if (d && d->lever == DRIVER_LEVER_RX_RING) {
+		int64_t left =
+		    policy_fifo_delay_us((uint64_t)d->lever_tx, ifc->mtu, ifc->speed_mbps);
+
+		say(f->recommendation, sizeof(f->recommendation),
+		    "ethtool -G %s rx %d: %s ignores the tx size, but TX gets what RX leaves of "
+		    "the shared descriptor pool: %d TX descriptors, ~%lld.%lld ms%s%s",
+		    ifc->name, d->lever_rx, ifc->driver, d->lever_tx, (long long)(left / 1000),
+		    (long long)(left % 1000 / 100), d->note ? "; " : "", d->note ? d->note : "");
+	} else if (d && d->lever == DRIVER_LEVER_NONE) {
+		say(f->recommendation, sizeof(f->recommendation),
+		    "%s has no ring size to shrink: shape just below line rate (see no-bql) so "
+		    "the queue forms in the qdisc instead",
+		    ifc->driver);
+	} else {
+		/* host-tuning.md: tx 4..20 before BQL; aim at ~1 ms of frames. */
+		uint64_t n = (uint64_t)ifc->speed_mbps * 1000 / 8 / frame_bytes(ifc);
+
+		n = n < 4 ? 4 : n > (uint64_t)v->ring_tx ? (uint64_t)v->ring_tx : n;
+		say(f->recommendation, sizeof(f->recommendation),
+		    "ethtool -G %s tx %llu (about 1 ms of frames; the driver may round it up)",
+		    ifc->name, (unsigned long long)n);
+	}
+}
+
+/* host-tuning.md: limit_max 3000 at <= 100 Mbit/s, 1514 at <= 10 Mbit/s. */
+static void find_bql_limit_high(const struct iface *ifc, struct verdict *v)
+{
+	uint64_t want = ifc->speed_mbps <= 10 ? POLICY_BQL_MAX_10M : POLICY_BQL_MAX_100M;
+	int64_t limit = -1, limit_max = -1;
+	struct finding *f;
+
+	if (v->bql_in_use != TRI_YES || !ifc->speed_mbps || ifc->speed_mbps > 100)
+		return;
+	for (size_t i = 0; i < ifc->nbql; i++) {
+		if (!ifc->bql[i].present)
+			continue;
+		if (ifc->bql[i].limit > limit)
+			limit = ifc->bql[i].limit;
+		if (ifc->bql[i].limit_max > limit_max)
+			limit_max = ifc->bql[i].limit_max;
+	}
+	/* Autotuning is often 2x too high below 100 Mbit/s. */
+	if (!(limit_max > (int64_t)want || limit > 2 * (int64_t)want))
+		return;
+	f = add_finding(v, "bql-limit-high");
+	if (!f)
+		return;
+	f->layer = LAYER_DEVICE;
+	f->grades = true;
+	f->delay_us = policy_bytes_delay_us(limit > 0 ? (uint64_t)limit : 0, ifc->speed_mbps);
+	f->severity =
+	    severity_for(f->delay_us) > SEVERITY_INFO ? severity_for(f->delay_us) : SEVERITY_INFO;
+	if (limit >= 0)
+		evidence(f, value_uint("limit_bytes", (uint64_t)limit, UNIT_BYTES));
+	if (limit_max >= 0)
+		evidence(f, value_uint("limit_max_bytes", (uint64_t)limit_max, UNIT_BYTES));
+	evidence(f, value_uint("recommended_limit_max_bytes", want, UNIT_BYTES));
+	evidence(f, value_uint("speed_mbps", ifc->speed_mbps, UNIT_MBPS));
+	say(f->message, sizeof(f->message),
+	    "BQL limit_max is %lld bytes at %u Mbit/s (limit now %lld): autotuning may let the "
+	    "ring hold more than the %llu bytes this rate needs",
+	    (long long)limit_max, ifc->speed_mbps, (long long)limit, (unsigned long long)want);
+	say(f->recommendation, sizeof(f->recommendation),
+	    "echo %llu > /sys/class/net/%s/queues/tx-N/byte_queue_limits/limit_max (each TX "
+	    "queue)",
+	    (unsigned long long)want, ifc->name);
+}
+
+static void find_gso(const struct iface *ifc, struct verdict *v)
+{
+	char off[64] = "";
+	struct finding *f;
+
+	if (!ifc->speed_mbps || ifc->speed_mbps > 100 ||
+	    !(ifc->tso == FEATURE_ON || ifc->gso == FEATURE_ON || ifc->gro == FEATURE_ON) ||
+	    !(f = add_finding(v, "gso-at-low-speed")))
+		return;
+	f->layer = LAYER_DEVICE;
+	f->grades = true;
+	/* BQL stops the queue only after the skb that crossed the limit: one super-packet. */
+	f->delay_us = policy_bytes_delay_us(POLICY_SUPER_PACKET, ifc->speed_mbps);
+	f->severity = SEVERITY_WARNING;
+	if (ifc->tso != FEATURE_UNKNOWN)
+		evidence(f, value_bool("tso", ifc->tso == FEATURE_ON));
+	if (ifc->gso != FEATURE_UNKNOWN)
+		evidence(f, value_bool("gso", ifc->gso == FEATURE_ON));
+	if (ifc->gro != FEATURE_UNKNOWN)
+		evidence(f, value_bool("gro", ifc->gro == FEATURE_ON));
+	evidence(f, value_uint("super_packet_bytes", POLICY_SUPER_PACKET, UNIT_BYTES));
+	evidence(f, value_uint("speed_mbps", ifc->speed_mbps, UNIT_MBPS));
+	say(off, sizeof(off), "%s%s%s", ifc->tso == FEATURE_ON ? " tso off" : "",
+	    ifc->gso == FEATURE_ON ? " gso off" : "", ifc->gro == FEATURE_ON ? " gro off" : "");
+	say(f->message, sizeof(f->message),
+	    "offloads that build 64 KB super-packets are on at %u Mbit/s: one is %lld.%lld ms "
+	    "on the wire, and the queue always overshoots by one",
+	    ifc->speed_mbps, (long long)(f->delay_us / 1000),
+	    (long long)(f->delay_us % 1000 / 100));
+	say(f->recommendation, sizeof(f->recommendation), "ethtool -K %s%s", ifc->name, off);
+}
+
+static struct finding *find_code(struct verdict *v, const char *code)
+{
+	for (unsigned i = 0; i < v->nfindings; i++)
+		if (!strcmp(v->findings[i].code, code))
+			return &v->findings[i];
+	return NULL;
+}
+
+/*
+ * The fixes above name fq_codel (fifo-qdisc) and cake or htb (no-bql). Where this
+ * kernel lacks them, say what to use instead: fq_codel, then cake, then a short pfifo
+ * with a shorter txqueuelen (issue 6's fallback order).
+ */
+static void find_qdisc_unavailable(const struct iface *ifc, const struct host *host,
+				   struct verdict *v)
+{
+	enum qdisc_avail fq_codel = kind_avail(host, "fq_codel");
+	enum qdisc_avail cake = kind_avail(host, "cake");
+	enum qdisc_avail htb = kind_avail(host, "htb");
+	bool want_fq_codel = find_code(v, "fifo-qdisc") != NULL;
+	const struct finding *nobql = find_code(v, "no-bql");
+	bool want_shaper = nobql && nobql->severity != SEVERITY_INFO;
+	unsigned short_len = ifc->speed_mbps && ifc->speed_mbps <= 10 ? 50 : 100;
+	char rate[32];
+	struct finding *f;
+
+	if (!(want_fq_codel && fq_codel == QDISC_AVAIL_NO) &&
+	    !(want_shaper && cake == QDISC_AVAIL_NO && htb == QDISC_AVAIL_NO))
+		return;
+	f = add_finding(v, "qdisc-unavailable");
+	if (!f)
+		return;
+	f->severity = SEVERITY_WARNING;
+	evidence(f, value_bool("fq_codel_available", fq_codel == QDISC_AVAIL_YES));
+	evidence(f, value_bool("cake_available", cake == QDISC_AVAIL_YES));
+	evidence(f, value_bool("htb_available", htb == QDISC_AVAIL_YES));
+	policy_shaper_rate(ifc->speed_mbps, rate, sizeof(rate));
+	if (fq_codel == QDISC_AVAIL_NO && cake != QDISC_AVAIL_NO) {
+		say(f->message, sizeof(f->message),
+		    "this kernel (%s) has no fq_codel: use cake in its place",
+		    kernel_release(host) ? kernel_release(host) : "release unknown");
+		if (want_shaper)
+			say(f->recommendation, sizeof(f->recommendation),
+			    "tc qdisc replace dev %s root cake bandwidth %s", ifc->name, rate);
+		else
+			say(f->recommendation, sizeof(f->recommendation),
+			    "tc qdisc replace dev %s root cake", ifc->name);
+		return;
+	}
+	say(f->message, sizeof(f->message),
+	    "this kernel (%s) has %s: the best it can do is a short FIFO",
+	    kernel_release(host) ? kernel_release(host) : "release unknown",
+	    fq_codel == QDISC_AVAIL_NO ? "neither fq_codel nor cake" : "neither cake nor htb");
+	if (want_shaper && htb != QDISC_AVAIL_NO)
+		say(f->recommendation, sizeof(f->recommendation),
+		    "tc qdisc replace dev %s root handle 1: htb default 1; tc class add dev %s "
+		    "parent 1: classid 1:1 htb rate %s; tc qdisc add dev %s parent 1:1 pfifo "
+		    "limit %u",
+		    ifc->name, ifc->name, rate, ifc->name, short_len);
+	else
+		say(f->recommendation, sizeof(f->recommendation),
+		    "tc qdisc replace dev %s root pfifo limit %u; ip link set dev %s txqueuelen %u",
+		    ifc->name, short_len, ifc->name, short_len);
+}
+
+void policy_iface(const struct iface *ifc, const struct host *host, struct verdict *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->bql_in_use = policy_bql_in_use(ifc, &out->bql_reason);
+	out->driver = driver_lookup(ifc->driver);
+	resolve_bql(ifc, host, out);
+	resolve_ring(ifc, out);
 	/* Loopback has no wire: its queue never waits for one. */
 	if (ifc->loopback) {
 		out->ungraded_why = "loopback";
@@ -410,20 +725,28 @@ void policy_iface(const struct iface *ifc, struct verdict *out)
 	}
 	find_fifo(ifc, out);
 	find_txqueuelen(ifc, out);
-	find_no_bql(ifc, out);
+	find_no_bql(ifc, host, out);
+	find_big_tx_ring(ifc, out);
+	find_bql_limit_high(ifc, out);
+	find_gso(ifc, out);
+	find_qdisc_unavailable(ifc, host, out);
 
 	out->graded = true;
 	for (unsigned i = 0; i < out->nfindings; i++) {
 		const struct finding *f = &out->findings[i];
+		int64_t *layer = f->layer == LAYER_QDISC    ? &out->qdisc_delay_us
+				 : f->layer == LAYER_DEVICE ? &out->device_delay_us
+							    : NULL;
 
-		if (f->delay_us > out->worst_delay_us)
-			out->worst_delay_us = f->delay_us;
+		if (layer && f->delay_us > *layer)
+			*layer = f->delay_us;
 		if (f->grades && f->delay_us < 0) {
 			out->graded = false;
 			out->ungraded_why =
 			    f->delay_unknown_why ? f->delay_unknown_why : "a delay cannot be told";
 		}
 	}
+	out->worst_delay_us = out->qdisc_delay_us + out->device_delay_us;
 	if (out->graded)
 		out->grade = policy_grade(out->worst_delay_us);
 }

@@ -18,12 +18,26 @@
  * Leaves under a shaper drain at the shaper's rate, not the line's: the estimate at
  * line rate is then a lower bound.
  *
- * The grade applies the DSLReports bufferbloat scale to the worst finding's delay:
- * < 5 ms A+, < 30 ms A, < 60 ms B, < 200 ms C, < 400 ms D, else F.
+ * Below the qdisc sits the device's own queue: the TX ring. With BQL the stack keeps
+ * only `limit` bytes in it (plus one overshooting skb: one 64 KB super-packet when
+ * TSO/GSO is on, 5.2 ms at 100 Mbit/s); without BQL the whole ring fills, ring_tx
+ * frames of MTU + 38 bytes (cpsw's 128 descriptors: 15.7 ms at 100 Mbit/s). Where
+ * ethtool does not report the ring, src/drivers.c knows the usual one.
+ *
+ * The grade applies the DSLReports bufferbloat scale to the estimated worst-case
+ * added delay of the whole egress path: < 5 ms A+, < 30 ms A, < 60 ms B, < 200 ms C,
+ * < 400 ms D, else F. A packet waits first behind the qdisc's queue and then behind
+ * the device's, so the path's delay is the SUM of the two layers; within a layer the
+ * findings describe the same queue from different sides (fifo-qdisc and
+ * txqueuelen-long; no-bql, big-tx-ring, bql-limit-high, gso-at-low-speed), so each
+ * layer counts with its largest finding, not their sum.
  *
  * Recommendations follow shared/reference/host-tuning.md (fq_codel, limit 800-1200
  * and quantum 300 at low speeds, txqueuelen 100 at <= 100 Mbit under a FIFO, a
- * shaper at ~95% of line rate where the driver has no BQL).
+ * shaper at ~95% of line rate where the driver has no BQL) and the board drivers of
+ * bql-and-drivers.md (src/drivers.h). Host context (which qdisc kinds this kernel
+ * has, its release) comes in as a struct host, which may be NULL: then every kind's
+ * availability and the release are unknown.
  */
 #ifndef DEBLOAT_POLICY_H
 #define DEBLOAT_POLICY_H
@@ -36,8 +50,12 @@
 #include "value.h"
 
 #define POLICY_FRAME_OVERHEAD 38 /* bytes per full frame beyond the MTU, on the wire */
-#define POLICY_MAX_FINDINGS   8
-#define POLICY_MAX_EVIDENCE   6
+#define POLICY_MAX_FINDINGS   12
+#define POLICY_MAX_EVIDENCE   8
+#define POLICY_SUPER_PACKET   65536 /* bytes: the largest TSO/GSO/GRO skb */
+#define POLICY_RING_OK_US     2000  /* a TX ring that drains in less is not "big" */
+#define POLICY_BQL_MAX_100M   3000  /* host-tuning.md: limit_max at <= 100 Mbit/s */
+#define POLICY_BQL_MAX_10M    1514  /* ... and at <= 10 Mbit/s */
 
 enum severity {
 	SEVERITY_INFO,
@@ -60,6 +78,13 @@ enum grade {
 	GRADE_F,
 };
 
+/* Which queue of the egress path a finding is about (see the grade above). */
+enum finding_layer {
+	LAYER_NONE,   /* host-wide or advice only: no queue of its own */
+	LAYER_QDISC,  /* the qdisc's queue */
+	LAYER_DEVICE, /* the TX ring and what BQL leaves in it */
+};
+
 struct finding {
 	const char *code; /* stable: "fifo-qdisc", "txqueuelen-long", "no-bql", ... */
 	enum severity severity;
@@ -69,21 +94,31 @@ struct finding {
 	int64_t delay_us; /* worst-case added queueing delay; -1 when it cannot be told */
 	bool grades;	  /* counts towards the grade (an unknown delay then voids it) */
 	const char *delay_unknown_why; /* when delay_us is -1: "link speed unknown" */
-	char recommendation[256];
+	enum finding_layer layer;
+	char recommendation[512];
 };
+
+struct driver_info;
+struct host;
 
 struct verdict {
 	enum tristate bql_in_use;
 	const char *bql_reason; /* one line: why yes, no or unknown */
+	char bql_reason_buf[192];
+	const struct driver_info *driver;	 /* src/drivers.c's entry, or NULL */
+	int64_t ring_tx;			 /* TX queue in frames; -1 unknown */
+	bool ring_from_table;			 /* ring_tx is the driver table's, not ethtool's */
+	int64_t qdisc_delay_us, device_delay_us; /* each layer's largest known delay */
 	struct finding findings[POLICY_MAX_FINDINGS];
 	unsigned nfindings;
-	int64_t worst_delay_us; /* the largest known delay among findings; 0 when none */
+	int64_t worst_delay_us; /* qdisc_delay_us + device_delay_us: the whole path */
 	bool graded;
 	enum grade grade;	  /* when graded */
 	const char *ungraded_why; /* when not: "loopback", "link speed unknown" */
 };
 
-void policy_iface(const struct iface *ifc, struct verdict *out);
+/* host: qdisc availability and kernel release; NULL when not known. */
+void policy_iface(const struct iface *ifc, const struct host *host, struct verdict *out);
 
 /* Host-wide findings from the sysctls (default qdisc, ECN); returns how many. */
 struct sysctl_entry;
@@ -96,6 +131,8 @@ int64_t policy_fifo_delay_us(uint64_t packets, uint32_t mtu, uint32_t speed_mbps
 int64_t policy_bytes_delay_us(uint64_t bytes, uint32_t speed_mbps);
 enum grade policy_grade(int64_t delay_us);
 bool policy_is_fifo(const char *kind);
+/* "95mbit", "950mbit", "9500kbit": ~95% of line rate, spelled as tc takes it. */
+void policy_shaper_rate(uint32_t speed_mbps, char *buf, size_t len);
 
 const char *grade_name(enum grade g);
 const char *severity_name(enum severity s);

@@ -2,6 +2,7 @@
 /* print.c - print.h: text and JSON from the same calls. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ struct printer {
 	FILE *out;
 	enum print_mode mode;
 	int err; /* the first error; later calls still run but change nothing */
+	bool compact; /* JSON on one line */
 
 	/* JSON: the open containers; stack[0] is the document's root object. */
 	struct jval *stack[PRINT_MAX_DEPTH];
@@ -67,13 +69,31 @@ static void fail(struct printer *p, int err)
 		p->err = err;
 }
 
+void print_set_compact(struct printer *p)
+{
+	p->compact = true;
+}
+
+static int write_compact(FILE *out, struct jval *v)
+{
+	size_t len;
+	const char *s = json_text(v, &len);
+
+	if (!s)
+		return -ENOMEM;
+	if (fwrite(s, 1, len, out) != len || fputc('\n', out) == EOF)
+		return -EIO;
+	return 0;
+}
+
 int print_finish(struct printer *p)
 {
 	if (p->mode == PRINT_MODE_JSON) {
 		if (p->depth != 1)
 			fail(p, -EINVAL);
 		if (!p->err)
-			fail(p, json_write(p->out, p->stack[0]));
+			fail(p, p->compact ? write_compact(p->out, p->stack[0])
+					   : json_write(p->out, p->stack[0]));
 	} else if (!p->line_start) {
 		print_nl(p);
 	}
@@ -396,4 +416,29 @@ void print_value(struct printer *p, const struct value *v, unsigned flags)
 		print_uint(p, v->key, v->u, v->unit | flags);
 		break;
 	}
+}
+
+void print_double(struct printer *p, const char *key, double v, int decimals,
+		  unsigned unit_flags)
+{
+	static const char *const unit_name[] = {
+	    [UNIT_NS] = " ns", [UNIT_US] = " us", [UNIT_MS] = " ms", [UNIT_MBPS] = " Mbit/s",
+	    [UNIT_BPS] = " bit/s", [UNIT_BYTES] = " bytes", [UNIT_PACKETS] = " packets"};
+	enum unit unit = (enum unit)(unit_flags & UNIT_MASK);
+	const char *name = unit < sizeof(unit_name) / sizeof(*unit_name) ? unit_name[unit] : NULL;
+	char buf[64];
+
+	if (p->mode == PRINT_MODE_JSON) {
+		if (isfinite(v))
+			json_add(p, key, json_new_double(v), false);
+		else
+			json_add(p, key, NULL, true);
+		return;
+	}
+	if (isfinite(v))
+		snprintf(buf, sizeof(buf), "%.*f%s", decimals < 0 ? 0 : decimals > 9 ? 9 : decimals,
+			 v, name ? name : "");
+	else
+		snprintf(buf, sizeof(buf), "n/a");
+	text_item(p, key, unit, unit_flags, buf);
 }

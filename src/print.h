@@ -47,6 +47,8 @@ struct printer *print_new(FILE *out, enum print_mode mode);
 int print_finish(struct printer *p);
 void print_free(struct printer *p);
 bool print_is_json(const struct printer *p);
+/* JSON mode: print_finish() writes the document on one line (JSON lines, one per sample). */
+void print_set_compact(struct printer *p);
 
 void print_open_object(struct printer *p, const char *key);
 void print_open_array(struct printer *p, const char *key);
@@ -59,6 +61,14 @@ void print_bool(struct printer *p, const char *key, bool b, unsigned flags);
 /* JSON null; text shows `text` ("unknown") in place of a value. */
 void print_null(struct printer *p, const char *key, const char *text, unsigned flags);
 void print_value(struct printer *p, const struct value *v, unsigned flags);
+/*
+ * A measured quantity that is not an integer (a latency in ms, a rate in Mbit/s). JSON
+ * gets the number as is, or null when v is NaN or infinite; text gets `decimals`
+ * digits after the point and the unit's short name ("12.3 ms", "94.1 Mbit/s"), or
+ * "n/a" when v is not finite.
+ */
+void print_double(struct printer *p, const char *key, double v, int decimals,
+		  unsigned unit_flags);
 
 void print_text(struct printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void print_nl(struct printer *p);

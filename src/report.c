@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drivers.h"
 #include "host/qdisc.h"
 #include "policy.h"
 #include "report.h"
@@ -165,11 +166,53 @@ static void print_unreadable(struct printer *p, const struct iface *ifc)
 	print_close(p);
 }
 
-static void print_iface(struct printer *p, const struct iface *ifc)
+static void print_feature(struct printer *p, const char *key, enum feature_state s)
+{
+	if (s == FEATURE_UNKNOWN)
+		print_null(p, key, "unknown", 0);
+	else
+		print_bool(p, key, s == FEATURE_ON, 0);
+}
+
+/* ethtool's rings and offloads; text says "unknown" for what the driver does not. */
+static void print_device_queue(struct printer *p, const struct iface *ifc, const struct verdict *v)
+{
+	print_indent(p, 1);
+	print_text(p, "ring");
+	print_open_object(p, "rings");
+	print_maybe(p, "tx", ifc->ring_tx, UNIT_NONE);
+	print_maybe(p, "tx_max", ifc->ring_tx_max, UNIT_NONE);
+	print_maybe(p, "rx", ifc->ring_rx, UNIT_NONE);
+	print_maybe(p, "rx_max", ifc->ring_rx_max, UNIT_NONE);
+	print_close(p);
+	if (v->ring_from_table) {
+		print_text(p, "(%s usually queues %lld TX frames)", ifc->driver,
+			   (long long)v->ring_tx);
+	}
+	print_text(p, "offloads");
+	print_open_object(p, "offloads");
+	print_feature(p, "tso", ifc->tso);
+	print_feature(p, "gso", ifc->gso);
+	print_feature(p, "gro", ifc->gro);
+	print_feature(p, "lro", ifc->lro);
+	print_close(p);
+	print_nl(p);
+	/* The board the driver table ties this driver to: context for its advice. */
+	if (v->driver && v->driver->board) {
+		print_indent(p, 1);
+		print_text(p, "%s is the driver of", ifc->driver);
+		print_str(p, "board", v->driver->board, PRINT_BARE);
+		print_nl(p);
+	} else {
+		print_null(p, "board", NULL, PRINT_JSON_ONLY);
+	}
+}
+
+static void print_iface(struct printer *p, const struct host *h, const struct iface *ifc)
 {
 	struct verdict v;
 
-	policy_iface(ifc, &v);
+	policy_iface(ifc, h, &v);
 	print_open_object(p, NULL);
 	print_indent(p, 0);
 	print_str(p, "name", ifc->name, PRINT_BARE);
@@ -203,6 +246,7 @@ static void print_iface(struct printer *p, const struct iface *ifc)
 		print_null(p, "qdisc", "unknown", 0);
 		print_nl(p);
 	}
+	print_device_queue(p, ifc, &v);
 	print_bql(p, ifc, &v);
 
 	print_open_array(p, "findings");
@@ -252,6 +296,32 @@ static void print_sysctl(struct printer *p, const struct sysctl_entry *s)
 	print_nl(p);
 }
 
+static void print_kernel(struct printer *p, const struct host *h)
+{
+	print_indent(p, 0);
+	print_nl(p);
+	print_text(p, "kernel");
+	print_known_str(p, "kernel_release", h->kernel_release, PRINT_BARE);
+	print_text(p, "on");
+	print_known_str(p, "hostname", h->hostname, PRINT_BARE);
+	print_nl(p);
+	print_indent(p, 1);
+	print_text(p, "qdiscs available:");
+	print_open_object(p, "qdisc_available");
+	for (size_t i = 0; i < HOST_NQDISC_KINDS; i++) {
+		const struct qdisc_kind_avail *k = &h->qdisc_kinds[i];
+
+		if (!k->kind)
+			continue;
+		if (k->avail == QDISC_AVAIL_UNKNOWN)
+			print_null(p, k->kind, "unknown", 0);
+		else
+			print_bool(p, k->kind, k->avail == QDISC_AVAIL_YES, 0);
+	}
+	print_close(p);
+	print_nl(p);
+}
+
 void report_audit(struct printer *p, const struct host *h)
 {
 	struct finding findings[HOST_NSYSCTLS];
@@ -261,10 +331,11 @@ void report_audit(struct printer *p, const struct host *h)
 	for (size_t i = 0; i < h->n; i++) {
 		if (i)
 			print_nl(p); /* a blank line between interfaces */
-		print_iface(p, &h->ifaces[i]);
+		print_iface(p, h, &h->ifaces[i]);
 	}
 	print_close(p);
 
+	print_kernel(p, h);
 	print_indent(p, 0);
 	print_nl(p);
 	print_text(p, "sysctls");

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-host-sysfs.c - the file readers of src/host/ (sysfs.c, bql.c, sysctl.c and the
- * sysfs half of link.c) against a fake /sys and /proc/sys built in a temp directory,
- * so the cases a host rarely shows (no BQL directory, a pre-6.9 kernel, sysfs of
- * another namespace) are all here.
+ * test-host-sysfs.c - the file readers of src/host/ (sysfs.c, bql.c, sysctl.c, the
+ * sysfs half of link.c, and avail.c's qdisc kinds) against a fake /sys, /proc/sys and
+ * /lib/modules built in a temp directory, so the cases a host rarely shows (no BQL
+ * directory, a pre-6.9 kernel, sysfs of another namespace) are all here.
  */
 #include <errno.h>
 #include <limits.h>
@@ -13,7 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "gz.h"
 #include "harness.h"
+#include "host/avail.h"
 #include "host/bql.h"
 #include "host/link.h"
 #include "host/sysctl.h"
@@ -200,6 +202,87 @@ TEST(classify_physical_virtual_loopback_and_foreign_sysfs)
 	strcpy(ifc.name, "lo");
 	CHECK_EQ(link_classify(&ifc, root), 0);
 	CHECK_STR(ifc.kind, "loopback");
+
+	make_root(); /* removes the tree */
+	rmdir(root);
+}
+
+static enum qdisc_avail avail_in(const struct qdisc_kind_avail *k, const char *kind)
+{
+	return avail_of(k, HOST_NQDISC_KINDS, kind);
+}
+
+/* A kernel without fq or cake: htb built in, fq_codel and tbf modules, codel loaded. */
+TEST(qdisc_availability_from_module_lists)
+{
+	struct qdisc_kind_avail k[HOST_NQDISC_KINDS];
+	char sysfs[PATH_MAX], modules[PATH_MAX];
+	struct host_paths paths = {.sysfs = sysfs, .modules = modules};
+
+	make_root();
+	REQUIRE(root[0]);
+	snprintf(sysfs, sizeof(sysfs), "%s/sys", root);
+	snprintf(modules, sizeof(modules), "%s/lib/modules", root);
+	put("lib/modules/6.1.0-test/modules.builtin", "kernel/net/sched/sch_htb.ko\n"
+						      "kernel/net/sched/sch_fifo.ko\n");
+	put("lib/modules/6.1.0-test/modules.dep",
+	    "kernel/net/sched/sch_fq_codel.ko.zst:\n"
+	    "kernel/net/sched/sch_tbf.ko.xz: kernel/net/sched/sch_fifo.ko\n");
+	put("sys/module/sch_codel/refcnt", "0\n");
+	avail_qdiscs(&paths, "6.1.0-test", k);
+	CHECK_STR(k[0].kind, "fq_codel");
+	CHECK_EQ(avail_in(k, "htb"), QDISC_AVAIL_YES);	    /* built in */
+	CHECK_EQ(avail_in(k, "fq_codel"), QDISC_AVAIL_YES); /* a module, compressed */
+	CHECK_EQ(avail_in(k, "fq"), QDISC_AVAIL_NO);	    /* sch_fq_codel is not sch_fq */
+	CHECK_EQ(avail_in(k, "cake"), QDISC_AVAIL_NO);
+	CHECK_EQ(avail_in(k, "codel"), QDISC_AVAIL_YES); /* loaded */
+	CHECK_EQ(avail_in(k, "tbf"), QDISC_AVAIL_YES);
+	CHECK_EQ(avail_in(k, "pfifo_fast"), QDISC_AVAIL_YES); /* always */
+	CHECK_EQ(avail_in(k, "pfifo"), QDISC_AVAIL_YES);
+
+	/* Another release: no lists, so what is not loaded is unknown, not missing. */
+	avail_qdiscs(&paths, "6.2.0-other", k);
+	CHECK_EQ(avail_in(k, "cake"), QDISC_AVAIL_UNKNOWN);
+	CHECK_EQ(avail_in(k, "codel"), QDISC_AVAIL_YES);
+	CHECK_EQ(avail_in(k, "pfifo"), QDISC_AVAIL_YES);
+	avail_qdiscs(&paths, NULL, k);
+	CHECK_EQ(avail_in(k, "htb"), QDISC_AVAIL_UNKNOWN);
+	CHECK_EQ(avail_in(k, "no-such-kind"), QDISC_AVAIL_UNKNOWN);
+}
+
+/* /proc/config.gz outranks the module lists: it is the running kernel's own word. */
+TEST(qdisc_availability_from_kernel_config)
+{
+	static const char config[] = "CONFIG_NET_SCH_HTB=y\n"
+				     "CONFIG_NET_SCH_FQ=m\n"
+				     "# CONFIG_NET_SCH_FQ_CODEL is not set\n"
+				     "# CONFIG_NET_SCH_CAKE is not set\n"
+				     "CONFIG_NET_SCH_CODEL_X=y\n"
+				     "CONFIG_NOT_CONFIG_NET_SCH_CAKE=y\n";
+	struct qdisc_kind_avail k[HOST_NQDISC_KINDS];
+	char sysfs[PATH_MAX], kconfig[PATH_MAX];
+	struct host_paths paths = {.sysfs = sysfs, .kconfig = kconfig};
+
+	make_root();
+	REQUIRE(root[0]);
+	snprintf(sysfs, sizeof(sysfs), "%s/sys", root);
+	snprintf(kconfig, sizeof(kconfig), "%s/config.gz", root);
+	REQUIRE_EQ(gz_write_file(kconfig, config, sizeof(config) - 1), 0);
+	put("sys/module/sch_tbf/refcnt", "1\n");
+	avail_qdiscs(&paths, "6.18.0", k);
+	CHECK_EQ(avail_in(k, "htb"), QDISC_AVAIL_YES);
+	CHECK_EQ(avail_in(k, "fq"), QDISC_AVAIL_YES);
+	CHECK_EQ(avail_in(k, "fq_codel"), QDISC_AVAIL_NO);
+	CHECK_EQ(avail_in(k, "cake"), QDISC_AVAIL_NO);
+	CHECK_EQ(avail_in(k, "codel"), QDISC_AVAIL_NO); /* CODEL_X is another symbol */
+	CHECK_EQ(avail_in(k, "tbf"), QDISC_AVAIL_YES);	/* loaded, though absent from config */
+	CHECK_EQ(avail_in(k, "pfifo_fast"), QDISC_AVAIL_YES);
+
+	/* A corrupt config.gz is as good as none. */
+	put("config.gz", "not gzip");
+	avail_qdiscs(&paths, "6.18.0", k);
+	CHECK_EQ(avail_in(k, "htb"), QDISC_AVAIL_UNKNOWN);
+	CHECK_EQ(avail_in(k, "tbf"), QDISC_AVAIL_YES);
 
 	make_root(); /* removes the tree */
 	rmdir(root);

@@ -4,6 +4,7 @@
  * builds the description a board or a server would produce and checks the findings,
  * delays and grade a person would expect.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "harness.h"
@@ -66,7 +67,7 @@ TEST(pfifo_fast_1000_at_100mbit_is_123ms_and_grade_c)
 	const struct finding *f;
 	struct verdict v;
 
-	policy_iface(&ifc, &v);
+	policy_iface(&ifc, NULL, &v);
 	f = find(&v, "fifo-qdisc");
 	REQUIRE(f);
 	CHECK_EQ(f->delay_us, 123040);
@@ -80,7 +81,11 @@ TEST(pfifo_fast_1000_at_100mbit_is_123ms_and_grade_c)
 	CHECK(v.graded);
 	CHECK_EQ(v.grade, GRADE_C);
 	CHECK_STR(grade_name(v.grade), "C");
-	CHECK_EQ(v.worst_delay_us, 123040);
+	/* BQL holds the ring to 3028 bytes (242 us) below the FIFO: the path adds both. */
+	CHECK(find(&v, "bql-limit-high") != NULL);
+	CHECK_EQ(v.qdisc_delay_us, 123040);
+	CHECK_EQ(v.device_delay_us, 242);
+	CHECK_EQ(v.worst_delay_us, 123040 + 242);
 }
 
 TEST(fq_codel_at_1gbit_has_no_fifo_finding)
@@ -91,7 +96,7 @@ TEST(fq_codel_at_1gbit_has_no_fifo_finding)
 	struct verdict v;
 
 	ifc.speed_mbps = 1000;
-	policy_iface(&ifc, &v);
+	policy_iface(&ifc, NULL, &v);
 	CHECK(find(&v, "fifo-qdisc") == NULL);
 	CHECK(find(&v, "txqueuelen-long") == NULL); /* txqueuelen does not matter here */
 	CHECK_EQ(v.nfindings, 0);
@@ -108,7 +113,7 @@ TEST(loopback_is_listed_but_never_graded)
 
 	ifc.loopback = true;
 	ifc.physical = false;
-	policy_iface(&ifc, &v);
+	policy_iface(&ifc, NULL, &v);
 	CHECK_EQ(v.nfindings, 0);
 	CHECK(!v.graded);
 	CHECK_STR(v.ungraded_why, "loopback");
@@ -123,7 +128,7 @@ TEST(unknown_speed_leaves_the_delay_and_the_grade_unknown)
 	struct verdict v;
 
 	ifc.speed_mbps = 0; /* virtio_net says nothing */
-	policy_iface(&ifc, &v);
+	policy_iface(&ifc, NULL, &v);
 	f = find(&v, "fifo-qdisc");
 	REQUIRE(f);
 	CHECK_EQ(f->delay_us, -1);
@@ -142,7 +147,7 @@ TEST(bfifo_limit_is_bytes)
 	root.options[root.noptions++] = value_uint("limit_bytes", 30000, UNIT_BYTES);
 	ifc.speed_mbps = 10;
 	ifc.physical = false;
-	policy_iface(&ifc, &v);
+	policy_iface(&ifc, NULL, &v);
 	f = find(&v, "fifo-qdisc");
 	REQUIRE(f);
 	CHECK_EQ(f->delay_us, 24000); /* 30000 B * 8 / 10 Mbit/s */
@@ -164,7 +169,7 @@ TEST(mq_with_fifo_leaves_at_1gbit)
 	root.nchildren = 2;
 	ifc.speed_mbps = 1000;
 	ifc.physical = false;
-	policy_iface(&ifc, &v);
+	policy_iface(&ifc, NULL, &v);
 	f = find(&v, "fifo-qdisc");
 	REQUIRE(f);
 	CHECK_EQ(f->delay_us, 12304);
@@ -187,7 +192,7 @@ TEST(fifo_under_htb_has_an_unknown_delay)
 	root.children = &leaf;
 	root.nchildren = 1;
 	ifc.physical = false;
-	policy_iface(&ifc, &v);
+	policy_iface(&ifc, NULL, &v);
 	f = find(&v, "fifo-qdisc");
 	REQUIRE(f);
 	/* At line rate it would be 123 ms; under a 10 Mbit class 1.2 s: do not guess. */
@@ -210,7 +215,7 @@ TEST(fifo_under_tbf_drains_at_tbf_rate)
 	root.nchildren = 1;
 	ifc.speed_mbps = 10000;
 	ifc.physical = false;
-	policy_iface(&ifc, &v);
+	policy_iface(&ifc, NULL, &v);
 	REQUIRE(find(&v, "fifo-qdisc"));
 	CHECK_EQ(find(&v, "fifo-qdisc")->delay_us, 246080);
 	CHECK_EQ(v.grade, GRADE_D);
@@ -224,9 +229,10 @@ TEST(bql_files_at_zero_are_unknown_until_traffic_then_no)
 	const struct finding *f;
 	struct verdict v;
 
+	strcpy(ifc.driver, "e1000e"); /* not in the driver table: only sysfs can tell */
 	ifc.have_stats = true;
 	ifc.tx_packets = 0;
-	policy_iface(&ifc, &v);
+	policy_iface(&ifc, NULL, &v);
 	CHECK_EQ(v.bql_in_use, TRI_UNKNOWN);
 	f = find(&v, "no-bql");
 	REQUIRE(f);
@@ -235,13 +241,16 @@ TEST(bql_files_at_zero_are_unknown_until_traffic_then_no)
 	CHECK(v.graded); /* no-bql carries no delay estimate yet: it does not void the grade */
 
 	ifc.tx_packets = 5000;
-	policy_iface(&ifc, &v);
+	policy_iface(&ifc, NULL, &v);
 	CHECK_EQ(v.bql_in_use, TRI_NO);
 	f = find(&v, "no-bql");
 	REQUIRE(f);
 	CHECK_EQ(f->severity, SEVERITY_WARNING);
-	CHECK(strstr(f->message, "cpsw does not use BQL") != NULL);
-	CHECK(strstr(f->recommendation, "cake bandwidth 95Mbit") != NULL);
+	CHECK(strstr(f->message, "e1000e does not use BQL") != NULL);
+	CHECK(strstr(f->recommendation, "cake bandwidth 95mbit") != NULL);
+	CHECK_EQ(f->delay_us, -1); /* its ring is unknown */
+	CHECK(!f->grades);
+	CHECK(v.graded);
 }
 
 TEST(bql_verdicts)
@@ -270,7 +279,7 @@ TEST(virtual_interfaces_get_no_bql_finding)
 
 	ifc.physical = false;
 	strcpy(ifc.kind, "veth");
-	policy_iface(&ifc, &v);
+	policy_iface(&ifc, NULL, &v);
 	CHECK_EQ(v.nfindings, 0);
 	CHECK_EQ(v.grade, GRADE_A_PLUS);
 }
@@ -283,7 +292,7 @@ TEST(txqueuelen_short_enough_is_no_finding)
 	struct verdict v;
 
 	ifc.txqueuelen = 100;
-	policy_iface(&ifc, &v);
+	policy_iface(&ifc, NULL, &v);
 	CHECK(find(&v, "txqueuelen-long") == NULL);
 	REQUIRE(find(&v, "fifo-qdisc"));
 	CHECK_EQ(find(&v, "fifo-qdisc")->delay_us, 12304);
@@ -321,4 +330,291 @@ TEST(sysctl_findings)
 	strcpy(s[0].value, "fq_codel");
 	strcpy(s[2].value, "1");
 	CHECK_EQ(policy_sysctls(s, 4, out, 4), 0);
+}
+
+/* Host context: which qdisc kinds the kernel has, and its release. */
+static struct host kernel(enum qdisc_avail fq_codel, enum qdisc_avail cake, enum qdisc_avail htb,
+			  const char *release)
+{
+	struct host h = {0};
+
+	h.qdisc_kinds[0] = (struct qdisc_kind_avail){"fq_codel", fq_codel};
+	h.qdisc_kinds[1] = (struct qdisc_kind_avail){"cake", cake};
+	h.qdisc_kinds[2] = (struct qdisc_kind_avail){"htb", htb};
+	h.qdisc_kinds[3] = (struct qdisc_kind_avail){"pfifo", QDISC_AVAIL_YES};
+	snprintf(h.kernel_release, sizeof(h.kernel_release), "%s", release);
+	return h;
+}
+
+static void unknown_rings(struct iface *ifc)
+{
+	ifc->ring_tx = ifc->ring_tx_max = ifc->ring_rx = ifc->ring_rx_max = -1;
+}
+
+/* BeagleBone Black: cpsw at 100 Mbit, pfifo_fast, txqueuelen 1000, BQL files unused. */
+TEST(beaglebone_black)
+{
+	struct qdisc root = q_root("pfifo_fast");
+	struct bql_queue q0 = bql_q(0, 0, 0);
+	struct iface ifc = board(&root, &q0, 1);
+	struct host h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_YES, QDISC_AVAIL_YES, "6.6.32-ti");
+	const struct finding *f;
+	struct verdict v;
+
+	unknown_rings(&ifc); /* cpsw's TX ring: the table's 128 */
+	ifc.have_stats = true;
+	ifc.tx_packets = 250000;
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_NO);
+	REQUIRE(find(&v, "txqueuelen-long"));
+	CHECK_EQ(find(&v, "txqueuelen-long")->delay_us, 123040);
+	f = find(&v, "no-bql");
+	REQUIRE(f);
+	CHECK_EQ(f->delay_us, 15749); /* 128 x 1538 B x 8 / 100 Mbit/s */
+	CHECK(strstr(f->recommendation, "cake bandwidth 95mbit") != NULL);
+	f = find(&v, "big-tx-ring");
+	REQUIRE(f);
+	CHECK_EQ(f->delay_us, 15749);
+	CHECK(v.ring_from_table);
+	CHECK(strstr(f->recommendation, "ethtool -G eth0 rx 248") != NULL);
+	CHECK(strstr(f->recommendation, "8 TX descriptors, ~0.9 ms") != NULL);
+	CHECK(strstr(f->recommendation, "2014 out-of-tree") != NULL);
+	CHECK(find(&v, "qdisc-unavailable") == NULL);
+	CHECK(find(&v, "gso-at-low-speed") == NULL); /* offloads unknown: no claim */
+	/* The path: the qdisc's 123 ms, then the ring's 15.7 ms. */
+	CHECK_EQ(v.worst_delay_us, 123040 + 15749);
+	CHECK(v.graded);
+	CHECK(v.grade >= GRADE_C);
+
+	/* Nothing sent yet: the table still knows cpsw has no BQL. */
+	ifc.tx_packets = 0;
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_NO);
+	CHECK(strstr(v.bql_reason, "cpsw has no BQL") != NULL);
+	/* ethtool's own number beats the table. */
+	ifc.ring_tx = 64;
+	policy_iface(&ifc, &h, &v);
+	REQUIRE(find(&v, "big-tx-ring"));
+	CHECK_EQ(find(&v, "big-tx-ring")->delay_us, 7875);
+	CHECK(!v.ring_from_table);
+}
+
+/* Raspberry Pi 4: bcmgenet at GigE, BQL in use, mq with one fq_codel per TX queue. */
+TEST(raspberry_pi_4)
+{
+	struct qdisc root = q_root("mq");
+	struct qdisc leaves[5];
+	struct bql_queue qs[5];
+	struct iface ifc = board(&root, qs, 5);
+	struct host h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_UNKNOWN, QDISC_AVAIL_YES, "6.6.31");
+	struct verdict v;
+
+	for (unsigned i = 0; i < 5; i++) {
+		leaves[i] = q_root("fq_codel");
+		leaves[i].parent = 0x80010000 | (i + 1);
+		qs[i] = bql_q(i, i ? 0 : 6056, 0);
+	}
+	root.children = leaves;
+	root.nchildren = 5;
+	strcpy(ifc.driver, "bcmgenet");
+	unknown_rings(&ifc);
+	ifc.speed_mbps = 1000;
+	ifc.tx_queues = 5;
+	ifc.tso = ifc.gso = ifc.gro = FEATURE_ON; /* fine at GigE */
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_YES);
+	CHECK(find(&v, "fifo-qdisc") == NULL);
+	CHECK(find(&v, "txqueuelen-long") == NULL);
+	CHECK(find(&v, "no-bql") == NULL);
+	CHECK(find(&v, "gso-at-low-speed") == NULL);
+	CHECK(v.graded);
+	CHECK(v.grade <= GRADE_A);
+}
+
+/* Wandboard: fec at GigE has no BQL: shape at 950mbit; its 512-frame ring is 6.3 ms. */
+TEST(wandboard)
+{
+	struct qdisc root = q_root("pfifo_fast");
+	struct bql_queue q0 = bql_q(0, 0, 0);
+	struct iface ifc = board(&root, &q0, 1);
+	struct host h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_YES, QDISC_AVAIL_YES, "6.1.0");
+	const struct finding *f;
+	struct verdict v;
+
+	strcpy(ifc.driver, "fec");
+	unknown_rings(&ifc);
+	ifc.speed_mbps = 1000;
+	ifc.have_stats = true;
+	ifc.tx_packets = 1000000;
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_NO);
+	f = find(&v, "no-bql");
+	REQUIRE(f);
+	CHECK(strstr(f->recommendation, "tc qdisc replace dev eth0 root cake bandwidth 950mbit") !=
+	      NULL);
+	CHECK(strstr(f->recommendation, "htb rate 950mbit") != NULL);
+	CHECK_EQ(f->delay_us, 6300); /* 512 x 1538 B x 8 / 1 Gbit/s */
+	f = find(&v, "big-tx-ring");
+	REQUIRE(f);
+	CHECK(strstr(f->recommendation, "ethtool -G eth0 tx 81") != NULL);
+	CHECK(find(&v, "fifo-qdisc") != NULL);
+	CHECK(find(&v, "txqueuelen-long") == NULL); /* GigE: 100 is the rule at <= 100 Mbit */
+
+	/* Without cake the shaper is htb with an fq_codel child, at the same rate. */
+	h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_NO, QDISC_AVAIL_YES, "6.1.0");
+	policy_iface(&ifc, &h, &v);
+	f = find(&v, "no-bql");
+	REQUIRE(f);
+	CHECK(strstr(f->recommendation, "htb rate 950mbit") != NULL);
+	CHECK(strstr(f->recommendation, "parent 1:1 fq_codel") != NULL);
+	CHECK(strstr(f->recommendation, "root cake") == NULL);
+}
+
+TEST(fq_codel_missing_falls_back_to_cake_then_a_short_pfifo)
+{
+	struct qdisc root = q_root("pfifo_fast");
+	struct bql_queue q0 = bql_q(0, 3028, 0);
+	struct iface ifc = board(&root, &q0, 1);
+	struct host h = kernel(QDISC_AVAIL_NO, QDISC_AVAIL_YES, QDISC_AVAIL_YES, "6.18.0");
+	const struct finding *f;
+	struct verdict v;
+
+	policy_iface(&ifc, &h, &v);
+	f = find(&v, "qdisc-unavailable");
+	REQUIRE(f);
+	CHECK(strstr(f->message, "no fq_codel") != NULL);
+	CHECK_STR(f->recommendation, "tc qdisc replace dev eth0 root cake");
+	CHECK_EQ(f->delay_us, -1);
+	CHECK(v.graded); /* advice, not a queue: it does not void the grade */
+
+	h = kernel(QDISC_AVAIL_NO, QDISC_AVAIL_NO, QDISC_AVAIL_YES, "6.18.0");
+	policy_iface(&ifc, &h, &v);
+	f = find(&v, "qdisc-unavailable");
+	REQUIRE(f);
+	CHECK(strstr(f->recommendation, "root pfifo limit 100") != NULL);
+	CHECK(strstr(f->recommendation, "txqueuelen 100") != NULL);
+
+	/* Unknown availability is no finding: the fix will find out. */
+	h = kernel(QDISC_AVAIL_UNKNOWN, QDISC_AVAIL_UNKNOWN, QDISC_AVAIL_UNKNOWN, "");
+	policy_iface(&ifc, &h, &v);
+	CHECK(find(&v, "qdisc-unavailable") == NULL);
+	policy_iface(&ifc, NULL, &v);
+	CHECK(find(&v, "qdisc-unavailable") == NULL);
+}
+
+TEST(gso_at_100mbit_is_one_super_packet)
+{
+	struct qdisc root = q_root("fq_codel");
+	struct bql_queue q0 = bql_q(0, 3028, 0);
+	struct iface ifc = board(&root, &q0, 1);
+	const struct finding *f;
+	struct verdict v;
+
+	q0.limit_max = 3000;
+	ifc.tso = FEATURE_OFF;
+	ifc.gso = FEATURE_ON;
+	ifc.gro = FEATURE_ON;
+	policy_iface(&ifc, NULL, &v);
+	f = find(&v, "gso-at-low-speed");
+	REQUIRE(f);
+	CHECK_EQ(f->delay_us, 5243); /* 65536 B x 8 / 100 Mbit/s */
+	CHECK_STR(f->recommendation, "ethtool -K eth0 gso off gro off");
+	CHECK(find(&v, "bql-limit-high") == NULL); /* limit_max already 3000 */
+	CHECK_EQ(v.grade, GRADE_A);
+
+	ifc.speed_mbps = 1000;
+	policy_iface(&ifc, NULL, &v);
+	CHECK(find(&v, "gso-at-low-speed") == NULL);
+	ifc.speed_mbps = 100;
+	ifc.gso = ifc.gro = FEATURE_UNKNOWN;
+	policy_iface(&ifc, NULL, &v);
+	CHECK(find(&v, "gso-at-low-speed") == NULL);
+}
+
+TEST(bql_limit_high_at_100mbit)
+{
+	struct qdisc root = q_root("fq_codel");
+	struct bql_queue q0 = bql_q(0, 30280, 0);
+	struct iface ifc = board(&root, &q0, 1);
+	const struct finding *f;
+	struct verdict v;
+
+	policy_iface(&ifc, NULL, &v);
+	f = find(&v, "bql-limit-high");
+	REQUIRE(f);
+	CHECK_EQ(f->delay_us, 2422);
+	CHECK(strstr(f->recommendation, "echo 3000 >") != NULL);
+	ifc.speed_mbps = 10;
+	q0.limit_max = 3000;
+	q0.limit = 3028;
+	policy_iface(&ifc, NULL, &v);
+	REQUIRE(find(&v, "bql-limit-high"));
+	CHECK(strstr(find(&v, "bql-limit-high")->recommendation, "echo 1514 >") != NULL);
+}
+
+/* macb has BQL since 6.14: the kernel's release decides when sysfs cannot. */
+TEST(macb_uses_the_kernel_release)
+{
+	struct qdisc root = q_root("fq_codel");
+	struct bql_queue q0 = bql_q(0, 0, 0);
+	struct iface ifc = board(&root, &q0, 1);
+	struct host h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_YES, QDISC_AVAIL_YES, "6.6.51+rpt");
+	struct verdict v;
+
+	strcpy(ifc.driver, "macb");
+	ifc.speed_mbps = 1000;
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_NO);
+	CHECK(strstr(v.bql_reason, "since Linux 6.14") != NULL);
+	REQUIRE(find(&v, "no-bql"));
+	CHECK(strstr(find(&v, "no-bql")->recommendation, "bandwidth 950mbit") != NULL);
+	h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_YES, QDISC_AVAIL_YES, "6.15.0");
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_YES);
+	CHECK(find(&v, "no-bql") == NULL);
+	policy_iface(&ifc, NULL, &v);
+	CHECK_EQ(v.bql_in_use, TRI_UNKNOWN);
+}
+
+/* usbnet (Pi 3B): only the BQL files' behaviour can tell; no ring to shrink. */
+TEST(usbnet_is_told_at_runtime)
+{
+	struct qdisc root = q_root("pfifo_fast");
+	struct bql_queue q0 = bql_q(0, 0, 0);
+	struct iface ifc = board(&root, &q0, 1);
+	struct host h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_YES, QDISC_AVAIL_YES, "6.6.31");
+	const struct finding *f;
+	struct verdict v;
+
+	strcpy(ifc.driver, "smsc95xx");
+	unknown_rings(&ifc);
+	ifc.have_stats = true;
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_UNKNOWN);
+	CHECK(strstr(v.bql_reason, "only be told at runtime") != NULL);
+	ifc.tx_packets = 4000;
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_NO);
+	f = find(&v, "big-tx-ring");
+	REQUIRE(f);
+	CHECK_EQ(f->delay_us, 7382); /* ~60 URBs of 1538 B */
+	CHECK(strstr(f->recommendation, "no ring size to shrink") != NULL);
+	REQUIRE(find(&v, "no-bql"));
+	CHECK(strstr(find(&v, "no-bql")->recommendation, "bandwidth 95mbit") != NULL);
+	q0.limit = 4542; /* a kernel with the 2025 usbnet BQL patch */
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_YES);
+	CHECK(find(&v, "no-bql") == NULL);
+}
+
+TEST(shaper_rate_spelling)
+{
+	char buf[32];
+
+	policy_shaper_rate(1000, buf, sizeof(buf));
+	CHECK_STR(buf, "950mbit");
+	policy_shaper_rate(100, buf, sizeof(buf));
+	CHECK_STR(buf, "95mbit");
+	policy_shaper_rate(10, buf, sizeof(buf));
+	CHECK_STR(buf, "9500kbit");
 }

@@ -178,3 +178,28 @@ TEST(units_read_like_tc)
 	CHECK_STR(fmt(1000, UNIT_PACKETS), "1000p");
 	CHECK_STR(fmt(16, UNIT_HEX), "0x10");
 }
+
+TEST(doubles_are_numbers_in_json_and_rounded_in_text)
+{
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+
+	REQUIRE(p);
+	print_double(p, "latency_ms", 12.345, 1, UNIT_MS);
+	print_double(p, "rate_mbps", 94.126, 2, UNIT_MBPS);
+	print_double(p, "rpm", 0.0 / 0.0, 0, UNIT_NONE);
+	CHECK_EQ(stop(&c, p), 0);
+	CHECK_STR(c.buf, "latency 12.3 ms rate 94.13 Mbit/s rpm n/a\n");
+	free(c.buf);
+
+	p = start(&c, PRINT_MODE_JSON);
+	REQUIRE(p);
+	print_set_compact(p);
+	print_double(p, "latency_ms", 12.345, 1, UNIT_MS);
+	print_double(p, "step_s", 0.2, 1, UNIT_NONE);
+	print_double(p, "rpm", 0.0 / 0.0, 0, UNIT_NONE);
+	CHECK_EQ(stop(&c, p), 0);
+	/* raw numbers, shortest exact form; NaN is null (JSON has no NaN) */
+	CHECK_STR(c.buf, "{\"latency_ms\":12.345,\"step_s\":0.2,\"rpm\":null}\n");
+	free(c.buf);
+}

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -91,4 +92,97 @@ int ethtool_link(const char *ifname, uint32_t *speed_mbps, enum duplex *duplex)
 		return r;
 	set_link(ethtool_cmd_speed(&legacy), legacy.duplex, speed_mbps, duplex);
 	return 0;
+}
+
+int ethtool_rings(const char *ifname, int64_t *tx, int64_t *tx_max, int64_t *rx, int64_t *rx_max)
+{
+	struct ethtool_ringparam ring = {.cmd = ETHTOOL_GRINGPARAM};
+	int r;
+
+	r = ethtool_ioctl(ifname, &ring);
+	if (r < 0)
+		return r;
+	*tx = ring.tx_pending;
+	*tx_max = ring.tx_max_pending;
+	*rx = ring.rx_pending;
+	*rx_max = ring.rx_max_pending;
+	return 0;
+}
+
+/* How many strings the kernel has in the features set; -errno when it will not say. */
+static int feature_count(const char *ifname)
+{
+	union {
+		struct ethtool_sset_info info; /* ends in one u32 per set asked for */
+		uint8_t room[sizeof(struct ethtool_sset_info) + sizeof(uint32_t)];
+	} s = {.info = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ULL << ETH_SS_FEATURES}};
+	uint32_t n;
+	int r;
+
+	r = ethtool_ioctl(ifname, &s);
+	if (r < 0)
+		return r;
+	if (!(s.info.sset_mask & (1ULL << ETH_SS_FEATURES)))
+		return -EOPNOTSUPP;
+	memcpy(&n, s.room + sizeof(struct ethtool_sset_info), sizeof(n));
+	return n > ETHTOOL_MAX_FEATURES ? -E2BIG : (int)n;
+}
+
+static enum feature_state feature_of(const struct ethtool_gstrings *names,
+				     const struct ethtool_gfeatures *feat, const char *name)
+{
+	for (uint32_t i = 0; i < names->len; i++) {
+		const char *s = (const char *)names->data + (size_t)i * ETH_GSTRING_LEN;
+
+		if (!strncmp(s, name, ETH_GSTRING_LEN)) {
+			uint32_t active = feat->features[i / 32].active;
+
+			return active & (1U << (i % 32)) ? FEATURE_ON : FEATURE_OFF;
+		}
+	}
+	return FEATURE_UNKNOWN;
+}
+
+int ethtool_offloads(const char *ifname, enum feature_state *tso, enum feature_state *gso,
+		     enum feature_state *gro, enum feature_state *lro)
+{
+	struct ethtool_gstrings *names = NULL;
+	struct ethtool_gfeatures *feat = NULL;
+	uint32_t blocks;
+	int n, r;
+
+	n = feature_count(ifname);
+	if (n < 0)
+		return n;
+	blocks = ((uint32_t)n + 31) / 32;
+	names = calloc(1, sizeof(*names) + (size_t)n * ETH_GSTRING_LEN);
+	feat = calloc(1, sizeof(*feat) + blocks * sizeof(feat->features[0]));
+	if (!names || !feat) {
+		r = -ENOMEM;
+		goto out;
+	}
+	names->cmd = ETHTOOL_GSTRINGS;
+	names->string_set = ETH_SS_FEATURES;
+	names->len = (uint32_t)n;
+	r = ethtool_ioctl(ifname, names);
+	if (r < 0)
+		goto out;
+	feat->cmd = ETHTOOL_GFEATURES;
+	feat->size = blocks;
+	r = ethtool_ioctl(ifname, feat);
+	if (r < 0)
+		goto out;
+	/* The kernel may have shrunk the answer; never index past what both hold. */
+	if (names->len > (uint32_t)n)
+		names->len = (uint32_t)n;
+	if (names->len > feat->size * 32)
+		names->len = feat->size * 32;
+	*tso = feature_of(names, feat, ETHTOOL_FEATURE_TSO);
+	*gso = feature_of(names, feat, ETHTOOL_FEATURE_GSO);
+	*gro = feature_of(names, feat, ETHTOOL_FEATURE_GRO);
+	*lro = feature_of(names, feat, ETHTOOL_FEATURE_LRO);
+out:
+	free(names);
+	free(feat);
+	return r;
 }

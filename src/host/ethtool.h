@@ -2,7 +2,10 @@
 /*
  * ethtool.h - driver facts over the SIOCETHTOOL ioctl, which needs no privilege for
  * these reads: the driver's name and bus address (ETHTOOL_GDRVINFO) and the link's
- * speed and duplex (ETHTOOL_GLINKSETTINGS, or the older ETHTOOL_GSET).
+ * speed and duplex (ETHTOOL_GLINKSETTINGS, or the older ETHTOOL_GSET), the ring sizes
+ * (ETHTOOL_GRINGPARAM) and the offloads that make super-packets (features by name:
+ * ETHTOOL_GSSET_INFO + ETHTOOL_GSTRINGS for ETH_SS_FEATURES, then ETHTOOL_GFEATURES;
+ * the names are the stable interface, the bit indices change between kernels).
  *
  * -EOPNOTSUPP when the driver does not say; outputs untouched on error.
  */
@@ -17,5 +20,18 @@
 int ethtool_driver(const char *ifname, char *driver, size_t driver_len, char *bus, size_t bus_len);
 /* speed 0 and IFACE_DUPLEX_UNKNOWN when the driver reports none (no carrier, virtio). */
 int ethtool_link(const char *ifname, uint32_t *speed_mbps, enum duplex *duplex);
+/* Descriptors: current and maximum TX and RX ring sizes (0 max is what the driver says). */
+int ethtool_rings(const char *ifname, int64_t *tx, int64_t *tx_max, int64_t *rx, int64_t *rx_max);
+
+/* The feature names debloat reads, in struct ethtool_offloads order. */
+#define ETHTOOL_FEATURE_TSO  "tx-tcp-segmentation"
+#define ETHTOOL_FEATURE_GSO  "tx-generic-segmentation"
+#define ETHTOOL_FEATURE_GRO  "rx-gro"
+#define ETHTOOL_FEATURE_LRO  "rx-lro"
+#define ETHTOOL_MAX_FEATURES 1024 /* the kernel has ~70; a bound on what we allocate */
+
+/* Each is FEATURE_UNKNOWN when the kernel does not list that name. */
+int ethtool_offloads(const char *ifname, enum feature_state *tso, enum feature_state *gso,
+		     enum feature_state *gro, enum feature_state *lro);
 
 #endif

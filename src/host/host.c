@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* host.c - host.h: one rtnetlink socket, two dumps, then per-interface files. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
+#include "host/avail.h"
 #include "host/bql.h"
 #include "host/ethtool.h"
 #include "host/host.h"
@@ -15,6 +18,8 @@
 const struct host_paths host_default_paths = {
     .sysfs = "/sys",
     .procsys = "/proc/sys",
+    .modules = "/lib/modules",
+    .kconfig = "/proc/config.gz",
 };
 
 static const char *const sysctl_names[HOST_NSYSCTLS] = {
@@ -43,6 +48,13 @@ static void read_driver_facts(struct iface *ifc, const struct host_paths *paths)
 	r = ethtool_link(ifc->name, &ifc->speed_mbps, &ifc->duplex);
 	if (r < 0 && worth_noting(r))
 		iface_note_unreadable(ifc, "speed", r);
+	r = ethtool_rings(ifc->name, &ifc->ring_tx, &ifc->ring_tx_max, &ifc->ring_rx,
+			  &ifc->ring_rx_max);
+	if (r < 0 && worth_noting(r))
+		iface_note_unreadable(ifc, "rings", r);
+	r = ethtool_offloads(ifc->name, &ifc->tso, &ifc->gso, &ifc->gro, &ifc->lro);
+	if (r < 0 && worth_noting(r))
+		iface_note_unreadable(ifc, "offloads", r);
 	/* sysfs of another namespace would show another device's queues. */
 	if (ifc->nunreadable && ifc->unreadable[0].err == -EXDEV)
 		return;
@@ -68,6 +80,18 @@ static int qdisc_builtin_root(struct iface *ifc)
 	ifc->qdisc->parent = 0xFFFFFFFFU; /* TC_H_ROOT */
 	ifc->qdisc->ifindex = ifc->ifindex;
 	return 0;
+}
+
+/* The kernel's release and the qdisc kinds it can make; the host's name. */
+static void read_kernel(struct host *h, const struct host_paths *paths)
+{
+	struct utsname u;
+
+	if (uname(&u) == 0) {
+		snprintf(h->kernel_release, sizeof(h->kernel_release), "%s", u.release);
+		snprintf(h->hostname, sizeof(h->hostname), "%s", u.nodename);
+	}
+	avail_qdiscs(paths, h->kernel_release, h->qdisc_kinds);
 }
 
 /* Keep the named interfaces, in the order named; free the rest. */
@@ -146,6 +170,7 @@ int host_read(struct host *h, const struct host_paths *paths, char *const names[
 		if (s->err < 0)
 			s->value[0] = '\0';
 	}
+	read_kernel(&out, paths);
 	free(qdiscs);
 	nl_close(nl);
 	*h = out;

@@ -11,6 +11,7 @@
 #ifndef DEBLOAT_HOST_HOST_H
 #define DEBLOAT_HOST_HOST_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "iface.h"
@@ -23,16 +24,39 @@ struct sysctl_entry {
 	int err;
 };
 
+/* Whether the running kernel can make a qdisc kind (module present or built in). */
+enum qdisc_avail {
+	QDISC_AVAIL_UNKNOWN,
+	QDISC_AVAIL_NO,
+	QDISC_AVAIL_YES,
+};
+
+#define HOST_NQDISC_KINDS 8 /* fq_codel, fq, cake, codel, htb, tbf, pfifo_fast, pfifo */
+
+struct qdisc_kind_avail {
+	const char *kind;
+	enum qdisc_avail avail;
+};
+
 struct host {
 	struct iface *ifaces;
 	size_t n;
 	struct sysctl_entry sysctls[HOST_NSYSCTLS];
+	struct qdisc_kind_avail qdisc_kinds[HOST_NQDISC_KINDS];
+	char kernel_release[65]; /* uname -r; "" when unknown */
+	char hostname[65];
+	/* Snapshots: where this description came from. */
+	bool from_snapshot;
+	bool constructed;  /* a fixture written from documentation, not captured */
+	char source[256];  /* snapshot note: board, who captured it, or the fixture's basis */
 };
 
 /* Where the host's files are; tests point these at a fake tree. */
 struct host_paths {
 	const char *sysfs;   /* "/sys" */
 	const char *procsys; /* "/proc/sys" */
+	const char *modules; /* "/lib/modules" (NULL: module lists not read) */
+	const char *kconfig; /* "/proc/config.gz" (NULL: not read) */
 };
 
 extern const struct host_paths host_default_paths;

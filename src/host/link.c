@@ -25,7 +25,7 @@ int link_from_msg(const struct nlmsghdr *nlh, struct iface *out)
 	const struct nlattr *tb[IFLA_MAX + 1], *info[IFLA_INFO_MAX + 1];
 	const struct ifinfomsg *ifi = nl_msg_header(nlh, sizeof(*ifi));
 	const uint64_t *stats;
-	struct iface ifc = {0};
+	struct iface ifc = {.ring_tx = -1, .ring_tx_max = -1, .ring_rx = -1, .ring_rx_max = -1};
 	uint8_t oper = 0;
 	int r;
 

@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-server.c - `debloat server`: serve latency-under-load tests (`debloat rrul`) on
+ * one TCP and UDP port until SIGINT or SIGTERM, one log line per finished test on
+ * stderr. The protocol and its protections are src/meter/server.h's.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "cli.h"
+#include "meter/server.h"
+#include "print.h"
+
+static const char usage[] =
+    "Usage: " PROG_NAME " server [-p PORT] [-4|-6] [--bind ADDR] [--max-clients N]\n"
+    "                      [--max-duration S] [--min-interval MS] [--max-probe-len B]\n"
+    "                      [--key-file F] [--json]\n"
+    "\n"
+    "Serve latency-under-load tests (debloat rrul, debloat test) on one TCP and UDP\n"
+    "port until SIGINT or SIGTERM. Each test gets a token bound to the client's address;\n"
+    "its duration, probe interval and probe size are clamped to the limits below and\n"
+    "reported back; probes are rate-limited and their replies never longer than the\n"
+    "request. One line per finished test on stderr.\n"
+    "\n"
+    "  -p, --port PORT         TCP and UDP port (default 9911)\n"
+    "  -4, -6                  IPv4 or IPv6 only (default: both)\n"
+    "  -b, --bind ADDR         listen on this address only\n"
+    "  -c, --max-clients N     tests at once (default 32); more get \"busy\"\n"
+    "  -D, --max-duration S    longest test in seconds (default 180)\n"
+    "  -i, --min-interval MS   shortest probe interval in ms (default 10)\n"
+    "  -L, --max-probe-len B   longest probe accepted in bytes (default 1472)\n"
+    "  -k, --key-file F        private server: clients must know the key in F (HMAC)\n"
+    "  -j, --json              log lines as JSON (keys: docs/json.md)\n"
+    "  -h, --help              show this help\n";
+
+static volatile int stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static bool parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+struct server_args {
+	struct server_config cfg;
+	const char *key_file;
+	bool json;
+};
+
+static int parse_args(int argc, char *argv[], struct server_args *a)
+{
+	static const struct option options[] = {
+	    {"port", required_argument, NULL, 'p'},
+	    {"bind", required_argument, NULL, 'b'},
+	    {"max-clients", required_argument, NULL, 'c'},
+	    {"max-duration", required_argument, NULL, 'D'},
+	    {"min-interval", required_argument, NULL, 'i'},
+	    {"max-probe-len", required_argument, NULL, 'L'},
+	    {"key-file", required_argument, NULL, 'k'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	uint32_t v;
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "p:46b:c:D:i:L:k:jh", options, NULL)) != -1) {
+		if (c == 'p' && parse_u32(optarg, 1, 65535, &v))
+			a->cfg.port = (uint16_t)v;
+		else if (c == 'p')
+			return cli_usage_error("server", usage, "bad port \"%s\": want 1 to 65535",
+					       optarg);
+		else if (c == '4')
+			a->cfg.family = AF_INET;
+		else if (c == '6')
+			a->cfg.family = AF_INET6;
+		else if (c == 'b')
+			a->cfg.bind = optarg;
+		else if (c == 'c' && parse_u32(optarg, 1, 4096, &v))
+			a->cfg.max_clients = v;
+		else if (c == 'c')
+			return cli_usage_error("server", usage,
+					       "bad client limit \"%s\": want 1 to 4096", optarg);
+		else if (c == 'D' && parse_u32(optarg, 1, 86400, &v))
+			a->cfg.max_duration_ms = v * 1000;
+		else if (c == 'D')
+			return cli_usage_error("server", usage,
+					       "bad duration \"%s\": want 1 to 86400 s", optarg);
+		else if (c == 'i' && parse_u32(optarg, 1, 60000, &v))
+			a->cfg.min_interval_us = v * 1000;
+		else if (c == 'i')
+			return cli_usage_error("server", usage,
+					       "bad interval \"%s\": want 1 to 60000 ms", optarg);
+		else if (c == 'L' && parse_u32(optarg, PROTO_PROBE_LEN + PROTO_MAC_LEN, 2048, &v))
+			a->cfg.max_probe_len = (uint16_t)v;
+		else if (c == 'L')
+			return cli_usage_error("server", usage,
+					       "bad probe length \"%s\": want %d to 2048 bytes",
+					       optarg, PROTO_PROBE_LEN + PROTO_MAC_LEN);
+		else if (c == 'k')
+			a->key_file = optarg;
+		else if (c == 'j')
+			a->json = true;
+		else if (c == 'h')
+			return fputs(usage, stdout) == EOF ? 1 : 0;
+		else if (optopt && strchr("pbcDiLk", optopt))
+			return cli_usage_error("server", usage, "option \"-%c\" needs a value",
+					       optopt);
+		else
+			return cli_usage_error("server", usage, "unknown option \"%s\"",
+					       cli_bad_option(argv));
+	}
+	if (optind < argc)
+		return cli_usage_error("server", usage, "unexpected argument \"%s\"", argv[optind]);
+	return -1;
+}
+
+/* One line per finished test, on stderr. */
+static void log_test(void *ctx, const struct server_test_summary *t)
+{
+	struct printer *p = print_new(stderr, *(bool *)ctx ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
+
+	if (!p)
+		return;
+	print_set_compact(p);
+	print_text(p, "%s: test from", PROG_NAME);
+	print_str(p, "client", t->client, PRINT_BARE);
+	print_str(p, "end", t->reason, 0);
+	print_uint(p, "elapsed_ms", t->elapsed_ms, UNIT_MS);
+	print_uint(p, "granted_ms", t->duration_ms, UNIT_MS);
+	print_uint(p, "interval_us", t->interval_us, UNIT_US);
+	print_uint(p, "flows", t->nflows, UNIT_NONE);
+	print_str(p, "cc", t->cc[0] ? t->cc : "default", 0);
+	print_uint(p, "rx_bytes", t->rx_bytes, UNIT_BYTES);
+	print_uint(p, "tx_bytes", t->tx_bytes, UNIT_BYTES);
+	print_uint(p, "probes_answered", t->probes_answered, UNIT_NONE);
+	print_uint(p, "probes_dropped", t->probes_dropped, UNIT_NONE);
+	print_bool(p, "overloaded", t->flags & PROTO_REPORT_OVERLOADED, 0);
+	print_bool(p, "flow_refused", t->flags & PROTO_REPORT_FLOW_REFUSED, 0);
+	print_nl(p);
+	print_finish(p);
+	print_free(p);
+	fflush(stderr);
+}
+
+int cmd_server(int argc, char *argv[])
+{
+	struct server_args a = {0};
+	struct sigaction sa = {.sa_handler = on_signal};
+	uint8_t key[PROTO_MAX_KEY];
+	struct server *s = NULL;
+	int ret = 1, r;
+
+	server_config_defaults(&a.cfg);
+	r = parse_args(argc, argv, &a);
+	if (r >= 0)
+		return r;
+	if (a.key_file) {
+		r = proto_key_read(a.key_file, key, sizeof(key), &a.cfg.keylen);
+		if (r < 0) {
+			fprintf(stderr, "%s: server: cannot use key file %s: %s\n", PROG_NAME,
+				a.key_file,
+				r == -EINVAL	 ? "it is empty"
+				: r == -EMSGSIZE ? "longer than 1024 bytes"
+						 : strerror(-r));
+			goto cleanup;
+		}
+		a.cfg.key = key;
+	}
+	a.cfg.on_test_end = log_test;
+	a.cfg.ctx = &a.json;
+	r = server_new(&a.cfg, &s);
+	if (r < 0) {
+		fprintf(stderr, "%s: server: cannot listen on %s port %u: %s\n", PROG_NAME,
+			a.cfg.bind ? a.cfg.bind : "any address", a.cfg.port,
+			r == -EINVAL ? "not an address of that family" : strerror(-r));
+		goto cleanup;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	fprintf(stderr, "%s: server: listening on TCP and UDP port %u%s\n", PROG_NAME,
+		server_port(s), a.cfg.keylen ? " (keyed)" : "");
+	r = server_run(s, &stop_flag);
+	if (r < 0) {
+		fprintf(stderr, "%s: server: event loop failed: %s\n", PROG_NAME, strerror(-r));
+		goto cleanup;
+	}
+	ret = 0;
+cleanup:
+	server_free(s);
+	memset(key, 0, sizeof(key));
+	return ret;
+}

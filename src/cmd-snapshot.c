@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-snapshot.c - `debloat snapshot`: read the host as audit does and write it as one
+ * JSON document (docs/snapshot.md), for `debloat audit --from FILE` here or elsewhere.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "host/host.h"
+#include "json.h"
+#include "snapshot.h"
+
+static const char usage[] =
+    "Usage: " PROG_NAME " snapshot [-o FILE] [-n NOTE] [IFACE...]\n"
+    "\n"
+    "Save everything audit reads (interfaces, qdisc trees, BQL, rings, offloads,\n"
+    "sysctls, the qdisc kinds this kernel has) as one JSON document, to audit later\n"
+    "or elsewhere with `" PROG_NAME " audit --from FILE`. Reads only.\n"
+    "\n"
+    "  -o, --output FILE  write FILE (replaced whole, never half written), not stdout\n"
+    "  -n, --note TEXT    where this comes from (board, image), kept as \"source\"\n"
+    "  -h, --help         show this help\n";
+
+struct snapshot_args {
+	const char *output, *note;
+};
+
+/* -1 to take the snapshot, else the exit status to return at once. */
+static int parse_args(int argc, char *argv[], struct snapshot_args *a)
+{
+	static const struct option options[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"note", required_argument, NULL, 'n'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:n:h", options, NULL)) != -1) {
+		if (c == 'o')
+			a->output = optarg;
+		else if (c == 'n')
+			a->note = optarg;
+		else if (c == 'h')
+			return fputs(usage, stdout) == EOF ? 1 : 0;
+		else if (optopt == 'o' || optopt == 'n')
+			return cli_usage_error("snapshot", usage, "option \"%s\" needs a value",
+					       cli_bad_option(argv));
+		else
+			return cli_usage_error("snapshot", usage, "unknown option \"%s\"",
+					       cli_bad_option(argv));
+	}
+	if (a->note && strlen(a->note) >= sizeof(((struct host *)0)->source))
+		return cli_usage_error("snapshot", usage, "the note is longer than %zu characters",
+				       sizeof(((struct host *)0)->source) - 1);
+	return -1;
+}
+
+/* Write to a temporary file beside path, then rename it over path. */
+static int write_file(const char *path, struct jval *doc)
+{
+	const char *slash = strrchr(path, '/');
+	char tmp[4096];
+	FILE *f;
+	int fd, r;
+
+	/* ".NAME.XXXXXX" in the same directory, so the rename cannot cross filesystems. */
+	if (slash)
+		r = snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path,
+			     slash + 1);
+	else
+		r = snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
+	if (r < 0 || (size_t)r >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		r = -errno;
+		close(fd);
+		unlink(tmp);
+		return r;
+	}
+	r = json_write(f, doc);
+	if (r == 0 && (fflush(f) == EOF || fsync(fileno(f)) < 0 || fchmod(fileno(f), 0644) < 0))
+		r = -errno;
+	if (fclose(f) == EOF && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
+int cmd_snapshot(int argc, char *argv[])
+{
+	struct snapshot_args a = {0};
+	struct host host = {0};
+	struct jval *doc = NULL;
+	size_t bad = 0;
+	int ret = 1, r;
+
+	r = parse_args(argc, argv, &a);
+	if (r >= 0)
+		return r;
+	r = host_read(&host, &host_default_paths, argv + optind, (size_t)(argc - optind), &bad);
+	if (r < 0) {
+		if (r == -ENODEV)
+			fprintf(stderr, "%s: snapshot: cannot find interface %s: %s\n", PROG_NAME,
+				argv[optind + bad], strerror(-r));
+		else
+			fprintf(stderr, "%s: snapshot: cannot read the interfaces: %s\n", PROG_NAME,
+				strerror(-r));
+		goto cleanup;
+	}
+	snprintf(host.source, sizeof(host.source), "%s",
+		 a.note ? a.note : "captured by " PROG_NAME " snapshot");
+	r = snapshot_build(&host, &doc);
+	if (r < 0) {
+		fprintf(stderr, "%s: snapshot: cannot build the document: %s\n", PROG_NAME,
+			strerror(-r));
+		goto cleanup;
+	}
+	r = a.output ? write_file(a.output, doc) : json_write(stdout, doc);
+	if (r == 0 && !a.output && fflush(stdout) == EOF)
+		r = -errno;
+	if (r < 0) {
+		fprintf(stderr, "%s: snapshot: cannot write %s: %s\n", PROG_NAME,
+			a.output ? a.output : "to stdout", strerror(-r));
+		goto cleanup;
+	}
+	ret = 0;
+cleanup:
+	json_free(doc);
+	host_free(&host);
+	return ret;
+}

@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-test.c - `debloat test NAME HOST`: run one latency-under-load test (rrul,
+ * rrul_be, tcp_upload, tcp_download, tcp_nup, tcp_ndown, ping) against `debloat server`
+ * on HOST, print the summary, and write the result files asked for. `debloat rrul
+ * HOST` (cmd-rrul.c) is the same with NAME = rrul.
+ *
+ * A test that fails midway (the server went away) still prints and writes what it
+ * measured, then exits 1.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <netdb.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "meter/egress.h"
+#include "meter/engine.h"
+#include "meter/flent.h"
+#include "meter/report.h"
+#include "meter/summary.h"
+#include "meter/tests.h"
+#include "print.h"
+
+static const char usage_text[] =
+    "Usage: " PROG_NAME " test [OPTIONS] NAME HOST\n"
+    "       " PROG_NAME " rrul [OPTIONS] HOST\n"
+    "\n"
+    "Run a latency-under-load test against `" PROG_NAME " server` on HOST, as flent runs\n"
+    "it: probes measure the round-trip time for DELAY seconds idle, then while TCP flows\n"
+    "load the path for LENGTH seconds, then DELAY seconds idle again. Prints idle and\n"
+    "loaded latency, the latency the load added, throughput each way, loss, a grade and\n"
+    "responsiveness (RPM).\n"
+    "\n"
+    "Tests: rrul (4 uploads + 4 downloads marked BE, BK, CS5, EF; UDP EF, BK, BE and ICMP\n"
+    "probes), rrul_be (the same, all best effort), tcp_upload, tcp_download, tcp_nup,\n"
+    "tcp_ndown (--streams flows), ping (probes only).\n"
+    "\n"
+    "  -l, --length SECONDS   load duration (default 60)\n"
+    "  -d, --delay SECONDS    idle time before and after the load (default 5)\n"
+    "  -s, --step SECONDS     sampling step and probe interval (default 0.2)\n"
+    "  -4, -6                 use IPv4 or IPv6 only\n"
+    "  -p, --port PORT        the server's TCP and UDP port (default 9911)\n"
+    "      --label TEXT       a label stored in the results\n"
+    "      --cc ALGO          TCP congestion control of every flow, at both ends\n"
+    "      --streams N        flows of tcp_nup and tcp_ndown (default 4, at most 16)\n"
+    "      --key FILE         the shared key of a private server\n"
+    "  -o, --output FILE      write the result as JSON (keys: docs/json.md)\n"
+    "      --flent FILE       write the result in flent's format (FILE.flent.gz)\n"
+    "  -j, --json             print the JSON result on stdout instead of the summary\n"
+    "  -h, --help             show this help\n"
+    "\n"
+    "Exit status: 0 done, 1 the test could not run or was cut short, 2 bad options.\n";
+
+struct test_args {
+	struct engine_opts o;
+	const char *output, *flent, *keyfile;
+	bool json;
+	uint8_t key[PROTO_MAX_KEY];
+};
+
+static bool parse_seconds(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || (*end && strcmp(end, "s")) || !(v >= min) || !(v <= max))
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (!*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static const char *opt_what(int c)
+{
+	switch (c) {
+	case 'l': return "length";
+	case 'd': return "delay";
+	case 's': return "step";
+	case 'p': return "port";
+	case 'c': return "congestion control";
+	default: return "stream count";
+	}
+}
+
+static const char *opt_want(int c)
+{
+	switch (c) {
+	case 'l': return "seconds, 0.1 to 86400";
+	case 'd': return "seconds, 0 to 3600";
+	case 's': return "seconds, 0.01 to 10";
+	case 'p': return "1 to 65535";
+	case 'c': return "a name of at most 15 characters";
+	default: return "1 to 16";
+	}
+}
+
+/* -1 to run, else the exit status to return now. argv[optind..] are the operands. */
+static int parse_args(const char *cmd, int argc, char *argv[], struct test_args *a)
+{
+	enum { OPT_LABEL = 256, OPT_CC, OPT_STREAMS, OPT_FLENT, OPT_KEY };
+	static const struct option options[] = {
+	    {"length", required_argument, NULL, 'l'}, {"delay", required_argument, NULL, 'd'},
+	    {"step", required_argument, NULL, 's'},   {"port", required_argument, NULL, 'p'},
+	    {"label", required_argument, NULL, OPT_LABEL},
+	    {"cc", required_argument, NULL, OPT_CC},
+	    {"streams", required_argument, NULL, OPT_STREAMS},
+	    {"key", required_argument, NULL, OPT_KEY},
+	    {"output", required_argument, NULL, 'o'}, {"flent", required_argument, NULL, OPT_FLENT},
+	    {"json", no_argument, NULL, 'j'},	      {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	unsigned long v;
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "l:d:s:p:o:j46h", options, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			if (!parse_seconds(optarg, 0.1, 86400, &a->o.length_s))
+				goto bad_value;
+			break;
+		case 'd':
+			if (!parse_seconds(optarg, 0, 3600, &a->o.delay_s))
+				goto bad_value;
+			break;
+		case 's':
+			if (!parse_seconds(optarg, 0.01, 10, &a->o.step_s))
+				goto bad_value;
+			break;
+		case 'p':
+			if (!parse_uint(optarg, 1, 65535, &v))
+				goto bad_value;
+			a->o.port = (uint16_t)v;
+			break;
+		case OPT_STREAMS:
+			if (!parse_uint(optarg, 1, TEST_MAX_STREAMS, &v))
+				goto bad_value;
+			a->o.streams = (unsigned)v;
+			break;
+		case '4': a->o.family = AF_INET; break;
+		case '6': a->o.family = AF_INET6; break;
+		case OPT_LABEL: a->o.label = optarg; break;
+		case OPT_CC:
+			if (!*optarg || strlen(optarg) >= PROTO_CC_LEN) {
+				c = 'c';
+				goto bad_value;
+			}
+			a->o.cc = optarg;
+			break;
+		case OPT_KEY: a->keyfile = optarg; break;
+		case 'o': a->output = optarg; break;
+		case OPT_FLENT: a->flent = optarg; break;
+		case 'j': a->json = true; break;
+		case 'h': return fputs(usage_text, stdout) == EOF ? 1 : 0;
+		default:
+			if (optopt && strchr("ldspo", optopt))
+				return cli_usage_error(cmd, usage_text, "option \"-%c\" needs a value",
+						       optopt);
+			if (c == ':' || (optopt >= 256))
+				return cli_usage_error(cmd, usage_text, "option \"%s\" needs a value",
+						       argv[optind - 1]);
+			return cli_usage_error(cmd, usage_text, "unknown option \"%s\"",
+					       cli_bad_option(argv));
+		}
+	}
+	if (a->o.step_s > a->o.length_s)
+		return cli_usage_error(cmd, usage_text, "the step (%g s) is longer than the load (%g s)",
+				       a->o.step_s, a->o.length_s);
+	return -1;
+bad_value:
+	return cli_usage_error(cmd, usage_text, "bad %s \"%s\": want %s", opt_what(c), optarg,
+			       opt_want(c));
+}
+
+/* One line, rewritten in place: only called when stderr is a terminal. */
+static void show_progress(void *ctx, const struct engine_progress *p)
+{
+	(void)ctx;
+	fprintf(stderr, "\r\033[K%5.1f/%.0f s  %s  down %7.2f Mbit/s  up %7.2f Mbit/s  latency ",
+		p->elapsed_s, p->total_s, p->loaded ? "load" : "idle", p->download_mbps,
+		p->upload_mbps);
+	if (isnan(p->latency_ms))
+		fputs("   -   ", stderr);
+	else
+		fprintf(stderr, "%7.2f ms", p->latency_ms);
+	fflush(stderr);
+}
+
+/* The summary or JSON on stdout, and the files asked for. -errno of the first failure. */
+static int write_outputs(const char *cmd, const struct test_args *a, const struct test_result *r)
+{
+	struct summary s;
+	struct printer *p;
+	int r1 = summary_compute(r, &s), ret = 0;
+
+	if (r1 < 0) {
+		fprintf(stderr, "%s: %s: cannot compute the summary: %s\n", PROG_NAME, cmd,
+			strerror(-r1));
+		return r1;
+	}
+	p = print_new(stdout, a->json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
+	if (!p)
+		return -ENOMEM;
+	result_print(p, r, &s);
+	r1 = print_finish(p);
+	print_free(p);
+	if (r1 < 0) {
+		fprintf(stderr, "%s: %s: cannot write the summary: %s\n", PROG_NAME, cmd,
+			strerror(-r1));
+		ret = r1;
+	}
+	if (a->output && (r1 = result_write_json(a->output, r, &s)) < 0) {
+		fprintf(stderr, "%s: %s: cannot write %s: %s\n", PROG_NAME, cmd, a->output,
+			strerror(-r1));
+		ret = r1;
+	}
+	if (a->flent && (r1 = flent_write(a->flent, r)) < 0) {
+		fprintf(stderr, "%s: %s: cannot write %s: %s\n", PROG_NAME, cmd, a->flent,
+			strerror(-r1));
+		ret = r1;
+	}
+	return ret;
+}
+
+int cmd_test_named(const char *cmd, const char *test, int argc, char *argv[])
+{
+	struct test_args *a = calloc(1, sizeof(*a));
+	struct test_result *r = calloc(1, sizeof(*r));
+	struct engine_notes notes = {0};
+	struct test_spec spec;
+	size_t keylen = 0;
+	char why[256];
+	int ret = 1, err, operands = test ? 1 : 2;
+
+	if (!a || !r) {
+		fprintf(stderr, "%s: %s: out of memory\n", PROG_NAME, cmd);
+		goto cleanup;
+	}
+	a->o = (struct engine_opts){.length_s = 60, .delay_s = 5, .step_s = 0.2};
+	ret = parse_args(cmd, argc, argv, a);
+	if (ret >= 0)
+		goto cleanup;
+	ret = EXIT_USAGE;
+	if (argc - optind != operands) {
+		cli_usage_error(cmd, usage_text, argc - optind < operands
+				? "missing %s" : "too many operands: want %s",
+				test ? "HOST" : "NAME and HOST");
+		goto cleanup;
+	}
+	a->o.test = test ? test : argv[optind];
+	a->o.host = argv[argc - 1];
+	if (test_spec_get(a->o.test, a->o.streams, &spec) < 0) {
+		cli_usage_error(cmd, usage_text, "unknown test \"%s\"", a->o.test);
+		goto cleanup;
+	}
+	ret = 1;
+	if (a->keyfile && (err = proto_key_read(a->keyfile, a->key, sizeof(a->key), &keylen)) < 0) {
+		fprintf(stderr, "%s: %s: cannot read the key %s: %s\n", PROG_NAME, cmd, a->keyfile,
+			err == -EINVAL ? "it is empty" : strerror(-err));
+		goto cleanup;
+	}
+	if (keylen)
+		a->o.key = a->key, a->o.keylen = keylen;
+	if (isatty(STDERR_FILENO))
+		a->o.progress = show_progress;
+	err = engine_run(&a->o, r, &notes, why, sizeof(why));
+	if (a->o.progress)
+		fputs("\r\033[K", stderr);
+	for (size_t i = 0; i < notes.n; i++)
+		fprintf(stderr, "%s: %s: note: %s\n", PROG_NAME, cmd, notes.text[i]);
+	if (err < 0)
+		fprintf(stderr, "%s: %s: %s\n", PROG_NAME, cmd, why);
+	/* flent's EGRESS_INFO and SYSCTLS; a file without them still loads. */
+	if (r->nsteps && a->flent)
+		egress_info(a->o.host, &r->egress_info_json, &r->sysctls_json);
+	if (r->nsteps && write_outputs(cmd, a, r) < 0)
+		goto cleanup;
+	if (err < 0)
+		goto cleanup;
+	ret = 0;
+cleanup:
+	if (r)
+		result_free(r);
+	free(r);
+	free(a);
+	return ret;
+}
+
+int cmd_test(int argc, char *argv[])
+{
+	return cmd_test_named("test", NULL, argc, argv);
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* drivers.c - drivers.h: the table, from bql-and-drivers.md sections 4 and 5. */
+#include <stdio.h>
+#include <string.h>
+
+#include "drivers.h"
+
+static const struct driver_info drivers[] = {
+    /* CPDMA: a pool of 256 descriptors split 50/50 between RX and TX; ethtool -G tx is
+     * ignored, but TX gets what RX leaves. The seed's 2014 patch added BQL out of tree. */
+    {.names = {"cpsw", "cpsw-switch", "cpsw_new"},
+     .bql = DRIVER_BQL_NO,
+     .tx_ring = 128,
+     .lever = DRIVER_LEVER_RX_RING,
+     .lever_rx = 248,
+     .lever_tx = 8,
+     .board = "BeagleBone Black",
+     .note = "or carry the 2014 out-of-tree cpsw BQL patch"},
+    {.names = {"am65-cpsw-nuss"},
+     .bql = DRIVER_BQL_YES,
+     .tx_ring = -1,
+     .lever = DRIVER_LEVER_TX_RING,
+     .board = "TI AM62/AM65"},
+    {.names = {"fec"},
+     .bql = DRIVER_BQL_NO,
+     .tx_ring = 512,
+     .lever = DRIVER_LEVER_TX_RING,
+     .board = "Wandboard (i.MX6)"},
+    {.names = {"bcmgenet"},
+     .bql = DRIVER_BQL_YES,
+     .tx_ring = -1,
+     .lever = DRIVER_LEVER_TX_RING,
+     .board = "Raspberry Pi 4"},
+    /* BQL went in early in 2025; 6.14 is the first release we count on. */
+    {.names = {"macb"},
+     .bql = DRIVER_BQL_SINCE,
+     .since = "6.14",
+     .tx_ring = -1,
+     .lever = DRIVER_LEVER_TX_RING,
+     .board = "Raspberry Pi 5 (RP1)"},
+    /* ~60 URBs of 1518 B at USB2 plus the chip's FIFO; a 2025 usbnet BQL patch exists,
+     * so only the BQL files' behaviour tells. */
+    {.names = {"smsc95xx", "usbnet", "cdc_ether"},
+     .bql = DRIVER_BQL_RUNTIME,
+     .tx_ring = 60,
+     .lever = DRIVER_LEVER_NONE,
+     .board = "Raspberry Pi 1/2/3B"},
+    {.names = {"lan78xx"},
+     .bql = DRIVER_BQL_NO,
+     .tx_ring = -1,
+     .lever = DRIVER_LEVER_NONE,
+     .board = "Raspberry Pi 3B+"},
+    {.names = {"r8152"},
+     .bql = DRIVER_BQL_NO,
+     .tx_ring = -1,
+     .lever = DRIVER_LEVER_NONE,
+     .board = "USB Ethernet dongles"},
+    {.names = {"st_gmac", "stmmac", "dwmac-sun8i"},
+     .bql = DRIVER_BQL_YES,
+     .tx_ring = -1,
+     .lever = DRIVER_LEVER_TX_RING,
+     .board = "Allwinner H3/H5 and many SoCs"},
+    {.names = {"r8169"}, .bql = DRIVER_BQL_YES, .tx_ring = -1, .lever = DRIVER_LEVER_TX_RING},
+    {.names = {"mvneta"},
+     .bql = DRIVER_BQL_YES,
+     .tx_ring = -1,
+     .lever = DRIVER_LEVER_TX_RING,
+     .board = "Marvell Armada boards"},
+    {.names = {"virtio_net"},
+     .bql = DRIVER_BQL_SINCE,
+     .since = "6.11",
+     .tx_ring = -1,
+     .lever = DRIVER_LEVER_TX_RING},
+    {.names = {"veth"}, .bql = DRIVER_BQL_NO, .tx_ring = -1, .lever = DRIVER_LEVER_NONE},
+};
+
+const struct driver_info *driver_lookup(const char *driver)
+{
+	if (!driver || !*driver)
+		return NULL;
+	for (size_t i = 0; i < sizeof(drivers) / sizeof(*drivers); i++)
+		for (size_t j = 0; j < 3 && drivers[i].names[j]; j++)
+			if (!strcmp(drivers[i].names[j], driver))
+				return &drivers[i];
+	return NULL;
+}
+
+int driver_release_cmp(const char *release, const char *version)
+{
+	unsigned rmaj, rmin, vmaj, vmin;
+
+	if (!release || sscanf(release, "%u.%u", &rmaj, &rmin) != 2 ||
+	    sscanf(version, "%u.%u", &vmaj, &vmin) != 2)
+		return -2;
+	if (rmaj != vmaj)
+		return rmaj < vmaj ? -1 : 1;
+	return rmin < vmin ? -1 : rmin > vmin;
+}
+
+int driver_has_bql(const struct driver_info *d, const char *kernel_release)
+{
+	switch (d->bql) {
+	case DRIVER_BQL_NO:
+		return 0;
+	case DRIVER_BQL_YES:
+		return 1;
+	case DRIVER_BQL_SINCE: {
+		int c = driver_release_cmp(kernel_release, d->since);
+
+		return c == -2 ? -1 : c >= 0;
+	}
+	case DRIVER_BQL_RUNTIME:
+		break;
+	}
+	return -1;
+}

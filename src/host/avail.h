@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * avail.h - which qdisc kinds the running kernel can make, read-only: nothing is
+ * loaded, nothing is created. In order of authority:
+ *
+ *   1. /sys/module/sch_KIND exists: the module is loaded (yes);
+ *   2. the kernel's own configuration, /proc/config.gz (CONFIG_IKCONFIG_PROC):
+ *      CONFIG_NET_SCH_KIND=y or =m is yes, "is not set" or absent is no;
+ *   3. /lib/modules/RELEASE/modules.builtin and modules.dep: listed in either is yes
+ *      (built in, or a loadable module is installed); both read and neither lists it
+ *      is no.
+ *
+ * Anything else is unknown (a container with neither /proc/config.gz nor
+ * /lib/modules). pfifo_fast and pfifo live in sch_generic/sch_fifo: always built in.
+ */
+#ifndef DEBLOAT_HOST_AVAIL_H
+#define DEBLOAT_HOST_AVAIL_H
+
+#include "host/host.h"
+
+#define AVAIL_MAX_LINE	  512	     /* modules.dep lines: a module and its dependencies */
+#define AVAIL_MAX_KCONFIG (4u << 20) /* /proc/config.gz inflated: ~250 KB in practice */
+
+/* The kinds in host->qdisc_kinds order. */
+extern const char *const avail_qdisc_kinds[HOST_NQDISC_KINDS];
+
+/*
+ * Fill out[] for every kind from paths->sysfs, ->kconfig and ->modules (each may be
+ * NULL: not read) for kernel `release` (`uname -r`; "" or NULL: the module lists are
+ * not read). Never fails: what cannot be told is QDISC_AVAIL_UNKNOWN.
+ */
+void avail_qdiscs(const struct host_paths *paths, const char *release,
+		  struct qdisc_kind_avail out[HOST_NQDISC_KINDS]);
+
+/* The entry for a kind in a host's table; QDISC_AVAIL_UNKNOWN when not listed. */
+enum qdisc_avail avail_of(const struct qdisc_kind_avail *kinds, size_t n, const char *kind);
+
+#endif

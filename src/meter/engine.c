@@ -1,0 +1,1011 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine.c - runs one latency-under-load test against `debloat server` (engine.h).
+ *
+ * Setup (resolve, connect, HELLO/WELCOME) is sequential with bounded waits; the test
+ * itself is one event loop over the control connection, the flows, the probe sockets
+ * and three timers: the probe interval, the sampling step, and the phase changes
+ * (load on, load off, end of probing, STOP sent, FINAL received).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sys/epoll.h>
+#include <math.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "meter/engine.h"
+#include "meter/loop.h"
+#include "meter/probe.h"
+#include "meter/proto.h"
+
+#define SETUP_TIMEOUT_MS 5000
+#define BULK_CHUNK	 (128 * 1024)
+/* Reads per wake-up per download flow: bounded so one fast flow cannot starve the rest. */
+#define READS_PER_WAKE	 8
+#define CTRL_BUF	 4096
+
+enum phase {
+	PHASE_IDLE_BEFORE,
+	PHASE_LOAD,
+	PHASE_IDLE_AFTER,
+	PHASE_DRAIN,	 /* probing over: waiting for the last replies */
+	PHASE_STOPPING,	 /* STOP sent: waiting for FINAL */
+	PHASE_DONE,
+};
+
+struct engine;
+
+struct flow_state {
+	struct engine *e;
+	const struct test_flow *spec;
+	uint8_t id;
+	int fd;
+	bool connected, header_sent;
+	uint8_t header[PROTO_FRAME_HDR + PROTO_MAX_BODY];
+	size_t header_len, header_off;
+	uint64_t bytes, bytes_at_step; /* download: bytes read */
+	uint64_t server_rx;	       /* upload: the server's last cumulative count */
+	struct series *goodput, *tcp_rtt;
+};
+
+struct probe_state {
+	struct engine *e;
+	struct probe_stream ps;
+	struct series *series;
+	bool open;
+	uint64_t *sent_ns;	/* per seq: send time, 0 once answered or lost */
+	uint32_t cap, nsent, oldest; /* oldest: first seq that may still be pending */
+	double *step_sum;
+	uint32_t *step_count;
+};
+
+struct engine {
+	const struct engine_opts *o;
+	struct test_result *r;
+	struct engine_notes *notes;
+	struct test_spec spec;
+	struct loop *loop;
+
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+	int ctrl;
+	uint8_t rx[CTRL_BUF];
+	size_t rxlen;
+	uint8_t token[PROTO_TOKEN_LEN];
+	uint32_t interval_us, step_ms, duration_ms;
+	uint64_t server_ns_last;
+
+	enum phase phase;
+	uint64_t t0_mono;	/* x = 0 */
+	double t0_real;
+	double total_s;
+	uint64_t last_report_mono;
+	uint64_t last_step_mono;
+	size_t step;		/* next step index to sample */
+	uint32_t probe_tick;	/* next probe sequence number (all streams) */
+
+	struct flow_state flows[PROTO_MAX_FLOWS];
+	struct probe_state probes[TEST_MAX_PROBES];
+	size_t nprobes;
+
+	struct rusage ru_load;
+	uint64_t load_mono;
+	double last_latency_ms;
+	double last_up_mbps;
+
+	bool stop;
+	int err;
+	char *why;
+	size_t whylen;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static double real_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double elapsed_s(const struct engine *e)
+{
+	return (double)(mono_ns() - e->t0_mono) / 1e9;
+}
+
+/* The step index nearest to x seconds, clamped to the grid. */
+static size_t step_of(const struct engine *e, double x)
+{
+	double i = floor(x / e->r->step_s + 0.5);
+
+	if (i < 0)
+		return 0;
+	if (i >= (double)e->r->nsteps)
+		return e->r->nsteps - 1;
+	return (size_t)i;
+}
+
+static void note(struct engine_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct engine_notes *n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!n || n->n >= sizeof(n->text) / sizeof(n->text[0]))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(n->text[n->n++], sizeof(n->text[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* End the test with err and a sentence; the first failure wins. */
+static void fail(struct engine *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(struct engine *e, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!e->err) {
+		e->err = err;
+		va_start(ap, fmt);
+		vsnprintf(e->why, e->whylen, fmt, ap);
+		va_end(ap);
+	}
+	e->stop = true;
+}
+
+/* ---- setup: resolve, connect, HELLO/WELCOME (sequential, bounded) ---------------- */
+
+static int set_tos(int fd, int family, uint8_t tos)
+{
+	int v = tos;
+
+	if (family == AF_INET6)
+		return setsockopt(fd, IPPROTO_IPV6, IPV6_TCLASS, &v, sizeof(v)) ? -errno : 0;
+	return setsockopt(fd, IPPROTO_IP, IP_TOS, &v, sizeof(v)) ? -errno : 0;
+}
+
+static int wait_fd(int fd, short events, int timeout_ms)
+{
+	struct pollfd p = {.fd = fd, .events = events};
+	int n;
+
+	do
+		n = poll(&p, 1, timeout_ms);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n ? 0 : -ETIMEDOUT;
+}
+
+/* A non-blocking TCP socket connecting to e->addr (EINPROGRESS is fine), or -errno. */
+static int tcp_socket(struct engine *e, uint8_t tos, const char *cc)
+{
+	int fd, one = 1, r;
+
+	fd = socket(e->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	r = set_tos(fd, e->addr.ss_family, tos);
+	if (!r && cc && *cc && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, strlen(cc)))
+		r = -errno;
+	if (!r && tos == 0 && !cc) /* the control connection: small messages, no delay */
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (!r && connect(fd, (struct sockaddr *)&e->addr, e->addrlen) && errno != EINPROGRESS)
+		r = -errno;
+	if (r) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+static int resolve(struct engine *e)
+{
+	struct addrinfo hints = {.ai_family = e->o->family, .ai_socktype = SOCK_STREAM};
+	struct addrinfo *res;
+	char port[8];
+	int r;
+
+	snprintf(port, sizeof(port), "%u", e->o->port ? e->o->port : PROTO_DEFAULT_PORT);
+	r = getaddrinfo(e->o->host, port, &hints, &res);
+	if (r) {
+		fail(e, -EHOSTUNREACH, "cannot resolve %s: %s", e->o->host,
+		     r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
+		return -EHOSTUNREACH;
+	}
+	memcpy(&e->addr, res->ai_addr, res->ai_addrlen);
+	e->addrlen = res->ai_addrlen;
+	freeaddrinfo(res);
+	return 0;
+}
+
+static int send_all(int fd, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EAGAIN) {
+			int r = wait_fd(fd, POLLOUT, SETUP_TIMEOUT_MS);
+
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (n < 0)
+			return -errno;
+		buf += n, len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* One whole message from the control connection, waiting at most timeout_ms. */
+static int read_msg(struct engine *e, struct proto_msg *m, int timeout_ms)
+{
+	for (;;) {
+		int n = proto_decode(e->rx, e->rxlen, m);
+		ssize_t got;
+
+		if (n > 0) {
+			memmove(e->rx, e->rx + n, e->rxlen - (size_t)n);
+			e->rxlen -= (size_t)n;
+			return 1;
+		}
+		if (n < 0)
+			return n;
+		if (e->rxlen == sizeof(e->rx))
+			return -EMSGSIZE;
+		got = recv(e->ctrl, e->rx + e->rxlen, sizeof(e->rx) - e->rxlen, 0);
+		if (got > 0) {
+			e->rxlen += (size_t)got;
+			continue;
+		}
+		if (got == 0)
+			return -ECONNRESET;
+		if (errno != EAGAIN)
+			return -errno;
+		if (timeout_ms < 0)
+			return 0;
+		n = wait_fd(e->ctrl, POLLIN, timeout_ms);
+		if (n < 0)
+			return n;
+	}
+}
+
+static const char *server_error(uint16_t code)
+{
+	switch (code) {
+	case PROTO_ERR_BUSY: return "busy (its client limit is reached)";
+	case PROTO_ERR_VERSION: return "speaks another protocol version";
+	case PROTO_ERR_AUTH: return "wants a shared key (--key), or ours is wrong";
+	case PROTO_ERR_PARAMS: return "cannot serve these parameters";
+	case PROTO_ERR_CC: return "does not have this congestion control";
+	default: return "refused the test";
+	}
+}
+
+static int handshake(struct engine *e)
+{
+	struct proto_msg m = {.type = PROTO_HELLO};
+	struct proto_hello *h = &m.u.hello, want;
+	uint8_t buf[PROTO_FRAME_HDR + PROTO_MAX_BODY];
+	char host[NI_MAXHOST] = "?";
+	int n, r, soerr = 0;
+	socklen_t sl = sizeof(soerr);
+
+	getnameinfo((struct sockaddr *)&e->addr, e->addrlen, host, sizeof(host), NULL, 0,
+		    NI_NUMERICHOST);
+	e->ctrl = tcp_socket(e, 0, NULL);
+	if (e->ctrl < 0) {
+		fail(e, e->ctrl, "cannot connect to %s (%s) port %u: %s", e->o->host, host,
+		     e->o->port ? e->o->port : PROTO_DEFAULT_PORT, strerror(-e->ctrl));
+		return e->ctrl;
+	}
+	r = wait_fd(e->ctrl, POLLOUT, SETUP_TIMEOUT_MS);
+	if (!r && getsockopt(e->ctrl, SOL_SOCKET, SO_ERROR, &soerr, &sl) == 0 && soerr)
+		r = -soerr;
+	if (r < 0) {
+		fail(e, r, "cannot connect to %s (%s) port %u: %s", e->o->host, host,
+		     e->o->port ? e->o->port : PROTO_DEFAULT_PORT,
+		     r == -ETIMEDOUT ? "no answer" : strerror(-r));
+		return r;
+	}
+	h->version = PROTO_VERSION;
+	h->nflows = (uint8_t)e->spec.nflows;
+	h->duration_ms = (uint32_t)llround(e->total_s * 1000);
+	h->interval_us = (uint32_t)llround(e->o->step_s * 1e6);
+	h->probe_len = PROTO_PROBE_LEN + (e->o->key ? PROTO_MAC_LEN : 0);
+	h->step_ms = (uint32_t)llround(e->o->step_s * 1000);
+	if (e->o->cc)
+		snprintf(h->cc, sizeof(h->cc), "%s", e->o->cc);
+	if (e->o->key)
+		proto_hello_sign(h, e->o->key, e->o->keylen);
+	want = *h; /* m is reused for the answer */
+	n = proto_encode(&m, buf, sizeof(buf));
+	r = n < 0 ? n : send_all(e->ctrl, buf, (size_t)n);
+	if (r == 0)
+		r = read_msg(e, &m, SETUP_TIMEOUT_MS);
+	if (r < 0) {
+		fail(e, r, "no answer from the server at %s port %u: %s", e->o->host,
+		     e->o->port ? e->o->port : PROTO_DEFAULT_PORT,
+		     r == -ETIMEDOUT ? "timed out (is it a debloat server?)"
+		     : r == -ECONNRESET ? "it closed the connection"
+		     : r == -EBADMSG || r == -EPROTO ? "it does not speak our protocol"
+					       : strerror(-r));
+		return r;
+	}
+	if (m.type == PROTO_ERROR) {
+		fail(e, -ECONNREFUSED, "the server at %s %s: %s", e->o->host,
+		     server_error(m.u.error.code), m.u.error.text);
+		return -ECONNREFUSED;
+	}
+	if (m.type != PROTO_WELCOME ||
+	    (e->o->key && proto_welcome_verify(&m.u.welcome, e->o->key, e->o->keylen))) {
+		fail(e, -EPROTO, "the server at %s answered HELLO with %s", e->o->host,
+		     m.type == PROTO_WELCOME ? "a WELCOME that fails our key" : "something else");
+		return -EPROTO;
+	}
+	memcpy(e->token, m.u.welcome.token, PROTO_TOKEN_LEN);
+	e->duration_ms = m.u.welcome.duration_ms;
+	e->interval_us = m.u.welcome.interval_us ? m.u.welcome.interval_us : want.interval_us;
+	e->step_ms = m.u.welcome.step_ms;
+	e->server_ns_last = m.u.welcome.server_ns;
+	e->r->granted_duration_ms = e->duration_ms;
+	e->r->granted_interval_us = e->interval_us;
+	e->r->granted_probe_len = m.u.welcome.probe_len;
+	if (e->interval_us > want.interval_us)
+		note(e->notes, "the server raised the probe interval to %.1f ms (its minimum)",
+		     e->interval_us / 1000.0);
+	if (e->step_ms != want.step_ms)
+		note(e->notes, "the server reports every %u ms, not every %u ms: upload goodput has that resolution",
+		     e->step_ms, want.step_ms);
+	if (e->duration_ms < want.duration_ms) {
+		double load = e->duration_ms / 1000.0 - 2 * e->o->delay_s;
+
+		if (load < e->o->step_s) {
+			fail(e, -EINVAL,
+			     "the server allows tests of %.1f s at most, too short for a delay of %g s each side",
+			     e->duration_ms / 1000.0, e->o->delay_s);
+			return -EINVAL;
+		}
+		note(e->notes, "the server allows %.1f s at most: the load lasts %.1f s, not %g s",
+		     e->duration_ms / 1000.0, load, e->o->length_s);
+		e->r->length_s = load;
+		e->total_s = e->duration_ms / 1000.0;
+	}
+	return 0;
+}
+
+/* ---- the result's series -------------------------------------------------------- */
+
+static int add_series(struct engine *e)
+{
+	char name[64];
+
+	for (size_t i = 0; i < e->spec.nflows; i++) {
+		struct flow_state *f = &e->flows[i];
+		const struct test_flow *t = &e->spec.flows[i];
+
+		f->goodput = result_add_series(e->r, t->name, "Mbits/s",
+					       t->direction == PROTO_UPLOAD ? SERIES_UPLOAD
+									    : SERIES_DOWNLOAD,
+					       t->tos);
+		snprintf(name, sizeof(name), "%s::tcp_rtt", t->name);
+		f->tcp_rtt = result_add_series(e->r, name, "ms", SERIES_TCP_RTT, t->tos);
+		if (!f->goodput || !f->tcp_rtt)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int open_probes(struct engine *e)
+{
+	size_t total = (size_t)(e->total_s * 1e6 / e->interval_us) + 2;
+	size_t u = 0;
+
+	for (size_t i = 0; i < e->spec.nprobes; i++) {
+		const struct test_probe *t = &e->spec.probes[i];
+		struct probe_state *p = &e->probes[e->nprobes];
+		size_t len = strlen(e->r->unavailable);
+		int r;
+
+		r = probe_open(&p->ps, t->kind, (uint8_t)i, t->tos, (struct sockaddr *)&e->addr,
+			       e->addrlen, (uint16_t)e->r->granted_probe_len);
+		if (r < 0) {
+			/* Said in the result, never replaced by another kind of probe. */
+			snprintf(e->r->unavailable + len, sizeof(e->r->unavailable) - len,
+				 "%s%s: %s", len ? "; " : "",
+				 t->kind == PROBE_ICMP ? "ICMP" : t->name,
+				 r == -EPERM || r == -EACCES
+				     ? "no permission (needs root, CAP_NET_RAW or net.ipv4.ping_group_range)"
+				     : strerror(-r));
+			continue;
+		}
+		if (t->kind == PROBE_UDP && e->o->key) {
+			p->ps.key = e->o->key;
+			p->ps.keylen = e->o->keylen;
+		}
+		p->open = true;
+		p->e = e;
+		p->cap = (uint32_t)total;
+		p->sent_ns = calloc(total, sizeof(*p->sent_ns));
+		p->step_sum = calloc(e->r->nsteps, sizeof(*p->step_sum));
+		p->step_count = calloc(e->r->nsteps, sizeof(*p->step_count));
+		p->series = result_add_series(e->r, t->name, "ms", SERIES_PROBE, t->tos);
+		if (!p->sent_ns || !p->step_sum || !p->step_count || !p->series)
+			return -ENOMEM;
+		e->nprobes++;
+		u++;
+	}
+	return u ? 0 : -EPERM;
+}
+
+/* ---- probes ---------------------------------------------------------------------- */
+
+static void probe_lost(struct engine *e, struct probe_state *p, uint32_t seq)
+{
+	p->sent_ns[seq] = 0;
+	p->series->lost++;
+	series_add_raw(p->series, e->t0_real + seq * (e->interval_us / 1e6), NAN, seq);
+}
+
+/* Probes unanswered for longer than the timeout are lost. */
+static void expire_probes(struct engine *e, uint64_t now_real_ns)
+{
+	uint64_t timeout = (uint64_t)(ENGINE_PROBE_TIMEOUT_S * 1e9);
+
+	for (size_t i = 0; i < e->nprobes; i++) {
+		struct probe_state *p = &e->probes[i];
+
+		while (p->oldest < p->nsent) {
+			uint64_t t = p->sent_ns[p->oldest];
+
+			if (t && now_real_ns - t < timeout)
+				break;
+			if (t)
+				probe_lost(e, p, p->oldest);
+			p->oldest++;
+		}
+	}
+}
+
+static bool probes_pending(const struct engine *e)
+{
+	for (size_t i = 0; i < e->nprobes; i++)
+		for (uint32_t s = e->probes[i].oldest; s < e->probes[i].nsent; s++)
+			if (e->probes[i].sent_ns[s])
+				return true;
+	return false;
+}
+
+static void on_probe_readable(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct probe_state *p = ctx;
+	struct engine *e = p->e;
+	struct probe_reply rep;
+	int r;
+
+	(void)fd, (void)events;
+	for (int budget = 64; budget > 0; budget--) {
+		double rtt_ms, x;
+		size_t i;
+
+		r = probe_receive(&p->ps, &rep);
+		if (r <= 0)
+			break;
+		if (r != 1 || rep.seq >= p->nsent || !p->sent_ns[rep.seq])
+			continue; /* not ours, a duplicate, or already counted lost */
+		rtt_ms = rep.rtt_ns / 1e6;
+		x = rep.seq * (e->interval_us / 1e6);
+		p->sent_ns[rep.seq] = 0;
+		p->series->received++;
+		series_add_raw(p->series, rep.rx_ns / 1e9, rtt_ms, rep.seq);
+		i = step_of(e, x);
+		p->step_sum[i] += rtt_ms;
+		p->step_count[i]++;
+		e->last_latency_ms = rtt_ms;
+	}
+	if (r < 0)
+		fail(e, r, "cannot read %s replies: %s", p->series->name, strerror(-r));
+}
+
+static void on_probe_tick(struct loop *l, uint64_t id, void *ctx)
+{
+	struct engine *e = ctx;
+	uint64_t now = probe_now_ns();
+
+	(void)id;
+	expire_probes(e, now);
+	if (e->phase >= PHASE_DRAIN)
+		return;
+	if (e->probe_tick * (e->interval_us / 1e6) > e->total_s + 1e-9) {
+		e->phase = PHASE_DRAIN;
+		return;
+	}
+	/* One-shot timers at absolute times from T0: late wake-ups do not add up. */
+	if (!loop_timer_at(l, e->t0_mono + (uint64_t)(e->probe_tick + 1) * e->interval_us * 1000,
+			   on_probe_tick, e)) {
+		fail(e, -ENOMEM, "out of memory");
+		return;
+	}
+	for (size_t i = 0; i < e->nprobes; i++) {
+		struct probe_state *p = &e->probes[i];
+		uint32_t seq = e->probe_tick;
+
+		if (seq >= p->cap)
+			continue;
+		p->nsent = seq + 1;
+		p->series->sent++;
+		p->sent_ns[seq] = now;
+		if (probe_send(&p->ps, e->token, seq, now) < 0)
+			probe_lost(e, p, seq); /* socket buffer full: as good as lost */
+	}
+	e->probe_tick++;
+}
+
+/* ---- flows ----------------------------------------------------------------------- */
+
+static void flow_event(struct loop *l, int fd, uint32_t events, void *ctx);
+
+static int flow_open(struct engine *e, struct flow_state *f)
+{
+	struct proto_msg m = {.type = PROTO_FLOW};
+	int n;
+
+	/* We set our cc on every socket we send from: the uploads. The server does the
+	 * downloads' (FLOW carries it). */
+	f->fd = tcp_socket(e, f->spec->tos,
+			   f->spec->direction == PROTO_UPLOAD && e->o->cc ? e->o->cc : NULL);
+	if (f->fd < 0)
+		return f->fd;
+	memcpy(m.u.flow.token, e->token, PROTO_TOKEN_LEN);
+	m.u.flow.flow_id = f->id;
+	m.u.flow.direction = f->spec->direction;
+	m.u.flow.tos = f->spec->tos;
+	if (e->o->cc)
+		snprintf(m.u.flow.cc, sizeof(m.u.flow.cc), "%s", e->o->cc);
+	n = proto_encode(&m, f->header, sizeof(f->header));
+	if (n < 0)
+		return n;
+	f->header_len = (size_t)n;
+	return loop_add(e->loop, f->fd, EPOLLOUT, flow_event, f);
+}
+
+static void flow_close(struct engine *e, struct flow_state *f)
+{
+	/* Abortive close: the load stops now, not when our send buffer has drained. */
+	struct linger lg = {.l_onoff = 1, .l_linger = 0};
+
+	if (f->fd < 0)
+		return;
+	loop_del(e->loop, f->fd);
+	setsockopt(f->fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	close(f->fd);
+	f->fd = -1;
+	f->connected = false;
+}
+
+static void flow_event(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	static uint8_t bulk[BULK_CHUNK];
+	static uint8_t sink[BULK_CHUNK];
+	struct flow_state *f = ctx;
+	struct engine *e = f->e;
+	ssize_t n;
+
+	(void)l;
+	if (!f->connected) {
+		int soerr = 0;
+		socklen_t sl = sizeof(soerr);
+
+		getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+		if (soerr) {
+			fail(e, -soerr, "cannot open flow %s: %s", f->spec->name, strerror(soerr));
+			return;
+		}
+		f->connected = true;
+	}
+	if (!f->header_sent) {
+		n = send(fd, f->header + f->header_off, f->header_len - f->header_off,
+			 MSG_NOSIGNAL);
+		if (n < 0 && errno != EAGAIN)
+			goto broken;
+		if (n > 0)
+			f->header_off += (size_t)n;
+		if (f->header_off < f->header_len)
+			return;
+		f->header_sent = true;
+		if (f->spec->direction == PROTO_DOWNLOAD)
+			loop_mod(e->loop, fd, EPOLLIN);
+		return;
+	}
+	if (f->spec->direction == PROTO_UPLOAD) {
+		n = send(fd, bulk, sizeof(bulk), MSG_NOSIGNAL);
+		if (n < 0 && errno != EAGAIN)
+			goto broken;
+		return;
+	}
+	for (int i = 0; i < READS_PER_WAKE; i++) {
+		n = recv(fd, sink, sizeof(sink), 0);
+		if (n > 0) {
+			f->bytes += (uint64_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EAGAIN)
+			return;
+		goto broken;
+	}
+	(void)events;
+	return;
+broken:
+	if (e->phase == PHASE_LOAD)
+		fail(e, n == 0 ? -ECONNRESET : -errno, "the server ended flow %s after %.1f s: %s",
+		     f->spec->name, elapsed_s(e), n == 0 ? "closed" : strerror(errno));
+	flow_close(e, f);
+}
+
+/* ---- the control connection ------------------------------------------------------ */
+
+static void on_report(struct engine *e, const struct proto_report *rep)
+{
+	double dt = (double)(rep->server_ns - e->server_ns_last) / 1e9;
+	double x = elapsed_s(e), t = e->t0_real + x, sum = 0;
+	size_t i = step_of(e, x);
+
+	e->last_report_mono = mono_ns();
+	if (rep->flags & PROTO_REPORT_OVERLOADED)
+		e->r->server_overloaded = true;
+	if (rep->flags & PROTO_REPORT_FLOW_REFUSED && e->phase == PHASE_LOAD)
+		fail(e, -ECONNREFUSED, "the server refused a flow after %.1f s", x);
+	if (rep->server_ns <= e->server_ns_last || dt <= 0)
+		return;
+	e->server_ns_last = rep->server_ns;
+	for (size_t k = 0; k < e->spec.nflows && k < rep->nflows; k++) {
+		struct flow_state *f = &e->flows[k];
+		double mbps;
+
+		if (f->spec->direction != PROTO_UPLOAD)
+			continue;
+		mbps = (double)(rep->rx_bytes[k] - f->server_rx) * 8 / dt / 1e6;
+		f->server_rx = rep->rx_bytes[k];
+		/* From the first REPORT of the load to the first one after it. */
+		if (e->phase != PHASE_LOAD && !(e->phase == PHASE_IDLE_AFTER && mbps > 0))
+			continue;
+		f->goodput->values[i] = mbps;
+		series_add_raw(f->goodput, t, mbps, (uint32_t)i);
+		sum += mbps;
+	}
+	e->last_up_mbps = sum;
+}
+
+static void on_control(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct engine *e = ctx;
+	struct proto_msg m;
+	int r;
+
+	(void)l, (void)fd, (void)events;
+	while ((r = read_msg(e, &m, -1)) > 0) {
+		if (m.type == PROTO_REPORT) {
+			on_report(e, &m.u.report);
+		} else if (m.type == PROTO_FINAL) {
+			if (m.u.final.flags & PROTO_REPORT_OVERLOADED)
+				e->r->server_overloaded = true;
+			e->phase = PHASE_DONE;
+			e->stop = true;
+			return;
+		} else if (m.type == PROTO_ERROR) {
+			fail(e, -ECONNABORTED, "the server ended the test after %.1f s: %s",
+			     elapsed_s(e), m.u.error.text);
+			return;
+		}
+	}
+	if (r < 0)
+		fail(e, r, "the server %s after %.1f s",
+		     r == -ECONNRESET ? "closed the control connection"
+				      : "sent a message we cannot read",
+		     elapsed_s(e));
+}
+
+static int send_stop(struct engine *e)
+{
+	struct proto_msg m = {.type = PROTO_STOP};
+	uint8_t buf[PROTO_FRAME_HDR + 8];
+	int n = proto_encode(&m, buf, sizeof(buf));
+
+	if (n < 0)
+		return n;
+	return send(e->ctrl, buf, (size_t)n, MSG_NOSIGNAL) == n ? 0 : -errno;
+}
+
+/* ---- the sampling step and the phases ------------------------------------------- */
+
+static void cpu_check(struct engine *e)
+{
+	struct rusage ru;
+	double cpu, wall = (double)(mono_ns() - e->load_mono) / 1e9;
+
+	getrusage(RUSAGE_SELF, &ru);
+	cpu = (double)(ru.ru_utime.tv_sec - e->ru_load.ru_utime.tv_sec) +
+	      (double)(ru.ru_stime.tv_sec - e->ru_load.ru_stime.tv_sec) +
+	      (double)(ru.ru_utime.tv_usec - e->ru_load.ru_utime.tv_usec) / 1e6 +
+	      (double)(ru.ru_stime.tv_usec - e->ru_load.ru_stime.tv_usec) / 1e6;
+	if (wall > 0.5 && cpu / wall > 0.9)
+		e->r->client_cpu_saturated = true;
+}
+
+static void set_phase(struct engine *e, double x)
+{
+	if (e->phase == PHASE_IDLE_BEFORE && e->spec.nflows && x >= e->o->delay_s - 1e-9) {
+		e->phase = PHASE_LOAD;
+		getrusage(RUSAGE_SELF, &e->ru_load);
+		e->load_mono = mono_ns();
+		for (size_t i = 0; i < e->spec.nflows; i++) {
+			int r = flow_open(e, &e->flows[i]);
+
+			if (r < 0) {
+				fail(e, r, "cannot open flow %s: %s", e->flows[i].spec->name,
+				     r == -ENOENT && e->o->cc
+					 ? "this host has no such congestion control"
+					 : strerror(-r));
+				return;
+			}
+		}
+	} else if (e->phase == PHASE_LOAD && x >= e->o->delay_s + e->r->length_s - 1e-9) {
+		e->phase = PHASE_IDLE_AFTER;
+		cpu_check(e);
+		for (size_t i = 0; i < e->spec.nflows; i++)
+			flow_close(e, &e->flows[i]);
+	}
+}
+
+static void sample_flow(struct engine *e, struct flow_state *f, size_t i, double dt, double t,
+			double *down)
+{
+	struct tcp_info ti;
+	socklen_t tl = sizeof(ti);
+	double v;
+
+	if (f->fd < 0 || !f->header_sent)
+		return;
+	if (f->spec->direction == PROTO_DOWNLOAD) {
+		v = (double)(f->bytes - f->bytes_at_step) * 8 / dt / 1e6;
+		f->bytes_at_step = f->bytes;
+		f->goodput->values[i] = v;
+		series_add_raw(f->goodput, t, v, (uint32_t)i);
+		*down += v;
+	}
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0) {
+		uint32_t us = f->spec->direction == PROTO_UPLOAD ? ti.tcpi_rtt : ti.tcpi_rcv_rtt;
+
+		if (us) {
+			f->tcp_rtt->values[i] = us / 1000.0;
+			series_add_raw(f->tcp_rtt, t, us / 1000.0, (uint32_t)i);
+		}
+	}
+}
+
+static void on_step(struct loop *l, uint64_t id, void *ctx)
+{
+	struct engine *e = ctx;
+	uint64_t now = mono_ns();
+	double x = (double)(now - e->t0_mono) / 1e9;
+	double dt = (double)(now - e->last_step_mono) / 1e9, down = 0;
+	size_t i = step_of(e, x);
+
+	(void)id;
+	e->last_step_mono = now;
+	e->step++;
+	if (!loop_timer_at(l, e->t0_mono + (uint64_t)llround((e->step + 1) * e->r->step_s * 1e9),
+			   on_step, e)) {
+		fail(e, -ENOMEM, "out of memory");
+		return;
+	}
+	if (e->phase == PHASE_LOAD && dt > 0)
+		for (size_t k = 0; k < e->spec.nflows; k++)
+			sample_flow(e, &e->flows[k], i, dt, e->t0_real + x, &down);
+	set_phase(e, x);
+	if (e->err)
+		return;
+	if (e->phase == PHASE_DRAIN && !probes_pending(e)) {
+		int r = send_stop(e);
+
+		if (r < 0) {
+			fail(e, r, "cannot send STOP to the server: %s", strerror(-r));
+			return;
+		}
+		e->phase = PHASE_STOPPING;
+		e->last_report_mono = now; /* FINAL gets its own full silence budget */
+	}
+	if ((double)(now - e->last_report_mono) / 1e9 > ENGINE_SILENCE_S) {
+		fail(e, -ETIMEDOUT, "the server stopped answering after %.1f s (nothing for %.0f s)",
+		     (double)(e->last_report_mono - e->t0_mono) / 1e9, ENGINE_SILENCE_S);
+		return;
+	}
+	if (x > e->total_s + ENGINE_GRACE_S) {
+		fail(e, -ETIMEDOUT, "the test did not end %.0f s after its planned end",
+		     ENGINE_GRACE_S);
+		return;
+	}
+	if (e->o->progress && e->phase <= PHASE_IDLE_AFTER) {
+		struct engine_progress pr = {
+		    .elapsed_s = x,
+		    .total_s = e->total_s,
+		    .download_mbps = down,
+		    .upload_mbps = e->phase == PHASE_LOAD ? e->last_up_mbps : 0,
+		    .latency_ms = e->last_latency_ms,
+		    .loaded = e->phase == PHASE_LOAD,
+		};
+		e->o->progress(e->o->progress_ctx, &pr);
+	}
+}
+
+/* Per-step probe means onto the grid. */
+static void finish_probes(struct engine *e)
+{
+	expire_probes(e, UINT64_MAX / 2); /* whatever is still pending now is lost */
+	for (size_t k = 0; k < e->nprobes; k++) {
+		struct probe_state *p = &e->probes[k];
+
+		for (size_t i = 0; i < e->r->nsteps; i++)
+			if (p->step_count[i])
+				p->series->values[i] = p->step_sum[i] / p->step_count[i];
+	}
+}
+
+/* ---- the run --------------------------------------------------------------------- */
+
+static int check_opts(const struct engine_opts *o)
+{
+	if (!(o->length_s > 0) || !(o->delay_s >= 0) || !(o->step_s >= 0.001) ||
+	    o->length_s + 2 * o->delay_s > 24 * 3600 || o->step_s > o->length_s)
+		return -EINVAL;
+	return 0;
+}
+
+static int run_loop(struct engine *e)
+{
+	uint64_t step_ns = (uint64_t)llround(e->r->step_s * 1e9);
+	int r;
+
+	r = loop_add(e->loop, e->ctrl, EPOLLIN, on_control, e);
+	for (size_t i = 0; !r && i < e->nprobes; i++)
+		r = loop_add(e->loop, e->probes[i].ps.fd, EPOLLIN, on_probe_readable,
+			     &e->probes[i]);
+	if (!r && (!loop_timer_at(e->loop, e->t0_mono, on_probe_tick, e) ||
+		   !loop_timer_at(e->loop, e->t0_mono + step_ns, on_step, e)))
+		r = -ENOMEM;
+	if (r < 0) {
+		fail(e, r, "cannot set up the event loop: %s", strerror(-r));
+		return r;
+	}
+	/* Bounded: on_step fails the test past total + ENGINE_GRACE_S or after
+	 * ENGINE_SILENCE_S without a word from the server. */
+	while (!e->stop) {
+		r = loop_once(e->loop, 1000);
+		if (r < 0) {
+			fail(e, r, "the event loop failed: %s", strerror(-r));
+			break;
+		}
+	}
+	return e->err;
+}
+
+int engine_run(const struct engine_opts *o, struct test_result *r, struct engine_notes *notes,
+	       char *why, size_t whylen)
+{
+	struct engine *e;
+	time_t secs;
+	int ret;
+
+	if (whylen)
+		why[0] = '\0';
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->o = o, e->r = r, e->notes = notes, e->why = why, e->whylen = whylen;
+	e->ctrl = -1;
+	for (size_t i = 0; i < PROTO_MAX_FLOWS; i++)
+		e->flows[i].fd = -1;
+	ret = test_spec_get(o->test, o->streams, &e->spec);
+	if (ret < 0) {
+		snprintf(why, whylen, ret == -ENOENT ? "unknown test \"%s\"" : "bad --streams for %s",
+			 o->test);
+		goto out;
+	}
+	ret = check_opts(o);
+	if (ret < 0) {
+		snprintf(why, whylen, "bad timing: length %g s, delay %g s, step %g s", o->length_s,
+			 o->delay_s, o->step_s);
+		goto out;
+	}
+	e->loop = loop_new();
+	if (!e->loop) {
+		ret = -ENOMEM;
+		snprintf(why, whylen, "out of memory");
+		goto out;
+	}
+	snprintf(r->test, sizeof(r->test), "%s", o->test);
+	snprintf(r->host, sizeof(r->host), "%s", o->host);
+	gethostname(r->local_host, sizeof(r->local_host) - 1);
+	snprintf(r->label, sizeof(r->label), "%s", o->label ? o->label : "");
+	snprintf(r->cc, sizeof(r->cc), "%s", o->cc ? o->cc : "");
+	r->length_s = o->length_s, r->delay_s = o->delay_s, r->step_s = o->step_s;
+	e->total_s = o->length_s + 2 * o->delay_s;
+	for (size_t i = 0; i < e->spec.nflows; i++)
+		e->flows[i].e = e, e->flows[i].spec = &e->spec.flows[i], e->flows[i].id = (uint8_t)i;
+
+	ret = resolve(e);
+	if (ret == 0)
+		ret = handshake(e);
+	if (ret < 0)
+		goto out;
+	r->ip_version = e->addr.ss_family == AF_INET6 ? 6 : 4;
+	ret = result_init(r, (size_t)llround(e->total_s / o->step_s) + 1);
+	if (!ret)
+		ret = add_series(e);
+	if (!ret)
+		ret = open_probes(e);
+	if (ret < 0) {
+		fail(e, ret, ret == -EPERM ? "no probe stream could run: %s"
+			     : "cannot set up the test: %s",
+		     ret == -EPERM ? r->unavailable : strerror(-ret));
+		goto out;
+	}
+	e->t0_mono = e->last_step_mono = e->last_report_mono = mono_ns();
+	e->t0_real = r->t0 = real_s();
+	secs = (time_t)r->t0;
+	{
+		struct tm tm;
+		char day[24];
+
+		gmtime_r(&secs, &tm);
+		strftime(day, sizeof(day), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(r->time_utc, sizeof(r->time_utc), "%s.%06ldZ", day,
+			 (long)((r->t0 - (double)secs) * 1e6));
+	}
+	e->last_latency_ms = NAN;
+	if (!e->spec.nflows)
+		e->phase = PHASE_IDLE_AFTER; /* ping: no load, all idle */
+	ret = run_loop(e);
+	finish_probes(e);
+out:
+	if (e->phase == PHASE_LOAD)
+		cpu_check(e);
+	for (size_t i = 0; i < e->spec.nflows; i++)
+		if (e->flows[i].fd >= 0) {
+			close(e->flows[i].fd);
+			e->flows[i].fd = -1;
+		}
+	for (size_t i = 0; i < e->nprobes; i++) {
+		probe_close(&e->probes[i].ps);
+		free(e->probes[i].sent_ns);
+		free(e->probes[i].step_sum);
+		free(e->probes[i].step_count);
+	}
+	if (e->ctrl >= 0)
+		close(e->ctrl);
+	if (e->loop)
+		loop_free(e->loop);
+	if (!ret && e->err)
+		ret = e->err;
+	free(e);
+	return ret;
+}

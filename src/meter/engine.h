@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine.h - the client side of a latency-under-load test: runs one test of tests.h
+ * against `debloat server` and fills a struct test_result (result.h).
+ *
+ * Timeline (flent's): probes run from x = 0 to delay + length + delay at the granted
+ * interval; the TCP flows start at x = delay and stop at x = delay + length. Every step
+ * (the sampling grid, step_s) the engine records, per step index i covering
+ * (x_i - step, x_i]:
+ *   - each download flow's goodput, counted from the bytes this process read;
+ *   - each upload flow's goodput, from the server's REPORT deltas (bytes the server
+ *     received, over the server's clock);
+ *   - each flow's TCP RTT from TCP_INFO ("NAME::tcp_rtt": tcpi_rtt for a flow we send,
+ *     tcpi_rcv_rtt for one we receive, since a receiver's tcpi_rtt rarely updates);
+ * and each probe's round trip lands in the step it was sent in (mean if several).
+ * A probe unanswered after ENGINE_PROBE_TIMEOUT_S is lost: NAN raw sample, counted.
+ *
+ * One thread, one event loop (meter/loop.h). Every wait is bounded: the whole run is
+ * the test's duration plus ENGINE_GRACE_S; a server silent for ENGINE_SILENCE_S ends
+ * the test with an error, keeping what was measured.
+ *
+ * Nothing here prints: failures come back as -errno plus a sentence in
+ * engine_run's `why`; live progress goes to a callback.
+ */
+#ifndef DEBLOAT_METER_ENGINE_H
+#define DEBLOAT_METER_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "meter/result.h"
+#include "meter/tests.h"
+
+#define ENGINE_PROBE_TIMEOUT_S 2.0
+#define ENGINE_SILENCE_S 5.0   /* no REPORT from the server for this long: it is gone */
+#define ENGINE_GRACE_S 10.0    /* connecting, the last replies, FINAL */
+
+struct engine_progress {
+	double elapsed_s, total_s;
+	double download_mbps, upload_mbps; /* the last step, summed over flows */
+	double latency_ms;                 /* the last probe answered, any stream; NAN */
+	bool loaded;                       /* the flows are running */
+};
+
+struct engine_opts {
+	const char *test;       /* a name of tests.h */
+	const char *host;
+	uint16_t port;          /* 0: PROTO_DEFAULT_PORT */
+	int family;             /* AF_UNSPEC, AF_INET (-4), AF_INET6 (-6) */
+	double length_s, delay_s, step_s;
+	unsigned streams;       /* tcp_nup / tcp_ndown; 0 = default */
+	const char *label;      /* may be NULL */
+	const char *cc;         /* congestion control for every flow, NULL = default */
+	const uint8_t *key;     /* shared key of a private server, NULL = none */
+	size_t keylen;
+	void (*progress)(void *ctx, const struct engine_progress *p); /* per step; NULL */
+	void *progress_ctx;
+};
+
+/* What the engine wants the user to know besides the numbers (server clamping...). */
+struct engine_notes {
+	char text[4][160];
+	size_t n;
+};
+
+/*
+ * Run the test. r must be zeroed; it is filled (result_init and series) as soon as
+ * the server accepted the test, and keeps what was measured even when the run fails
+ * midway (r->nsteps > 0 then): the caller can still write it. Returns 0, or -errno with
+ * a sentence in why (e.g. "connection refused", "the server stopped answering after
+ * 12.4 s"). -ENOENT: unknown test; -EINVAL: options out of range.
+ */
+int engine_run(const struct engine_opts *o, struct test_result *r, struct engine_notes *notes,
+	       char *why, size_t whylen);
+
+#endif

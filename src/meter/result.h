@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * result.h - what one latency-under-load test measured: the data model between the
+ * engine that runs a test (engine.c), the summary (summary.c) and the writers
+ * (our JSON, flent's file format).
+ *
+ * A test has a timeline of `nsteps` points on a grid of `step_s` seconds from T0
+ * (x = i * step_s; flent's x_values). Each series (one TCP flow's goodput, one probe
+ * stream's RTT, a flow's TCP RTT) holds one value per step, NAN where nothing was
+ * measured, and its raw samples with wall-clock times (flent's raw_values). Series
+ * names are flent's exactly ("TCP upload BE", "Ping (ms) UDP EF", "Ping (ms) ICMP",
+ * sub-series "TCP upload BE::tcp_rtt") so flent's plots work on our files.
+ *
+ * Units: Mbit/s for throughput series, milliseconds for latency series (as flent);
+ * seconds for times. The load runs from delay_s to delay_s + length_s; before and
+ * after it the probes measure the idle baseline.
+ */
+#ifndef DEBLOAT_METER_RESULT_H
+#define DEBLOAT_METER_RESULT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum series_kind {
+	SERIES_UPLOAD,   /* goodput of one upload flow, Mbit/s (from the server's REPORTs) */
+	SERIES_DOWNLOAD, /* goodput of one download flow, Mbit/s (counted by the client) */
+	SERIES_PROBE,    /* RTT of a UDP or ICMP probe stream, ms */
+	SERIES_TCP_RTT,  /* a flow's smoothed RTT from TCP_INFO, ms */
+};
+
+struct raw_sample {
+	double t;    /* unix time, seconds */
+	double val;  /* in the series' unit; NAN for a lost probe */
+	uint32_t seq; /* probe sequence number, or step index */
+};
+
+struct series {
+	char name[64];      /* flent's name, e.g. "TCP download EF" */
+	char unit[12];      /* "Mbits/s" or "ms", as flent's SERIES_META UNITS */
+	enum series_kind kind;
+	uint8_t tos;        /* marking of the flow or probe */
+	double *values;     /* nsteps values on the grid, NAN = no data */
+	struct raw_sample *raw;
+	size_t nraw, raw_cap;
+	/* probes: sent, answered, lost (no answer within the timeout) */
+	uint32_t sent, received, lost;
+};
+
+#define RESULT_MAX_SERIES 48
+
+struct test_result {
+	char test[16];        /* "rrul", "rrul_be", "tcp_upload", ... */
+	char host[256];       /* the server as given */
+	char local_host[65];  /* gethostname() */
+	char label[64];       /* --label, or "" */
+	char cc[16];          /* --cc, or "" (the system default) */
+	int ip_version;       /* 4 or 6 */
+	double length_s, delay_s, step_s; /* -l, -d, -s */
+	double t0;            /* unix time of x = 0 */
+	char time_utc[32];    /* T0 as "YYYY-MM-DDTHH:MM:SS.ffffffZ" */
+	size_t nsteps;
+	struct series series[RESULT_MAX_SERIES];
+	size_t nseries;
+
+	/* honesty flags: printed in the summary, stored in the JSON */
+	bool server_overloaded;  /* any REPORT said so */
+	bool client_cpu_saturated; /* our own CPU use > 90% of one core during the load */
+	char unavailable[128];   /* probe kinds that could not run ("ICMP: no permission") */
+	uint32_t granted_interval_us, granted_probe_len, granted_duration_ms;
+
+	/* EGRESS_INFO and SYSCTLS for flent's metadata: JSON text from an audit of the
+	 * local interface the test used (may be NULL). */
+	char *egress_info_json;
+	char *sysctls_json;
+};
+
+/* Allocate series storage for nsteps (values filled with NAN). -ENOMEM. */
+int result_init(struct test_result *r, size_t nsteps);
+/* Add a series; NULL when RESULT_MAX_SERIES are in use. */
+struct series *result_add_series(struct test_result *r, const char *name, const char *unit,
+				 enum series_kind kind, uint8_t tos);
+/* Append a raw sample (grows the array). -ENOMEM. */
+int series_add_raw(struct series *s, double t, double val, uint32_t seq);
+struct series *result_find_series(struct test_result *r, const char *name);
+void result_free(struct test_result *r);
+
+#endif

@@ -1,0 +1,1039 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * server.c - the server of proto.h on one epoll loop (loop.h). See server.h for what
+ * a client must know; measurement.md section 3 for why each limit exists.
+ *
+ * Every resource has a bound: tests (max_clients), flows per test (PROTO_MAX_FLOWS),
+ * connections waiting for their first frame (max_pending, closed after
+ * hello_timeout_ms), bytes buffered per connection (one frame in, a few frames out),
+ * probe rate per stream (token bucket). A housekeeping tick every SWEEP_MS enforces
+ * the timeouts; REPORTs run on their own per-test timers so a step stays a step.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "meter/loop.h"
+#include "meter/server.h"
+
+#define SWEEP_MS	100
+#define ACCEPT_BATCH	64
+#define PROBE_BATCH	64
+#define BULK_LEN	(256 * 1024) /* one send()/recv() of bulk data */
+#define BULK_READS	4	     /* recv()s per event, so one flow cannot starve others */
+#define OUT_LEN		4096	     /* control output: ~15 REPORTs the client did not read */
+#define PROBE_BUF	2048
+#define PROBE_BURST	5
+#define CLOSING_MS	2000 /* time to flush FINAL before closing anyway */
+#define STEP_MIN_MS	50
+#define STEP_MAX_MS	10000
+#define STEP_DEFAULT_MS 200
+#define DURATION_MIN_MS 1000
+#define NS_PER_MS	1000000ULL
+
+enum conn_kind {
+	CONN_NEW,     /* accepted, no frame yet */
+	CONN_CONTROL, /* sent HELLO */
+	CONN_UPLOAD,
+	CONN_DOWNLOAD,
+	CONN_CLOSING, /* flushing a last frame */
+};
+
+struct test;
+
+struct conn {
+	struct server *s;
+	struct conn *prev, *next; /* every open connection, for the sweep */
+	int fd;
+	enum conn_kind kind;
+	struct sockaddr_storage peer;
+	uint64_t since_ns; /* accepted, or started closing */
+	struct test *test;
+	uint8_t flow_id;
+	size_t inlen, outlen;
+	uint8_t in[PROTO_FRAME_HDR + PROTO_MAX_BODY];
+	uint8_t out[OUT_LEN];
+};
+
+struct bucket {
+	uint8_t stream;
+	bool used;
+	uint64_t credit_ns, last_ns;
+};
+
+struct test {
+	struct server *s;
+	uint8_t token[PROTO_TOKEN_LEN];
+	struct sockaddr_storage addr; /* the client's IP (port ignored) */
+	struct conn *control;
+	struct conn *flows[PROTO_MAX_FLOWS];
+	uint32_t flows_used; /* bit per flow id ever attached */
+	uint8_t nflows;
+	char cc[PROTO_CC_LEN];
+	struct proto_welcome granted;
+	uint64_t start_ns, end_ns, active_ns, report_ns;
+	uint64_t report_timer;
+	uint64_t rx[PROTO_MAX_FLOWS], tx[PROTO_MAX_FLOWS];
+	uint32_t flags, answered, dropped;
+	struct bucket buckets[SERVER_MAX_STREAMS];
+};
+
+struct server {
+	struct server_config cfg;
+	struct loop *loop;
+	int tcp, udp, reserve_fd;
+	uint16_t port;
+	struct conn *conns;
+	unsigned nconns, npending, ntests;
+	struct test **tests; /* max_clients slots */
+	uint64_t sweep_timer;
+	uint8_t *bulk; /* BULK_LEN: zeros to send, and a sink to read into */
+};
+
+void server_config_defaults(struct server_config *c)
+{
+	*c = (struct server_config){
+	    .family = AF_UNSPEC,
+	    .port = PROTO_DEFAULT_PORT,
+	    .max_clients = 32,
+	    .max_pending = 256,
+	    .max_duration_ms = 180000,
+	    .min_interval_us = 10000,
+	    .max_probe_len = 1472,
+	    .grace_ms = 5000,
+	    .idle_ms = 10000,
+	    .hello_timeout_ms = 3000,
+	};
+}
+
+uint16_t server_port(const struct server *s)
+{
+	return s->port;
+}
+
+/* The IP of a peer, v4-mapped IPv6 made IPv4, port zeroed: what a token is bound to. */
+static void normalize_addr(const struct sockaddr_storage *in, struct sockaddr_storage *out)
+{
+	const struct sockaddr_in6 *a6 = (const void *)in;
+
+	memset(out, 0, sizeof(*out));
+	if (in->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) {
+		struct sockaddr_in *o = (void *)out;
+
+		o->sin_family = AF_INET;
+		memcpy(&o->sin_addr, &a6->sin6_addr.s6_addr[12], 4);
+	} else if (in->ss_family == AF_INET6) {
+		struct sockaddr_in6 *o = (void *)out;
+
+		o->sin6_family = AF_INET6;
+		o->sin6_addr = a6->sin6_addr;
+		o->sin6_scope_id = a6->sin6_scope_id;
+	} else if (in->ss_family == AF_INET) {
+		struct sockaddr_in *o = (void *)out;
+
+		o->sin_family = AF_INET;
+		o->sin_addr = ((const struct sockaddr_in *)(const void *)in)->sin_addr;
+	}
+}
+
+static bool same_addr(const struct sockaddr_storage *bound, const struct sockaddr_storage *peer)
+{
+	struct sockaddr_storage n;
+
+	normalize_addr(peer, &n);
+	if (n.ss_family != bound->ss_family)
+		return false;
+	if (n.ss_family == AF_INET)
+		return !memcmp(&((struct sockaddr_in *)(void *)&n)->sin_addr,
+			       &((const struct sockaddr_in *)(const void *)bound)->sin_addr, 4);
+	return !memcmp(&((struct sockaddr_in6 *)(void *)&n)->sin6_addr,
+		       &((const struct sockaddr_in6 *)(const void *)bound)->sin6_addr, 16);
+}
+
+static void addr_text(const struct sockaddr_storage *a, char *buf, size_t len)
+{
+	const void *ip =
+	    a->ss_family == AF_INET
+		? (const void *)&((const struct sockaddr_in *)(const void *)a)->sin_addr
+		: (const void *)&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr;
+
+	if (!inet_ntop(a->ss_family, ip, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+}
+
+/* ---- connections ---- */
+
+static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx);
+
+static void conn_close(struct conn *c)
+{
+	struct server *s = c->s;
+
+	if (c->kind == CONN_NEW)
+		s->npending--;
+	if (c->test && c->test->control == c)
+		c->test->control = NULL;
+	if (c->test && (c->kind == CONN_UPLOAD || c->kind == CONN_DOWNLOAD) &&
+	    c->test->flows[c->flow_id] == c)
+		c->test->flows[c->flow_id] = NULL;
+	loop_del(s->loop, c->fd);
+	close(c->fd);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		s->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	s->nconns--;
+	free(c);
+}
+
+/* Flush what the control output holds. false when the peer is gone. */
+static bool conn_flush(struct conn *c)
+{
+	while (c->outlen) {
+		ssize_t n = send(c->fd, c->out, c->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (n <= 0)
+			return false;
+		memmove(c->out, c->out + n, c->outlen - (size_t)n);
+		c->outlen -= (size_t)n;
+	}
+	loop_mod(c->s->loop, c->fd, c->outlen ? EPOLLIN | EPOLLOUT : EPOLLIN);
+	return true;
+}
+
+/* Queue one frame and try to send it. false when it does not fit or the peer is gone. */
+static bool conn_send(struct conn *c, const struct proto_msg *m)
+{
+	int n = proto_encode(m, c->out + c->outlen, sizeof(c->out) - c->outlen);
+
+	if (n < 0)
+		return false;
+	c->outlen += (size_t)n;
+	return conn_flush(c);
+}
+
+/* A last frame, then close once it is out (or after CLOSING_MS). */
+static void conn_send_last(struct conn *c, const struct proto_msg *m)
+{
+	if (c->kind == CONN_NEW)
+		c->s->npending--;
+	c->kind = CONN_CLOSING;
+	c->since_ns = loop_now_ns();
+	if (c->test && c->test->control == c)
+		c->test->control = NULL;
+	if (c->test && c->test->flows[c->flow_id] == c)
+		c->test->flows[c->flow_id] = NULL;
+	c->test = NULL;
+	if (!conn_send(c, m) || !c->outlen) {
+		conn_close(c);
+		return;
+	}
+	shutdown(c->fd, SHUT_RD);
+}
+
+static void conn_error(struct conn *c, enum proto_error code, const char *text)
+{
+	struct proto_msg m = {.type = PROTO_ERROR};
+
+	m.u.error.code = (uint16_t)code;
+	snprintf(m.u.error.text, sizeof(m.u.error.text), "%s", text);
+	conn_send_last(c, &m);
+}
+
+/* ---- tests ---- */
+
+static void test_report(struct loop *l, uint64_t id, void *ctx);
+
+static void fill_counts(const struct test *t, uint64_t *rx, uint64_t *tx)
+{
+	for (unsigned i = 0; i < t->nflows; i++) {
+		if (rx)
+			rx[i] = t->rx[i];
+		if (tx)
+			tx[i] = t->tx[i];
+	}
+}
+
+static void test_end(struct test *t, const char *reason)
+{
+	struct server *s = t->s;
+	struct server_test_summary sum = {.reason = reason};
+	struct proto_msg m = {.type = PROTO_FINAL};
+	uint64_t now = loop_now_ns();
+	unsigned i;
+
+	m.u.final.server_ns = now;
+	m.u.final.flags = t->flags;
+	m.u.final.nflows = t->nflows;
+	fill_counts(t, m.u.final.rx_bytes, m.u.final.tx_bytes);
+	m.u.final.probes_answered = t->answered;
+	m.u.final.probes_dropped = t->dropped;
+	if (t->control)
+		conn_send_last(t->control, &m);
+	for (i = 0; i < PROTO_MAX_FLOWS; i++)
+		if (t->flows[i])
+			conn_close(t->flows[i]);
+	if (t->report_timer)
+		loop_timer_del(s->loop, t->report_timer);
+
+	addr_text(&t->addr, sum.client, sizeof(sum.client));
+	sum.duration_ms = t->granted.duration_ms;
+	sum.elapsed_ms = (uint32_t)((now - t->start_ns) / NS_PER_MS);
+	sum.interval_us = t->granted.interval_us;
+	sum.probe_len = t->granted.probe_len;
+	sum.nflows = t->nflows;
+	memcpy(sum.cc, t->cc, sizeof(sum.cc));
+	for (i = 0; i < t->nflows; i++) {
+		sum.rx_bytes += t->rx[i];
+		sum.tx_bytes += t->tx[i];
+	}
+	sum.probes_answered = t->answered;
+	sum.probes_dropped = t->dropped;
+	sum.flags = t->flags;
+	for (i = 0; i < s->cfg.max_clients; i++)
+		if (s->tests[i] == t)
+			s->tests[i] = NULL;
+	s->ntests--;
+	free(t);
+	if (s->cfg.on_test_end)
+		s->cfg.on_test_end(s->cfg.ctx, &sum);
+}
+
+static void test_report(struct loop *l, uint64_t id, void *ctx)
+{
+	struct test *t = ctx;
+	uint64_t now = loop_now_ns(), step = (uint64_t)t->granted.step_ms * NS_PER_MS;
+	struct proto_msg m = {.type = PROTO_REPORT};
+
+	t->report_timer = 0;
+	if (now - t->report_ns > step)
+		t->flags |= PROTO_REPORT_OVERLOADED;
+	m.u.report.server_ns = now;
+	m.u.report.flags = t->flags;
+	m.u.report.nflows = t->nflows;
+	fill_counts(t, m.u.report.rx_bytes, NULL);
+	/* A client that reads no REPORTs fills OUT_LEN: it is not running a test. */
+	if (!t->control || !conn_send(t->control, &m)) {
+		test_end(t, "closed");
+		return;
+	}
+	/* The next step on the grid; steps missed while late are skipped, not bunched. */
+	do
+		t->report_ns += step;
+	while (t->report_ns <= now);
+	t->report_timer = loop_timer_at(l, t->report_ns, test_report, t);
+}
+
+static struct test *find_test(struct server *s, const uint8_t *token)
+{
+	for (unsigned i = 0; i < s->cfg.max_clients; i++)
+		if (s->tests[i] && !memcmp(s->tests[i]->token, token, PROTO_TOKEN_LEN))
+			return s->tests[i];
+	return NULL;
+}
+
+static uint32_t clamp32(uint32_t v, uint32_t lo, uint32_t hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* true when c became the test's control connection; else c may be gone. */
+static bool on_hello(struct conn *c, const struct proto_hello *h)
+{
+	struct server *s = c->s;
+	struct proto_msg m = {.type = PROTO_WELCOME};
+	struct proto_welcome *w = &m.u.welcome;
+	uint16_t min_len = PROTO_PROBE_LEN + (s->cfg.keylen ? PROTO_MAC_LEN : 0);
+	unsigned slot;
+	struct test *t;
+
+	if (s->cfg.keylen && proto_hello_verify(h, s->cfg.key, s->cfg.keylen) < 0) {
+		conn_error(c, PROTO_ERR_AUTH, "bad or missing key (HMAC)");
+		return false;
+	}
+	if (h->version != PROTO_VERSION) {
+		conn_error(c, PROTO_ERR_VERSION, "unsupported protocol version");
+		return false;
+	}
+	if (h->nflows > PROTO_MAX_FLOWS) {
+		conn_error(c, PROTO_ERR_PARAMS, "too many flows (at most 32)");
+		return false;
+	}
+	for (slot = 0; slot < s->cfg.max_clients && s->tests[slot]; slot++)
+		;
+	if (slot == s->cfg.max_clients) {
+		conn_error(c, PROTO_ERR_BUSY, "server busy: too many tests running");
+		return false;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t || getrandom(t->token, sizeof(t->token), 0) != sizeof(t->token)) {
+		free(t);
+		{
+			conn_error(c, PROTO_ERR_BUSY, "server out of resources");
+			return false;
+		}
+	}
+	t->s = s;
+	normalize_addr(&c->peer, &t->addr);
+	t->nflows = h->nflows;
+	memcpy(t->cc, h->cc, sizeof(t->cc));
+	memcpy(w->token, t->token, sizeof(w->token));
+	w->duration_ms = clamp32(h->duration_ms, DURATION_MIN_MS, s->cfg.max_duration_ms);
+	w->interval_us =
+	    h->interval_us > s->cfg.min_interval_us ? h->interval_us : s->cfg.min_interval_us;
+	w->probe_len = (uint16_t)clamp32(h->probe_len, min_len, s->cfg.max_probe_len);
+	w->step_ms = clamp32(h->step_ms ? h->step_ms : STEP_DEFAULT_MS, STEP_MIN_MS, STEP_MAX_MS);
+	w->max_duration_ms = s->cfg.max_duration_ms;
+	w->min_interval_us = s->cfg.min_interval_us;
+	w->max_probe_len = s->cfg.max_probe_len;
+	t->start_ns = t->active_ns = w->server_ns = loop_now_ns();
+	t->end_ns = t->start_ns + ((uint64_t)w->duration_ms + s->cfg.grace_ms) * NS_PER_MS;
+	t->report_ns = t->start_ns + (uint64_t)w->step_ms * NS_PER_MS;
+	if (s->cfg.keylen)
+		proto_welcome_sign(w, s->cfg.key, s->cfg.keylen);
+	t->granted = *w;
+	t->report_timer = loop_timer_at(s->loop, t->report_ns, test_report, t);
+	if (!t->report_timer) {
+		free(t);
+		{
+			conn_error(c, PROTO_ERR_BUSY, "server out of resources");
+			return false;
+		}
+	}
+	s->tests[slot] = t;
+	s->ntests++;
+	s->npending--;
+	c->kind = CONN_CONTROL;
+	c->test = t;
+	t->control = c;
+	if (!conn_send(c, &m)) {
+		test_end(t, "closed");
+		return false;
+	}
+	return true;
+}
+
+/* IP_TOS / IPV6_TCLASS and the congestion control of one flow socket. -errno from cc. */
+static int flow_setup(struct conn *c, uint8_t tos, const char *cc, bool sender)
+{
+	int v = tos;
+
+	/* One of the two applies, depending on the socket's family; the other fails. */
+	setsockopt(c->fd, IPPROTO_IP, IP_TOS, &v, sizeof(v));
+	setsockopt(c->fd, IPPROTO_IPV6, IPV6_TCLASS, &v, sizeof(v));
+	if (sender && cc[0] &&
+	    setsockopt(c->fd, IPPROTO_TCP, TCP_CONGESTION, cc,
+		       (socklen_t)strnlen(cc, PROTO_CC_LEN)) < 0)
+		return -errno;
+	return 0;
+}
+
+static void upload_count(struct conn *c, size_t n);
+
+static void on_flow(struct conn *c, const struct proto_flow *f, size_t rest)
+{
+	struct server *s = c->s;
+	struct test *t = find_test(s, f->token);
+	char text[96];
+	const char *cc;
+	int r;
+
+	if (!t || !same_addr(&t->addr, &c->peer))
+		return conn_error(c, PROTO_ERR_TOKEN, "unknown or expired token");
+	if (f->flow_id >= t->nflows || (t->flows_used >> f->flow_id & 1))
+		return conn_error(c, PROTO_ERR_PARAMS, "bad or duplicate flow id");
+	t->flows_used |= 1u << f->flow_id;
+	cc = f->cc[0] ? f->cc : t->cc;
+	r = flow_setup(c, f->tos, cc, f->direction == PROTO_DOWNLOAD);
+	if (r < 0) {
+		t->flags |= PROTO_REPORT_FLOW_REFUSED;
+		snprintf(text, sizeof(text), "congestion control \"%.*s\" is %s here", PROTO_CC_LEN,
+			 cc, r == -ENOENT ? "not available" : "not allowed");
+		return conn_error(c, PROTO_ERR_CC, text);
+	}
+	s->npending--;
+	c->kind = f->direction == PROTO_DOWNLOAD ? CONN_DOWNLOAD : CONN_UPLOAD;
+	c->test = t;
+	c->flow_id = f->flow_id;
+	t->flows[f->flow_id] = c;
+	t->active_ns = loop_now_ns();
+	if (c->kind == CONN_DOWNLOAD)
+		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLOUT);
+	else if (rest)
+		upload_count(c, rest);
+}
+
+/* Frames from a new or control connection. false when the connection was closed. */
+static bool conn_frames(struct conn *c)
+{
+	struct proto_msg m;
+	size_t used = 0;
+	int n;
+
+	while (used < c->inlen) {
+		n = proto_decode(c->in + used, c->inlen - used, &m);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (c->test)
+				test_end(c->test, "protocol");
+			else
+				conn_close(c);
+			return false;
+		}
+		used += (size_t)n;
+		if (c->kind == CONN_NEW && m.type == PROTO_HELLO) {
+			if (!on_hello(c, &m.u.hello))
+				return false;
+		} else if (c->kind == CONN_NEW && m.type == PROTO_FLOW) {
+			on_flow(c, &m.u.flow, c->inlen - used);
+			return false; /* a flow's further bytes are bulk data, not frames */
+		} else if (c->kind == CONN_CONTROL && m.type == PROTO_STOP) {
+			test_end(c->test, "stop");
+			return false;
+		} else {
+			if (c->test)
+				test_end(c->test, "protocol");
+			else
+				conn_close(c);
+			return false;
+		}
+		c->test->active_ns = loop_now_ns();
+	}
+	memmove(c->in, c->in + used, c->inlen - used);
+	c->inlen -= used;
+	return true;
+}
+
+static void upload_count(struct conn *c, size_t n)
+{
+	c->test->rx[c->flow_id] += n;
+	c->test->active_ns = loop_now_ns();
+}
+
+static void conn_gone(struct conn *c)
+{
+	if (c->kind == CONN_CONTROL && c->test)
+		test_end(c->test, "closed");
+	else
+		conn_close(c);
+}
+
+static void on_bulk_in(struct conn *c)
+{
+	for (int i = 0; i < BULK_READS; i++) {
+		ssize_t n = recv(c->fd, c->s->bulk, BULK_LEN, MSG_DONTWAIT);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n <= 0)
+			return conn_close(c);
+		if (c->kind == CONN_UPLOAD)
+			upload_count(c, (size_t)n);
+		if ((size_t)n < BULK_LEN)
+			return;
+	}
+}
+
+static void on_bulk_out(struct conn *c)
+{
+	static const uint8_t zeros[BULK_LEN];
+	ssize_t n = send(c->fd, zeros, sizeof(zeros), MSG_NOSIGNAL | MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n <= 0)
+		return conn_close(c);
+	c->test->tx[c->flow_id] += (uint64_t)n;
+	c->test->active_ns = loop_now_ns();
+}
+
+static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct conn *c = ctx;
+	ssize_t n;
+
+	if (c->kind == CONN_CLOSING) {
+		if (!conn_flush(c) || !c->outlen)
+			conn_close(c);
+		return;
+	}
+	if (c->kind == CONN_UPLOAD || c->kind == CONN_DOWNLOAD) {
+		if (events & EPOLLOUT && c->kind == CONN_DOWNLOAD) {
+			on_bulk_out(c);
+			/* on_bulk_out may have closed c: only read when nothing else arrived */
+			return;
+		}
+		if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+			on_bulk_in(c);
+		return;
+	}
+	if (events & EPOLLOUT && c->kind == CONN_CONTROL && !conn_flush(c))
+		return conn_gone(c);
+	if (!(events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+		return;
+	n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n <= 0)
+		return conn_gone(c);
+	c->inlen += (size_t)n;
+	conn_frames(c);
+}
+
+/* ---- accepting ---- */
+
+/* Out of descriptors: take the pending connection with the reserve fd and drop it. */
+static bool accept_shed(struct server *s)
+{
+	int fd;
+
+	if (s->reserve_fd < 0)
+		return false;
+	close(s->reserve_fd);
+	fd = accept(s->tcp, NULL, NULL);
+	if (fd >= 0)
+		close(fd);
+	s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return fd >= 0;
+}
+
+static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
+{
+	struct server *s = ctx;
+	unsigned max_conns = s->cfg.max_clients * (PROTO_MAX_FLOWS + 1) + s->cfg.max_pending;
+
+	for (int i = 0; i < ACCEPT_BATCH; i++) {
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
+		struct conn *c;
+		int fd =
+		    accept4(lfd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0 &&
+		    (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
+			/* Without a reserve fd to shed with, wait for a close to free one. */
+			if (!accept_shed(s))
+				return;
+			continue;
+		}
+		if (fd < 0)
+			return; /* EAGAIN, or the peer gave up (ECONNABORTED): try later */
+		if (s->npending >= s->cfg.max_pending || s->nconns >= max_conns ||
+		    !(c = calloc(1, sizeof(*c)))) {
+			close(fd);
+			continue;
+		}
+		*c = (struct conn){.s = s,
+				   .fd = fd,
+				   .kind = CONN_NEW,
+				   .peer = peer,
+				   .since_ns = loop_now_ns(),
+				   .next = s->conns};
+		if (loop_add(l, fd, EPOLLIN, conn_event, c) < 0) {
+			close(fd);
+			free(c);
+			continue;
+		}
+		if (s->conns)
+			s->conns->prev = c;
+		s->conns = c;
+		s->nconns++;
+		s->npending++;
+	}
+}
+
+/* ---- probes ---- */
+
+static bool bucket_take(struct test *t, uint8_t stream, uint64_t now)
+{
+	uint64_t cost = (uint64_t)t->granted.interval_us * 1000, cap = PROBE_BURST * cost;
+	struct bucket *b = NULL;
+
+	for (unsigned i = 0; i < SERVER_MAX_STREAMS && !b; i++)
+		if (t->buckets[i].used && t->buckets[i].stream == stream)
+			b = &t->buckets[i];
+	for (unsigned i = 0; i < SERVER_MAX_STREAMS && !b; i++)
+		if (!t->buckets[i].used) {
+			b = &t->buckets[i];
+			*b = (struct bucket){
+			    .stream = stream, .used = true, .credit_ns = cap, .last_ns = now};
+		}
+	if (!b)
+		return false;
+	b->credit_ns += now - b->last_ns;
+	if (b->credit_ns > cap)
+		b->credit_ns = cap;
+	b->last_ns = now;
+	if (b->credit_ns < cost)
+		return false;
+	b->credit_ns -= cost;
+	return true;
+}
+
+/*
+ * Send a reply with the request's TOS / traffic class (tos < 0: unknown, unmarked), so
+ * an EF probe is EF both ways as in flent's RRUL. The marking goes in a control
+ * message: one sendmsg per reply, no setsockopt per probe.
+ */
+static ssize_t probe_send(struct server *s, const uint8_t *buf, size_t len,
+			  const struct sockaddr_storage *to, socklen_t tolen, int tos)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
+	struct msghdr mh = {
+	    .msg_name = (void *)to, .msg_namelen = tolen, .msg_iov = &iov, .msg_iovlen = 1};
+	struct cmsghdr *cm;
+
+	if (tos > 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = to->ss_family == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP;
+		cm->cmsg_type = to->ss_family == AF_INET6 ? IPV6_TCLASS : IP_TOS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &tos, sizeof(int));
+	}
+	return sendmsg(s->udp, &mh, MSG_DONTWAIT);
+}
+
+static void probe_one(struct server *s, const uint8_t *buf, size_t len,
+		      const struct sockaddr_storage *from, socklen_t fromlen, uint64_t rx_ns,
+		      int tos)
+{
+	uint8_t reply[PROTO_PROBE_LEN + PROTO_MAC_LEN];
+	size_t reply_len = PROTO_PROBE_LEN;
+	struct proto_probe p;
+	struct test *t;
+
+	if (len > s->cfg.max_probe_len || proto_probe_decode(buf, len, &p) < 0 ||
+	    p.magic != PROTO_PROBE_MAGIC_REQ)
+		return;
+	t = find_test(s, p.token);
+	if (!t || !same_addr(&t->addr, from))
+		return; /* nothing to count it against, and never an answer to a stranger */
+	if (s->cfg.keylen && proto_probe_verify(buf, len, s->cfg.key, s->cfg.keylen) < 0) {
+		t->dropped++;
+		return;
+	}
+	t->active_ns = rx_ns;
+	if (!bucket_take(t, p.stream, rx_ns)) {
+		t->dropped++;
+		return;
+	}
+	p.magic = PROTO_PROBE_MAGIC_REP;
+	p.flags = s->cfg.keylen ? PROTO_PROBE_KEYED : 0;
+	p.server_rx_ns = rx_ns;
+	p.server_tx_ns = loop_now_ns();
+	proto_probe_encode(&p, reply, sizeof(reply));
+	if (s->cfg.keylen)
+		reply_len =
+		    (size_t)proto_probe_sign(reply, sizeof(reply), s->cfg.key, s->cfg.keylen);
+	/* The invariant that makes us useless for amplification. */
+	if (reply_len > len)
+		return;
+	if (probe_send(s, reply, reply_len, from, fromlen, tos) == (ssize_t)reply_len)
+		t->answered++;
+	else
+		t->dropped++;
+}
+
+/* The TOS (IPv4) or traffic class (IPv6) the datagram arrived with, -1 if not told. */
+static int received_tos(struct msghdr *mh)
+{
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		int v;
+
+		if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_TOS &&
+		    cm->cmsg_len >= CMSG_LEN(1))
+			return *(uint8_t *)CMSG_DATA(cm);
+		if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_TCLASS &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			memcpy(&v, CMSG_DATA(cm), sizeof(v));
+			return v & 0xff;
+		}
+	}
+	return -1;
+}
+
+static void on_probe(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct server *s = ctx;
+	uint8_t buf[PROBE_BUF];
+	union {
+		char buf[CMSG_SPACE(sizeof(int)) * 2];
+		struct cmsghdr align;
+	} ctl;
+
+	for (int i = 0; i < PROBE_BATCH; i++) {
+		struct sockaddr_storage from;
+		struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+		struct msghdr mh = {.msg_name = &from,
+				    .msg_namelen = sizeof(from),
+				    .msg_iov = &iov,
+				    .msg_iovlen = 1,
+				    .msg_control = ctl.buf,
+				    .msg_controllen = sizeof(ctl.buf)};
+		/* MSG_TRUNC: the datagram's real length, so oversized ones are seen as such. */
+		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return;
+		if ((size_t)n > sizeof(buf) || (mh.msg_flags & MSG_TRUNC))
+			continue;
+		probe_one(s, buf, (size_t)n, &from, mh.msg_namelen, loop_now_ns(),
+			  received_tos(&mh));
+	}
+}
+
+/* ---- housekeeping ---- */
+
+static void sweep(struct loop *l, uint64_t id, void *ctx)
+{
+	struct server *s = ctx;
+	uint64_t now = loop_now_ns();
+	struct conn *c, *next;
+
+	for (unsigned i = 0; i < s->cfg.max_clients; i++) {
+		struct test *t = s->tests[i];
+
+		if (!t)
+			continue;
+		if (now >= t->end_ns)
+			test_end(t, "expired");
+		else if (now - t->active_ns >= (uint64_t)s->cfg.idle_ms * NS_PER_MS)
+			test_end(t, "idle");
+	}
+	for (c = s->conns; c; c = next) {
+		next = c->next;
+		if (c->kind == CONN_NEW &&
+		    now - c->since_ns >= (uint64_t)s->cfg.hello_timeout_ms * NS_PER_MS)
+			conn_close(c);
+		else if (c->kind == CONN_CLOSING && now - c->since_ns >= CLOSING_MS * NS_PER_MS)
+			conn_close(c);
+	}
+	/* Re-arm the EMFILE reserve if a shed could not take it back. */
+	if (s->reserve_fd < 0)
+		s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	s->sweep_timer = loop_timer_at(l, now + SWEEP_MS * NS_PER_MS, sweep, s);
+}
+
+/* ---- setup ---- */
+
+static int make_addr(const struct server_config *cfg, int family, struct sockaddr_storage *a,
+		     socklen_t *len, uint16_t port)
+{
+	struct sockaddr_in *a4 = (void *)a;
+	struct sockaddr_in6 *a6 = (void *)a;
+
+	memset(a, 0, sizeof(*a));
+	if (family == AF_INET) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons(port);
+		if (cfg->bind && inet_pton(AF_INET, cfg->bind, &a4->sin_addr) != 1)
+			return -EINVAL;
+		*len = sizeof(*a4);
+	} else {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(port);
+		if (cfg->bind && inet_pton(AF_INET6, cfg->bind, &a6->sin6_addr) != 1)
+			return -EINVAL;
+		*len = sizeof(*a6);
+	}
+	return 0;
+}
+
+static int open_socket(const struct server_config *cfg, int family, int type, uint16_t port)
+{
+	struct sockaddr_storage a;
+	socklen_t alen;
+	int fd, one = 1, zero = 0, r;
+
+	r = make_addr(cfg, family, &a, &alen, port);
+	if (r < 0)
+		return r;
+	fd = socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, cfg->family == AF_INET6 ? &one : &zero,
+			   sizeof(one));
+	/* Probes: learn each request's marking, to reply with the same. */
+	if (type == SOCK_DGRAM) {
+		setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+		if (family == AF_INET6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one));
+	}
+	if (bind(fd, (struct sockaddr *)&a, alen) < 0 ||
+	    (type == SOCK_STREAM && listen(fd, 1024) < 0)) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+static int bound_port(int fd)
+{
+	struct sockaddr_storage a;
+	socklen_t alen = sizeof(a);
+
+	if (getsockname(fd, (struct sockaddr *)&a, &alen) < 0)
+		return -errno;
+	return ntohs(a.ss_family == AF_INET ? ((struct sockaddr_in *)(void *)&a)->sin_port
+					    : ((struct sockaddr_in6 *)(void *)&a)->sin6_port);
+}
+
+/* TCP and UDP on the same port; an ephemeral port is retried if UDP has it taken. */
+static int open_sockets(struct server *s)
+{
+	int family = s->cfg.family, r = -EADDRINUSE;
+
+	if (family == AF_UNSPEC) {
+		/* An IPv6 socket taking both, unless this host has no IPv6 (or bind is IPv4). */
+		if (s->cfg.bind && strchr(s->cfg.bind, '.'))
+			family = AF_INET;
+		else {
+			int probe = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+			family = probe < 0 ? AF_INET : AF_INET6;
+			if (probe >= 0)
+				close(probe);
+		}
+	}
+	for (int tries = 0; tries < 16; tries++) {
+		s->tcp = open_socket(&s->cfg, family, SOCK_STREAM, s->cfg.port);
+		if (s->tcp < 0)
+			return s->tcp;
+		r = bound_port(s->tcp);
+		if (r < 0)
+			return r;
+		s->port = (uint16_t)r;
+		s->udp = open_socket(&s->cfg, family, SOCK_DGRAM, s->port);
+		if (s->udp >= 0)
+			return 0;
+		r = s->udp;
+		close(s->tcp);
+		s->tcp = -1;
+		if (s->cfg.port || r != -EADDRINUSE)
+			break;
+	}
+	return r;
+}
+
+int server_new(const struct server_config *cfg, struct server **out)
+{
+	struct server *s;
+	int r;
+
+	if (!cfg->max_clients || !cfg->max_pending || cfg->min_interval_us == 0 ||
+	    cfg->max_probe_len < PROTO_PROBE_LEN + (cfg->keylen ? PROTO_MAC_LEN : 0) ||
+	    cfg->max_duration_ms < DURATION_MIN_MS || cfg->keylen > PROTO_MAX_KEY)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->cfg = *cfg;
+	s->tcp = s->udp = s->reserve_fd = -1;
+	s->tests = calloc(cfg->max_clients, sizeof(*s->tests));
+	s->bulk = malloc(BULK_LEN);
+	s->loop = loop_new();
+	if (!s->tests || !s->bulk || !s->loop) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	if (cfg->keylen) {
+		uint8_t *k = malloc(cfg->keylen);
+
+		if (!k) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		memcpy(k, cfg->key, cfg->keylen);
+		s->cfg.key = k;
+	}
+	r = open_sockets(s);
+	if (r < 0)
+		goto fail;
+	s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if ((r = loop_add(s->loop, s->tcp, EPOLLIN, on_accept, s)) < 0 ||
+	    (r = loop_add(s->loop, s->udp, EPOLLIN, on_probe, s)) < 0)
+		goto fail;
+	s->sweep_timer = loop_timer_at(s->loop, loop_now_ns() + SWEEP_MS * NS_PER_MS, sweep, s);
+	if (!s->sweep_timer) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	server_free(s);
+	return r;
+}
+
+int server_run(struct server *s, const volatile int *stop)
+{
+	int r = 0;
+
+	while (!*stop) {
+		r = loop_once(s->loop, 100);
+		if (r < 0)
+			break;
+		r = 0;
+	}
+	for (unsigned i = 0; i < s->cfg.max_clients; i++)
+		if (s->tests[i])
+			test_end(s->tests[i], "shutdown");
+	return r;
+}
+
+void server_free(struct server *s)
+{
+	if (!s)
+		return;
+	if (s->tests)
+		for (unsigned i = 0; i < s->cfg.max_clients; i++)
+			if (s->tests[i])
+				test_end(s->tests[i], "shutdown");
+	while (s->conns)
+		conn_close(s->conns);
+	if (s->tcp >= 0)
+		close(s->tcp);
+	if (s->udp >= 0)
+		close(s->udp);
+	if (s->reserve_fd >= 0)
+		close(s->reserve_fd);
+	if (s->cfg.keylen && s->cfg.key) {
+		memset((void *)s->cfg.key, 0, s->cfg.keylen);
+		free((void *)s->cfg.key);
+	}
+	loop_free(s->loop);
+	free(s->tests);
+	free(s->bulk);
+	free(s);
+}

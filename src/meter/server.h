@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * server.h - `debloat server`: one process, one epoll loop, many tests at once, with
+ * the protections of measurement.md section 3. Library code: it never prints; the
+ * command gets one summary per finished test through a callback.
+ *
+ * How to talk to it (what proto.h leaves open):
+ *  - Every connection must send its first frame (HELLO or FLOW) within
+ *    hello_timeout_ms (3 s), or it is closed. Any other first frame closes it.
+ *  - HELLO with nflows > PROTO_MAX_FLOWS or version != PROTO_VERSION: ERROR and close.
+ *    Zero values ask for defaults: duration 1 s minimum, step 200 ms (clamped to
+ *    50 .. 10000 ms), interval = the server's minimum, probe_len = PROTO_PROBE_LEN
+ *    (+ PROTO_MAC_LEN when keyed). WELCOME reports what was granted.
+ *  - FLOW: the server does not acknowledge it. Upload: send the FLOW frame, then raw
+ *    bulk bytes on the same connection (they are counted from the byte after the
+ *    frame). Download: the server writes raw bytes (zeros) after reading FLOW. A FLOW
+ *    must come from the same IP address as the HELLO, name a flow_id < nflows that is
+ *    not in use yet; else ERROR (token, params) and close. A download flow whose cc
+ *    (FLOW's cc, else HELLO's) cannot be set gets ERROR cc and is closed; REPORT and
+ *    FINAL then carry PROTO_REPORT_FLOW_REFUSED.
+ *  - The test lives while the control connection is open, until STOP (answered by
+ *    FINAL), granted duration + 5 s (FINAL, then close), or 10 s in which nothing
+ *    moves (no control frame, no upload byte, no download byte taken, no valid probe).
+ *    Closing the control connection ends the test and closes its flows. When the
+ *    server closes an upload flow the client may see ECONNRESET/EPIPE: expected.
+ *  - Probes: the token bucket (rate 1/interval, burst 5) is kept per value of the
+ *    probe's `stream` byte, for up to SERVER_MAX_STREAMS distinct values per test
+ *    (any byte value works, e.g. the TOS); probes of a further stream are dropped.
+ *    Requests longer than max_probe_len (or shorter than the header) are dropped;
+ *    the reply is PROTO_PROBE_LEN bytes (+ PROTO_MAC_LEN keyed) with magic
+ *    PROTO_PROBE_MAGIC_REP, the request's token, stream, seq and client_ns echoed.
+ *    Keyed: see proto.h for where the tag sits.
+ *  - Server timestamps are CLOCK_MONOTONIC ns of this host: compare them only with
+ *    each other (server_tx_ns - server_rx_ns is the time spent in the server).
+ */
+#ifndef DEBLOAT_METER_SERVER_H
+#define DEBLOAT_METER_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "meter/proto.h"
+
+#define SERVER_MAX_STREAMS 8
+
+/* One finished test, for the log line. */
+struct server_test_summary {
+	char client[64];      /* "192.0.2.1" or "2001:db8::1" */
+	const char *reason;   /* "stop", "expired", "idle", "closed", "protocol", "shutdown" */
+	uint32_t duration_ms; /* granted */
+	uint32_t elapsed_ms;
+	uint32_t interval_us;
+	uint16_t probe_len;
+	uint8_t nflows;
+	char cc[PROTO_CC_LEN];
+	uint64_t rx_bytes, tx_bytes;
+	uint32_t probes_answered, probes_dropped;
+	uint32_t flags; /* PROTO_REPORT_* */
+};
+
+struct server_config {
+	int family;	      /* AF_INET, AF_INET6, or AF_UNSPEC (IPv6 socket taking both) */
+	const char *bind;     /* an address, NULL for any */
+	uint16_t port;	      /* 0: an ephemeral port (tests), see server_port() */
+	unsigned max_clients; /* tests at once */
+	unsigned max_pending; /* connections that have not sent HELLO/FLOW yet */
+	uint32_t max_duration_ms;
+	uint32_t min_interval_us;
+	uint16_t max_probe_len;
+	const uint8_t *key; /* keyed mode when keylen > 0 */
+	size_t keylen;
+	uint32_t grace_ms, idle_ms, hello_timeout_ms;
+	void (*on_test_end)(void *ctx, const struct server_test_summary *t);
+	void *ctx;
+};
+
+void server_config_defaults(struct server_config *c);
+
+struct server;
+
+/* Sockets bound and listening. -errno (-EADDRINUSE, -EINVAL for a bad config...). */
+int server_new(const struct server_config *c, struct server **out);
+uint16_t server_port(const struct server *s);
+/*
+ * Serve until *stop becomes non-zero (checked at least every 100 ms; a signal also
+ * wakes it). Running tests end with reason "shutdown". 0, or -errno from epoll.
+ */
+int server_run(struct server *s, const volatile int *stop);
+void server_free(struct server *s);
+
+#endif

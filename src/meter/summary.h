@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * summary.h - the numbers a person reads after a latency-under-load test, computed
+ * from a struct test_result: idle and loaded latency per probe stream, the latency
+ * the load added, throughput per direction and per flow, fairness, loss, a grade
+ * and responsiveness.
+ *
+ * Windows (seconds from T0; the load runs from delay_s to delay_s + length_s):
+ *	idle    t < delay_s  or  t >= delay_s + length_s
+ *	loaded  delay_s + 1 <= t < delay_s + length_s - 1: the first and last second of
+ *	        the load are ramp (slow start, flows ending) and belong to neither window.
+ *	        A load of 2 s or less has no ramp excluded.
+ * A test without TCP flows (ping) has no load: every sample is idle.
+ *
+ * Latency comes from each probe series' raw samples (every answered probe, t from
+ * T0 = r->t0), or from its per-step values when it has no raw samples. Lost probes
+ * (NaN) are not latencies; they count in the loss. A per-step value i stands for the
+ * interval (x_i - step_s, x_i] (engine.h) and falls in the window holding the
+ * interval's middle.
+ *
+ * Percentiles are nearest-rank: of n sorted values, the p-th percentile is the one of
+ * rank ceil(p * n / 100) (1-based), so it is always a measured value: p50 of
+ * {1, 2, 3, 4} is 2, p90 of ten values is the 9th, p99 of ten values is the 10th.
+ * The overall idle and loaded latencies pool the samples of every probe stream.
+ *
+ * Throughput of a flow is the mean of its per-step values over the whole load period
+ * (steps whose interval lies in [delay_s, delay_s + length_s); steps without data
+ * skipped);
+ * a direction's throughput is the sum of its flows' means. Jain's fairness index over
+ * n flows with means x_i is (sum x_i)^2 / (n * sum x_i^2): 1 when all are equal, 1/n
+ * when one flow has everything; NaN without flows or without traffic.
+ *
+ * Induced latency is loaded p50 minus idle p50. The grade is the DSLReports scale on
+ * the overall induced latency: A+ < 5 ms, A < 30, B < 60, C < 200, D < 400, else F.
+ * Responsiveness (RPM, round trips per minute under working conditions) is
+ * 60000 / loaded p50 in ms.
+ *
+ * Anything that cannot be computed (no samples in a window) is NaN, and the grade
+ * is "" then.
+ */
+#ifndef DEBLOAT_METER_SUMMARY_H
+#define DEBLOAT_METER_SUMMARY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "meter/result.h"
+
+/* The ramp at each end of the load that belongs to neither window. */
+#define SUMMARY_RAMP_S 1.0
+
+struct latency_stats {
+	double p50, p90, p99; /* ms; NaN without samples */
+	size_t n;	      /* samples in the window */
+};
+
+struct probe_summary {
+	char name[64]; /* the series' name, "Ping (ms) UDP EF" */
+	uint8_t tos;
+	struct latency_stats idle, loaded;
+	double induced_ms; /* loaded.p50 - idle.p50 */
+	uint32_t sent, lost;
+	double loss_pct; /* NaN when nothing was sent */
+};
+
+struct flow_summary {
+	char name[64];	       /* "TCP download EF" */
+	enum series_kind kind; /* SERIES_UPLOAD or SERIES_DOWNLOAD */
+	uint8_t tos;
+	double mean_mbps;      /* over the load period; NaN without data */
+	double tcp_rtt_p50_ms; /* of the sub-series "NAME::tcp_rtt" during the load; NaN */
+};
+
+struct direction_summary {
+	double sum_mbps; /* sum of the flows' means; NaN without flows */
+	double jain;	 /* fairness over this direction's flows */
+	size_t nflows;
+};
+
+struct summary {
+	struct probe_summary probes[RESULT_MAX_SERIES];
+	size_t nprobes;
+	struct flow_summary flows[RESULT_MAX_SERIES];
+	size_t nflows;
+	struct direction_summary upload, download;
+
+	struct latency_stats idle, loaded; /* all probe streams pooled */
+	double induced_ms;
+	double loss_pct; /* all probe streams: lost / sent; NaN when nothing was sent */
+	double rpm;	 /* 60000 / loaded.p50 */
+	char grade[3];	 /* "A+", "A" .. "F", or "" */
+};
+
+/* Fill *out from r. -ENOMEM; *out is untouched on failure. */
+int summary_compute(const struct test_result *r, struct summary *out);
+
+/*
+ * The nearest-rank percentile pct (1..100) of n values, which it sorts in place.
+ * NaN when n is 0.
+ */
+double summary_percentile(double *vals, size_t n, unsigned pct);
+/* Jain's fairness index of n values; NaN when n is 0 or all are 0. */
+double summary_jain(const double *x, size_t n);
+/* The DSLReports grade of an induced latency in ms; "" for NaN. */
+const char *summary_grade(double induced_ms);
+
+#endif

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# test-rrul.sh - `debloat test` / `debloat rrul` against `debloat server`, end to end,
+# over a 100 Mbit/s bottleneck with a deep and then a short FIFO in each direction:
+#
+#	[ ns dbt-rrc-$$ ]          [ ns dbt-rrr-$$ ]            [ ns dbt-rrs-$$ ]
+#	  debloat rrul               forwards                     debloat server
+#	  vc 10.99.1.1 <--veth--> rc 10.99.1.2  rs 10.99.2.2 <--veth--> vs 10.99.2.1
+#	                          egress of rc and rs:
+#	                          htb 100mbit + pfifo limit 1000 (then 20)
+#
+# The shapers sit in a router namespace, as on a real path: a qdisc on the sender's
+# own interface holds little, because TCP small queues cap what each socket may keep
+# queued below it (about 1 ms of its rate), so a local pfifo never fills. GSO, TSO
+# and GRO are off so the pfifo limit counts wire-sized packets: 1000 full packets at
+# 100 Mbit/s are ~120 ms of queue, 20 are ~2.4 ms.
+#
+# Asserts orderings with margins, never exact timings (two cores, other jobs):
+#  - ping (no load): idle RTT measured, small;
+#  - rrul -l 8 -d 2, pfifo 1000: download and upload each 85..100 Mbit/s, loaded
+#    latency >= 10x idle; pfifo 20: loaded latency falls >= 3x;
+#  - tcp_nup --streams 2 names its series "TCP upload::1", "TCP upload::2";
+#  - -o writes the JSON contract's keys;
+#  - a refused connection, an unknown host: exit 1 and a clear message; bad options: 2.
+
+. "$(dirname "$0")/lib.sh"
+require_root
+require_netns
+require_cmd jq ethtool
+require_debloat
+
+C=dbt-rrc-$$
+R=dbt-rrr-$$
+S=dbt-rrs-$$
+PORT=9911
+T=$(mktemp -d)
+SERVER_PID=
+trap 'if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; fi; rm -rf "$T"; cleanup' EXIT
+
+netns_add "$C"
+netns_add "$R"
+netns_add "$S"
+ip link add vc netns "$C" type veth peer name rc netns "$R"
+ip link add vs netns "$S" type veth peer name rs netns "$R"
+ip -n "$C" addr add 10.99.1.1/24 dev vc
+ip -n "$R" addr add 10.99.1.2/24 dev rc
+ip -n "$R" addr add 10.99.2.2/24 dev rs
+ip -n "$S" addr add 10.99.2.1/24 dev vs
+for pair in "$C vc" "$R rc" "$R rs" "$S vs"; do
+	set -- $pair
+	ip netns exec "$1" ethtool -K "$2" tso off gso off gro off >/dev/null 2>&1 || true
+	ip -n "$1" link set lo up
+	ip -n "$1" link set "$2" up
+done
+ip -n "$C" route add default via 10.99.1.2
+ip -n "$S" route add default via 10.99.2.2
+ip netns exec "$R" sysctl -qw net.ipv4.ip_forward=1
+
+shape() { # shape DEV: the 100 Mbit/s bottleneck in the router, pfifo limit 1000
+	tc -n "$R" qdisc add dev "$1" root handle 1: htb default 1
+	tc -n "$R" class add dev "$1" parent 1: classid 1:1 htb rate 100mbit quantum 15140
+	tc -n "$R" qdisc add dev "$1" parent 1:1 handle 10: pfifo limit 1000
+}
+limit() { # limit DEV LIMIT
+	tc -n "$R" qdisc change dev "$1" parent 1:1 handle 10: pfifo limit "$2"
+}
+shape rc
+shape rs
+
+ip netns exec "$S" "$DEBLOAT" server -p "$PORT" >"$T/server.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 50); do
+	ip netns exec "$S" ss -Hltn "sport = :$PORT" | grep -q . && break
+	sleep 0.1
+done
+
+client() { run ip netns exec "$C" "$DEBLOAT" "$@"; }
+num() { jq -r "$1" "$2"; }
+# awk 'BEGIN{exit !(cond)}' as an assertion on numbers.
+assert_num() { # assert_num DESC AWK-CONDITION
+	if awk "BEGIN { exit !($2) }"; then pass "$1"; else fail "$1: not ($2)"; fi
+}
+
+# --- ping: no load, idle RTT ------------------------------------------------------
+client test ping 10.99.2.1 -l 1 -d 0.5 -o "$T/ping.json"
+assert_status "ping test runs" 0
+idle=$(num .summary.latency_idle_ms.p50 "$T/ping.json")
+echo "     ping: idle p50 $idle ms"
+assert_num "ping: idle RTT measured and small ($idle ms)" "\"$idle\" != \"null\" && $idle > 0 && $idle < 20"
+assert_eq "ping: no flows" 0 "$(jq '[.series[] | select(.kind == "upload" or .kind == "download")] | length' "$T/ping.json")"
+
+# --- rrul over a deep FIFO, then a short one ----------------------------------------
+rrul() { # rrul LIMIT -> $T/rrul-LIMIT.json
+	limit rc "$1"
+	limit rs "$1"
+	client rrul 10.99.2.1 -l 8 -d 2 -o "$T/rrul-$1.json"
+	assert_status "rrul with pfifo limit $1 runs" 0
+	[ "$RC" -eq 0 ] || echo "$ERR"
+}
+rrul 1000
+f=$T/rrul-1000.json
+down=$(num .summary.download_mbps "$f")
+up=$(num .summary.upload_mbps "$f")
+idle=$(num .summary.latency_idle_ms.p50 "$f")
+deep=$(num .summary.latency_loaded_ms.p50 "$f")
+echo "     pfifo 1000: download $down Mbit/s, upload $up Mbit/s, idle p50 $idle ms, loaded p50 $deep ms"
+assert_num "download 85..100 Mbit/s ($down)" "$down >= 85 && $down <= 100"
+assert_num "upload 85..100 Mbit/s ($up)" "$up >= 85 && $up <= 100"
+assert_num "loaded latency >= 10x idle ($deep vs $idle ms)" "$deep >= 10 * $idle"
+
+for k in test host length_s step_s series; do
+	assert_eq "JSON has \"$k\"" true "$(jq "has(\"$k\")" "$f")"
+done
+for k in download_mbps upload_mbps latency_idle_ms latency_loaded_ms induced_latency_ms \
+	loss_pct rpm grade; do
+	assert_eq "JSON summary has \"$k\"" true "$(jq ".summary | has(\"$k\")" "$f")"
+done
+for k in p50 p90 p99; do
+	assert_eq "latency_loaded_ms has $k" number "$(jq -r ".summary.latency_loaded_ms.$k | type" "$f")"
+done
+assert_eq "rrul series names" \
+	"Ping (ms) ICMP,Ping (ms) UDP BE,Ping (ms) UDP BK,Ping (ms) UDP EF,TCP download BE,TCP download BK,TCP download CS5,TCP download EF,TCP upload BE,TCP upload BK,TCP upload CS5,TCP upload EF" \
+	"$(jq -r '[.series | keys[] | select(contains("::") | not)] | sort | join(",")' "$f")"
+assert_eq "a flow's TCP RTT sub-series" true "$(jq '.series | has("TCP upload EF::tcp_rtt")' "$f")"
+
+rrul 20
+f=$T/rrul-20.json
+short=$(num .summary.latency_loaded_ms.p50 "$f")
+echo "     pfifo 20: download $(num .summary.download_mbps "$f") Mbit/s, upload $(num .summary.upload_mbps "$f") Mbit/s, loaded p50 $short ms"
+assert_num "pfifo 20: loaded latency falls >= 3x ($deep -> $short ms)" "$short * 3 <= $deep"
+
+# --- tcp_nup --streams 2 ------------------------------------------------------------
+client test tcp_nup 10.99.2.1 --streams 2 -l 1 -d 0.5 --json
+assert_status "tcp_nup --streams 2 runs" 0
+assert_eq "tcp_nup series" "TCP upload::1,TCP upload::2" \
+	"$(jq -r '[.series | keys[] | select(startswith("TCP upload::")) | select(endswith("tcp_rtt") | not)] | sort | join(",")' <<<"$OUT")"
+
+# --- errors ---------------------------------------------------------------------------
+client rrul 10.99.2.1 -p 9 -l 1 -d 0
+assert_status "connection refused: exit 1" 1
+assert_contains "connection refused: says so" "$ERR" "Connection refused"
+client rrul nosuch.invalid -l 1 -d 0
+assert_status "unknown host: exit 1" 1
+assert_contains "unknown host: says so" "$ERR" "cannot resolve nosuch.invalid"
+client rrul 10.99.2.1 -l nope
+assert_status "bad length: exit 2" 2
+client test nosuch 10.99.2.1
+assert_status "unknown test: exit 2" 2
+client rrul
+assert_status "missing host: exit 2" 2
+
+kill "$SERVER_PID" 2>/dev/null || true
+wait "$SERVER_PID" 2>/dev/null || true
+SERVER_PID=
+finish

@@ -1,0 +1,947 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-server.c - src/meter/server.c in-process: the server runs in a thread on
+ * 127.0.0.1 with an ephemeral port, the tests are its clients. Timings are asserted
+ * with wide margins (two cores shared with other builds).
+ *
+ * Spoofed sources are real sockets bound to 127.0.0.2 (all of 127/8 is loopback).
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "meter/proto.h"
+#include "meter/server.h"
+
+struct running {
+	struct server *s;
+	pthread_t thread;
+	volatile int stop;
+	int run_ret;
+	struct server_test_summary last; /* the last test that ended */
+	int ended;
+};
+
+static void *serve(void *arg)
+{
+	struct running *r = arg;
+
+	r->run_ret = server_run(r->s, &r->stop);
+	return NULL;
+}
+
+static void on_end(void *ctx, const struct server_test_summary *t)
+{
+	struct running *r = ctx;
+
+	r->last = *t;
+	__atomic_add_fetch(&r->ended, 1, __ATOMIC_SEQ_CST);
+}
+
+static void test_config(struct server_config *c, struct running *r)
+{
+	server_config_defaults(c);
+	c->family = AF_INET;
+	c->bind = "127.0.0.1";
+	c->port = 0;
+	c->on_test_end = on_end;
+	c->ctx = r;
+}
+
+static int start(struct running *r, const struct server_config *c)
+{
+	int e = server_new(c, &r->s);
+
+	if (e < 0)
+		return e;
+	r->stop = 0;
+	return -pthread_create(&r->thread, NULL, serve, r);
+}
+
+static void stop(struct running *r)
+{
+	__atomic_store_n(&r->stop, 1, __ATOMIC_SEQ_CST);
+	pthread_join(r->thread, NULL);
+	server_free(r->s);
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void msleep(unsigned ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+static struct sockaddr_in loopback(const char *ip, uint16_t port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
+
+	inet_pton(AF_INET, ip, &a.sin_addr);
+	return a;
+}
+
+static void set_timeout(int fd, unsigned ms)
+{
+	struct timeval tv = {ms / 1000, (long)(ms % 1000) * 1000};
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+/* A socket of type bound to src (NULL: any) and, for TCP, connected to the server. */
+static int client_socket(int type, const char *src, uint16_t port)
+{
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a;
+
+	if (fd < 0)
+		return -1;
+	set_timeout(fd, 3000);
+	if (src) {
+		a = loopback(src, 0);
+		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+			close(fd);
+			return -1;
+		}
+	}
+	a = loopback("127.0.0.1", port);
+	if (type == SOCK_STREAM && connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int send_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n <= 0)
+			return -1;
+		p += n, len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int send_msg(int fd, const struct proto_msg *m)
+{
+	uint8_t buf[PROTO_FRAME_HDR + PROTO_MAX_BODY];
+	int n = proto_encode(m, buf, sizeof(buf));
+
+	return n < 0 ? -1 : send_all(fd, buf, (size_t)n);
+}
+
+static int recv_full(int fd, uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = recv(fd, buf, len, 0);
+
+		if (n <= 0)
+			return -1;
+		buf += n, len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The next frame; -1 on EOF, timeout (3 s) or a bad frame. */
+static int recv_msg(int fd, struct proto_msg *m)
+{
+	uint8_t buf[PROTO_FRAME_HDR + PROTO_MAX_BODY];
+	size_t body;
+
+	if (recv_full(fd, buf, PROTO_FRAME_HDR) < 0)
+		return -1;
+	body = (size_t)buf[0] << 8 | buf[1];
+	if (body > PROTO_MAX_BODY || recv_full(fd, buf + PROTO_FRAME_HDR, body) < 0)
+		return -1;
+	return proto_decode(buf, PROTO_FRAME_HDR + body, m) > 0 ? 0 : -1;
+}
+
+/* The next frame that is not a REPORT. */
+static int recv_not_report(int fd, struct proto_msg *m)
+{
+	int r;
+
+	while ((r = recv_msg(fd, m)) == 0 && m->type == PROTO_REPORT)
+		;
+	return r;
+}
+
+static struct proto_msg hello_msg(uint8_t nflows, uint32_t duration_ms, uint32_t interval_us)
+{
+	struct proto_msg m = {.type = PROTO_HELLO};
+
+	m.u.hello.version = PROTO_VERSION;
+	m.u.hello.nflows = nflows;
+	m.u.hello.duration_ms = duration_ms;
+	m.u.hello.interval_us = interval_us;
+	m.u.hello.probe_len = PROTO_PROBE_LEN;
+	m.u.hello.step_ms = 100;
+	return m;
+}
+
+/* A control connection with a WELCOME in *w; -1 (and *w's type says what came). */
+static int open_test(uint16_t port, const struct proto_msg *hello, struct proto_msg *w)
+{
+	int fd = client_socket(SOCK_STREAM, NULL, port);
+
+	if (fd < 0)
+		return -1;
+	if (send_msg(fd, hello) < 0 || recv_msg(fd, w) < 0 || w->type != PROTO_WELCOME) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int open_flow(uint16_t port, const uint8_t *token, uint8_t id, uint8_t dir, const char *cc)
+{
+	struct proto_msg m = {.type = PROTO_FLOW};
+	int fd = client_socket(SOCK_STREAM, NULL, port);
+
+	if (fd < 0)
+		return -1;
+	memcpy(m.u.flow.token, token, PROTO_TOKEN_LEN);
+	m.u.flow.flow_id = id;
+	m.u.flow.direction = dir;
+	m.u.flow.tos = 0x20;
+	snprintf(m.u.flow.cc, sizeof(m.u.flow.cc), "%s", cc ? cc : "");
+	if (send_msg(fd, &m) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Send one probe of len bytes from udp; the reply's length, 0 if none came in wait_ms. */
+static int probe(int udp, uint16_t port, const uint8_t *token, uint32_t seq, size_t len,
+		 unsigned wait_ms, struct proto_probe *reply)
+{
+	struct proto_probe p = {.magic = PROTO_PROBE_MAGIC_REQ, .seq = seq, .client_ns = seq};
+	struct sockaddr_in a = loopback("127.0.0.1", port);
+	uint8_t buf[2048] = {0};
+	struct pollfd pfd = {.fd = udp, .events = POLLIN};
+	ssize_t n;
+
+	memcpy(p.token, token, PROTO_TOKEN_LEN);
+	proto_probe_encode(&p, buf, sizeof(buf));
+	if (sendto(udp, buf, len, 0, (struct sockaddr *)&a, sizeof(a)) != (ssize_t)len)
+		return -1;
+	if (poll(&pfd, 1, (int)wait_ms) != 1)
+		return 0;
+	n = recv(udp, buf, sizeof(buf), MSG_TRUNC);
+	if (n >= PROTO_PROBE_LEN && reply && proto_probe_decode(buf, (size_t)n, reply) < 0)
+		return -1;
+	return (int)n;
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n - 1; /* the DIR's own */
+}
+
+static int wait_ended(struct running *r, int n, unsigned ms)
+{
+	uint64_t until = now_ms() + ms;
+
+	while (__atomic_load_n(&r->ended, __ATOMIC_SEQ_CST) < n && now_ms() < until)
+		msleep(10);
+	return __atomic_load_n(&r->ended, __ATOMIC_SEQ_CST);
+}
+
+/* ---- tests ---- */
+
+TEST(handshake_clamps_and_reports_limits)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(2, 999999999, 1), w;
+	int fd;
+
+	test_config(&c, &r);
+	c.max_duration_ms = 10000;
+	c.min_interval_us = 20000;
+	c.max_probe_len = 1400;
+	REQUIRE_EQ(start(&r, &c), 0);
+	h.u.hello.probe_len = 60000;
+	h.u.hello.step_ms = 1;
+	fd = open_test(server_port(r.s), &h, &w);
+	CHECK(fd >= 0);
+	CHECK_EQ(w.u.welcome.duration_ms, 10000);
+	CHECK_EQ(w.u.welcome.interval_us, 20000);
+	CHECK_EQ(w.u.welcome.probe_len, 1400);
+	CHECK_EQ(w.u.welcome.step_ms, 50);
+	CHECK_EQ(w.u.welcome.max_duration_ms, 10000);
+	CHECK_EQ(w.u.welcome.min_interval_us, 20000);
+	CHECK_EQ(w.u.welcome.max_probe_len, 1400);
+	CHECK(w.u.welcome.server_ns > 0);
+	close(fd);
+	/* Within limits: granted as asked. Zero probe_len and step: the defaults. */
+	h = hello_msg(1, 5000, 200000);
+	h.u.hello.probe_len = 0;
+	h.u.hello.step_ms = 0;
+	fd = open_test(server_port(r.s), &h, &w);
+	CHECK(fd >= 0);
+	CHECK_EQ(w.u.welcome.duration_ms, 5000);
+	CHECK_EQ(w.u.welcome.interval_us, 200000);
+	CHECK_EQ(w.u.welcome.probe_len, PROTO_PROBE_LEN);
+	CHECK_EQ(w.u.welcome.step_ms, 200);
+	close(fd);
+	stop(&r);
+}
+
+TEST(bad_hello_gets_error)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(PROTO_MAX_FLOWS + 1, 1000, 0), m;
+	int fd;
+
+	test_config(&c, &r);
+	REQUIRE_EQ(start(&r, &c), 0);
+	fd = client_socket(SOCK_STREAM, NULL, server_port(r.s));
+	CHECK(send_msg(fd, &h) == 0 && recv_msg(fd, &m) == 0);
+	CHECK_EQ(m.type, PROTO_ERROR);
+	CHECK_EQ(m.u.error.code, PROTO_ERR_PARAMS);
+	CHECK(recv_msg(fd, &m) < 0); /* closed */
+	close(fd);
+	h = hello_msg(1, 1000, 0);
+	h.u.hello.version = 9;
+	fd = client_socket(SOCK_STREAM, NULL, server_port(r.s));
+	CHECK(send_msg(fd, &h) == 0 && recv_msg(fd, &m) == 0);
+	CHECK_EQ(m.u.error.code, PROTO_ERR_VERSION);
+	close(fd);
+	stop(&r);
+}
+
+TEST(probe_reply_never_longer_than_request)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 1000), w;
+	struct proto_probe rep;
+	int fd, udp, n, answered = 0;
+
+	test_config(&c, &r);
+	c.min_interval_us = 1000;
+	REQUIRE_EQ(start(&r, &c), 0);
+	fd = open_test(server_port(r.s), &h, &w);
+	REQUIRE(fd >= 0);
+	udp = client_socket(SOCK_DGRAM, "127.0.0.1", 0);
+	for (size_t len = PROTO_PROBE_LEN; len <= 1400; len += 25) {
+		n = probe(udp, server_port(r.s), w.u.welcome.token, (uint32_t)len, len, 1000, &rep);
+		CHECK(n > 0);
+		CHECK(n <= (int)len);
+		CHECK_EQ(n, PROTO_PROBE_LEN);
+		CHECK_EQ(rep.magic, PROTO_PROBE_MAGIC_REP);
+		CHECK_EQ(rep.seq, len);
+		CHECK_EQ(rep.client_ns, len);
+		CHECK(rep.server_rx_ns && rep.server_rx_ns <= rep.server_tx_ns);
+		CHECK(!memcmp(rep.token, w.u.welcome.token, PROTO_TOKEN_LEN));
+		answered += n > 0;
+		msleep(3); /* stay under the 1 ms rate */
+	}
+	/* Shorter than a header, or longer than max_probe_len: no answer. */
+	CHECK_EQ(probe(udp, server_port(r.s), w.u.welcome.token, 1, PROTO_PROBE_LEN - 1, 200, NULL),
+		 0);
+	CHECK_EQ(probe(udp, server_port(r.s), w.u.welcome.token, 1, 1473, 200, NULL), 0);
+	close(udp);
+	close(fd);
+	CHECK_EQ(wait_ended(&r, 1, 2000), 1);
+	stop(&r);
+	CHECK_EQ(r.last.probes_answered, answered);
+}
+
+TEST(spoofed_source_and_wrong_token_ignored)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 100000), w, f;
+	uint8_t wrong[PROTO_TOKEN_LEN];
+	int fd, udp, spoof;
+
+	test_config(&c, &r);
+	REQUIRE_EQ(start(&r, &c), 0);
+	fd = open_test(server_port(r.s), &h, &w);
+	REQUIRE(fd >= 0);
+	spoof = client_socket(SOCK_DGRAM, "127.0.0.2", 0);
+	udp = client_socket(SOCK_DGRAM, "127.0.0.1", 0);
+	REQUIRE(spoof >= 0 && udp >= 0);
+	for (int i = 0; i < 3; i++)
+		CHECK_EQ(probe(spoof, server_port(r.s), w.u.welcome.token, 1, 100, 200, NULL), 0);
+	memcpy(wrong, w.u.welcome.token, sizeof(wrong));
+	wrong[0] ^= 1;
+	CHECK_EQ(probe(udp, server_port(r.s), wrong, 1, 100, 200, NULL), 0);
+	/* The real client from the real address is answered. */
+	CHECK_EQ(probe(udp, server_port(r.s), w.u.welcome.token, 1, 100, 1000, NULL),
+		 PROTO_PROBE_LEN);
+	/* A flow from the other address with the right token is refused. */
+	close(spoof);
+	spoof = client_socket(SOCK_STREAM, "127.0.0.2", server_port(r.s));
+	REQUIRE(spoof >= 0);
+	f = (struct proto_msg){.type = PROTO_FLOW};
+	memcpy(f.u.flow.token, w.u.welcome.token, PROTO_TOKEN_LEN);
+	CHECK(send_msg(spoof, &f) == 0 && recv_msg(spoof, &f) == 0);
+	CHECK_EQ(f.type, PROTO_ERROR);
+	CHECK_EQ(f.u.error.code, PROTO_ERR_TOKEN);
+	close(spoof);
+	close(udp);
+	f = (struct proto_msg){.type = PROTO_STOP};
+	CHECK(send_msg(fd, &f) == 0 && recv_not_report(fd, &f) == 0);
+	CHECK_EQ(f.type, PROTO_FINAL);
+	CHECK_EQ(f.u.final.probes_answered, 1);
+	close(fd);
+	stop(&r);
+}
+
+TEST(probes_rate_limited_burst_5)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 200000), m;
+	struct proto_probe p = {.magic = PROTO_PROBE_MAGIC_REQ};
+	struct sockaddr_in a;
+	uint8_t buf[128] = {0};
+	int fd, udp, got = 0;
+
+	test_config(&c, &r);
+	REQUIRE_EQ(start(&r, &c), 0);
+	fd = open_test(server_port(r.s), &h, &m);
+	REQUIRE(fd >= 0);
+	udp = client_socket(SOCK_DGRAM, "127.0.0.1", 0);
+	a = loopback("127.0.0.1", server_port(r.s));
+	memcpy(p.token, m.u.welcome.token, PROTO_TOKEN_LEN);
+	for (uint32_t i = 0; i < 50; i++) {
+		p.seq = i;
+		proto_probe_encode(&p, buf, sizeof(buf));
+		sendto(udp, buf, 100, 0, (struct sockaddr *)&a, sizeof(a));
+	}
+	set_timeout(udp, 500);
+	while (recv(udp, buf, sizeof(buf), 0) > 0)
+		got++;
+	/* 5 from the burst, maybe one more refilled while the 50 went out (200 ms each). */
+	CHECK(got >= 5 && got <= 6);
+	m = (struct proto_msg){.type = PROTO_STOP};
+	CHECK(send_msg(fd, &m) == 0 && recv_not_report(fd, &m) == 0);
+	CHECK_EQ(m.u.final.probes_answered, got);
+	CHECK_EQ(m.u.final.probes_dropped, 50 - got);
+	close(udp);
+	close(fd);
+	stop(&r);
+}
+
+TEST(upload_counted_in_report_and_final)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(2, 10000, 0), m;
+	static uint8_t data[1 << 20];
+	uint64_t until;
+	int fd, up, seen = 0;
+
+	test_config(&c, &r);
+	REQUIRE_EQ(start(&r, &c), 0);
+	fd = open_test(server_port(r.s), &h, &m);
+	REQUIRE(fd >= 0);
+	up = open_flow(server_port(r.s), m.u.welcome.token, 1, PROTO_UPLOAD, NULL);
+	REQUIRE(up >= 0);
+	CHECK_EQ(send_all(up, data, sizeof(data)), 0);
+	until = now_ms() + 3000;
+	while (now_ms() < until && recv_msg(fd, &m) == 0 && m.type == PROTO_REPORT) {
+		CHECK_EQ(m.u.report.nflows, 2);
+		if (m.u.report.rx_bytes[1] == sizeof(data)) {
+			seen = 1;
+			break;
+		}
+	}
+	CHECK(seen);
+	CHECK_EQ(m.u.report.rx_bytes[0], 0);
+	m = (struct proto_msg){.type = PROTO_STOP};
+	CHECK(send_msg(fd, &m) == 0 && recv_not_report(fd, &m) == 0);
+	CHECK_EQ(m.type, PROTO_FINAL);
+	CHECK_EQ(m.u.final.nflows, 2);
+	CHECK_EQ(m.u.final.rx_bytes[1], sizeof(data));
+	CHECK(recv_msg(fd, &m) < 0); /* the server closed after FINAL */
+	close(up);
+	close(fd);
+	stop(&r);
+	CHECK_STR(r.last.reason, "stop");
+	CHECK_EQ(r.last.rx_bytes, sizeof(data));
+}
+
+TEST(download_flow_delivers_then_stop_final)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(1, 10000, 0), m;
+	static uint8_t buf[1 << 16];
+	uint64_t got = 0, until;
+	ssize_t n;
+	int fd, down;
+
+	test_config(&c, &r);
+	REQUIRE_EQ(start(&r, &c), 0);
+	fd = open_test(server_port(r.s), &h, &m);
+	REQUIRE(fd >= 0);
+	down = open_flow(server_port(r.s), m.u.welcome.token, 0, PROTO_DOWNLOAD, NULL);
+	REQUIRE(down >= 0);
+	until = now_ms() + 3000;
+	while (got < (8u << 20) && now_ms() < until && (n = recv(down, buf, sizeof(buf), 0)) > 0)
+		got += (uint64_t)n;
+	CHECK(got >= (8u << 20));
+	m = (struct proto_msg){.type = PROTO_STOP};
+	CHECK(send_msg(fd, &m) == 0 && recv_not_report(fd, &m) == 0);
+	CHECK_EQ(m.type, PROTO_FINAL);
+	CHECK(m.u.final.tx_bytes[0] >= got);
+	/* The flow is closed: reading drains what was in flight, then EOF. */
+	set_timeout(down, 2000);
+	while ((n = recv(down, buf, sizeof(buf), 0)) > 0)
+		;
+	CHECK_EQ(n, 0);
+	close(down);
+	close(fd);
+	stop(&r);
+}
+
+TEST(flow_errors_token_id_cc)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(2, 10000, 0), m, e;
+	uint8_t bogus[PROTO_TOKEN_LEN] = {1, 2, 3};
+	int fd, f;
+
+	test_config(&c, &r);
+	REQUIRE_EQ(start(&r, &c), 0);
+	fd = open_test(server_port(r.s), &h, &m);
+	REQUIRE(fd >= 0);
+	f = open_flow(server_port(r.s), bogus, 0, PROTO_UPLOAD, NULL);
+	CHECK(recv_msg(f, &e) == 0 && e.type == PROTO_ERROR && e.u.error.code == PROTO_ERR_TOKEN);
+	close(f);
+	f = open_flow(server_port(r.s), m.u.welcome.token, 2, PROTO_UPLOAD, NULL);
+	CHECK(recv_msg(f, &e) == 0 && e.u.error.code == PROTO_ERR_PARAMS);
+	close(f);
+	f = open_flow(server_port(r.s), m.u.welcome.token, 0, PROTO_DOWNLOAD, "nosuch-cc");
+	CHECK(recv_msg(f, &e) == 0 && e.u.error.code == PROTO_ERR_CC);
+	CHECK(strstr(e.u.error.text, "nosuch-cc") != NULL);
+	close(f);
+	/* The refusal shows in the next REPORT. */
+	CHECK(recv_msg(fd, &e) == 0 && e.type == PROTO_REPORT);
+	CHECK(e.u.report.flags & PROTO_REPORT_FLOW_REFUSED);
+	/* An id is used once, even after its flow is gone. */
+	f = open_flow(server_port(r.s), m.u.welcome.token, 0, PROTO_UPLOAD, NULL);
+	CHECK(recv_msg(f, &e) == 0 && e.u.error.code == PROTO_ERR_PARAMS);
+	close(f);
+	close(fd);
+	stop(&r);
+}
+
+TEST(test_expires_after_duration_plus_grace)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(1, 1000, 0), m;
+	int fd, down;
+	uint64_t t0, took;
+	static uint8_t buf[65536];
+
+	test_config(&c, &r);
+	c.grace_ms = 300;
+	REQUIRE_EQ(start(&r, &c), 0);
+	t0 = now_ms();
+	fd = open_test(server_port(r.s), &h, &m);
+	REQUIRE(fd >= 0);
+	/* A download keeps it active (not idle) until expiry. */
+	down = open_flow(server_port(r.s), m.u.welcome.token, 0, PROTO_DOWNLOAD, NULL);
+	while (recv(down, buf, sizeof(buf), MSG_DONTWAIT) != 0 && now_ms() - t0 < 5000) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+
+		if (poll(&p, 1, 0) == 1 && recv_not_report(fd, &m) == 0)
+			break;
+		msleep(1);
+	}
+	took = now_ms() - t0;
+	CHECK_EQ(m.type, PROTO_FINAL);
+	CHECK(took >= 1200 && took < 3000);
+	close(down);
+	close(fd);
+	CHECK_EQ(wait_ended(&r, 1, 1000), 1);
+	CHECK_STR(r.last.reason, "expired");
+	stop(&r);
+}
+
+TEST(idle_test_and_silent_connection_closed)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 0), m;
+	int fd, silent;
+	uint64_t t0;
+
+	test_config(&c, &r);
+	c.idle_ms = 400;
+	c.hello_timeout_ms = 300;
+	REQUIRE_EQ(start(&r, &c), 0);
+	silent = client_socket(SOCK_STREAM, NULL, server_port(r.s));
+	t0 = now_ms();
+	fd = open_test(server_port(r.s), &h, &m);
+	REQUIRE(fd >= 0);
+	CHECK_EQ(recv_not_report(fd, &m), 0);
+	CHECK_EQ(m.type, PROTO_FINAL);
+	CHECK(now_ms() - t0 >= 350 && now_ms() - t0 < 3000);
+	/* The connection that never said anything is gone too. */
+	CHECK_EQ(recv(silent, &m, 1, 0), 0);
+	close(silent);
+	close(fd);
+	CHECK_EQ(wait_ended(&r, 1, 1000), 1);
+	CHECK_STR(r.last.reason, "idle");
+	stop(&r);
+}
+
+TEST(busy_at_max_clients)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 0), m;
+	int a, b, x;
+
+	test_config(&c, &r);
+	c.max_clients = 2;
+	REQUIRE_EQ(start(&r, &c), 0);
+	a = open_test(server_port(r.s), &h, &m);
+	b = open_test(server_port(r.s), &h, &m);
+	CHECK(a >= 0 && b >= 0);
+	x = client_socket(SOCK_STREAM, NULL, server_port(r.s));
+	CHECK(send_msg(x, &h) == 0 && recv_msg(x, &m) == 0);
+	CHECK_EQ(m.type, PROTO_ERROR);
+	CHECK_EQ(m.u.error.code, PROTO_ERR_BUSY);
+	close(x);
+	/* One ends, a slot frees. */
+	close(a);
+	CHECK_EQ(wait_ended(&r, 1, 2000), 1);
+	a = open_test(server_port(r.s), &h, &m);
+	CHECK(a >= 0);
+	close(a);
+	close(b);
+	stop(&r);
+}
+
+TEST(connect_storm_500_no_crash_no_leak)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 0), m;
+	struct rlimit old, low;
+	int fds[500], base, n = 0, after = -1, fd;
+	uint64_t until;
+
+	test_config(&c, &r);
+	c.hello_timeout_ms = 300;
+	REQUIRE_EQ(start(&r, &c), 0);
+	msleep(50);
+	base = count_fds();
+	/* Clients and server share this process's descriptor table: with a limit of 700,
+	 * the server runs out while the clients connect, and must shed, not spin or die. */
+	getrlimit(RLIMIT_NOFILE, &old);
+	low = old;
+	low.rlim_cur = 700;
+	setrlimit(RLIMIT_NOFILE, &low);
+	for (int i = 0; i < 500; i++) {
+		struct sockaddr_in a = loopback("127.0.0.1", server_port(r.s));
+
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			break;
+		connect(fd, (struct sockaddr *)&a, sizeof(a));
+		fds[n++] = fd;
+	}
+	CHECK(n >= 400);
+	msleep(300);
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	setrlimit(RLIMIT_NOFILE, &old);
+	until = now_ms() + 5000;
+	while (now_ms() < until && (after = count_fds()) != base)
+		msleep(50);
+	CHECK_EQ(after, base);
+	/* Still serving. */
+	fd = open_test(server_port(r.s), &h, &m);
+	CHECK(fd >= 0);
+	close(fd);
+	stop(&r);
+}
+
+/* Garbage of every kind while a legitimate test runs: it must complete unharmed. */
+TEST(garbage_while_a_test_runs)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(1, 10000, 20000), w, m;
+	static uint8_t junk[4096], data[65536];
+	struct sockaddr_in a;
+	int fd, up, udp, spoof, g, answered = 0;
+	uint64_t sent = 0;
+
+	test_config(&c, &r);
+	c.hello_timeout_ms = 500;
+	REQUIRE_EQ(start(&r, &c), 0);
+	a = loopback("127.0.0.1", server_port(r.s));
+	fd = open_test(server_port(r.s), &h, &w);
+	REQUIRE(fd >= 0);
+	up = open_flow(server_port(r.s), w.u.welcome.token, 0, PROTO_UPLOAD, NULL);
+	udp = client_socket(SOCK_DGRAM, "127.0.0.1", 0);
+	spoof = client_socket(SOCK_DGRAM, "127.0.0.2", 0);
+	REQUIRE(up >= 0 && udp >= 0 && spoof >= 0);
+	srand(42);
+	for (int round = 0; round < 40; round++) {
+		for (size_t i = 0; i < sizeof(junk); i++)
+			junk[i] = (uint8_t)rand();
+		g = client_socket(SOCK_STREAM, NULL, server_port(r.s));
+		switch (round % 8) {
+		case 0: /* random bytes */
+			send_all(g, junk, sizeof(junk));
+			break;
+		case 1: /* oversized frame header */
+			send_all(g, "\xff\xff\x01", 3);
+			break;
+		case 2: /* a truncated HELLO, then close */
+			send_all(g, "\x00\x40\x01\x01\x02", 5);
+			break;
+		case 3: /* HELLO with a wrong body length */
+			send_all(g, "\x00\x02\x01\x01\x02", 5);
+			break;
+		case 4: /* FLOW with the real token from the right address but a bad id */
+			close(g);
+			g = open_flow(server_port(r.s), w.u.welcome.token, 7, PROTO_DOWNLOAD, NULL);
+			break;
+		case 5: /* STOP as a first frame */
+			send_all(g, "\x00\x00\x06", 3);
+			break;
+		case 6: /* nothing at all (closed by the hello timeout or by us) */
+			break;
+		case 7: /* a frame of unknown type with a large body */
+			junk[0] = 0x03, junk[1] = 0xff, junk[2] = 0x42;
+			send_all(g, junk, 1024 + 3);
+			break;
+		}
+		close(g);
+		/* UDP garbage: random sizes, oversized, spoofed probes with the real token. */
+		sendto(udp, junk, (size_t)(rand() % 1500), 0, (struct sockaddr *)&a, sizeof(a));
+		sendto(udp, junk, 4000, 0, (struct sockaddr *)&a, sizeof(a));
+		probe(spoof, server_port(r.s), w.u.welcome.token, 1, 200, 0, NULL);
+		/* The legitimate test goes on: a probe and some upload. */
+		answered += probe(udp, server_port(r.s), w.u.welcome.token, (uint32_t)round, 100,
+				  1000, NULL) == PROTO_PROBE_LEN;
+		if (send_all(up, data, sizeof(data)) == 0)
+			sent += sizeof(data);
+		msleep(25);
+	}
+	CHECK(answered >= 36);
+	msleep(200);
+	m = (struct proto_msg){.type = PROTO_STOP};
+	CHECK(send_msg(fd, &m) == 0 && recv_not_report(fd, &m) == 0);
+	CHECK_EQ(m.type, PROTO_FINAL);
+	CHECK_EQ(m.u.final.rx_bytes[0], sent);
+	CHECK_EQ(m.u.final.probes_answered, answered);
+	close(up);
+	close(udp);
+	close(spoof);
+	close(fd);
+	stop(&r);
+	CHECK_STR(r.last.reason, "stop");
+}
+
+TEST(keyed_server)
+{
+	static const uint8_t key[] = "not so secret";
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 20000), m;
+	struct proto_probe p = {.magic = PROTO_PROBE_MAGIC_REQ, .seq = 4};
+	struct sockaddr_in a;
+	uint8_t buf[200] = {0};
+	int fd, udp;
+	ssize_t n;
+
+	test_config(&c, &r);
+	c.key = key;
+	c.keylen = sizeof(key) - 1;
+	REQUIRE_EQ(start(&r, &c), 0);
+	/* Unsigned HELLO: ERROR auth. */
+	fd = client_socket(SOCK_STREAM, NULL, server_port(r.s));
+	CHECK(send_msg(fd, &h) == 0 && recv_msg(fd, &m) == 0);
+	CHECK_EQ(m.type, PROTO_ERROR);
+	CHECK_EQ(m.u.error.code, PROTO_ERR_AUTH);
+	close(fd);
+	proto_hello_sign(&h.u.hello, key, sizeof(key) - 1);
+	fd = open_test(server_port(r.s), &h, &m);
+	REQUIRE(fd >= 0);
+	CHECK_EQ(proto_welcome_verify(&m.u.welcome, key, sizeof(key) - 1), 0);
+	CHECK_EQ(m.u.welcome.probe_len, PROTO_PROBE_LEN + PROTO_MAC_LEN);
+	udp = client_socket(SOCK_DGRAM, "127.0.0.1", 0);
+	/* Unsigned probe: silence. */
+	CHECK_EQ(probe(udp, server_port(r.s), m.u.welcome.token, 1, 100, 300, NULL), 0);
+	/* Signed: a signed reply of header + MAC. */
+	memcpy(p.token, m.u.welcome.token, PROTO_TOKEN_LEN);
+	p.flags = PROTO_PROBE_KEYED;
+	proto_probe_encode(&p, buf, sizeof(buf));
+	proto_probe_sign(buf, sizeof(buf), key, sizeof(key) - 1);
+	a = loopback("127.0.0.1", server_port(r.s));
+	sendto(udp, buf, PROTO_PROBE_LEN + PROTO_MAC_LEN, 0, (struct sockaddr *)&a, sizeof(a));
+	n = recv(udp, buf, sizeof(buf), 0);
+	CHECK_EQ(n, PROTO_PROBE_LEN + PROTO_MAC_LEN);
+	CHECK_EQ(proto_probe_verify(buf, (size_t)n, key, sizeof(key) - 1), 0);
+	m = (struct proto_msg){.type = PROTO_STOP};
+	CHECK(send_msg(fd, &m) == 0 && recv_not_report(fd, &m) == 0);
+	CHECK_EQ(m.u.final.probes_answered, 1);
+	CHECK_EQ(m.u.final.probes_dropped, 1);
+	close(udp);
+	close(fd);
+	stop(&r);
+}
+
+TEST(probe_reply_carries_the_request_tos)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 20000), m;
+	struct proto_probe p = {.magic = PROTO_PROBE_MAGIC_REQ};
+	struct sockaddr_in a;
+	uint8_t buf[128] = {0};
+	char cbuf[256];
+	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct cmsghdr *cm;
+	int fd, udp, one = 1, tos = -1;
+
+	test_config(&c, &r);
+	REQUIRE_EQ(start(&r, &c), 0);
+	fd = open_test(server_port(r.s), &h, &m);
+	REQUIRE(fd >= 0);
+	udp = client_socket(SOCK_DGRAM, "127.0.0.1", 0);
+	setsockopt(udp, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
+	a = loopback("127.0.0.1", server_port(r.s));
+	memcpy(p.token, m.u.welcome.token, PROTO_TOKEN_LEN);
+	for (int mark = 0xb8; mark >= 0; mark -= 0x5c) { /* EF, then 0x5c, then unmarked */
+		proto_probe_encode(&p, buf, sizeof(buf));
+		setsockopt(udp, IPPROTO_IP, IP_TOS, &mark, sizeof(mark));
+		CHECK(sendto(udp, buf, 64, 0, (struct sockaddr *)&a, sizeof(a)) == 64);
+		mh.msg_control = cbuf;
+		mh.msg_controllen = sizeof(cbuf);
+		if (recvmsg(udp, &mh, 0) != PROTO_PROBE_LEN) {
+			CHECK_EQ(mark, -1); /* no reply to this marking */
+			break;
+		}
+		for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+			if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_TOS)
+				tos = *(uint8_t *)CMSG_DATA(cm);
+		CHECK_EQ(tos, mark);
+	}
+	close(udp);
+	close(fd);
+	stop(&r);
+}
+
+TEST(ipv6_loopback)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 20000), m;
+	struct proto_probe p = {.magic = PROTO_PROBE_MAGIC_REQ, .seq = 77};
+	struct sockaddr_in6 a = {.sin6_family = AF_INET6, .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+	uint8_t buf[128] = {0};
+	int fd, udp;
+
+	test_config(&c, &r);
+	c.family = AF_INET6;
+	c.bind = "::1";
+	if (start(&r, &c) < 0)
+		SKIP("no IPv6 loopback here");
+	a.sin6_port = htons(server_port(r.s));
+	fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	set_timeout(fd, 3000);
+	REQUIRE(connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+	CHECK(send_msg(fd, &h) == 0 && recv_msg(fd, &m) == 0);
+	REQUIRE_EQ(m.type, PROTO_WELCOME);
+	udp = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	set_timeout(udp, 3000);
+	memcpy(p.token, m.u.welcome.token, PROTO_TOKEN_LEN);
+	proto_probe_encode(&p, buf, sizeof(buf));
+	CHECK(sendto(udp, buf, 80, 0, (struct sockaddr *)&a, sizeof(a)) == 80);
+	CHECK_EQ(recv(udp, buf, sizeof(buf), 0), PROTO_PROBE_LEN);
+	CHECK_EQ(proto_probe_decode(buf, PROTO_PROBE_LEN, &p), 0);
+	CHECK_EQ(p.seq, 77);
+	close(udp);
+	close(fd);
+	stop(&r);
+}
+
+/* on_test_end runs on the server's loop: a slow one makes every other test late. */
+static void slow_end(void *ctx, const struct server_test_summary *t)
+{
+	on_end(ctx, t);
+	msleep(600);
+}
+
+TEST(late_loop_reports_overloaded)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 0), m;
+	int a, b, overloaded = 0, reports = 0;
+
+	test_config(&c, &r);
+	c.on_test_end = slow_end;
+	REQUIRE_EQ(start(&r, &c), 0);
+	a = open_test(server_port(r.s), &h, &m);
+	REQUIRE(a >= 0);
+	/* Before the stall: on time. */
+	CHECK(recv_msg(a, &m) == 0 && m.type == PROTO_REPORT);
+	CHECK(!(m.u.report.flags & PROTO_REPORT_OVERLOADED));
+	b = open_test(server_port(r.s), &h, &m);
+	REQUIRE(b >= 0);
+	close(b); /* its end stalls the loop 600 ms: six steps of a */
+	while (reports++ < 20 && recv_msg(a, &m) == 0 && m.type == PROTO_REPORT)
+		if (m.u.report.flags & PROTO_REPORT_OVERLOADED) {
+			overloaded = 1;
+			break;
+		}
+	CHECK(overloaded);
+	m = (struct proto_msg){.type = PROTO_STOP};
+	CHECK(send_msg(a, &m) == 0 && recv_not_report(a, &m) == 0);
+	CHECK(m.u.final.flags & PROTO_REPORT_OVERLOADED);
+	close(a);
+	stop(&r);
+}

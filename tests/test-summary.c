@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/* test-summary.c - meter/summary.h on hand-built results with known answers. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "harness.h"
+#include "meter-fixture.h"
+#include "meter/summary.h"
+
+static bool check_near(const char *file, int line, const char *expr, double a, double b)
+{
+	char detail[96];
+
+	if ((isnan(a) && isnan(b)) || (a - b < 1e-9 && b - a < 1e-9))
+		return true;
+	snprintf(detail, sizeof(detail), "got %.12g, want %.12g", a, b);
+	harness_fail(file, line, expr, detail);
+	return false;
+}
+#define CHECK_NEAR(a, b) check_near(__FILE__, __LINE__, #a, (a), (b))
+
+TEST(percentile_nearest_rank)
+{
+	double four[] = {4, 1, 3, 2};
+	double ten[10], hundred[100], one[] = {7};
+
+	for (int i = 0; i < 10; i++)
+		ten[i] = 10 - i; /* unsorted on purpose */
+	for (int i = 0; i < 100; i++)
+		hundred[i] = 100 - i;
+	CHECK_NEAR(summary_percentile(four, 4, 50), 2);
+	CHECK_NEAR(summary_percentile(four, 4, 100), 4);
+	CHECK_NEAR(summary_percentile(ten, 10, 50), 5);
+	CHECK_NEAR(summary_percentile(ten, 10, 90), 9);
+	CHECK_NEAR(summary_percentile(ten, 10, 99), 10);
+	CHECK_NEAR(summary_percentile(ten, 10, 1), 1);
+	CHECK_NEAR(summary_percentile(hundred, 100, 99), 99);
+	CHECK_NEAR(summary_percentile(hundred, 100, 50), 50);
+	CHECK_NEAR(summary_percentile(one, 1, 99), 7);
+	CHECK(isnan(summary_percentile(one, 0, 50)));
+}
+
+TEST(jain_equal_unequal_and_degenerate)
+{
+	double equal[] = {5, 5, 5, 5}, hog[] = {8, 0, 0, 0}, three[] = {1, 2, 3}, zero[] = {0, 0};
+
+	CHECK_NEAR(summary_jain(equal, 4), 1.0);
+	CHECK_NEAR(summary_jain(hog, 4), 0.25);
+	CHECK_NEAR(summary_jain(three, 3), 36.0 / 42.0);
+	CHECK(isnan(summary_jain(equal, 0)));
+	CHECK(isnan(summary_jain(zero, 2)));
+}
+
+TEST(grade_boundaries)
+{
+	CHECK_STR(summary_grade(-3), "A+");
+	CHECK_STR(summary_grade(0), "A+");
+	CHECK_STR(summary_grade(4.999), "A+");
+	CHECK_STR(summary_grade(5), "A");
+	CHECK_STR(summary_grade(29.99), "A");
+	CHECK_STR(summary_grade(30), "B");
+	CHECK_STR(summary_grade(59.99), "B");
+	CHECK_STR(summary_grade(60), "C");
+	CHECK_STR(summary_grade(199.9), "C");
+	CHECK_STR(summary_grade(200), "D");
+	CHECK_STR(summary_grade(399.9), "D");
+	CHECK_STR(summary_grade(400), "F");
+	CHECK_STR(summary_grade(5000), "F");
+	CHECK_STR(summary_grade(NAN), "");
+}
+
+TEST(rrul_latency_windows_exclude_ramp)
+{
+	struct test_result r;
+	struct summary s;
+
+	REQUIRE_EQ(fixture_rrul(&r), 0);
+	REQUIRE_EQ(summary_compute(&r, &s), 0);
+	REQUIRE_EQ(s.nprobes, 4);
+	for (size_t i = 0; i < s.nprobes; i++) {
+		CHECK_EQ(s.probes[i].idle.n, 20);
+		CHECK_EQ(s.probes[i].loaded.n, 20);
+		CHECK_NEAR(s.probes[i].idle.p50, 14.5);
+		CHECK_NEAR(s.probes[i].idle.p90, 18.5);
+		CHECK_NEAR(s.probes[i].idle.p99, 19.5);
+		CHECK_NEAR(s.probes[i].loaded.p50, 109);
+		CHECK_NEAR(s.probes[i].loaded.p90, 117);
+		/* the 1000 ms ramp samples must not reach p99 */
+		CHECK_NEAR(s.probes[i].loaded.p99, 119);
+		CHECK_NEAR(s.probes[i].induced_ms, 94.5);
+	}
+	CHECK_STR(s.probes[0].name, "Ping (ms) UDP EF");
+	CHECK_EQ(s.probes[0].tos, 0xb8);
+	CHECK_EQ(s.idle.n, 80);
+	CHECK_NEAR(s.idle.p50, 14.5);
+	CHECK_NEAR(s.idle.p90, 18.5);
+	CHECK_NEAR(s.idle.p99, 19.5);
+	CHECK_NEAR(s.loaded.p50, 109);
+	CHECK_NEAR(s.loaded.p99, 119);
+	CHECK_NEAR(s.induced_ms, 94.5);
+	CHECK_STR(s.grade, "C");
+	CHECK_NEAR(s.rpm, 60000.0 / 109);
+	result_free(&r);
+}
+
+TEST(rrul_loss_counts_nan_samples_and_counters)
+{
+	struct test_result r;
+	struct summary s;
+
+	REQUIRE_EQ(fixture_rrul(&r), 0);
+	REQUIRE_EQ(summary_compute(&r, &s), 0);
+	/* UDP BK: no counters, 1 NaN among 51 raw samples */
+	CHECK_EQ(s.probes[1].sent, 51);
+	CHECK_EQ(s.probes[1].lost, 1);
+	CHECK_NEAR(s.probes[1].loss_pct, 100.0 / 51);
+	/* ICMP: the engine's counters win */
+	CHECK_EQ(s.probes[3].sent, 50);
+	CHECK_NEAR(s.probes[3].loss_pct, 4.0);
+	CHECK_NEAR(s.probes[0].loss_pct, 0);
+	CHECK_NEAR(s.loss_pct, 300.0 / 201);
+	/* the lost probe is no latency: loaded still has 20 samples */
+	CHECK_EQ(s.probes[1].loaded.n, 20);
+	result_free(&r);
+}
+
+TEST(rrul_throughput_and_fairness)
+{
+	struct test_result r;
+	struct summary s;
+
+	REQUIRE_EQ(fixture_rrul(&r), 0);
+	REQUIRE_EQ(summary_compute(&r, &s), 0);
+	REQUIRE_EQ(s.nflows, 8);
+	CHECK_EQ(s.upload.nflows, 4);
+	CHECK_EQ(s.download.nflows, 4);
+	/* the zeros outside the load must not dilute the means */
+	CHECK_NEAR(s.flows[0].mean_mbps, 5);
+	CHECK_NEAR(s.flows[3].mean_mbps, 20);
+	CHECK_NEAR(s.upload.sum_mbps, 50);
+	CHECK_NEAR(s.download.sum_mbps, 80);
+	CHECK_NEAR(s.download.jain, 1.0);
+	CHECK_NEAR(s.upload.jain, 2500.0 / 3000.0);
+	CHECK_STR(s.flows[4].name, "TCP download BE");
+	CHECK_EQ(s.flows[4].kind, SERIES_DOWNLOAD);
+	CHECK_NEAR(s.flows[0].tcp_rtt_p50_ms, 50);
+	CHECK(isnan(s.flows[1].tcp_rtt_p50_ms));
+	result_free(&r);
+}
+
+TEST(ping_only_is_all_idle)
+{
+	struct test_result r = {0};
+	struct summary s;
+	struct series *icmp;
+
+	r.delay_s = 0;
+	r.length_s = 4;
+	r.step_s = 1;
+	r.t0 = 100;
+	REQUIRE_EQ(result_init(&r, 5), 0);
+	icmp = result_add_series(&r, "Ping (ms) ICMP", "ms", SERIES_PROBE, 0);
+	REQUIRE(icmp);
+	for (unsigned k = 0; k < 4; k++)
+		REQUIRE_EQ(series_add_raw(icmp, 100.5 + k, 20 + k, k), 0);
+	REQUIRE_EQ(summary_compute(&r, &s), 0);
+	CHECK_EQ(s.idle.n, 4);
+	CHECK_NEAR(s.idle.p50, 21);
+	CHECK_EQ(s.loaded.n, 0);
+	CHECK(isnan(s.loaded.p50));
+	CHECK(isnan(s.induced_ms));
+	CHECK(isnan(s.rpm));
+	CHECK_STR(s.grade, "");
+	CHECK(isnan(s.download.sum_mbps));
+	CHECK(isnan(s.upload.jain));
+	result_free(&r);
+}
+
+TEST(empty_result_and_empty_series)
+{
+	struct test_result r = {0};
+	struct summary s;
+
+	r.length_s = 10;
+	r.delay_s = 2;
+	r.step_s = 0.2;
+	REQUIRE_EQ(result_init(&r, 0), 0);
+	REQUIRE_EQ(summary_compute(&r, &s), 0);
+	CHECK_EQ(s.nprobes, 0);
+	CHECK_EQ(s.nflows, 0);
+	CHECK(isnan(s.idle.p50));
+	CHECK(isnan(s.loss_pct));
+	CHECK_STR(s.grade, "");
+
+	REQUIRE(result_add_series(&r, "Ping (ms) UDP BE", "ms", SERIES_PROBE, 0));
+	REQUIRE(result_add_series(&r, "TCP upload BE", "Mbits/s", SERIES_UPLOAD, 0));
+	REQUIRE_EQ(summary_compute(&r, &s), 0);
+	CHECK_EQ(s.nprobes, 1);
+	CHECK(isnan(s.probes[0].idle.p50));
+	CHECK(isnan(s.probes[0].loss_pct));
+	CHECK(isnan(s.flows[0].mean_mbps));
+	/* a flow that never reported got nothing: sum 0, fairness undefined */
+	CHECK_NEAR(s.upload.sum_mbps, 0);
+	CHECK(isnan(s.upload.jain));
+	result_free(&r);
+}
+
+TEST(result_series_storage)
+{
+	struct test_result r = {0};
+	struct series *s;
+
+	REQUIRE_EQ(result_init(&r, 3), 0);
+	s = result_add_series(&r, "TCP download EF", "Mbits/s", SERIES_DOWNLOAD, 0xb8);
+	REQUIRE(s);
+	CHECK(isnan(s->values[0]) && isnan(s->values[2]));
+	for (unsigned i = 0; i < 1000; i++)
+		REQUIRE_EQ(series_add_raw(s, i, i, i), 0);
+	CHECK_EQ(s->nraw, 1000);
+	CHECK_NEAR(s->raw[999].val, 999);
+	CHECK(result_find_series(&r, "TCP download EF") == s);
+	CHECK(!result_find_series(&r, "TCP download BE"));
+	for (unsigned i = 1; i < RESULT_MAX_SERIES; i++)
+		REQUIRE(result_add_series(&r, "x", "ms", SERIES_PROBE, 0));
+	CHECK(!result_add_series(&r, "one too many", "ms", SERIES_PROBE, 0));
+	result_free(&r);
+	CHECK_EQ(r.nseries, 0);
+}
