@@ -16,14 +16,6 @@
 #define SNAPSHOT_MAX_QUEUES 4096  /* BQL_MAX_QUEUES */
 #define SNAPSHOT_MAX_QDISCS 65536 /* in one tree, counted over all levels */
 
-/* host.c's order: the report lists the sysctls in this order. */
-static const char *const sysctl_names[HOST_NSYSCTLS] = {
-    "net.core.default_qdisc",
-    "net.ipv4.tcp_congestion_control",
-    "net.ipv4.tcp_ecn",
-    "net.ipv4.tcp_limit_output_bytes",
-};
-
 /*
  * Every option key the qdisc decoders make (host/qdisc.h), with its type and unit.
  * struct value keys must outlive the host, so a key read from a file is replaced by
@@ -929,11 +921,11 @@ static int read_sysctls(struct reader *rd, const struct jval *doc, struct host *
 		return r;
 	for (size_t i = 0; i < HOST_NSYSCTLS; i++) {
 		struct sysctl_entry *s = &h->sysctls[i];
-		struct jval *v = json_get(values, sysctl_names[i]), *e;
+		struct jval *v = json_get(values, host_sysctl_names[i]), *e;
 		char p[128];
 		int64_t n;
 
-		s->name = sysctl_names[i];
+		s->name = host_sysctl_names[i];
 		snprintf(p, sizeof(p), "sysctls.%s", s->name);
 		if (json_int_of(v, &n) == 0) {
 			snprintf(s->value, sizeof(s->value), "%" PRId64, n);

@@ -22,7 +22,7 @@ const struct host_paths host_default_paths = {
     .kconfig = "/proc/config.gz",
 };
 
-static const char *const sysctl_names[HOST_NSYSCTLS] = {
+const char *const host_sysctl_names[HOST_NSYSCTLS] = {
     "net.core.default_qdisc",
     "net.ipv4.tcp_congestion_control",
     "net.ipv4.tcp_ecn",
@@ -165,7 +165,7 @@ int host_read(struct host *h, const struct host_paths *paths, char *const names[
 	for (size_t i = 0; i < HOST_NSYSCTLS; i++) {
 		struct sysctl_entry *s = &out.sysctls[i];
 
-		s->name = sysctl_names[i];
+		s->name = host_sysctl_names[i];
 		s->err = sysctl_read(paths->procsys, s->name, s->value, sizeof(s->value));
 		if (s->err < 0)
 			s->value[0] = '\0';

@@ -70,6 +70,9 @@ int host_read(struct host *h, const struct host_paths *paths, char *const names[
 	      size_t *bad_name);
 void host_free(struct host *h);
 
+/* The sysctls host_read reads, in the order the report lists them. */
+extern const char *const host_sysctl_names[HOST_NSYSCTLS];
+
 /* The entry for a sysctl name, or NULL. */
 const struct sysctl_entry *host_sysctl(const struct host *h, const char *name);
 
