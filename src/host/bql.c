@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "host/bql.h"
 #include "host/sysfs.h"
 
@@ -72,16 +73,9 @@ static int list_queues(const char *queues, struct bql_queue **out, size_t *n)
 		if (*end || end == de->d_name + 3 || idx > UINT_MAX)
 			continue;
 		if (count == cap) {
-			cap = cap ? cap * 2 : 8;
-			if (cap > BQL_MAX_QUEUES) {
-				r = -E2BIG;
+			grown = array_grow(v, &cap, sizeof(*v), 8, BQL_MAX_QUEUES, &r);
+			if (!grown)
 				break;
-			}
-			grown = realloc(v, cap * sizeof(*v));
-			if (!grown) {
-				r = -ENOMEM;
-				break;
-			}
 			v = grown;
 		}
 		v[count] = (struct bql_queue){.queue = (unsigned)idx};

@@ -13,6 +13,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
+#include "array.h"
 #include "host/link.h"
 #include "host/sysfs.h"
 
@@ -94,16 +95,11 @@ static int add_link(const struct nlmsghdr *nlh, void *data)
 	if (r < 0)
 		return r;
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		struct iface *v;
+		struct iface *v = array_grow(l->v, &l->cap, sizeof(*v), 16, LINK_MAX_INTERFACES, &r);
 
-		if (cap > LINK_MAX_INTERFACES)
-			return -E2BIG;
-		v = realloc(l->v, cap * sizeof(*v));
 		if (!v)
-			return -ENOMEM;
+			return r;
 		l->v = v;
-		l->cap = cap;
 	}
 	l->v[l->n++] = ifc;
 	return 0;

@@ -9,6 +9,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
+#include "array.h"
 #include "host/qdisc.h"
 
 static void add_option(struct qdisc *q, struct value v)
@@ -325,16 +326,11 @@ static int add_qdisc(const struct nlmsghdr *nlh, void *data)
 	if (r < 0)
 		return r;
 	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 32;
-		struct qdisc *v;
+		struct qdisc *v = array_grow(l->v, &l->cap, sizeof(*v), 32, QDISC_MAX_QDISCS, &r);
 
-		if (cap > QDISC_MAX_QDISCS)
-			return -E2BIG;
-		v = realloc(l->v, cap * sizeof(*v));
 		if (!v)
-			return -ENOMEM;
+			return r;
 		l->v = v;
-		l->cap = cap;
 	}
 	l->v[l->n++] = q;
 	return 0;

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "loop.h"
 
 #define LOOP_BATCH 256
@@ -125,13 +126,13 @@ void loop_del(struct loop *l, int fd)
 uint64_t loop_timer_at(struct loop *l, uint64_t when, loop_timer_fn fn, void *ctx)
 {
 	if (l->ntimers == l->timers_cap) {
-		size_t cap = l->timers_cap ? 2 * l->timers_cap : 16;
-		struct loop_timer *t = realloc(l->timers, cap * sizeof(*t));
+		int err;
+		struct loop_timer *t =
+			array_grow(l->timers, &l->timers_cap, sizeof(*t), 16, SIZE_MAX, &err);
 
 		if (!t)
 			return 0;
 		l->timers = t;
-		l->timers_cap = cap;
 	}
 	l->timers[l->ntimers++] = (struct loop_timer){++l->next_id, when, fn, ctx};
 	return l->next_id;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "meter/result.h"
 
 /* Raw samples grow by doubling from this; a 70 s test at 0.2 s holds 350 per probe. */
@@ -45,16 +46,13 @@ struct series *result_add_series(struct test_result *r, const char *name, const 
 int series_add_raw(struct series *s, double t, double val, uint32_t seq)
 {
 	if (s->nraw == s->raw_cap) {
-		size_t cap = s->raw_cap ? s->raw_cap * 2 : RAW_INITIAL_CAP;
-		struct raw_sample *raw;
+		int err;
+		struct raw_sample *raw =
+			array_grow(s->raw, &s->raw_cap, sizeof(*raw), RAW_INITIAL_CAP, SIZE_MAX, &err);
 
-		if (cap > SIZE_MAX / sizeof(*raw))
-			return -ENOMEM;
-		raw = realloc(s->raw, cap * sizeof(*raw));
 		if (!raw)
 			return -ENOMEM;
 		s->raw = raw;
-		s->raw_cap = cap;
 	}
 	s->raw[s->nraw++] = (struct raw_sample){.t = t, .val = val, .seq = seq};
 	return 0;

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * array.h - growing an array by doubling, with a cap: the one way src/ grows its lists.
+ *
+ *	if (l->n == l->cap) {
+ *		struct iface *v = array_grow(l->v, &l->cap, sizeof(*v), 16, LINK_MAX, &r);
+ *		if (!v)
+ *			return r;
+ *		l->v = v;
+ *	}
+ *
+ * Returns the (possibly moved) array with room for more than *cap elements and
+ * updates *cap; or NULL with *err = -E2BIG (past max elements) or -ENOMEM, and the
+ * old array still valid and still the caller's.
+ */
+#ifndef DEBLOAT_ARRAY_H
+#define DEBLOAT_ARRAY_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static inline void *array_grow(void *v, size_t *cap, size_t elem, size_t first, size_t max,
+			       int *err)
+{
+	size_t want = *cap ? *cap * 2 : first;
+	void *grown;
+
+	if (want > max || want > SIZE_MAX / elem) {
+		*err = -E2BIG;
+		return NULL;
+	}
+	grown = realloc(v, want * elem);
+	if (!grown) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*cap = want;
+	return grown;
+}
+
+#endif
