@@ -7,14 +7,22 @@
 #   make asan-check the unit tests and corpora again under ASan+UBSan
 #   make fuzz       libFuzzer (clang) on every harness for FUZZ_SECONDS each
 #   make bench      benchmarks (table; BENCH_ARGS=--json for JSON)
+#   make static     a static, stripped binary for a board: ARCH=armhf|arm64|native,
+#                   in build-static-ARCH/bin/debloat (scripts/build-static.sh)
+#   make smoke      both ARM static binaries under qemu-user (tests/test-static.sh)
+#   make install    binary, man pages, bash completion, systemd units into
+#                   $(DESTDIR)$(PREFIX); make uninstall removes what it installed
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 MESON_OPTS ?=
 BENCH_ARGS ?=
+ARCH ?= native
+PREFIX ?= /usr/local
+DESTDIR ?=
 
-.PHONY: all build check demo asan-check fuzz bench clean
+.PHONY: all build check demo asan-check fuzz bench clean static smoke install uninstall
 
 all: build
 
@@ -49,6 +57,29 @@ fuzz:
 
 bench: build
 	bench/run.sh $(BUILD) $(BENCH_ARGS)
+
+static:
+	@scripts/install-deps.sh cross
+	@scripts/build-static.sh $(ARCH) $(MESON_OPTS)
+
+# The static ARM binaries, freshly built, against the native one under qemu-user.
+smoke:
+	@scripts/install-deps.sh cross
+	@$(MAKE) --no-print-directory build
+	@scripts/build-static.sh armhf $(MESON_OPTS)
+	@scripts/build-static.sh arm64 $(MESON_OPTS)
+	STATIC_SMOKE=1 BUILD=$(BUILD) bash tests/test-static.sh
+
+# meson installs into $(DESTDIR)$(PREFIX) and logs what it installed, for uninstall.
+install:
+	@scripts/install-deps.sh install
+	@$(MAKE) --no-print-directory build
+	@meson configure $(BUILD) -Dprefix=$(PREFIX) -Dman=enabled >/dev/null
+	@DESTDIR="$(DESTDIR)" meson install -C $(BUILD) --quiet --strip >/dev/null
+
+uninstall:
+	@[ -f $(BUILD)/meson-logs/install-log.txt ] || { echo "uninstall: nothing installed from $(BUILD)" >&2; exit 1; }
+	@ninja -C $(BUILD) uninstall >/dev/null
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

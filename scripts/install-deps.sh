@@ -2,8 +2,15 @@
 # install-deps.sh - install the Debian packages a make target needs, and only the missing ones.
 #
 #   scripts/install-deps.sh build   compiler, meson, ninja, libmnl, json-c, zlib
-#   scripts/install-deps.sh test    build + what the tests drive: iproute2, ethtool, procps
+#   scripts/install-deps.sh test    build + what the tests drive: iproute2, ethtool, procps,
+#                                   scdoc and man-db (tests/test-install.sh), librsvg2-bin
+#                                   and libxml2-utils (tests/test-plot.sh)
 #   scripts/install-deps.sh fuzz    test + clang and its libFuzzer/sanitizer runtime
+#   scripts/install-deps.sh cross   build + the armhf and arm64 cross toolchains, the
+#                                   dependencies' -dev packages for both (multiarch),
+#                                   and qemu-user (libmnl-dev ships no libmnl.a:
+#                                   scripts/static-libmnl.sh)
+#   scripts/install-deps.sh install build + scdoc (man pages) and man-db (to render them)
 #
 # Already-installed packages cost one dpkg-query each and no network. As root it
 # runs apt-get (update once, then install); otherwise it names what is missing and fails.
@@ -11,15 +18,22 @@ set -euo pipefail
 
 group=${1:-build}
 build_pkgs=(gcc libc6-dev make meson ninja-build pkg-config libmnl-dev libjson-c-dev zlib1g-dev)
-test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3)
+test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 librsvg2-bin libxml2-utils)
 fuzz_pkgs=(clang libclang-rt-14-dev)
+install_pkgs=(scdoc man-db)
+cross_arches=(armhf arm64)
+cross_pkgs=(crossbuild-essential-armhf crossbuild-essential-arm64 qemu-user
+	libmnl-dev:armhf libjson-c-dev:armhf zlib1g-dev:armhf
+	libmnl-dev:arm64 libjson-c-dev:arm64 zlib1g-dev:arm64)
 
 case "$group" in
 build) want=("${build_pkgs[@]}") ;;
-test) want=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
-fuzz) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${fuzz_pkgs[@]}") ;;
+test) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${install_pkgs[@]}") ;;
+fuzz) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${install_pkgs[@]}" "${fuzz_pkgs[@]}") ;;
+install) want=("${build_pkgs[@]}" "${install_pkgs[@]}") ;;
+cross) want=("${build_pkgs[@]}" "${cross_pkgs[@]}") ;;
 *)
-	echo "usage: $0 build|test|fuzz" >&2
+	echo "usage: $0 build|test|fuzz|install|cross" >&2
 	exit 2
 	;;
 esac
@@ -42,7 +56,14 @@ if [ "$(id -u)" -ne 0 ]; then
 	exit 1
 fi
 
-echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing ${missing[*]}" >&2
+if [ "$group" = cross ]; then
+	# Multiarch: the ARM -dev packages install beside the host's, under
+	# /usr/lib/<triplet>/. dpkg must know the architectures before apt-get update.
+	for a in "${cross_arches[@]}"; do
+		dpkg --print-foreign-architectures | grep -qx "$a" || dpkg --add-architecture "$a"
+	done
+fi
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

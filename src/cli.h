@@ -27,6 +27,8 @@ const char *cli_bad_option(char *const argv[]);
 
 int cmd_audit(int argc, char *argv[]);
 int cmd_bql(int argc, char *argv[]);
+int cmd_compare(int argc, char *argv[]);
+int cmd_plot(int argc, char *argv[]);
 int cmd_server(int argc, char *argv[]);
 int cmd_snapshot(int argc, char *argv[]);
 int cmd_test(int argc, char *argv[]);

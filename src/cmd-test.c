@@ -28,35 +28,44 @@
 #include "meter/tests.h"
 #include "print.h"
 
-static const char usage_text[] =
-    "Usage: " PROG_NAME " test [OPTIONS] NAME HOST\n"
-    "       " PROG_NAME " rrul [OPTIONS] HOST\n"
-    "\n"
-    "Run a latency-under-load test against `" PROG_NAME " server` on HOST, as flent runs\n"
-    "it: probes measure the round-trip time for DELAY seconds idle, then while TCP flows\n"
-    "load the path for LENGTH seconds, then DELAY seconds idle again. Prints idle and\n"
-    "loaded latency, the latency the load added, throughput each way, loss, a grade and\n"
-    "responsiveness (RPM).\n"
-    "\n"
-    "Tests: rrul (4 uploads + 4 downloads marked BE, BK, CS5, EF; UDP EF, BK, BE and ICMP\n"
-    "probes), rrul_be (the same, all best effort), tcp_upload, tcp_download, tcp_nup,\n"
-    "tcp_ndown (--streams flows), ping (probes only).\n"
-    "\n"
-    "  -l, --length SECONDS   load duration (default 60)\n"
-    "  -d, --delay SECONDS    idle time before and after the load (default 5)\n"
-    "  -s, --step SECONDS     sampling step and probe interval (default 0.2)\n"
-    "  -4, -6                 use IPv4 or IPv6 only\n"
-    "  -p, --port PORT        the server's TCP and UDP port (default 9911)\n"
-    "      --label TEXT       a label stored in the results\n"
-    "      --cc ALGO          TCP congestion control of every flow, at both ends\n"
-    "      --streams N        flows of tcp_nup and tcp_ndown (default 4, at most 16)\n"
-    "      --key FILE         the shared key of a private server\n"
-    "  -o, --output FILE      write the result as JSON (keys: docs/json.md)\n"
-    "      --flent FILE       write the result in flent's format (FILE.flent.gz)\n"
-    "  -j, --json             print the JSON result on stdout instead of the summary\n"
-    "  -h, --help             show this help\n"
-    "\n"
-    "Exit status: 0 done, 1 the test could not run or was cut short, 2 bad options.\n";
+/* The usage leads with the command the user typed: `rrul` is `test rrul`. */
+#define USAGE_BODY \
+    "\n" \
+    "Run a latency-under-load test against `" PROG_NAME " server` on HOST, as flent runs\n" \
+    "it: probes measure the round-trip time for DELAY seconds idle, then while TCP flows\n" \
+    "load the path for LENGTH seconds, then DELAY seconds idle again. Prints idle and\n" \
+    "loaded latency, the latency the load added, throughput each way, loss, a grade and\n" \
+    "responsiveness (RPM).\n" \
+    "\n" \
+    "Tests: rrul (4 uploads + 4 downloads marked BE, BK, CS5, EF; UDP EF, BK, BE and ICMP\n" \
+    "probes), rrul_be (the same, all best effort), tcp_upload, tcp_download, tcp_nup,\n" \
+    "tcp_ndown (--streams flows), ping (probes only).\n" \
+    "\n" \
+    "  -l, --length SECONDS   load duration (default 60)\n" \
+    "  -d, --delay SECONDS    idle time before and after the load (default 5)\n" \
+    "  -s, --step SECONDS     sampling step and probe interval (default 0.2)\n" \
+    "  -4, -6                 use IPv4 or IPv6 only\n" \
+    "  -p, --port PORT        the server's TCP and UDP port (default 9911)\n" \
+    "      --label TEXT       a label stored in the results\n" \
+    "      --cc ALGO          TCP congestion control of every flow, at both ends\n" \
+    "      --streams N        flows of tcp_nup and tcp_ndown (default 4, at most 16)\n" \
+    "      --key FILE         the shared key of a private server\n" \
+    "  -o, --output FILE      write the result as JSON (keys: docs/json.md)\n" \
+    "      --flent FILE       write the result in flent's format (FILE.flent.gz)\n" \
+    "  -j, --json             print the JSON result on stdout instead of the summary\n" \
+    "  -h, --help             show this help\n" \
+    "\n" \
+    "Exit status: 0 done, 1 the test could not run or was cut short, 2 bad options.\n"
+
+static const char usage_test[] = "Usage: " PROG_NAME " test [OPTIONS] NAME HOST\n"
+				 "       " PROG_NAME " rrul [OPTIONS] HOST\n" USAGE_BODY;
+static const char usage_rrul[] = "Usage: " PROG_NAME " rrul [OPTIONS] HOST\n"
+				 "       " PROG_NAME " test [OPTIONS] NAME HOST\n" USAGE_BODY;
+
+static const char *usage_for(const char *cmd)
+{
+	return strcmp(cmd, "rrul") ? usage_test : usage_rrul;
+}
 
 struct test_args {
 	struct engine_opts o;
@@ -96,24 +105,36 @@ static bool parse_uint(const char *s, unsigned long min, unsigned long max, unsi
 static const char *opt_what(int c)
 {
 	switch (c) {
-	case 'l': return "length";
-	case 'd': return "delay";
-	case 's': return "step";
-	case 'p': return "port";
-	case 'c': return "congestion control";
-	default: return "stream count";
+	case 'l':
+		return "length";
+	case 'd':
+		return "delay";
+	case 's':
+		return "step";
+	case 'p':
+		return "port";
+	case 'c':
+		return "congestion control";
+	default:
+		return "stream count";
 	}
 }
 
 static const char *opt_want(int c)
 {
 	switch (c) {
-	case 'l': return "seconds, 0.1 to 86400";
-	case 'd': return "seconds, 0 to 3600";
-	case 's': return "seconds, 0.01 to 10";
-	case 'p': return "1 to 65535";
-	case 'c': return "a name of at most 15 characters";
-	default: return "1 to 16";
+	case 'l':
+		return "seconds, 0.1 to 86400";
+	case 'd':
+		return "seconds, 0 to 3600";
+	case 's':
+		return "seconds, 0.01 to 10";
+	case 'p':
+		return "1 to 65535";
+	case 'c':
+		return "a name of at most 15 characters";
+	default:
+		return "1 to 16";
 	}
 }
 
@@ -122,14 +143,18 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 {
 	enum { OPT_LABEL = 256, OPT_CC, OPT_STREAMS, OPT_FLENT, OPT_KEY };
 	static const struct option options[] = {
-	    {"length", required_argument, NULL, 'l'}, {"delay", required_argument, NULL, 'd'},
-	    {"step", required_argument, NULL, 's'},   {"port", required_argument, NULL, 'p'},
+	    {"length", required_argument, NULL, 'l'},
+	    {"delay", required_argument, NULL, 'd'},
+	    {"step", required_argument, NULL, 's'},
+	    {"port", required_argument, NULL, 'p'},
 	    {"label", required_argument, NULL, OPT_LABEL},
 	    {"cc", required_argument, NULL, OPT_CC},
 	    {"streams", required_argument, NULL, OPT_STREAMS},
 	    {"key", required_argument, NULL, OPT_KEY},
-	    {"output", required_argument, NULL, 'o'}, {"flent", required_argument, NULL, OPT_FLENT},
-	    {"json", no_argument, NULL, 'j'},	      {"help", no_argument, NULL, 'h'},
+	    {"output", required_argument, NULL, 'o'},
+	    {"flent", required_argument, NULL, OPT_FLENT},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
 	unsigned long v;
@@ -161,9 +186,15 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 				goto bad_value;
 			a->o.streams = (unsigned)v;
 			break;
-		case '4': a->o.family = AF_INET; break;
-		case '6': a->o.family = AF_INET6; break;
-		case OPT_LABEL: a->o.label = optarg; break;
+		case '4':
+			a->o.family = AF_INET;
+			break;
+		case '6':
+			a->o.family = AF_INET6;
+			break;
+		case OPT_LABEL:
+			a->o.label = optarg;
+			break;
 		case OPT_CC:
 			if (!*optarg || strlen(optarg) >= PROTO_CC_LEN) {
 				c = 'c';
@@ -171,28 +202,39 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 			}
 			a->o.cc = optarg;
 			break;
-		case OPT_KEY: a->keyfile = optarg; break;
-		case 'o': a->output = optarg; break;
-		case OPT_FLENT: a->flent = optarg; break;
-		case 'j': a->json = true; break;
-		case 'h': return fputs(usage_text, stdout) == EOF ? 1 : 0;
+		case OPT_KEY:
+			a->keyfile = optarg;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case OPT_FLENT:
+			a->flent = optarg;
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 'h':
+			return fputs(usage_for(cmd), stdout) == EOF ? 1 : 0;
 		default:
 			if (optopt && strchr("ldspo", optopt))
-				return cli_usage_error(cmd, usage_text, "option \"-%c\" needs a value",
-						       optopt);
+				return cli_usage_error(cmd, usage_for(cmd),
+						       "option \"-%c\" needs a value", optopt);
 			if (c == ':' || (optopt >= 256))
-				return cli_usage_error(cmd, usage_text, "option \"%s\" needs a value",
+				return cli_usage_error(cmd, usage_for(cmd),
+						       "option \"%s\" needs a value",
 						       argv[optind - 1]);
-			return cli_usage_error(cmd, usage_text, "unknown option \"%s\"",
+			return cli_usage_error(cmd, usage_for(cmd), "unknown option \"%s\"",
 					       cli_bad_option(argv));
 		}
 	}
 	if (a->o.step_s > a->o.length_s)
-		return cli_usage_error(cmd, usage_text, "the step (%g s) is longer than the load (%g s)",
+		return cli_usage_error(cmd, usage_for(cmd),
+				       "the step (%g s) is longer than the load (%g s)",
 				       a->o.step_s, a->o.length_s);
 	return -1;
 bad_value:
-	return cli_usage_error(cmd, usage_text, "bad %s \"%s\": want %s", opt_what(c), optarg,
+	return cli_usage_error(cmd, usage_for(cmd), "bad %s \"%s\": want %s", opt_what(c), optarg,
 			       opt_want(c));
 }
 
@@ -200,7 +242,7 @@ bad_value:
 static void show_progress(void *ctx, const struct engine_progress *p)
 {
 	(void)ctx;
-	fprintf(stderr, "\r\033[K%5.1f/%.0f s  %s  down %7.2f Mbit/s  up %7.2f Mbit/s  latency ",
+	fprintf(stderr, "\r\033[K%5.1f/%.1f s  %s  down %7.2f Mbit/s  up %7.2f Mbit/s  latency ",
 		p->elapsed_s, p->total_s, p->loaded ? "load" : "idle", p->download_mbps,
 		p->upload_mbps);
 	if (isnan(p->latency_ms))
@@ -266,15 +308,16 @@ int cmd_test_named(const char *cmd, const char *test, int argc, char *argv[])
 		goto cleanup;
 	ret = EXIT_USAGE;
 	if (argc - optind != operands) {
-		cli_usage_error(cmd, usage_text, argc - optind < operands
-				? "missing %s" : "too many operands: want %s",
+		cli_usage_error(cmd, usage_for(cmd),
+				argc - optind < operands ? "missing %s"
+							 : "too many operands: want %s",
 				test ? "HOST" : "NAME and HOST");
 		goto cleanup;
 	}
 	a->o.test = test ? test : argv[optind];
 	a->o.host = argv[argc - 1];
 	if (test_spec_get(a->o.test, a->o.streams, &spec) < 0) {
-		cli_usage_error(cmd, usage_text, "unknown test \"%s\"", a->o.test);
+		cli_usage_error(cmd, usage_for(cmd), "unknown test \"%s\"", a->o.test);
 		goto cleanup;
 	}
 	ret = 1;

@@ -21,6 +21,8 @@ static const struct {
     {"snapshot", cmd_snapshot, "Save what audit reads as JSON, to audit later: audit --from FILE"},
     {"rrul", cmd_rrul, "Measure latency under load against a debloat server: test rrul HOST"},
     {"test", cmd_test, "Run a latency-under-load test (rrul, tcp_nup, ping...) against a server"},
+    {"plot", cmd_plot, "Draw test results (JSON or flent files) as SVG: over time, CDF, box"},
+    {"compare", cmd_compare, "Show several test results side by side, with ratios to the first"},
 };
 
 #define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

@@ -8,17 +8,17 @@
  * (load on, load off, end of probing, STOP sent, FINAL received).
  */
 #include <errno.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <sys/epoll.h>
 #include <math.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -32,15 +32,16 @@
 #define SETUP_TIMEOUT_MS 5000
 #define BULK_CHUNK	 (128 * 1024)
 /* Reads per wake-up per download flow: bounded so one fast flow cannot starve the rest. */
-#define READS_PER_WAKE	 8
-#define CTRL_BUF	 4096
+#define READS_PER_WAKE 8
+#define CTRL_BUF       4096
+#define MIN(a, b)      ((a) < (b) ? (a) : (b))
 
 enum phase {
 	PHASE_IDLE_BEFORE,
 	PHASE_LOAD,
 	PHASE_IDLE_AFTER,
-	PHASE_DRAIN,	 /* probing over: waiting for the last replies */
-	PHASE_STOPPING,	 /* STOP sent: waiting for FINAL */
+	PHASE_DRAIN,	/* probing over: waiting for the last replies */
+	PHASE_STOPPING, /* STOP sent: waiting for FINAL */
 	PHASE_DONE,
 };
 
@@ -54,8 +55,9 @@ struct flow_state {
 	bool connected, header_sent;
 	uint8_t header[PROTO_FRAME_HDR + PROTO_MAX_BODY];
 	size_t header_len, header_off;
-	uint64_t bytes, bytes_at_step; /* download: bytes read */
-	uint64_t server_rx;	       /* upload: the server's last cumulative count */
+	uint64_t bytes, bytes_at_step;	     /* download: bytes read */
+	uint8_t head[PROTO_FRAME_HDR + 130]; /* a download's first bytes: an ERROR frame? */
+	uint64_t server_rx;		     /* upload: the server's last cumulative count */
 	struct series *goodput, *tcp_rtt;
 };
 
@@ -63,8 +65,7 @@ struct probe_state {
 	struct engine *e;
 	struct probe_stream ps;
 	struct series *series;
-	bool open;
-	uint64_t *sent_ns;	/* per seq: send time, 0 once answered or lost */
+	uint64_t *sent_ns;	     /* per seq: send time, 0 once answered or lost */
 	uint32_t cap, nsent, oldest; /* oldest: first seq that may still be pending */
 	double *step_sum;
 	uint32_t *step_count;
@@ -87,13 +88,13 @@ struct engine {
 	uint64_t server_ns_last;
 
 	enum phase phase;
-	uint64_t t0_mono;	/* x = 0 */
+	uint64_t t0_mono; /* x = 0 */
 	double t0_real;
 	double total_s;
 	uint64_t last_report_mono;
 	uint64_t last_step_mono;
-	size_t step;		/* next step index to sample */
-	uint32_t probe_tick;	/* next probe sequence number (all streams) */
+	size_t step;	     /* steps sampled so far */
+	uint32_t probe_tick; /* next probe sequence number (all streams) */
 
 	struct flow_state flows[PROTO_MAX_FLOWS];
 	struct probe_state probes[TEST_MAX_PROBES];
@@ -143,7 +144,8 @@ static size_t step_of(const struct engine *e, double x)
 	return (size_t)i;
 }
 
-static void note(struct engine_notes *n, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct engine_notes *n, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void note(struct engine_notes *n, const char *fmt, ...)
 {
 	va_list ap;
@@ -156,7 +158,8 @@ static void note(struct engine_notes *n, const char *fmt, ...)
 }
 
 /* End the test with err and a sentence; the first failure wins. */
-static void fail(struct engine *e, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(struct engine *e, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 static void fail(struct engine *e, int err, const char *fmt, ...)
 {
 	va_list ap;
@@ -195,7 +198,7 @@ static int wait_fd(int fd, short events, int timeout_ms)
 }
 
 /* A non-blocking TCP socket connecting to e->addr (EINPROGRESS is fine), or -errno. */
-static int tcp_socket(struct engine *e, uint8_t tos, const char *cc)
+static int tcp_socket(struct engine *e, uint8_t tos, const char *cc, bool nodelay)
 {
 	int fd, one = 1, r;
 
@@ -205,7 +208,7 @@ static int tcp_socket(struct engine *e, uint8_t tos, const char *cc)
 	r = set_tos(fd, e->addr.ss_family, tos);
 	if (!r && cc && *cc && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, strlen(cc)))
 		r = -errno;
-	if (!r && tos == 0 && !cc) /* the control connection: small messages, no delay */
+	if (!r && nodelay) /* the control connection: small messages, no delay */
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (!r && connect(fd, (struct sockaddr *)&e->addr, e->addrlen) && errno != EINPROGRESS)
 		r = -errno;
@@ -291,12 +294,18 @@ static int read_msg(struct engine *e, struct proto_msg *m, int timeout_ms)
 static const char *server_error(uint16_t code)
 {
 	switch (code) {
-	case PROTO_ERR_BUSY: return "busy (its client limit is reached)";
-	case PROTO_ERR_VERSION: return "speaks another protocol version";
-	case PROTO_ERR_AUTH: return "wants a shared key (--key), or ours is wrong";
-	case PROTO_ERR_PARAMS: return "cannot serve these parameters";
-	case PROTO_ERR_CC: return "does not have this congestion control";
-	default: return "refused the test";
+	case PROTO_ERR_BUSY:
+		return "busy (its client limit is reached)";
+	case PROTO_ERR_VERSION:
+		return "speaks another protocol version";
+	case PROTO_ERR_AUTH:
+		return "wants a shared key (--key), or ours is wrong";
+	case PROTO_ERR_PARAMS:
+		return "cannot serve these parameters";
+	case PROTO_ERR_CC:
+		return "does not have this congestion control";
+	default:
+		return "refused the test";
 	}
 }
 
@@ -311,7 +320,7 @@ static int handshake(struct engine *e)
 
 	getnameinfo((struct sockaddr *)&e->addr, e->addrlen, host, sizeof(host), NULL, 0,
 		    NI_NUMERICHOST);
-	e->ctrl = tcp_socket(e, 0, NULL);
+	e->ctrl = tcp_socket(e, 0, NULL, true);
 	if (e->ctrl < 0) {
 		fail(e, e->ctrl, "cannot connect to %s (%s) port %u: %s", e->o->host, host,
 		     e->o->port ? e->o->port : PROTO_DEFAULT_PORT, strerror(-e->ctrl));
@@ -344,10 +353,10 @@ static int handshake(struct engine *e)
 	if (r < 0) {
 		fail(e, r, "no answer from the server at %s port %u: %s", e->o->host,
 		     e->o->port ? e->o->port : PROTO_DEFAULT_PORT,
-		     r == -ETIMEDOUT ? "timed out (is it a debloat server?)"
-		     : r == -ECONNRESET ? "it closed the connection"
+		     r == -ETIMEDOUT		     ? "timed out (is it a debloat server?)"
+		     : r == -ECONNRESET		     ? "it closed the connection"
 		     : r == -EBADMSG || r == -EPROTO ? "it does not speak our protocol"
-					       : strerror(-r));
+						     : strerror(-r));
 		return r;
 	}
 	if (m.type == PROTO_ERROR) {
@@ -373,14 +382,17 @@ static int handshake(struct engine *e)
 		note(e->notes, "the server raised the probe interval to %.1f ms (its minimum)",
 		     e->interval_us / 1000.0);
 	if (e->step_ms != want.step_ms)
-		note(e->notes, "the server reports every %u ms, not every %u ms: upload goodput has that resolution",
+		note(e->notes,
+		     "the server reports every %u ms, not every %u ms: upload goodput has that "
+		     "resolution",
 		     e->step_ms, want.step_ms);
 	if (e->duration_ms < want.duration_ms) {
 		double load = e->duration_ms / 1000.0 - 2 * e->o->delay_s;
 
 		if (load < e->o->step_s) {
 			fail(e, -EINVAL,
-			     "the server allows tests of %.1f s at most, too short for a delay of %g s each side",
+			     "the server allows tests of %.1f s at most, too short for a delay of "
+			     "%g s each side",
 			     e->duration_ms / 1000.0, e->o->delay_s);
 			return -EINVAL;
 		}
@@ -402,10 +414,9 @@ static int add_series(struct engine *e)
 		struct flow_state *f = &e->flows[i];
 		const struct test_flow *t = &e->spec.flows[i];
 
-		f->goodput = result_add_series(e->r, t->name, "Mbits/s",
-					       t->direction == PROTO_UPLOAD ? SERIES_UPLOAD
-									    : SERIES_DOWNLOAD,
-					       t->tos);
+		f->goodput = result_add_series(
+		    e->r, t->name, "Mbits/s",
+		    t->direction == PROTO_UPLOAD ? SERIES_UPLOAD : SERIES_DOWNLOAD, t->tos);
 		snprintf(name, sizeof(name), "%s::tcp_rtt", t->name);
 		f->tcp_rtt = result_add_series(e->r, name, "ms", SERIES_TCP_RTT, t->tos);
 		if (!f->goodput || !f->tcp_rtt)
@@ -429,19 +440,18 @@ static int open_probes(struct engine *e)
 			       e->addrlen, (uint16_t)e->r->granted_probe_len);
 		if (r < 0) {
 			/* Said in the result, never replaced by another kind of probe. */
-			snprintf(e->r->unavailable + len, sizeof(e->r->unavailable) - len,
-				 "%s%s: %s", len ? "; " : "",
-				 t->kind == PROBE_ICMP ? "ICMP" : t->name,
-				 r == -EPERM || r == -EACCES
-				     ? "no permission (needs root, CAP_NET_RAW or net.ipv4.ping_group_range)"
-				     : strerror(-r));
+			snprintf(
+			    e->r->unavailable + len, sizeof(e->r->unavailable) - len, "%s%s: %s",
+			    len ? "; " : "", t->kind == PROBE_ICMP ? "ICMP" : t->name,
+			    r == -EPERM || r == -EACCES ? "no permission (needs root, CAP_NET_RAW "
+							  "or net.ipv4.ping_group_range)"
+							: strerror(-r));
 			continue;
 		}
 		if (t->kind == PROBE_UDP && e->o->key) {
 			p->ps.key = e->o->key;
 			p->ps.keylen = e->o->keylen;
 		}
-		p->open = true;
 		p->e = e;
 		p->cap = (uint32_t)total;
 		p->sent_ns = calloc(total, sizeof(*p->sent_ns));
@@ -571,7 +581,7 @@ static int flow_open(struct engine *e, struct flow_state *f)
 	/* We set our cc on every socket we send from: the uploads. The server does the
 	 * downloads' (FLOW carries it). */
 	f->fd = tcp_socket(e, f->spec->tos,
-			   f->spec->direction == PROTO_UPLOAD && e->o->cc ? e->o->cc : NULL);
+			   f->spec->direction == PROTO_UPLOAD && e->o->cc ? e->o->cc : NULL, false);
 	if (f->fd < 0)
 		return f->fd;
 	memcpy(m.u.flow.token, e->token, PROTO_TOKEN_LEN);
@@ -644,6 +654,9 @@ static void flow_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	for (int i = 0; i < READS_PER_WAKE; i++) {
 		n = recv(fd, sink, sizeof(sink), 0);
 		if (n > 0) {
+			if (f->bytes < sizeof(f->head))
+				memcpy(f->head + f->bytes, sink,
+				       MIN(sizeof(f->head) - f->bytes, (size_t)n));
 			f->bytes += (uint64_t)n;
 			continue;
 		}
@@ -654,6 +667,15 @@ static void flow_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	(void)events;
 	return;
 broken:
+	if (e->phase == PHASE_LOAD && f->spec->direction == PROTO_DOWNLOAD &&
+	    f->bytes <= sizeof(f->head)) {
+		struct proto_msg m;
+
+		/* A flow the server refused: it said why before closing. */
+		if (proto_decode(f->head, (size_t)f->bytes, &m) > 0 && m.type == PROTO_ERROR)
+			fail(e, -ECONNREFUSED, "the server refused flow %s: it %s: %s",
+			     f->spec->name, server_error(m.u.error.code), m.u.error.text);
+	}
 	if (e->phase == PHASE_LOAD)
 		fail(e, n == 0 ? -ECONNRESET : -errno, "the server ended flow %s after %.1f s: %s",
 		     f->spec->name, elapsed_s(e), n == 0 ? "closed" : strerror(errno));
@@ -824,6 +846,7 @@ static void on_step(struct loop *l, uint64_t id, void *ctx)
 	set_phase(e, x);
 	if (e->err)
 		return;
+	expire_probes(e, probe_now_ns()); /* the probe timer no longer runs once draining */
 	if (e->phase == PHASE_DRAIN && !probes_pending(e)) {
 		int r = send_stop(e);
 
@@ -835,7 +858,8 @@ static void on_step(struct loop *l, uint64_t id, void *ctx)
 		e->last_report_mono = now; /* FINAL gets its own full silence budget */
 	}
 	if ((double)(now - e->last_report_mono) / 1e9 > ENGINE_SILENCE_S) {
-		fail(e, -ETIMEDOUT, "the server stopped answering after %.1f s (nothing for %.0f s)",
+		fail(e, -ETIMEDOUT,
+		     "the server stopped answering after %.1f s (nothing for %.0f s)",
 		     (double)(e->last_report_mono - e->t0_mono) / 1e9, ENGINE_SILENCE_S);
 		return;
 	}
@@ -926,8 +950,8 @@ int engine_run(const struct engine_opts *o, struct test_result *r, struct engine
 		e->flows[i].fd = -1;
 	ret = test_spec_get(o->test, o->streams, &e->spec);
 	if (ret < 0) {
-		snprintf(why, whylen, ret == -ENOENT ? "unknown test \"%s\"" : "bad --streams for %s",
-			 o->test);
+		snprintf(why, whylen,
+			 ret == -ENOENT ? "unknown test \"%s\"" : "bad --streams for %s", o->test);
 		goto out;
 	}
 	ret = check_opts(o);
@@ -950,7 +974,8 @@ int engine_run(const struct engine_opts *o, struct test_result *r, struct engine
 	r->length_s = o->length_s, r->delay_s = o->delay_s, r->step_s = o->step_s;
 	e->total_s = o->length_s + 2 * o->delay_s;
 	for (size_t i = 0; i < e->spec.nflows; i++)
-		e->flows[i].e = e, e->flows[i].spec = &e->spec.flows[i], e->flows[i].id = (uint8_t)i;
+		e->flows[i].e = e, e->flows[i].spec = &e->spec.flows[i],
+		e->flows[i].id = (uint8_t)i;
 
 	ret = resolve(e);
 	if (ret == 0)
@@ -964,8 +989,8 @@ int engine_run(const struct engine_opts *o, struct test_result *r, struct engine
 	if (!ret)
 		ret = open_probes(e);
 	if (ret < 0) {
-		fail(e, ret, ret == -EPERM ? "no probe stream could run: %s"
-			     : "cannot set up the test: %s",
+		fail(e, ret,
+		     ret == -EPERM ? "no probe stream could run: %s" : "cannot set up the test: %s",
 		     ret == -EPERM ? r->unavailable : strerror(-ret));
 		goto out;
 	}

@@ -33,26 +33,26 @@
 #include "meter/tests.h"
 
 #define ENGINE_PROBE_TIMEOUT_S 2.0
-#define ENGINE_SILENCE_S 5.0   /* no REPORT from the server for this long: it is gone */
-#define ENGINE_GRACE_S 10.0    /* connecting, the last replies, FINAL */
+#define ENGINE_SILENCE_S       5.0  /* no REPORT from the server for this long: it is gone */
+#define ENGINE_GRACE_S	       10.0 /* connecting, the last replies, FINAL */
 
 struct engine_progress {
 	double elapsed_s, total_s;
 	double download_mbps, upload_mbps; /* the last step, summed over flows */
-	double latency_ms;                 /* the last probe answered, any stream; NAN */
-	bool loaded;                       /* the flows are running */
+	double latency_ms;		   /* the last probe answered, any stream; NAN */
+	bool loaded;			   /* the flows are running */
 };
 
 struct engine_opts {
-	const char *test;       /* a name of tests.h */
+	const char *test; /* a name of tests.h */
 	const char *host;
-	uint16_t port;          /* 0: PROTO_DEFAULT_PORT */
-	int family;             /* AF_UNSPEC, AF_INET (-4), AF_INET6 (-6) */
+	uint16_t port; /* 0: PROTO_DEFAULT_PORT */
+	int family;    /* AF_UNSPEC, AF_INET (-4), AF_INET6 (-6) */
 	double length_s, delay_s, step_s;
-	unsigned streams;       /* tcp_nup / tcp_ndown; 0 = default */
-	const char *label;      /* may be NULL */
-	const char *cc;         /* congestion control for every flow, NULL = default */
-	const uint8_t *key;     /* shared key of a private server, NULL = none */
+	unsigned streams;   /* tcp_nup / tcp_ndown; 0 = default */
+	const char *label;  /* may be NULL */
+	const char *cc;	    /* congestion control for every flow, NULL = default */
+	const uint8_t *key; /* shared key of a private server, NULL = none */
 	size_t keylen;
 	void (*progress)(void *ctx, const struct engine_progress *p); /* per step; NULL */
 	void *progress_ctx;

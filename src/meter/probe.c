@@ -237,8 +237,7 @@ static int parse_icmp(struct probe_stream *ps, const uint8_t *p, size_t n,
 	return 1;
 }
 
-static int parse_udp(struct probe_stream *ps, const uint8_t *p, size_t n,
-		     struct probe_reply *reply)
+static int parse_udp(struct probe_stream *ps, const uint8_t *p, size_t n, struct probe_reply *reply)
 {
 	struct proto_probe pr;
 	uint64_t held;

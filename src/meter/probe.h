@@ -36,14 +36,14 @@
 
 struct probe_stream {
 	enum probe_kind kind;
-	uint8_t id;		/* the stream number sent in UDP requests */
+	uint8_t id; /* the stream number sent in UDP requests */
 	uint8_t tos;
-	int family;		/* AF_INET or AF_INET6 */
+	int family; /* AF_INET or AF_INET6 */
 	int fd;
-	bool raw;		/* ICMP over a raw socket: we filter on our echo id */
-	uint16_t echo_id;	/* raw ICMP: our echo id (a ping socket's is the kernel's) */
-	uint16_t probe_len;	/* UDP request size */
-	const uint8_t *key;	/* a private server's shared key (UDP), NULL = none */
+	bool raw;	    /* ICMP over a raw socket: we filter on our echo id */
+	uint16_t echo_id;   /* raw ICMP: our echo id (a ping socket's is the kernel's) */
+	uint16_t probe_len; /* UDP request size */
+	const uint8_t *key; /* a private server's shared key (UDP), NULL = none */
 	size_t keylen;
 	struct sockaddr_storage server;
 	socklen_t server_len;
@@ -52,8 +52,8 @@ struct probe_stream {
 /* One answered probe. */
 struct probe_reply {
 	uint32_t seq;
-	uint64_t rx_ns;		/* when the reply arrived (CLOCK_REALTIME) */
-	uint64_t rtt_ns;	/* round trip less the server's processing time */
+	uint64_t rx_ns;	 /* when the reply arrived (CLOCK_REALTIME) */
+	uint64_t rtt_ns; /* round trip less the server's processing time */
 };
 
 /*

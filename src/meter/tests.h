@@ -25,13 +25,13 @@
 
 #include "meter/proto.h"
 
-#define TEST_MAX_PROBES 4
+#define TEST_MAX_PROBES	 4
 #define TEST_MAX_STREAMS 16 /* --streams for tcp_nup / tcp_ndown */
 
 /* The ToS bytes of the RRUL markings. */
 enum {
-	TOS_BE = 0x00,	/* CS0 */
-	TOS_BK = 0x20,	/* CS1 */
+	TOS_BE = 0x00, /* CS0 */
+	TOS_BK = 0x20, /* CS1 */
 	TOS_CS5 = 0xa0,
 	TOS_EF = 0xb8,
 };
@@ -44,13 +44,13 @@ enum probe_kind {
 struct test_flow {
 	uint8_t direction; /* enum proto_direction */
 	uint8_t tos;
-	char name[48];	   /* "TCP upload BE", "TCP download::3" */
+	char name[48]; /* "TCP upload BE", "TCP download::3" */
 };
 
 struct test_probe {
 	enum probe_kind kind;
 	uint8_t tos;
-	char name[48];	   /* "Ping (ms) UDP EF", "Ping (ms) ICMP" */
+	char name[48]; /* "Ping (ms) UDP EF", "Ping (ms) ICMP" */
 };
 
 struct test_spec {

@@ -1,0 +1,125 @@
+# bash completion for debloat(1): installed as
+# PREFIX/share/bash-completion/completions/debloat; or `source` this file.
+#
+# The commands and each command's options are read from the program itself
+# (`debloat --help`, `debloat CMD --help`), so they never drift from its table;
+# interface names come from /sys/class/net, test names from debloat-test(1), result
+# files (plot, compare, --from, -o) from the file system.
+
+# The commands listed under "Commands:" in debloat --help.
+_debloat_commands()
+{
+	"$1" --help 2>/dev/null | sed -nE '/^Commands:/,/^$/s/^  ([a-z][a-z-]*) .*/\1/p'
+}
+
+# CMD's options; with "value", only those that take a value (-o, --output FILE).
+_debloat_options()
+{
+	local help
+	help=$("$1" "$2" --help 2>/dev/null) || return 0
+	if [ "${3:-}" = value ]; then
+		sed -nE 's/^ +(-[a-zA-Z0-9]), (--[a-z][a-z-]*) [A-Z].*/\1\n\2/p; s/^ +(--[a-z][a-z-]*) [A-Z].*/\1/p' <<<"$help"
+	else
+		sed -nE 's/^ +(-[a-zA-Z0-9]), (--[a-z][a-z-]*)( .*|$)/\2/p; s/^ +(--[a-z][a-z-]*)( .*|$)/\1/p; s/^ +(-[46]), (-[46])( .*|$)/\1\n\2/p' <<<"$help"
+	fi
+}
+
+_debloat_interfaces()
+{
+	local d
+	for d in /sys/class/net/*; do
+		[ -e "$d" ] && printf '%s\n' "${d##*/}"
+	done
+}
+
+_debloat()
+{
+	local cur prev prog cmd i word operands=0
+	COMPREPLY=()
+	cur=${COMP_WORDS[COMP_CWORD]}
+	prev=${COMP_WORDS[COMP_CWORD - 1]}
+	prog=${COMP_WORDS[0]}
+
+	# The command: the first word after the program that is not an option.
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		word=${COMP_WORDS[i]}
+		if [ -z "${cmd:-}" ]; then
+			[[ "$word" == -* ]] || cmd=$word
+		fi
+	done
+	if [ -z "${cmd:-}" ]; then
+		if [[ "$cur" == -* ]]; then
+			mapfile -t COMPREPLY < <(compgen -W "--help --version" -- "$cur")
+		else
+			mapfile -t COMPREPLY < <(compgen -W "$(_debloat_commands "$prog")" -- "$cur")
+		fi
+		return 0
+	fi
+
+	# The value of an option that takes one.
+	if [[ "$prev" == -* ]] && _debloat_options "$prog" "$cmd" value | grep -qxF -- "$prev"; then
+		[ "$cmd" = plot ] && [ "$prev" = -k ] && prev=--kind # server's -k is --key-file
+		case "$prev" in
+		-f | --from | -o | --output | -k | --key-file | --key | --flent)
+			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+			compopt -o filenames 2>/dev/null
+			;;
+		--kind)
+			mapfile -t COMPREPLY < <(compgen -W "all latency throughput cdf box" -- "$cur")
+			;;
+		--cc)
+			local cc
+			cc=$(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null)
+			mapfile -t COMPREPLY < <(compgen -W "$cc" -- "$cur")
+			;;
+		esac
+		return 0
+	fi
+	if [[ "$cur" == -* ]]; then
+		mapfile -t COMPREPLY < <(compgen -W "$(_debloat_options "$prog" "$cmd")" -- "$cur")
+		return 0
+	fi
+
+	# Operands typed so far after the command (options and their values skipped).
+	local values past=0
+	values=$(_debloat_options "$prog" "$cmd" value)
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		word=${COMP_WORDS[i]}
+		if [ "$past" -eq 0 ]; then
+			[ "$word" = "$cmd" ] && past=1
+			continue
+		fi
+		if [[ "$word" == -* ]]; then
+			grep -qxF -- "$word" <<<"$values" && i=$((i + 1))
+			continue
+		fi
+		operands=$((operands + 1))
+	done
+
+	case "$cmd" in
+	audit | snapshot | bql)
+		mapfile -t COMPREPLY < <(compgen -W "$(_debloat_interfaces)" -- "$cur")
+		;;
+	test)
+		if [ "$operands" -eq 0 ]; then
+			mapfile -t COMPREPLY < <(compgen -W \
+				"rrul rrul_be tcp_upload tcp_download tcp_nup tcp_ndown ping" -- "$cur")
+		elif [ "$operands" -eq 1 ]; then
+			mapfile -t COMPREPLY < <(compgen -A hostname -- "$cur")
+		fi
+		;;
+	plot | compare)
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		compopt -o filenames 2>/dev/null
+		;;
+	rrul)
+		[ "$operands" -eq 0 ] && mapfile -t COMPREPLY < <(compgen -A hostname -- "$cur")
+		;;
+	help)
+		[ "$operands" -eq 0 ] &&
+			mapfile -t COMPREPLY < <(compgen -W "$(_debloat_commands "$prog")" -- "$cur")
+		;;
+	esac
+	return 0
+}
+complete -F _debloat debloat

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# build-static.sh - one fully static, stripped debloat for a board: `make static ARCH=...`.
+#
+#   scripts/build-static.sh armhf|arm64|native [MESON_OPTS...]
+#
+# armhf (BeagleBone Black, Wandboard, Raspberry Pi 2-4 on a 32-bit OS) and arm64
+# (Raspberry Pi 3-5 on a 64-bit OS) use Debian's cross toolchains and cross/ARCH.ini;
+# native uses the host's gcc. The dependencies are the static libraries of the
+# multiarch -dev packages (libjson-c.a, libz.a), and libmnl.a built from Debian's
+# source (scripts/static-libmnl.sh: libmnl-dev has no .a). Everything, the unit
+# tests too, is linked with -static, so tests/test-static.sh can run them under
+# qemu-user. Leaves build-static-ARCH/debloat (with symbols) and
+# build-static-ARCH/bin/debloat (stripped: the one to copy to a board), and prints
+# the stripped size.
+set -euo pipefail
+
+[ $# -ge 1 ] || { echo "usage: $0 armhf|arm64|native [MESON_OPTS...]" >&2; exit 2; }
+arch=$1
+shift
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+case "$arch" in
+armhf) triplet=arm-linux-gnueabihf cross=(--cross-file "cross/armhf.ini") ;;
+arm64) triplet=aarch64-linux-gnu cross=(--cross-file "cross/arm64.ini") ;;
+native) triplet=$(gcc -dumpmachine) cross=() ;;
+*)
+	echo "build-static: unknown ARCH \"$arch\" (armhf, arm64 or native)" >&2
+	exit 2
+	;;
+esac
+command -v "$triplet-gcc" >/dev/null || {
+	echo "build-static: no $triplet-gcc (scripts/install-deps.sh cross installs it)" >&2
+	exit 1
+}
+
+build=build-static-$arch
+deps=$top/$build/deps
+for lib in libjson-c.a libz.a; do
+	[ -f "/usr/lib/$triplet/$lib" ] || {
+		echo "build-static: no /usr/lib/$triplet/$lib (scripts/install-deps.sh cross)" >&2
+		exit 1
+	}
+done
+scripts/static-libmnl.sh "$triplet" "$deps"
+
+if [ ! -f "$build/build.ninja" ]; then
+	# release: -O3 would grow the binary for nothing a board notices; -O2 is enough.
+	meson setup "$build" "${cross[@]}" \
+		-Dbuildtype=release -Doptimization=2 \
+		-Ddefault_library=static -Dprefer_static=true -Dc_args="['-ffunction-sections','-fdata-sections']" \
+		-Dc_link_args="['-static','-Wl,--gc-sections']" \
+		-Dpkg_config_path="$deps/lib/pkgconfig" "$@" >"$top/$build.setup.log" 2>&1 || {
+		cat "$top/$build.setup.log" >&2
+		exit 1
+	}
+	mv "$top/$build.setup.log" "$build/setup.log"
+fi
+# glibc's static getaddrinfo/getpwnam warnings are expected: see README ("static builds").
+ninja -C "$build" >"$build/ninja.log" 2>&1 || { tail -n 60 "$build/ninja.log" >&2; exit 1; }
+grep -E 'warning: Using .* in statically linked' "$build/ninja.log" | sed -E 's/.*warning: /build-static: linker: /' |
+	sort -u >&2 || true
+
+mkdir -p "$build/bin"
+"$triplet-strip" -o "$build/bin/debloat" "$build/debloat"
+size=$(stat -c %s "$build/bin/debloat")
+if readelf -d "$build/bin/debloat" 2>/dev/null | grep -q NEEDED; then
+	echo "build-static: $build/bin/debloat is not static:" >&2
+	readelf -d "$build/bin/debloat" | grep NEEDED >&2
+	exit 1
+fi
+printf '%s/bin/debloat: %d bytes (%d KiB), static, stripped, %s\n' "$build" "$size" \
+	$((size / 1024)) "$triplet"
+[ "$size" -le $((1536 * 1024)) ] ||
+	echo "build-static: warning: $build/bin/debloat is over the 1.5 MB goal" >&2

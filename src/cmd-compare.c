@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-compare.c - `debloat compare`: several test results side by side, each with
+ * its ratio to the first (plot/compare.h), and with -o the same runs drawn overlaid.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "plot/compare.h"
+#include "plot/plot.h"
+#include "plot/svg.h"
+
+static const char usage[] =
+    "Usage: " PROG_NAME " compare FILE... [--json] [-o OUT.svg]\n"
+    "\n"
+    "Show test results side by side: throughput, idle and loaded latency (p50, p99),\n"
+    "the latency the load added, loss, grade and responsiveness, with each run's\n"
+    "ratio to the first. FILE is the JSON of `" PROG_NAME " test -o` or a flent file.\n"
+    "\n"
+    "  -o, --output FILE  also draw the runs overlaid (latency CDFs, throughput bars)\n"
+    "  -t, --title TEXT   the drawing's title\n"
+    "  -j, --json         print JSON (keys: docs/json.md)\n"
+    "  -h, --help         show this help\n";
+
+struct compare_args {
+	const char *output, *title;
+	bool json;
+};
+
+/* -1 to compare, else the exit status to return at once. */
+static int parse_args(int argc, char *argv[], struct compare_args *a)
+{
+	static const struct option options[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"title", required_argument, NULL, 't'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:t:jh", options, NULL)) != -1) {
+		if (c == 'o')
+			a->output = optarg;
+		else if (c == 't')
+			a->title = optarg;
+		else if (c == 'j')
+			a->json = true;
+		else if (c == 'h')
+			return fputs(usage, stdout) == EOF ? 1 : 0;
+		else if (optopt == 'o' || optopt == 't')
+			return cli_usage_error("compare", usage, "option \"%s\" needs a value",
+					       cli_bad_option(argv));
+		else
+			return cli_usage_error("compare", usage, "unknown option \"%s\"",
+					       cli_bad_option(argv));
+	}
+	if (optind >= argc)
+		return cli_usage_error("compare", usage, "no result files");
+	if (argc - optind > RUN_MAX_FILES)
+		return cli_usage_error("compare", usage, "more than %d files", RUN_MAX_FILES);
+	return -1;
+}
+
+/* The overlaid drawing; prints its own error. */
+static int draw(const struct compare_args *a, const struct run *runs, size_t n)
+{
+	struct plot_options o = {PLOT_COMPARE, a->title};
+	char *svg = NULL;
+	size_t len = 0;
+	int r;
+
+	r = plot_render(runs, n, &o, &svg, &len);
+	if (!r)
+		r = svg_write_file(a->output, svg, len);
+	if (r < 0)
+		fprintf(stderr, "%s: compare: cannot write %s: %s\n", PROG_NAME, a->output,
+			strerror(-r));
+	free(svg);
+	return r;
+}
+
+int cmd_compare(int argc, char *argv[])
+{
+	struct compare_args a = {0};
+	struct printer *p = NULL;
+	struct run *runs = NULL;
+	size_t n, bad = 0;
+	char err[256];
+	int ret = 1, r;
+
+	r = parse_args(argc, argv, &a);
+	if (r >= 0)
+		return r;
+	n = (size_t)(argc - optind);
+	r = run_read_all(argv + optind, n, &runs, &bad, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "%s: compare: cannot read %s: %s\n", PROG_NAME, argv[optind + bad],
+			err);
+		return 1;
+	}
+	if (a.output && draw(&a, runs, n) < 0)
+		goto cleanup;
+	p = print_new(stdout, a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
+	if (!p) {
+		fprintf(stderr, "%s: compare: out of memory\n", PROG_NAME);
+		goto cleanup;
+	}
+	compare_print(p, runs, (const char *const *)(argv + optind), n);
+	r = print_finish(p);
+	if (r < 0) {
+		fprintf(stderr, "%s: compare: cannot print: %s\n", PROG_NAME, strerror(-r));
+		goto cleanup;
+	}
+	ret = 0;
+cleanup:
+	print_free(p);
+	run_free_all(runs, n);
+	return ret;
+}

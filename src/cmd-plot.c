@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-plot.c - `debloat plot`: draw test results (our JSON or flent files) as one
+ * SVG file (plot/plot.h).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "plot/plot.h"
+#include "plot/svg.h"
+
+static const char usage[] =
+    "Usage: " PROG_NAME " plot FILE... -o OUT.svg [--kind KIND] [--title TEXT]\n"
+    "\n"
+    "Draw the results of latency-under-load tests as an SVG image. FILE is the JSON\n"
+    "of `" PROG_NAME " test -o` or a flent file (`--flent`, or flent's own .flent.gz),\n"
+    "told apart by content; both draw the same.\n"
+    "\n"
+    "  -o, --output FILE  the SVG file to write (replaced whole, never half written)\n"
+    "  -k, --kind KIND    all (default): download, upload and latency over time\n"
+    "                     latency, throughput: those panels only\n"
+    "                     cdf: the latency distribution of each probe\n"
+    "                     box: idle and loaded latency of each run as box plots\n"
+    "  -t, --title TEXT   the title (default: test, label, hosts and date)\n"
+    "  -h, --help         show this help\n";
+
+struct plot_args {
+	const char *output;
+	struct plot_options o;
+};
+
+/* -1 to plot, else the exit status to return at once. */
+static int parse_args(int argc, char *argv[], struct plot_args *a)
+{
+	static const struct option options[] = {
+	    {"output", required_argument, NULL, 'o'},
+	    {"kind", required_argument, NULL, 'k'},
+	    {"title", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "o:k:t:h", options, NULL)) != -1) {
+		if (c == 'o')
+			a->output = optarg;
+		else if (c == 't')
+			a->o.title = optarg;
+		else if (c == 'k' && plot_kind_parse(optarg, &a->o.kind) < 0)
+			return cli_usage_error("plot", usage, "unknown kind \"%s\"", optarg);
+		else if (c == 'h')
+			return fputs(usage, stdout) == EOF ? 1 : 0;
+		else if (c == '?' && (optopt == 'o' || optopt == 'k' || optopt == 't'))
+			return cli_usage_error("plot", usage, "option \"%s\" needs a value",
+					       cli_bad_option(argv));
+		else if (c == '?')
+			return cli_usage_error("plot", usage, "unknown option \"%s\"",
+					       cli_bad_option(argv));
+	}
+	if (optind >= argc)
+		return cli_usage_error("plot", usage, "no result files");
+	if (argc - optind > RUN_MAX_FILES)
+		return cli_usage_error("plot", usage, "more than %d files", RUN_MAX_FILES);
+	if (!a->output)
+		return cli_usage_error("plot", usage, "no output file (-o OUT.svg)");
+	return -1;
+}
+
+int cmd_plot(int argc, char *argv[])
+{
+	struct plot_args a = {0};
+	struct run *runs = NULL;
+	char err[256], *svg = NULL;
+	size_t n, bad = 0, len = 0;
+	int ret = 1, r;
+
+	r = parse_args(argc, argv, &a);
+	if (r >= 0)
+		return r;
+	n = (size_t)(argc - optind);
+	r = run_read_all(argv + optind, n, &runs, &bad, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "%s: plot: cannot read %s: %s\n", PROG_NAME, argv[optind + bad],
+			err);
+		return 1;
+	}
+	r = plot_render(runs, n, &a.o, &svg, &len);
+	if (r < 0) {
+		fprintf(stderr, "%s: plot: cannot draw: %s\n", PROG_NAME, strerror(-r));
+		goto cleanup;
+	}
+	r = svg_write_file(a.output, svg, len);
+	if (r < 0) {
+		fprintf(stderr, "%s: plot: cannot write %s: %s\n", PROG_NAME, a.output,
+			strerror(-r));
+		goto cleanup;
+	}
+	ret = 0;
+cleanup:
+	free(svg);
+	run_free_all(runs, n);
+	return ret;
+}

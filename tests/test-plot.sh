@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# test-plot.sh - `debloat plot` and `debloat compare` end to end (issue 7), on two real
+# runs over a 20 Mbit/s shaper between two namespaces (tests/fixtures/runs/README.md):
+#
+#	bloated.json / bloated.flent.gz   tbf 20mbit, a 1000-packet pfifo behind it
+#	fixed.json   / fixed.flent.gz     the same shaper, a 12-packet pfifo
+#
+#	plot every kind from each    -> valid XML, rsvg-convert renders it to PNG
+#	plot JSON vs flent, same run -> the same panels and series
+#	compare --json               -> ratios are the JSON files' numbers divided
+#	malformed input              -> exit 1, the file named, nothing written
+# (pixels per panel and the 300 KB limit of a 70 s rrul: tests/test-plot.c)
+. "$(dirname "$0")/lib.sh"
+
+require_debloat
+require_cmd jq xmllint rsvg-convert
+
+runs="$TOP/tests/fixtures/runs"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"; cleanup' EXIT
+
+# The panel ids and series titles of an SVG, one per line.
+outline() {
+	grep -oE 'class="panel" id="[^"]*"|<title>[^<]*</title>' "$1"
+}
+
+for kind in all latency throughput cdf box; do
+	for f in bloated.json bloated.flent.gz; do
+		out="$dir/$kind-$f.svg"
+		run "$DEBLOAT" plot "$runs/$f" -o "$out" --kind "$kind"
+		assert_status "plot --kind $kind $f" 0
+		if xmllint --noout "$out" 2>"$dir/xml.err"; then
+			pass "$kind from $f is well-formed XML"
+		else
+			fail "$kind from $f: $(head -c 300 "$dir/xml.err")"
+		fi
+		if rsvg-convert -f png -o "$out.png" "$out" 2>"$dir/rsvg.err" && [ -s "$out.png" ] &&
+			[ ! -s "$dir/rsvg.err" ]; then
+			pass "$kind from $f renders ($(stat -c %s "$out.png") bytes of PNG)"
+		else
+			fail "$kind from $f does not render: $(head -c 300 "$dir/rsvg.err")"
+		fi
+	done
+	assert_eq "$kind: JSON and flent draw the same panels and series" \
+		"$(outline "$dir/$kind-bloated.json.svg")" "$(outline "$dir/$kind-bloated.flent.gz.svg")"
+done
+assert_eq "all: three panels" 3 "$(grep -c 'class="panel"' "$dir/all-bloated.json.svg")"
+assert_contains "all: the download EF flow is drawn" "$(cat "$dir/all-bloated.json.svg")" \
+	"<title>TCP download EF</title>"
+assert_contains "all: idle periods are shaded" "$(cat "$dir/all-bloated.json.svg")" 'class="idle"'
+assert_contains "the title names the label and host" "$(cat "$dir/all-bloated.json.svg")" \
+	"bloated: rrul to"
+assert_not_contains "no scripts" "$(cat "$dir"/*.svg)" "<script"
+
+run "$DEBLOAT" plot "$runs/bloated.json" -o "$dir/titled.svg" --title 'A & <B>'
+assert_contains "--title is escaped" "$(cat "$dir/titled.svg")" "A &amp; &lt;B&gt;"
+
+# compare: the table and its ratios against the files' own numbers
+run "$DEBLOAT" compare "$runs/bloated.json" "$runs/fixed.json" --json
+assert_status "compare --json" 0
+for key in download_mbps upload_mbps induced_latency_ms; do
+	want=$(jq -n --slurpfile a "$runs/bloated.json" --slurpfile b "$runs/fixed.json" \
+		"\$b[0].summary.$key / \$a[0].summary.$key * 1000 | round")
+	got=$(jq ".runs[1].ratio.$key * 1000 | round" <<<"$OUT")
+	assert_eq "ratio of $key is fixed / bloated" "$want" "$got"
+done
+want=$(jq '.summary.latency_loaded_ms.p99' "$runs/fixed.json")
+assert_eq "loaded p99 is the file's" "$want" "$(jq '.runs[1].latency_loaded_p99_ms' <<<"$OUT")"
+assert_eq "the grade is the file's" "$(jq -r .summary.grade "$runs/fixed.json")" \
+	"$(jq -r '.runs[1].grade' <<<"$OUT")"
+assert_eq "the first run's ratios are 1" 1 "$(jq '.runs[0].ratio.download_mbps' <<<"$OUT")"
+
+run "$DEBLOAT" compare "$runs/bloated.json" "$runs/fixed.flent.gz" -o "$dir/cmp.svg"
+assert_status "compare -o" 0
+assert_contains "the text table shows both runs" "$OUT" "bloated"
+assert_contains "the text table shows ratios" "$OUT" "(x"
+if xmllint --noout "$dir/cmp.svg" && rsvg-convert -f png -o "$dir/cmp.png" "$dir/cmp.svg"; then
+	pass "compare's drawing is XML and renders"
+else
+	fail "compare's drawing does not render"
+fi
+flent_row=$("$DEBLOAT" compare "$runs/fixed.flent.gz" --json | jq -c '.runs[0] | [.download_mbps, .grade]')
+json_row=$(jq -c '.summary | [.download_mbps, .grade]' "$runs/fixed.json")
+assert_eq "a flent file's numbers are its JSON twin's" "$json_row" "$flent_row"
+
+# malformed inputs: exit 1, the file named, nothing written
+printf 'not a result' >"$dir/garbage.json"
+head -c 200 "$runs/bloated.flent.gz" >"$dir/truncated.flent.gz"
+echo '{"test": "rrul"}' >"$dir/empty.json"
+for bad in garbage.json truncated.flent.gz empty.json missing.json; do
+	run "$DEBLOAT" plot "$runs/bloated.json" "$dir/$bad" -o "$dir/bad.svg"
+	assert_status "plot of $bad fails" 1
+	assert_contains "the error names $bad" "$ERR" "$dir/$bad"
+	if [ -e "$dir/bad.svg" ] || ls "$dir"/bad.svg.* >/dev/null 2>&1; then
+		fail "plot of $bad wrote a file"
+	else
+		pass "plot of $bad wrote nothing"
+	fi
+	run "$DEBLOAT" compare "$dir/$bad" --json
+	assert_status "compare of $bad fails" 1
+	assert_eq "compare of $bad prints nothing" "" "$OUT"
+done
+
+run "$DEBLOAT" plot "$runs/bloated.json"
+assert_status "plot without -o is a usage error" 2
+run "$DEBLOAT" plot "$runs/bloated.json" -o "$dir/x.svg" --kind pie
+assert_status "an unknown kind is a usage error" 2
+assert_contains "it names the kind" "$ERR" '"pie"'
+finish
