@@ -18,7 +18,7 @@ set -euo pipefail
 
 group=${1:-build}
 build_pkgs=(gcc libc6-dev make meson ninja-build pkg-config libmnl-dev libjson-c-dev zlib1g-dev)
-test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 librsvg2-bin libxml2-utils)
+test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 iputils-ping librsvg2-bin libxml2-utils)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 install_pkgs=(scdoc man-db)
 cross_arches=(armhf arm64)
