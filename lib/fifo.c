@@ -155,6 +155,7 @@ int db_fifo_xstats(const struct db_fifo *q, struct db_stat *out, int max)
 /* The ops tables: void * glue over the native API; only defaults differ. */
 
 DB_QDISC_OPS_WRAPPERS(db_fifo)
+DB_QDISC_PARAM_WRAPPERS(db_fifo)
 
 static void ops_pfifo_defaults(void *params)
 {
@@ -166,36 +167,13 @@ static void ops_bfifo_defaults(void *params)
 	db_bfifo_defaults(params);
 }
 
-static int ops_parse(void *params, int argc, char *const argv[], char *err, size_t errlen)
-{
-	return db_fifo_parse(params, argc, argv, err, errlen);
-}
-
-static int ops_format(const void *params, char *buf, size_t len)
-{
-	return db_fifo_format(params, buf, len);
-}
-
-static int ops_xstats(const void *priv, struct db_stat *out, int max)
-{
-	return db_fifo_xstats(priv, out, max);
-}
-
 const struct db_qdisc_ops db_pfifo_ops = {
 	.kind = "pfifo",
 	.usage = "[limit PACKETS]",
 	.params_size = sizeof(struct db_fifo_params),
 	.priv_size = sizeof(struct db_fifo),
 	.defaults = ops_pfifo_defaults,
-	.parse = ops_parse,
-	.format = ops_format,
-	.init = ops_init,
-	.destroy = ops_destroy,
-	.enqueue = ops_enqueue,
-	.dequeue = ops_dequeue,
-	.reset = ops_reset,
-	.stats = ops_stats,
-	.xstats = ops_xstats,
+	DB_QDISC_OPS_METHODS,
 	.next_ns = NULL,
 };
 
@@ -205,14 +183,6 @@ const struct db_qdisc_ops db_bfifo_ops = {
 	.params_size = sizeof(struct db_fifo_params),
 	.priv_size = sizeof(struct db_fifo),
 	.defaults = ops_bfifo_defaults,
-	.parse = ops_parse,
-	.format = ops_format,
-	.init = ops_init,
-	.destroy = ops_destroy,
-	.enqueue = ops_enqueue,
-	.dequeue = ops_dequeue,
-	.reset = ops_reset,
-	.stats = ops_stats,
-	.xstats = ops_xstats,
+	DB_QDISC_OPS_METHODS,
 	.next_ns = NULL,
 };

@@ -442,25 +442,11 @@ int db_fq_xstats(const struct db_fq *q, struct db_stat *out, int max)
 /* The generic interface of qdisc.h. */
 
 DB_QDISC_OPS_WRAPPERS(db_fq)
+DB_QDISC_PARAM_WRAPPERS(db_fq)
 
 static void ops_defaults(void *params)
 {
 	db_fq_defaults(params);
-}
-
-static int ops_parse(void *params, int argc, char *const argv[], char *err, size_t errlen)
-{
-	return db_fq_parse(params, argc, argv, err, errlen);
-}
-
-static int ops_format(const void *params, char *buf, size_t len)
-{
-	return db_fq_format(params, buf, len);
-}
-
-static int ops_xstats(const void *priv, struct db_stat *out, int max)
-{
-	return db_fq_xstats(priv, out, max);
 }
 
 static uint64_t ops_next_ns(const void *priv, uint64_t now_ns)
@@ -475,14 +461,6 @@ const struct db_qdisc_ops db_fq_ops = {
     .params_size = sizeof(struct db_fq_params),
     .priv_size = sizeof(struct db_fq),
     .defaults = ops_defaults,
-    .parse = ops_parse,
-    .format = ops_format,
-    .init = ops_init,
-    .destroy = ops_destroy,
-    .enqueue = ops_enqueue,
-    .dequeue = ops_dequeue,
-    .reset = ops_reset,
-    .stats = ops_stats,
-    .xstats = ops_xstats,
+    DB_QDISC_OPS_METHODS,
     .next_ns = ops_next_ns,
 };

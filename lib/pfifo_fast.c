@@ -174,25 +174,11 @@ int db_pfifo_fast_xstats(const struct db_pfifo_fast *q, struct db_stat *out, int
 /* The ops table: void * glue over the native API. */
 
 DB_QDISC_OPS_WRAPPERS(db_pfifo_fast)
+DB_QDISC_PARAM_WRAPPERS(db_pfifo_fast)
 
 static void ops_defaults(void *params)
 {
 	db_pfifo_fast_defaults(params);
-}
-
-static int ops_parse(void *params, int argc, char *const argv[], char *err, size_t errlen)
-{
-	return db_pfifo_fast_parse(params, argc, argv, err, errlen);
-}
-
-static int ops_format(const void *params, char *buf, size_t len)
-{
-	return db_pfifo_fast_format(params, buf, len);
-}
-
-static int ops_xstats(const void *priv, struct db_stat *out, int max)
-{
-	return db_pfifo_fast_xstats(priv, out, max);
 }
 
 const struct db_qdisc_ops db_pfifo_fast_ops = {
@@ -201,14 +187,6 @@ const struct db_qdisc_ops db_pfifo_fast_ops = {
 	.params_size = sizeof(struct db_pfifo_fast_params),
 	.priv_size = sizeof(struct db_pfifo_fast),
 	.defaults = ops_defaults,
-	.parse = ops_parse,
-	.format = ops_format,
-	.init = ops_init,
-	.destroy = ops_destroy,
-	.enqueue = ops_enqueue,
-	.dequeue = ops_dequeue,
-	.reset = ops_reset,
-	.stats = ops_stats,
-	.xstats = ops_xstats,
+	DB_QDISC_OPS_METHODS,
 	.next_ns = NULL,
 };
