@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* test-qdisc.c - making disciplines from tc-style specs: the registry and its errors. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "debloat/qdisc.h"
@@ -111,4 +112,23 @@ TEST(errors_without_a_message_buffer_do_not_crash)
 
 	CHECK_EQ(db_qdisc_create("fq_codel quantom 1", NULL, &q, NULL, 0), -EINVAL);
 	CHECK_EQ(db_qdisc_create("nosuch", NULL, &q, NULL, 0), -ENOENT);
+}
+
+TEST(every_kind_reports_named_xstats_through_the_ops_table)
+{
+	for (int i = 0; db_qdisc_kinds[i]; i++) {
+		struct db_qdisc *q = NULL;
+		struct db_stat st[32];
+		char err[160] = "";
+		int n;
+
+		REQUIRE_EQ(db_qdisc_create(db_qdisc_kinds[i]->kind, NULL, &q, err, sizeof(err)), 0);
+		n = db_qdisc_xstats(q, st, 32);
+		if (!CHECK(n > 0))
+			fprintf(stderr, "  %s reports no xstats\n", db_qdisc_kinds[i]->kind);
+		for (int k = 0; k < n; k++)
+			CHECK(st[k].name != NULL && st[k].name[0] != '\0');
+		CHECK_EQ(db_qdisc_xstats(q, st, 0), 0);
+		db_qdisc_destroy(q);
+	}
 }
