@@ -23,6 +23,9 @@ static const struct {
     {"test", cmd_test, "Run a latency-under-load test (rrul, tcp_nup, ping...) against a server"},
     {"plot", cmd_plot, "Draw test results (JSON or flent files) as SVG: over time, CDF, box"},
     {"compare", cmd_compare, "Show several test results side by side, with ratios to the first"},
+    {"fix", cmd_fix, "Apply the recommended queueing setup, journaled so undo can restore it"},
+    {"undo", cmd_undo, "Restore what fix changed, from its journal"},
+    {"lab", cmd_lab, "Emulate a board's link between two namespaces and measure across it"},
 };
 
 #define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emu.h - the emulated link between the lab's client and board: both directions'
+ * queues, ring, wire and switch, as a discrete-event model. Pure: time is passed in,
+ * nothing here reads a clock or touches a file descriptor, so tests drive it in
+ * simulated time and the runtime (run.c) drives it from CLOCK_MONOTONIC.
+ *
+ * Board -> client (LAB_BOARD_TX), the board's transmit path, in order:
+ *
+ *   tsq hold -> qdisc -> [GSO split] -> TX ring (+ DQL) -> wire -> delay -> switch port -> client
+ *
+ *  - tsq (profile.tsq_bytes > 0): a flow (5-tuple hash) may have at most tsq_bytes
+ *    in the qdisc and ring together (l2 bytes); beyond that its packets wait in a
+ *    per-flow FIFO before the qdisc, released in order as the flow's bytes complete.
+ *    The real kernel's TSQ keeps that data in the socket; the tun hides it from the
+ *    board's TCP, so this is a model, off by default.
+ *  - qdisc: any libdebloat discipline from profile.qdisc. A bare "pfifo_fast" or
+ *    "pfifo" gets limit txqueuelen, as Linux does. Drops and CE marks are counted
+ *    per stage; marking rewrites the packet (frame.h).
+ *  - The driver loop ("xmit"): while the qdisc yields a packet, a descriptor is free
+ *    and (with BQL) db_dql_avail() >= 0: dequeue, split a GSO packet into frames when
+ *    gso is on but tso is off (each frame takes a descriptor; frames that do not fit
+ *    wait in a requeue slot ahead of the qdisc, like Linux's gso_skb), post, and
+ *    db_dql_queued_at(l2 bytes). With TSO a super-packet takes one descriptor.
+ *    The loop runs whenever something is enqueued and whenever a completion frees room.
+ *  - wire: frames leave the ring in order, back to back, each taking
+ *    (l2 bytes + LAB_WIRE_OVERHEAD) * 8 / rate; a TSO super-packet takes its segs
+ *    frames' time and is delivered whole.
+ *  - completions: finished frames are reported to the ring (descriptors freed) and
+ *    to DQL (db_dql_completed with their bytes) in batches: when completion_frames
+ *    have finished since the last report, or completion_ns after the first unreported
+ *    one finished, whichever first; like interrupt moderation plus NAPI. With
+ *    completion_frames 1 and completion_ns 0 every frame is reported as it finishes.
+ *  - delay: fixed propagation, then the switch's port towards the client: a FIFO of
+ *    switch_buffer_bytes (tail drop, per frame; a whole super-packet is kept or split
+ *    as needed so that exactly the frames that fit are kept) drained at switch_rate.
+ *
+ * Client -> board (LAB_CLIENT_TX): a well-behaved fast client: client_qdisc ->
+ * client ring (client_ring descriptors, BQL on, completion per frame) -> wire at
+ * client_rate -> the switch's port towards the board (board_port_buffer_bytes,
+ * tail drop per frame, drained at the board's rate) -> delay -> board.
+ *
+ * A super-packet reaching a tail-drop port is treated as its frames: kept whole if
+ * all fit, else segmented (frame.h) and the frames that fit kept. Segmented frames
+ * are delivered one by one; a kept super-packet is delivered whole when its last
+ * frame arrives (like GRO at the receiver).
+ *
+ * Every packet offered leaves exactly once: delivered (hooks.deliver) or dropped and
+ * counted at one stage. Packets are copied in (lab_emu_input) and owned by the
+ * emulator until delivered; memory is bounded by LAB_EMU_MEMORY_MAX bytes of
+ * packets, beyond which input is dropped at stage LAB_STAGE_INPUT.
+ *
+ * Not thread-safe. Errors are -errno with a message; nothing is printed.
+ */
+#ifndef DEBLOAT_LAB_EMU_H
+#define DEBLOAT_LAB_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+#define LAB_EMU_MEMORY_MAX (256u << 20)
+
+enum lab_dir {
+	LAB_BOARD_TX = 0,  /* board -> client: the board's transmit path */
+	LAB_CLIENT_TX = 1, /* client -> board */
+};
+
+/* Where a packet was dropped (or marked). */
+enum lab_stage {
+	LAB_STAGE_INPUT,        /* unparseable, or emulator memory exhausted */
+	LAB_STAGE_TSQ,          /* never drops; counts packets held */
+	LAB_STAGE_QDISC,        /* the board's qdisc */
+	LAB_STAGE_SWITCH,       /* the switch port towards the client */
+	LAB_STAGE_CLIENT_QDISC, /* the client's qdisc */
+	LAB_STAGE_BOARD_PORT,   /* the switch port towards the board */
+	LAB_STAGE_COUNT,
+};
+const char *lab_stage_name(enum lab_stage s); /* "input", "tsq", "qdisc", "switch", ... */
+
+struct lab_emu_hooks {
+	/*
+	 * A packet (vnet header + IP) reaches the end of direction dir: write it to the
+	 * client's tun for LAB_BOARD_TX, the board's for LAB_CLIENT_TX. due_ns is when
+	 * the model says it arrives (the runtime's scheduling error is now - due_ns).
+	 * buf is valid only during the call.
+	 */
+	void (*deliver)(enum lab_dir dir, const uint8_t *buf, size_t len, uint64_t due_ns, void *ctx);
+	void *ctx;
+};
+
+struct lab_stage_counts {
+	uint64_t pkts;  /* packets that entered the stage */
+	uint64_t drops; /* packets dropped there */
+	uint64_t marks; /* packets CE-marked there */
+};
+
+/* A sample of the emulator's state (telemetry, every 10 ms in the runtime). */
+struct lab_telemetry {
+	uint64_t t_ns;
+	/* Board transmit path, gauges. */
+	uint64_t tsq_held_bytes;
+	uint64_t qdisc_backlog_bytes;
+	uint32_t qdisc_backlog_pkts;
+	uint32_t ring_descs;          /* descriptors in use */
+	uint64_t ring_bytes;          /* l2 bytes posted and not yet completed */
+	uint32_t bql_limit;           /* bytes (0 without BQL) */
+	uint32_t bql_inflight;        /* bytes */
+	uint64_t switch_backlog_bytes;
+	/* Client transmit path, gauges. */
+	uint64_t client_qdisc_backlog_bytes;
+	uint64_t board_port_backlog_bytes;
+	/* Counters (only grow). */
+	struct lab_stage_counts stage[LAB_STAGE_COUNT];
+	uint64_t board_wire_busy_ns;  /* time the board's wire has been sending */
+	uint64_t client_wire_busy_ns; /* time the board port's wire has been sending */
+	uint64_t board_tx_bytes;      /* L2 bytes delivered to the client */
+	uint64_t client_tx_bytes;     /* L2 bytes delivered to the board */
+};
+
+/* Distribution of a duration, from a histogram with <= 1% relative error. */
+struct lab_dist {
+	uint64_t count;
+	uint64_t p50_ns, p90_ns, p99_ns, max_ns;
+};
+
+struct lab_emu_summary {
+	struct lab_telemetry last;     /* the state at the time asked */
+	struct lab_dist qdisc_sojourn; /* board qdisc: enqueue to dequeue */
+	struct lab_dist board_path;    /* board input to delivery (every delivered packet) */
+	struct lab_dist client_path;   /* client input to delivery */
+	uint32_t bql_limit_max_seen;   /* the largest limit DQL reached */
+	uint32_t bql_limit_p50;        /* the limit's median over completions */
+	uint32_t ring_descs_max;       /* most descriptors ever in use */
+	uint64_t qdisc_backlog_max_bytes;
+};
+
+struct lab_emu;
+
+/* Build from a profile (qdisc specs parsed here). -EINVAL with a message, -ENOMEM. */
+int lab_emu_create(const struct lab_profile *p, const struct lab_emu_hooks *hooks,
+		   struct lab_emu **out, char *err, size_t errlen);
+void lab_emu_destroy(struct lab_emu *e);
+
+/*
+ * A packet read from a tun at now_ns (buf: vnet header + IP), from the board for
+ * LAB_BOARD_TX, from the client for LAB_CLIENT_TX. Copied; may deliver nothing yet.
+ * Returns 0 when accepted (it may still be dropped downstream and is counted there),
+ * 1 when dropped at once (input stage: memory; or the first qdisc refused it),
+ * -EBADMSG for a packet frame.h cannot parse (counted at LAB_STAGE_INPUT).
+ */
+int lab_emu_input(struct lab_emu *e, enum lab_dir dir, const uint8_t *buf, size_t len,
+		  uint64_t now_ns);
+
+/* Run every event due at or before now_ns, in time order, delivering through hooks. */
+void lab_emu_advance(struct lab_emu *e, uint64_t now_ns);
+
+/* When the next event is due; UINT64_MAX when nothing is pending. */
+uint64_t lab_emu_next_ns(const struct lab_emu *e);
+
+void lab_emu_telemetry(const struct lab_emu *e, uint64_t now_ns, struct lab_telemetry *t);
+void lab_emu_summary(const struct lab_emu *e, uint64_t now_ns, struct lab_emu_summary *s);
+
+#endif

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * frame.h - the packets the lab reads from and writes to its tun devices: parse,
+ * ECN-mark, segment. Pure: no I/O, no allocation, no clock.
+ *
+ * Every buffer starts with the 10-byte struct virtio_net_hdr that a tun opened with
+ * IFF_VNET_HDR puts in front of each packet (emulation.md section 1), followed by an
+ * IPv4 or IPv6 packet (IFF_TUN|IFF_NO_PI: no Ethernet header, no packet info):
+ *
+ *	flags (u8)        VIRTIO_NET_HDR_F_NEEDS_CSUM (1): the L4 checksum is partial
+ *	gso_type (u8)     0 none, 1 TCPv4, 3 UDP, 4 TCPv6; 0x80 ECN bit
+ *	hdr_len (u16)     header bytes; never trusted, recomputed from csum_start + TCP doff
+ *	gso_size (u16)    payload bytes per segment (the MSS)
+ *	csum_start (u16)  where the L4 checksum starts, from the start of the IP packet
+ *	csum_offset (u16) where in the L4 header the checksum field is
+ *
+ * Fields are little-endian on every architecture Linux runs tun with VNET_LE; we
+ * read them as host-endian, as the kernel writes them for a tun without
+ * TUNSETVNETBE/LE (virtio 1.0 native endianness), so the lab is correct on the
+ * little- and big-endian hosts alike as long as one process reads and writes both.
+ *
+ * Sizes as a qdisc counts them (packet.h): an Ethernet frame is the IP packet plus a
+ * 14-byte header, at least 60 bytes; a GSO super-packet of `segs` segments counts
+ * len + (segs - 1) * hdr_len + 14 * segs bytes, the L2 size of all its frames.
+ * On the wire each frame costs LAB_WIRE_OVERHEAD more (FCS, preamble, gap).
+ *
+ * Hostile input: the parser checks every length against the bytes present and
+ * returns -EBADMSG for anything it cannot account for (a truncated header, a GSO
+ * packet that is not TCP, gso_size 0 with a GSO type, more than LAB_MAX_SEGS
+ * segments, csum_start/offset outside the packet). A parsed frame is safe to mark
+ * and to segment.
+ */
+#ifndef DEBLOAT_LAB_FRAME_H
+#define DEBLOAT_LAB_FRAME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <debloat/flow.h>
+
+#define LAB_VNET_HDR_LEN   10
+#define LAB_ETH_HDR_LEN    14
+#define LAB_ETH_MIN_FRAME  60 /* bytes before FCS */
+#define LAB_WIRE_OVERHEAD  24 /* FCS 4 + preamble 8 + inter-frame gap 12 */
+#define LAB_MAX_PACKET     (LAB_VNET_HDR_LEN + 65535 + 40) /* vnet + IPv6 jumbo-free max */
+#define LAB_MAX_SEGS       64
+
+struct lab_frame {
+	/* From the vnet header. */
+	uint8_t vnet_flags;   /* VIRTIO_NET_HDR_F_NEEDS_CSUM or 0 */
+	uint8_t gso_type;     /* as read, ECN bit included */
+	uint16_t gso_size;    /* 0 when not GSO */
+	uint16_t csum_start;  /* valid with NEEDS_CSUM, from the IP header */
+	uint16_t csum_offset;
+	/* From the IP and L4 headers. Offsets are from the start of the IP packet. */
+	uint8_t ip_version;   /* 4 or 6 */
+	uint8_t l4_proto;     /* IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP(V6), or another */
+	uint8_t tos;          /* IPv4 TOS / IPv6 traffic class, ECN bits included */
+	uint16_t l4_off;      /* start of the L4 header (after IPv6 extension headers we skip: none; see below) */
+	uint16_t hdr_len;     /* IP + L4 header bytes (TCP: with options); l4_off for non-TCP/UDP */
+	uint32_t ip_len;      /* bytes of the IP packet (buffer length - LAB_VNET_HDR_LEN) */
+	uint16_t segs;        /* frames on the wire: 1, or ceil(payload / gso_size) for GSO */
+	uint32_t l2_bytes;    /* what a qdisc counts: all its frames' L2 bytes (see above) */
+	uint32_t wire_bytes;  /* l2_bytes + segs * LAB_WIRE_OVERHEAD */
+	struct db_flow_key key; /* 5-tuple; ports 0 for ICMP and unknown protocols */
+};
+
+/*
+ * Parse buf[0..len) (vnet header + IP packet) into *out. IPv6 extension headers are
+ * not walked: a packet whose next header is not TCP/UDP/ICMPv6 is kept with
+ * l4_proto = its next header and ports 0 (it still flows, unhashed by port).
+ * Returns 0, or -EBADMSG (out untouched).
+ */
+int lab_frame_parse(const uint8_t *buf, size_t len, struct lab_frame *out);
+
+/*
+ * Set the ECN field of an ECT packet to CE (RFC 3168) in place and keep every
+ * checksum valid: the IPv4 header checksum is updated incrementally (RFC 1624);
+ * TCP/UDP checksums do not cover the TOS byte. Updates f->tos. Returns 0, or
+ * -EINVAL when the packet is Not-ECT (nothing changed).
+ */
+int lab_frame_set_ce(uint8_t *buf, size_t len, struct lab_frame *f);
+
+/*
+ * Split a GSO super-packet into its segments, as a NIC's TSO or the kernel's GSO
+ * would: each segment is a complete packet with its own vnet header (flags
+ * NEEDS_CSUM with csum_start/offset and the pseudo-header sum in the checksum
+ * field, gso_type 0), IPv4 total length, ID (incremented per segment) and header
+ * checksum, IPv6 payload length, TCP sequence number advanced by the payload before
+ * it, and TCP flags: CWR only on the first segment, FIN and PSH only on the last.
+ *
+ * Segments are written back to back into out[0..outlen); seg_len[i] receives the
+ * length of segment i. A packet that is not GSO yields one segment, a copy.
+ * Returns the number of segments, or -ENOSPC (out or nseg too small), -EBADMSG.
+ */
+int lab_frame_segment(const uint8_t *buf, size_t len, const struct lab_frame *f, uint8_t *out,
+		      size_t outlen, uint32_t *seg_len, unsigned nseg);
+
+/* Bytes lab_frame_segment() needs for f's segments. */
+size_t lab_frame_segment_space(const struct lab_frame *f);
+
+#endif

@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profile.h - what an emulated board link looks like: the lab's configuration.
+ *
+ * Text format (profiles/*.conf), one setting per line:
+ *
+ *	# comment                     blank lines and comments are ignored
+ *	base = bbb-stock              start from another profile (once, first line that sets anything)
+ *	rate = 100mbit                tc units for rates, times and sizes (include/debloat/units.h)
+ *	qdisc = pfifo_fast            the rest of the line is the value (a tc-style spec here)
+ *
+ * Keys are the fields below, spelled as in the comments. Errors name the file, line
+ * and key: `profiles/x.conf:7: unknown key "rign"`, `x.conf:3: rate: "fast" is not a
+ * rate`. Values are validated as they are set, so a profile that loaded is usable
+ * (the qdisc specs parse with db_qdisc_create's parser, limits are in range).
+ *
+ * The four profiles of the seed email ship in the tree and are compiled into the
+ * binary (a board has nothing but the binary): bbb-stock, bbb-bql, bbb-bql-fq,
+ * bbb-bql-fq_codel; more may exist. lab_profile_load() takes a name of a built-in
+ * profile or a path (anything with a '/' or ending in ".conf").
+ */
+#ifndef DEBLOAT_LAB_PROFILE_H
+#define DEBLOAT_LAB_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define LAB_PROFILE_NAME_MAX 64
+#define LAB_SPEC_MAX         256
+#define LAB_PROFILE_TEXT_MAX 8192 /* bytes a profile file may have */
+
+struct lab_profile {
+	char name[LAB_PROFILE_NAME_MAX];  /* name:  set from the file name or "name =" */
+	char description[256];            /* description: one line for listings */
+
+	/* The board's transmit path (board -> client). */
+	uint64_t rate_bps;             /* rate: line rate (100mbit) */
+	uint32_t mtu;                  /* mtu: bytes of IP packet per frame (1500) */
+	char qdisc[LAB_SPEC_MAX];      /* qdisc: tc-style spec of the board's root qdisc */
+	uint32_t txqueuelen;           /* txqueuelen: packets; pfifo_fast bands and a bare
+					  "pfifo" without limit take it, as in Linux */
+	bool gso;                      /* gso: the board's TCP sends super-packets (tun offloads) */
+	bool tso;                      /* tso: a super-packet reaches the ring as one descriptor
+					  chain (else it is split into frames before the ring) */
+	uint32_t ring;                 /* ring: TX descriptors */
+	bool bql;                      /* bql: the driver stops by DQL, not only by free descriptors */
+	uint32_t bql_limit_min;        /* bql_limit_min: bytes (0) */
+	uint32_t bql_limit_max;        /* bql_limit_max: bytes (1879048192, "max") */
+	uint64_t bql_hold_ns;          /* bql_hold_time: slack window (1s) */
+	uint32_t completion_frames;    /* completion_frames: report completions every k frames */
+	uint64_t completion_ns;        /* completion_time: ... or this long after the first
+					  frame finished that is not yet reported (0: off) */
+	uint64_t delay_ns;             /* delay: one-way propagation, each direction (0) */
+	uint64_t switch_rate_bps;      /* switch_rate: the switch's port towards the client */
+	uint64_t switch_buffer_bytes;  /* switch_buffer: its tail-drop buffer, bytes */
+	uint32_t tsq_bytes;            /* tsq: bytes a flow may have in qdisc and ring; 0 off */
+
+	/* The client's transmit path (client -> board). */
+	uint64_t client_rate_bps;          /* client_rate: the client's link (1gbit) */
+	char client_qdisc[LAB_SPEC_MAX];   /* client_qdisc: its qdisc ("fq_codel") */
+	uint32_t client_ring;              /* client_ring: its TX descriptors, BQL always on (256) */
+	uint64_t board_port_buffer_bytes;  /* board_port_buffer: the switch's port towards the
+					      board, at the board's rate, tail-drop, bytes */
+
+	/* The endpoints. */
+	char cc[16];                   /* cc: TCP congestion control of the lab's own tests */
+};
+
+/* The built-in defaults: a 100 Mbit/s board with bbb-stock's transmit path. */
+void lab_profile_defaults(struct lab_profile *p);
+
+/*
+ * Apply the settings of a profile text over *p. `file` names it in errors. A
+ * "base =" line loads that built-in profile (or file, relative to file's directory)
+ * first; bases nest at most 4 deep. Returns 0, or -EINVAL with a message in err
+ * (p then holds an unspecified mix: parse into a copy).
+ */
+int lab_profile_parse(struct lab_profile *p, const char *text, size_t len, const char *file,
+		      char *err, size_t errlen);
+
+/* One "key=value" override (`debloat lab --set`). -EINVAL with a message. */
+int lab_profile_set(struct lab_profile *p, const char *key, const char *value, char *err,
+		    size_t errlen);
+/* "key=value" as one word, split at the first '='. */
+int lab_profile_set_word(struct lab_profile *p, const char *word, char *err, size_t errlen);
+
+/* Defaults, then a built-in profile by name or a file by path. -ENOENT: no such
+ * profile (message lists the built-in names), -EINVAL: parse error, -errno: I/O. */
+int lab_profile_load(struct lab_profile *p, const char *name_or_path, char *err, size_t errlen);
+
+/* Every setting as "key = value" lines that lab_profile_parse() reads back to an
+ * equal profile. Returns the length, or -ENOSPC. */
+int lab_profile_format(const struct lab_profile *p, char *buf, size_t len);
+
+/* The built-in profiles (name, text), NULL-terminated by name. */
+struct lab_builtin_profile {
+	const char *name;
+	const char *text;
+};
+extern const struct lab_builtin_profile lab_builtin_profiles[];
+
+/* Which effects a run with p models, one short line for summaries and listings:
+ * "qdisc pfifo_fast, txqueuelen 1000, GSO, ring 128, no BQL, completions every 2
+ * frames or 250us, switch 1Gbit/s 256KB, no TSQ". Returns the length or -ENOSPC. */
+int lab_profile_describe(const struct lab_profile *p, char *buf, size_t len);
+
+#endif
