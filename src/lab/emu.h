@@ -22,18 +22,32 @@
  *    gso is on but tso is off (each frame takes a descriptor; frames that do not fit
  *    wait in a requeue slot ahead of the qdisc, like Linux's gso_skb), post, and
  *    db_dql_queued_at(l2 bytes). With TSO a super-packet takes one descriptor.
- *    The loop runs whenever something is enqueued and whenever a completion frees room.
+ *    (With gso off the runtime does not enable the tun's offloads, so no super-packet
+ *    comes; one that does is split unless tso is on.) The requeued frames count in
+ *    the qdisc's backlog gauges, as Linux counts its requeued skbs.
+ *    The loop runs whenever something is enqueued, whenever a completion frees room,
+ *    and when a pacing qdisc (fq maxrate) said a held-back packet may go.
  *  - wire: frames leave the ring in order, back to back, each taking
  *    (l2 bytes + LAB_WIRE_OVERHEAD) * 8 / rate; a TSO super-packet takes its segs
- *    frames' time and is delivered whole.
+ *    frames' time and is delivered whole. Rates are bytes per second, as profile.h
+ *    stores them (units.h); back-to-back times carry the fraction of a nanosecond,
+ *    so frame k of a burst ends at exactly floor(k * wire bytes * 1e9 / rate).
  *  - completions: finished frames are reported to the ring (descriptors freed) and
  *    to DQL (db_dql_completed with their bytes) in batches: when completion_frames
  *    have finished since the last report, or completion_ns after the first unreported
  *    one finished, whichever first; like interrupt moderation plus NAPI. With
  *    completion_frames 1 and completion_ns 0 every frame is reported as it finishes.
+ *    A TSO super-packet counts as its segs frames. Should completion_ns be 0 with
+ *    completion_frames > 1 (profile.c refuses it), a batch is also reported when
+ *    the wire runs out of frames, so the ring never stalls.
+ *    DQL never shrinks its limit below twice the bytes of one report: per-frame
+ *    completions settle at two full frames (the seed's "two full size packets"),
+ *    completions every 2 frames at four (tests/test-lab-emu.c prints the figures).
  *  - delay: fixed propagation, then the switch's port towards the client: a FIFO of
  *    switch_buffer_bytes (tail drop, per frame; a whole super-packet is kept or split
  *    as needed so that exactly the frames that fit are kept) drained at switch_rate.
+ *    The port's backlog counts l2 bytes, the frame being sent included. A frame
+ *    arriving when the port finishes one is accepted after that one left.
  *
  * Client -> board (LAB_CLIENT_TX): a well-behaved fast client: client_qdisc ->
  * client ring (client_ring descriptors, BQL on, completion per frame) -> wire at
@@ -43,14 +57,28 @@
  * A super-packet reaching a tail-drop port is treated as its frames: kept whole if
  * all fit, else segmented (frame.h) and the frames that fit kept. Segmented frames
  * are delivered one by one; a kept super-packet is delivered whole when its last
- * frame arrives (like GRO at the receiver).
+ * frame arrives (like GRO at the receiver). A TSO super-packet reaches the switch
+ * all at once when its last frame has left the board's wire (a simplification: its
+ * first frames arrive early in reality, so a slow port's backlog peaks a little
+ * higher here). The client's super-packets are sent as TSO (one descriptor).
  *
  * Every packet offered leaves exactly once: delivered (hooks.deliver) or dropped and
- * counted at one stage. Packets are copied in (lab_emu_input) and owned by the
- * emulator until delivered; memory is bounded by LAB_EMU_MEMORY_MAX bytes of
- * packets, beyond which input is dropped at stage LAB_STAGE_INPUT.
+ * counted at one stage. A super-packet split on the way leaves as its frames, so the
+ * exact statement is about frames: frames offered (segs of each parsed packet, 1 per
+ * unparseable one) = frames delivered + the drop_frames of every stage.
  *
- * Not thread-safe. Errors are -errno with a message; nothing is printed.
+ * Packets are copied in (lab_emu_input) and owned by the emulator until delivered;
+ * memory is bounded by LAB_EMU_MEMORY_MAX bytes of packets (a packet costs its
+ * length plus ~200 bytes of bookkeeping), beyond which input is dropped at stage
+ * LAB_STAGE_INPUT. Segmenting a super-packet may exceed the bound by its frames'
+ * extra headers (< 8 KB).
+ *
+ * Cost: O(1) per packet and per event (ten event sources, scanned); the packet
+ * buffer is the only allocation per packet; a summary walks the histograms.
+ *
+ * Hooks are called from lab_emu_advance() and from lab_emu_input(), which first
+ * runs every event due at or before its now_ns; they must not call back into the
+ * emulator. Not thread-safe. Errors are -errno with a message; nothing is printed.
  */
 #ifndef DEBLOAT_LAB_EMU_H
 #define DEBLOAT_LAB_EMU_H
@@ -91,9 +119,11 @@ struct lab_emu_hooks {
 };
 
 struct lab_stage_counts {
-	uint64_t pkts;  /* packets that entered the stage */
-	uint64_t drops; /* packets dropped there */
-	uint64_t marks; /* packets CE-marked there */
+	uint64_t pkts;        /* packets that entered the stage (a super-packet split there:
+				 each of its frames) */
+	uint64_t drops;       /* packets dropped there */
+	uint64_t marks;       /* packets CE-marked there */
+	uint64_t drop_frames; /* wire frames in the packets dropped there (segs of each) */
 };
 
 /* A sample of the emulator's state (telemetry, every 10 ms in the runtime). */
@@ -117,6 +147,9 @@ struct lab_telemetry {
 	uint64_t client_wire_busy_ns; /* time the board port's wire has been sending */
 	uint64_t board_tx_bytes;      /* L2 bytes delivered to the client */
 	uint64_t client_tx_bytes;     /* L2 bytes delivered to the board */
+	uint64_t board_tx_pkts;       /* packets delivered to the client */
+	uint64_t client_tx_pkts;      /* packets delivered to the board */
+	uint64_t memory_bytes;        /* bytes of packets the emulator holds now */
 };
 
 /* Distribution of a duration, from a histogram with <= 1% relative error. */
@@ -146,9 +179,11 @@ void lab_emu_destroy(struct lab_emu *e);
 /*
  * A packet read from a tun at now_ns (buf: vnet header + IP), from the board for
  * LAB_BOARD_TX, from the client for LAB_CLIENT_TX. Copied; may deliver nothing yet.
- * Returns 0 when accepted (it may still be dropped downstream and is counted there),
- * 1 when dropped at once (input stage: memory; or the first qdisc refused it),
- * -EBADMSG for a packet frame.h cannot parse (counted at LAB_STAGE_INPUT).
+ * Returns 0 when accepted (it may still be dropped downstream and is counted there;
+ * a packet TSQ holds is accepted), 1 when dropped at once (input stage: memory; or
+ * the first qdisc refused it), -EBADMSG for a packet frame.h cannot parse (counted
+ * at LAB_STAGE_INPUT). Runs lab_emu_advance(now_ns) first; time never goes back: a
+ * now_ns before the last event handled counts as that event's time.
  */
 int lab_emu_input(struct lab_emu *e, enum lab_dir dir, const uint8_t *buf, size_t len,
 		  uint64_t now_ns);

@@ -21,7 +21,9 @@
  *
  * Sizes as a qdisc counts them (packet.h): an Ethernet frame is the IP packet plus a
  * 14-byte header, at least 60 bytes; a GSO super-packet of `segs` segments counts
- * len + (segs - 1) * hdr_len + 14 * segs bytes, the L2 size of all its frames.
+ * len + (segs - 1) * hdr_len + 14 * segs bytes, the L2 size of all its frames
+ * (each again at least 60 bytes: a tiny last segment is padded, so the l2_bytes of
+ * a super-packet's segments always add up to its own).
  * On the wire each frame costs LAB_WIRE_OVERHEAD more (FCS, preamble, gap).
  *
  * Hostile input: the parser checks every length against the bytes present and
@@ -29,6 +31,22 @@
  * packet that is not TCP, gso_size 0 with a GSO type, more than LAB_MAX_SEGS
  * segments, csum_start/offset outside the packet). A parsed frame is safe to mark
  * and to segment.
+ *
+ * What parsing accepts, precisely:
+ *  - IP: IPv4 with IHL >= 5 and IHL * 4 <= total length <= bytes present, or IPv6
+ *    with 40 + payload length <= bytes present. Bytes after the IP length are
+ *    ignored (ip_len is the IP length). Checksums are not verified (the kernel
+ *    wrote them; the receiving tun's stack checks them).
+ *  - L4: TCP needs 20 bytes and a data offset >= 5 within the packet; UDP 8 bytes
+ *    and a length field in [8, bytes present]; ICMP/ICMPv6 4 bytes. An IPv4
+ *    fragment (MF or an offset) has ports from its first 4 L4 bytes if it is the
+ *    first fragment, else none; hdr_len = l4_off for every fragment.
+ *  - vnet: flags other than NEEDS_CSUM are kept and ignored. With NEEDS_CSUM,
+ *    csum_start + csum_offset + 2 <= ip_len. gso_type NONE ignores gso_size (0 in
+ *    the frame). Otherwise gso_type is TCPV4 on IPv4 or TCPV6 on IPv6 (ECN bit
+ *    allowed), the packet is unfragmented TCP with payload, NEEDS_CSUM is set with
+ *    csum_start at the TCP header and csum_offset 16 (as the kernel always leaves
+ *    it), gso_size > 0 and ceil(payload / gso_size) <= LAB_MAX_SEGS.
  */
 #ifndef DEBLOAT_LAB_FRAME_H
 #define DEBLOAT_LAB_FRAME_H
@@ -48,8 +66,8 @@
 
 struct lab_frame {
 	/* From the vnet header. */
-	uint8_t vnet_flags;   /* VIRTIO_NET_HDR_F_NEEDS_CSUM or 0 */
-	uint8_t gso_type;     /* as read, ECN bit included */
+	uint8_t vnet_flags;   /* as read; VIRTIO_NET_HDR_F_NEEDS_CSUM is the bit that matters */
+	uint8_t gso_type;     /* as read, ECN bit included; nonzero means a valid TCP GSO packet */
 	uint16_t gso_size;    /* 0 when not GSO */
 	uint16_t csum_start;  /* valid with NEEDS_CSUM, from the IP header */
 	uint16_t csum_offset;
@@ -57,9 +75,9 @@ struct lab_frame {
 	uint8_t ip_version;   /* 4 or 6 */
 	uint8_t l4_proto;     /* IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP(V6), or another */
 	uint8_t tos;          /* IPv4 TOS / IPv6 traffic class, ECN bits included */
-	uint16_t l4_off;      /* start of the L4 header (after IPv6 extension headers we skip: none; see below) */
+	uint16_t l4_off;      /* start of the L4 header (IPv6: 40, no extension header walked) */
 	uint16_t hdr_len;     /* IP + L4 header bytes (TCP: with options); l4_off for non-TCP/UDP */
-	uint32_t ip_len;      /* bytes of the IP packet (buffer length - LAB_VNET_HDR_LEN) */
+	uint32_t ip_len;      /* bytes of the IP packet, from its header (trailing bytes excluded) */
 	uint16_t segs;        /* frames on the wire: 1, or ceil(payload / gso_size) for GSO */
 	uint32_t l2_bytes;    /* what a qdisc counts: all its frames' L2 bytes (see above) */
 	uint32_t wire_bytes;  /* l2_bytes + segs * LAB_WIRE_OVERHEAD */
@@ -91,8 +109,13 @@ int lab_frame_set_ce(uint8_t *buf, size_t len, struct lab_frame *f);
  * it, and TCP flags: CWR only on the first segment, FIN and PSH only on the last.
  *
  * Segments are written back to back into out[0..outlen); seg_len[i] receives the
- * length of segment i. A packet that is not GSO yields one segment, a copy.
- * Returns the number of segments, or -ENOSPC (out or nseg too small), -EBADMSG.
+ * length of segment i (vnet header included). Segments' vnet hdr_len and gso_size
+ * are 0, as the kernel writes them for non-GSO packets. No payload byte is summed:
+ * the receiving tun (or NIC) completes each checksum. A packet that is not GSO
+ * yields one segment, a copy of its vnet header and ip_len bytes (a NEEDS_CSUM
+ * partial checksum stays partial). f must come from lab_frame_parse() of buf.
+ * Returns the number of segments, or -ENOSPC (out or nseg too small), -EBADMSG
+ * (f does not match buf).
  */
 int lab_frame_segment(const uint8_t *buf, size_t len, const struct lab_frame *f, uint8_t *out,
 		      size_t outlen, uint32_t *seg_len, unsigned nseg);

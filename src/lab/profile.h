@@ -2,7 +2,7 @@
 /*
  * profile.h - what an emulated board link looks like: the lab's configuration.
  *
- * Text format (profiles/*.conf), one setting per line:
+ * Text format (profiles/NAME.conf), one setting per line:
  *
  *	# comment                     blank lines and comments are ignored
  *	base = bbb-stock              start from another profile (once, first line that sets anything)
@@ -11,13 +11,39 @@
  *
  * Keys are the fields below, spelled as in the comments. Errors name the file, line
  * and key: `profiles/x.conf:7: unknown key "rign"`, `x.conf:3: rate: "fast" is not a
- * rate`. Values are validated as they are set, so a profile that loaded is usable
- * (the qdisc specs parse with db_qdisc_create's parser, limits are in range).
+ * rate (e.g. 100mbit)`. Values are validated as they are set, so a profile that loaded
+ * is usable (the qdisc specs parse with db_qdisc_create's parser, limits are in range).
+ *
+ * Details of the format:
+ *  - '#' starts a comment anywhere on a line, so no value contains '#'. Blanks around
+ *    keys and values are dropped; a line holds at most LAB_PROFILE_LINE_MAX bytes and
+ *    a text at most LAB_PROFILE_TEXT_MAX; CRLF line ends are accepted.
+ *  - A key may be set once per text (a second time is an error naming the first line).
+ *  - "base = NAME" (a built-in name, or a path: anything with a '/' or ending in
+ *    ".conf", relative to the directory of the file that names it) first resets the
+ *    profile to lab_profile_defaults() and applies that profile, then the rest of the
+ *    text applies over it. Bases nest at most LAB_PROFILE_BASE_DEPTH deep; a cycle is
+ *    an error. Base files must be regular files.
+ *  - The name is the file's name without directory and ".conf" unless "name =" sets it.
+ *  - Booleans: on/off, yes/no, true/false, 1/0. bql_limit_max also takes "max".
+ *  - Limits: rates 1kbit..100gbit; mtu 68..9000; txqueuelen 1..100000; rings
+ *    1..4096; completion_frames 1..4096; completion_time <= 1s; delay and
+ *    bql_hold_time <= 10s; bql limits <= 1879048192 (DQL's max); buffers and tsq
+ *    <= 1gb; name: letters, digits and ._+- (<= 63); cc: letters, digits, _ and -
+ *    (<= 15); description <= 255 bytes.
+ *  - Rules across keys, checked once a whole text (or one --set) is applied:
+ *    completion_frames > 1 needs completion_time > 0 (else a batch that does not fill
+ *    is never reported and BQL stalls); bql_limit_min <= bql_limit_max; the switch's
+ *    buffers hold at least one full frame (mtu + 14 bytes).
  *
  * The four profiles of the seed email ship in the tree and are compiled into the
  * binary (a board has nothing but the binary): bbb-stock, bbb-bql, bbb-bql-fq,
- * bbb-bql-fq_codel; more may exist. lab_profile_load() takes a name of a built-in
- * profile or a path (anything with a '/' or ending in ".conf").
+ * bbb-bql-fq_codel; also gige-noqueue (a GigE link adding no queueing: the benchmark
+ * against veth + htb) and fifo100 (the fidelity test's link). lab_profile_load() takes
+ * a name of a built-in profile or a path (anything with a '/' or ending in ".conf").
+ * scripts/embed-profiles.sh generates lab_builtin_profiles[] from profiles/NAME.conf.
+ *
+ * Errors are -errno with a message in the caller's buffer; nothing is printed.
  */
 #ifndef DEBLOAT_LAB_PROFILE_H
 #define DEBLOAT_LAB_PROFILE_H
@@ -29,6 +55,8 @@
 #define LAB_PROFILE_NAME_MAX 64
 #define LAB_SPEC_MAX         256
 #define LAB_PROFILE_TEXT_MAX 8192 /* bytes a profile file may have */
+#define LAB_PROFILE_LINE_MAX 1024 /* bytes a line may have, without its newline */
+#define LAB_PROFILE_BASE_DEPTH 4  /* bases a profile may stack */
 
 struct lab_profile {
 	char name[LAB_PROFILE_NAME_MAX];  /* name:  set from the file name or "name =" */
@@ -71,22 +99,26 @@ struct lab_profile {
 void lab_profile_defaults(struct lab_profile *p);
 
 /*
- * Apply the settings of a profile text over *p. `file` names it in errors. A
- * "base =" line loads that built-in profile (or file, relative to file's directory)
- * first; bases nest at most 4 deep. Returns 0, or -EINVAL with a message in err
- * (p then holds an unspecified mix: parse into a copy).
+ * Apply the settings of a profile text over *p. `file` names it in errors (NULL:
+ * "<profile>", and the name is left alone). A "base =" line loads that built-in
+ * profile (or file, relative to file's directory) first; bases nest at most 4 deep.
+ * Returns 0, or -EINVAL with a message in err (-ENOMEM), and p then holds an
+ * unspecified mix: parse into a copy.
  */
 int lab_profile_parse(struct lab_profile *p, const char *text, size_t len, const char *file,
 		      char *err, size_t errlen);
 
-/* One "key=value" override (`debloat lab --set`). -EINVAL with a message. */
+/* One "key=value" override (`debloat lab --set`), with the checks of a file, the
+ * rules across keys included. -EINVAL with a message ("--set rign=8: unknown key
+ * \"rign\""); p is untouched on error. "base" cannot be set. */
 int lab_profile_set(struct lab_profile *p, const char *key, const char *value, char *err,
 		    size_t errlen);
 /* "key=value" as one word, split at the first '='. */
 int lab_profile_set_word(struct lab_profile *p, const char *word, char *err, size_t errlen);
 
 /* Defaults, then a built-in profile by name or a file by path. -ENOENT: no such
- * profile (message lists the built-in names), -EINVAL: parse error, -errno: I/O. */
+ * profile (message lists the built-in names), -EINVAL: parse error, -errno: I/O.
+ * p is untouched on error. */
 int lab_profile_load(struct lab_profile *p, const char *name_or_path, char *err, size_t errlen);
 
 /* Every setting as "key = value" lines that lab_profile_parse() reads back to an
@@ -101,8 +133,26 @@ struct lab_builtin_profile {
 extern const struct lab_builtin_profile lab_builtin_profiles[];
 
 /* Which effects a run with p models, one short line for summaries and listings:
- * "qdisc pfifo_fast, txqueuelen 1000, GSO, ring 128, no BQL, completions every 2
- * frames or 250us, switch 1Gbit/s 256KB, no TSQ". Returns the length or -ENOSPC. */
+ * "100mbit, qdisc pfifo_fast, txqueuelen 1000, GSO, ring 128, no BQL, completions
+ * every 2 frames or 250us, delay 100us, switch 1gbit 128KB, board port 128KB, no TSQ".
+ * Returns the length or -ENOSPC. */
 int lab_profile_describe(const struct lab_profile *p, char *buf, size_t len);
+
+/* The text of a built-in profile, or NULL. */
+const char *lab_profile_builtin_text(const char *name);
+
+/* Whether p is usable: every field in range, both qdisc specs parse, the rules
+ * across keys hold. For profiles built by hand; parsed ones already are. 0, or
+ * -EINVAL with a message naming the key ("ring: 0 is out of range (1..4096)"). */
+int lab_profile_check(const struct lab_profile *p, char *err, size_t errlen);
+
+/* Whether a qdisc spec takes the device's txqueuelen, as in Linux: a pfifo_fast
+ * without its own "txqueuelen", or a pfifo without "limit". */
+bool lab_qdisc_takes_txqueuelen(const char *spec);
+
+/* The board's qdisc spec with txqueuelen spelled out where it takes it:
+ * "pfifo_fast" -> "pfifo_fast txqueuelen 1000", "pfifo" -> "pfifo limit 1000";
+ * other specs unchanged. Returns the length or -ENOSPC. */
+int lab_profile_qdisc_spec(const struct lab_profile *p, char *buf, size_t len);
 
 #endif

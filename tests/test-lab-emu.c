@@ -1,0 +1,1344 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-lab-emu.c - src/lab/emu.c in simulated time: wire arithmetic, queueing delay
+ * that matches the backlog, rings with and without BQL, GSO and TSO, fq_codel and
+ * pfifo_fast, tail-drop switch ports, TSQ, the client direction, the memory bound,
+ * and that every packet offered leaves exactly once under random profiles and load.
+ * Profiles are built field by field here; packets come from lab-packets.h and every
+ * delivered packet is parsed back and its checksums verified.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <debloat/dql.h>
+
+#include "harness.h"
+#include "lab-packets.h"
+#include "lab/emu.h"
+#include "lab/frame.h"
+#include "lab/hist.h"
+
+#define MBIT(x) ((uint64_t)(x)*1000000 / 8) /* profile rates are bytes per second */
+#define US	1000ull
+#define MS	1000000ull
+#define SEC	1000000000ull
+#define NEVER	UINT64_MAX
+#define FULL_L2 1514u
+#define FULL_NS 123040ull /* a 1514-byte frame (1538 on the wire) at 100 Mbit/s */
+#define SW_NS	12304ull  /* the same frame at the 1 Gbit/s switch port */
+
+/* ---- profiles ---- */
+
+/* A 100 Mbit/s board with a pfifo, a 128-descriptor ring without BQL, completions
+ * per frame, no delay, and a 1 Gbit/s switch port with a buffer that never fills. */
+static void prof_base(struct lab_profile *p)
+{
+	memset(p, 0, sizeof(*p));
+	strcpy(p->name, "test");
+	p->rate_bps = MBIT(100);
+	p->mtu = 1500;
+	strcpy(p->qdisc, "pfifo");
+	p->txqueuelen = 1000;
+	p->gso = true;
+	p->tso = false;
+	p->ring = 128;
+	p->bql = false;
+	p->bql_limit_min = 0;
+	p->bql_limit_max = DB_DQL_MAX_LIMIT;
+	p->bql_hold_ns = DB_DQL_DEFAULT_HOLD_NS;
+	p->completion_frames = 1;
+	p->completion_ns = 0;
+	p->delay_ns = 0;
+	p->switch_rate_bps = MBIT(1000);
+	p->switch_buffer_bytes = 1u << 30;
+	p->tsq_bytes = 0;
+	p->client_rate_bps = MBIT(1000);
+	strcpy(p->client_qdisc, "fq_codel");
+	p->client_ring = 256;
+	p->board_port_buffer_bytes = 1u << 30;
+	strcpy(p->cc, "cubic");
+}
+
+/* ---- deliveries ---- */
+
+struct delivery {
+	uint64_t t, in_order; /* due time; arrival index */
+	uint32_t seq;	      /* TCP sequence number */
+	uint32_t l2, payload; /* bytes */
+	uint16_t sport, segs;
+	uint8_t tos, dir;
+};
+
+struct rec {
+	struct delivery *d;
+	size_t n, cap;
+	bool keep; /* store every delivery in d */
+	uint64_t count[2], frames[2];
+	int bad;     /* deliveries that do not parse or verify */
+	uint64_t ce; /* deliveries with CE */
+	void (*cb)(const struct delivery *d, void *ctx);
+	void *ctx;
+};
+
+static void on_deliver(enum lab_dir dir, const uint8_t *buf, size_t len, uint64_t due_ns, void *ctx)
+{
+	struct rec *r = ctx;
+	struct lab_frame f;
+	struct delivery d = {.t = due_ns, .dir = (uint8_t)dir};
+
+	if (lab_frame_parse(buf, len, &f) < 0 || lab_pkt_verify(buf, len) != LAB_PKT_OK) {
+		r->bad++;
+		return;
+	}
+	d.l2 = f.l2_bytes;
+	d.segs = f.segs;
+	d.tos = f.tos;
+	d.sport = f.key.sport;
+	d.payload = f.ip_len - f.hdr_len;
+	if (f.l4_proto == IPPROTO_TCP)
+		d.seq = lab_pkt_rd32(buf + LAB_VNET_HDR_LEN + f.l4_off + 4);
+	d.in_order = r->count[0] + r->count[1];
+	r->count[dir]++;
+	r->frames[dir] += f.segs;
+	if ((f.tos & 3) == 3)
+		r->ce++;
+	if (r->cb)
+		r->cb(&d, r->ctx);
+	if (!r->keep)
+		return;
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 1024;
+		r->d = realloc(r->d, r->cap * sizeof(*r->d));
+	}
+	r->d[r->n++] = d;
+}
+
+static struct lab_emu *make(const struct lab_profile *p, struct rec *r)
+{
+	struct lab_emu_hooks hooks = {.deliver = on_deliver, .ctx = r};
+	struct lab_emu *e = NULL;
+	char err[256] = "";
+	int ret = lab_emu_create(p, &hooks, &e, err, sizeof(err));
+
+	if (ret < 0)
+		fprintf(stderr, "lab_emu_create: %d %s\n", ret, err);
+	return e;
+}
+
+/* Destroy e and empty r for the next run (keeping what it was asked to do). */
+static void done(struct lab_emu *e, struct rec *r)
+{
+	struct rec keep = {.keep = r->keep, .cb = r->cb, .ctx = r->ctx};
+
+	lab_emu_destroy(e);
+	free(r->d);
+	*r = keep;
+}
+
+/* ---- packets ---- */
+
+static uint8_t pkt[LAB_MAX_PACKET + 64];
+
+/* A TCP packet of `payload` bytes (a super-packet when gso > 0) with the 12-byte
+ * timestamp option, so a full frame carries 1448 bytes (IP 1500, L2 1514). */
+static void tcp_spec(struct lab_pkt_spec *s, uint16_t sport, uint32_t seq, uint32_t payload,
+		     uint16_t gso, uint8_t tos)
+{
+	lab_pkt_init(s, 4, IPPROTO_TCP);
+	s->sport = sport;
+	s->seq = seq;
+	s->payload_len = payload;
+	s->gso_size = gso;
+	s->tos = tos;
+	s->tcp_opt_len = 12;
+}
+
+static int send_spec(struct lab_emu *e, enum lab_dir dir, const struct lab_pkt_spec *s, uint64_t t)
+{
+	int n = lab_pkt_build(s, pkt, sizeof(pkt));
+
+	if (n < 0)
+		return n;
+	return lab_emu_input(e, dir, pkt, (size_t)n, t);
+}
+
+static int send_tcp(struct lab_emu *e, enum lab_dir dir, uint64_t t, uint16_t sport, uint32_t seq,
+		    uint32_t payload, uint16_t gso, uint8_t tos)
+{
+	struct lab_pkt_spec s;
+
+	tcp_spec(&s, sport, seq, payload, gso, tos);
+	return send_spec(e, dir, &s, t);
+}
+
+/* One full frame of flow sport every `every` ns in [t0, t1); returns the count. */
+static unsigned stream(struct lab_emu *e, enum lab_dir dir, uint16_t sport, uint64_t t0,
+		       uint64_t t1, uint64_t every, uint8_t tos)
+{
+	unsigned n = 0;
+
+	for (uint64_t t = t0; t < t1; t += every, n++)
+		send_tcp(e, dir, t, sport, 1000 + n * 1448u, 1448, 0, tos);
+	return n;
+}
+
+static struct lab_telemetry telem(const struct lab_emu *e, uint64_t t)
+{
+	struct lab_telemetry tm;
+
+	lab_emu_telemetry(e, t, &tm);
+	return tm;
+}
+
+static uint64_t drop_frames(const struct lab_telemetry *tm)
+{
+	uint64_t n = 0;
+
+	for (int s = 0; s < LAB_STAGE_COUNT; s++)
+		n += tm->stage[s].drop_frames;
+	return n;
+}
+
+static long long absdiff(uint64_t a, uint64_t b)
+{
+	return a > b ? (long long)(a - b) : (long long)(b - a);
+}
+
+/* ---- the histogram ---- */
+
+TEST(hist_quantiles_within_one_percent)
+{
+	struct hist h;
+	uint64_t x = 88172645463325252ull;
+
+	REQUIRE(hist_init(&h) == 0);
+	CHECK_EQ(hist_quantile(&h, 0.5), 0);
+	for (uint64_t v = 1; v <= 100000; v++)
+		hist_record(&h, v * 1000);
+	for (int q = 1; q <= 99; q++) {
+		uint64_t want = (uint64_t)q * 1000 * 1000, got = hist_quantile(&h, q / 100.0);
+
+		CHECK(absdiff(got, want) * 100 <= (long long)want);
+	}
+	CHECK_EQ(hist_quantile(&h, 1.0), 100000000);
+	hist_clear(&h);
+	/* exact below 256, and every single value within 1% */
+	hist_record(&h, 7);
+	CHECK_EQ(hist_quantile(&h, 0.5), 7);
+	for (int i = 0; i < 2000; i++) {
+		uint64_t v;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		v = x >> (24 + x % 40);
+		hist_clear(&h);
+		hist_record(&h, v);
+		hist_record(&h, v);
+		hist_record(&h, v + 1);
+		CHECK(absdiff(hist_quantile(&h, 0.5), v) * 100 <= (long long)v + 100);
+	}
+	hist_free(&h);
+}
+
+/* ---- setup ---- */
+
+TEST(create_rejects_bad_specs_and_leaves_out_alone)
+{
+	struct lab_profile p;
+	struct lab_emu *e = (struct lab_emu *)&p;
+	char err[256] = "";
+
+	prof_base(&p);
+	strcpy(p.qdisc, "fq_codel quantom 300");
+	CHECK_EQ(lab_emu_create(&p, NULL, &e, err, sizeof(err)), -EINVAL);
+	CHECK(e == (struct lab_emu *)&p);
+	CHECK(strstr(err, "qdisc") && strstr(err, "quantom"));
+	prof_base(&p);
+	strcpy(p.client_qdisc, "sfq");
+	CHECK(lab_emu_create(&p, NULL, &e, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "client_qdisc") != NULL);
+	prof_base(&p);
+	p.ring = 0;
+	CHECK_EQ(lab_emu_create(&p, NULL, &e, err, sizeof(err)), -EINVAL);
+	CHECK(e == (struct lab_emu *)&p);
+	CHECK_STR(lab_stage_name(LAB_STAGE_BOARD_PORT), "board_port");
+	CHECK_STR(lab_stage_name(LAB_STAGE_INPUT), "input");
+}
+
+/* A bare pfifo or pfifo_fast is as long as txqueuelen; an explicit limit wins. */
+TEST(bare_fifo_takes_txqueuelen)
+{
+	static const struct {
+		const char *spec;
+		unsigned pkts;
+	} cases[] = {{"pfifo", 50},
+		     {"pfifo limit 10", 10},
+		     {"pfifo_fast", 50},
+		     {"pfifo_fast txqueuelen 7", 7}};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lab_profile p;
+		struct lab_emu_summary s;
+		struct rec r = {0};
+		struct lab_emu *e;
+
+		prof_base(&p);
+		strcpy(p.qdisc, cases[i].spec);
+		p.txqueuelen = 50;
+		p.ring = 1;
+		REQUIRE((e = make(&p, &r)));
+		for (unsigned k = 0; k < 200; k++)
+			send_tcp(e, LAB_BOARD_TX, 0, 1, k * 1448, 1448, 0, 0);
+		lab_emu_summary(e, 0, &s);
+		CHECK_EQ(s.qdisc_backlog_max_bytes, (uint64_t)cases[i].pkts * FULL_L2);
+		CHECK_EQ(s.last.stage[LAB_STAGE_QDISC].drops, 200 - 1 - cases[i].pkts);
+		done(e, &r);
+	}
+}
+
+/* ---- wire arithmetic ---- */
+
+TEST(wire_timing_back_to_back)
+{
+	struct lab_profile p;
+	struct rec r = {.keep = true};
+	struct lab_telemetry tm;
+	struct lab_emu *e;
+
+	prof_base(&p);
+	p.delay_ns = 100 * US;
+	REQUIRE((e = make(&p, &r)));
+	for (unsigned k = 0; k < 10; k++)
+		CHECK_EQ(send_tcp(e, LAB_BOARD_TX, 0, 1, 1000 + k * 1448, 1448, 0, 0), 0);
+	CHECK_EQ(lab_emu_next_ns(e), FULL_NS);
+	lab_emu_advance(e, SEC);
+	REQUIRE_EQ(r.n, 10);
+	/* frame k leaves the board at (k+1) * 123.04 us, crosses the cable, and is
+	 * stored and forwarded by the switch at 1 Gbit/s */
+	for (unsigned k = 0; k < 10; k++) {
+		CHECK_EQ(r.d[k].t, (k + 1) * FULL_NS + 100 * US + SW_NS);
+		CHECK_EQ(r.d[k].l2, FULL_L2);
+		CHECK_EQ(r.d[k].seq, 1000 + k * 1448);
+	}
+	tm = telem(e, SEC);
+	CHECK_EQ(tm.board_wire_busy_ns, 10 * FULL_NS);
+	CHECK_EQ(tm.board_tx_bytes, 10 * FULL_L2);
+	CHECK_EQ(tm.board_tx_pkts, 10);
+	CHECK_EQ(tm.memory_bytes, 0);
+	CHECK_EQ(lab_emu_next_ns(e), NEVER);
+	done(e, &r);
+}
+
+/* At 7 Mbit/s a frame takes 1757714.28... ns: back-to-back frames carry the
+ * fraction instead of rounding each one. */
+TEST(wire_timing_exact_at_odd_rates)
+{
+	struct lab_profile p;
+	struct rec r = {.keep = true};
+	struct lab_emu *e;
+
+	prof_base(&p);
+	p.rate_bps = MBIT(7);
+	REQUIRE((e = make(&p, &r)));
+	for (unsigned k = 0; k < 7; k++)
+		send_tcp(e, LAB_BOARD_TX, 0, 1, k * 1448, 1448, 0, 0);
+	lab_emu_advance(e, 100 * SEC);
+	REQUIRE_EQ(r.n, 7);
+	for (unsigned k = 0; k < 7; k++)
+		CHECK_EQ(r.d[k].t, (k + 1) * 1538ull * SEC / MBIT(7) + SW_NS);
+	CHECK_EQ(r.d[6].t - SW_NS, 12304000ull); /* 7 frames of 1538 B at 7 Mbit/s */
+	done(e, &r);
+}
+
+/* A saturated link delivers rate * 1514/1538 of L2 bytes; TCP with timestamps
+ * (1448-byte segments) gets rate * 1448/1538 = 94.15 Mbit/s of goodput. */
+TEST(saturated_throughput)
+{
+	struct lab_profile p;
+	struct rec r = {.keep = true};
+	uint64_t frames = 0, l2 = 0, payload = 0;
+	struct lab_emu *e;
+
+	prof_base(&p);
+	REQUIRE((e = make(&p, &r)));
+	stream(e, LAB_BOARD_TX, 1, 0, 1200 * MS, 60 * US, 0);
+	lab_emu_advance(e, 1200 * MS);
+	for (size_t i = 0; i < r.n; i++) {
+		if (r.d[i].t < 200 * MS || r.d[i].t >= 1200 * MS)
+			continue;
+		frames++;
+		l2 += r.d[i].l2;
+		payload += r.d[i].payload;
+	}
+	/* 1 s / 123.04 us = 8127.4 frames */
+	CHECK(frames == 8127 || frames == 8128);
+	CHECK(absdiff(l2 * 8, 98439531) * 1000 < 98439531);	 /* 100e6 * 1514 / 1538 */
+	CHECK(absdiff(payload * 8, 94148244) * 1000 < 94148244); /* 100e6 * 1448 / 1538 */
+	printf("# saturated 100 Mbit/s: %llu frames/s, L2 %.2f Mbit/s, goodput %.2f Mbit/s\n",
+	       (unsigned long long)frames, l2 * 8 / 1e6, payload * 8 / 1e6);
+	done(e, &r);
+}
+
+/* ---- queueing delay ---- */
+
+/* Fill pfifo 1000 and the ring, then a probe waits exactly for the bytes ahead. */
+TEST(probe_delay_equals_bytes_ahead)
+{
+	struct lab_profile p;
+	struct rec r = {.keep = true};
+	struct lab_telemetry tm;
+	struct lab_emu *e;
+	uint64_t tp = 300 * MS + 200 * US, ahead, want, got = 0;
+
+	prof_base(&p);
+	p.delay_ns = 1 * MS;
+	REQUIRE((e = make(&p, &r)));
+	stream(e, LAB_BOARD_TX, 1, 0, 300 * MS, 60 * US, 0);
+	lab_emu_advance(e, tp);
+	tm = telem(e, tp);
+	CHECK_EQ(tm.ring_descs, 128);
+	CHECK(tm.qdisc_backlog_pkts >= 998 && tm.qdisc_backlog_pkts < 1000);
+	CHECK_EQ(tm.qdisc_backlog_bytes, tm.qdisc_backlog_pkts * FULL_L2);
+	CHECK_EQ(tm.ring_bytes, 128 * FULL_L2);
+	/* the probe: 100 bytes of payload, 166 B at L2, 190 B on the wire */
+	CHECK_EQ(send_tcp(e, LAB_BOARD_TX, tp, 7777, 1, 100, 0, 0), 0);
+	lab_emu_advance(e, 2 * SEC);
+	for (size_t i = 0; i < r.n; i++)
+		if (r.d[i].sport == 7777)
+			got = r.d[i].t - tp;
+	ahead = tm.qdisc_backlog_bytes + 24ull * tm.qdisc_backlog_pkts + tm.ring_bytes +
+		24ull * tm.ring_descs + 190;
+	want = ahead * SEC / MBIT(100) + 1 * MS + 190 * SEC / MBIT(1000);
+	CHECK(got > 130 * MS);
+	CHECK(absdiff(got, want) * 100 < (long long)want);
+	printf(
+	    "# probe behind a full pfifo 1000 + ring 128: %.3f ms (bytes ahead predict %.3f ms)\n",
+	    got / 1e6, want / 1e6);
+	done(e, &r);
+}
+
+/* ---- rings and BQL ---- */
+
+/* Saturate the board for `secs` and return the summary; ring_max gets the most
+ * descriptors in use after the first 100 ms (sampled every 100 us). */
+static struct lab_emu_summary saturate(struct lab_profile *p, uint64_t len_ns, uint32_t *ring_max)
+{
+	struct lab_emu_summary s;
+	struct rec r = {0};
+	struct lab_emu *e = make(p, &r);
+	unsigned n = 0;
+
+	memset(&s, 0, sizeof(s));
+	*ring_max = 0;
+	if (!e)
+		return s;
+	for (uint64_t t = 0; t < len_ns; t += 60 * US, n++) {
+		send_tcp(e, LAB_BOARD_TX, t, 1, n * 1448u, 1448, 0, 0);
+		if (t >= 100 * MS && t % (100 * US) < 60 * US) {
+			struct lab_telemetry tm = telem(e, t);
+
+			if (tm.ring_descs > *ring_max)
+				*ring_max = tm.ring_descs;
+		}
+	}
+	lab_emu_summary(e, len_ns, &s);
+	done(e, &r);
+	return s;
+}
+
+TEST(ring_without_bql_fills_to_its_descriptors)
+{
+	struct lab_profile p;
+	struct lab_emu_summary s;
+	uint32_t ring_max;
+
+	prof_base(&p);
+	p.ring = 128;
+	s = saturate(&p, 500 * MS, &ring_max);
+	CHECK_EQ(ring_max, 128);
+	CHECK_EQ(s.ring_descs_max, 128);
+	CHECK_EQ(s.last.ring_descs, 128);
+	CHECK_EQ(s.last.bql_limit, 0);
+	CHECK_EQ(s.bql_limit_max_seen, 0);
+}
+
+TEST(bql_with_completion_per_frame_limits_to_two_frames)
+{
+	struct lab_profile p;
+	struct lab_emu_summary s;
+	uint32_t ring_max;
+
+	prof_base(&p);
+	p.bql = true;
+	s = saturate(&p, 3 * SEC, &ring_max);
+	/* DQL never shrinks below twice what one completion reports: the limit is two
+	 * frames, the ring two frames plus the one that went over it */
+	CHECK_EQ(s.bql_limit_p50, 2 * FULL_L2);
+	CHECK_EQ(s.bql_limit_max_seen, 2 * FULL_L2);
+	CHECK(ring_max >= 2 && ring_max <= 3);
+	CHECK(s.last.bql_inflight <= 3 * FULL_L2);
+	/* the wire never starved: 3 s minus the first frame's time */
+	CHECK(absdiff(s.last.board_wire_busy_ns, 3 * SEC) < (long long)(200 * US));
+	printf("# BQL, completion per frame: limit p50 %u max %u, ring <= %u descriptors\n",
+	       s.bql_limit_p50, s.bql_limit_max_seen, ring_max);
+}
+
+/* The bbb-bql batching: completions every 2 frames or 250 us. */
+TEST(bql_with_batched_completions_settles_at_a_few_frames)
+{
+	static const struct {
+		uint32_t frames;
+		uint64_t ns;
+	} cases[] = {{2, 250 * US}, {1, 0}, {4, 250 * US}, {16, 250 * US}, {64, 1 * MS}};
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct lab_profile p;
+		struct lab_emu_summary s;
+		uint32_t ring_max;
+
+		prof_base(&p);
+		p.bql = true;
+		p.completion_frames = cases[i].frames;
+		p.completion_ns = cases[i].ns;
+		s = saturate(&p, 3 * SEC, &ring_max);
+		printf("# BQL, completions every %u frames or %llu us: limit p50 %u (%.1f frames) "
+		       "max %u, ring <= %u descriptors, wire busy %.2f%%\n",
+		       cases[i].frames, (unsigned long long)(cases[i].ns / US), s.bql_limit_p50,
+		       s.bql_limit_p50 / (double)FULL_L2, s.bql_limit_max_seen, ring_max,
+		       s.last.board_wire_busy_ns * 100.0 / (3 * SEC));
+		if (i == 0) {
+			/* the seed: "BQL holds things down to two full size packets" */
+			CHECK(s.bql_limit_p50 >= 2 * FULL_L2 && s.bql_limit_p50 <= 4 * FULL_L2);
+			CHECK(ring_max >= 2 && ring_max <= 5);
+		}
+		/* whatever the batching, BQL never starves a saturated wire for long */
+		CHECK(s.last.board_wire_busy_ns > 3 * SEC * 99 / 100);
+		CHECK(ring_max < 128);
+	}
+}
+
+/* ---- GSO and TSO ---- */
+
+#define SUPER_SEGS    44
+#define SUPER_PAYLOAD (SUPER_SEGS * 1448u)
+
+TEST(gso_without_tso_splits_before_the_ring)
+{
+	struct lab_profile p;
+	struct rec r = {.keep = true};
+	struct lab_telemetry tm;
+	struct lab_emu *e;
+
+	prof_base(&p);
+	REQUIRE((e = make(&p, &r)));
+	CHECK_EQ(send_tcp(e, LAB_BOARD_TX, 0, 1, 5000, SUPER_PAYLOAD, 1448, 0), 0);
+	tm = telem(e, 0);
+	CHECK_EQ(tm.ring_descs, SUPER_SEGS);
+	CHECK_EQ(tm.ring_bytes, SUPER_SEGS * FULL_L2);
+	CHECK_EQ(tm.qdisc_backlog_pkts, 0);
+	CHECK_EQ(tm.stage[LAB_STAGE_QDISC].pkts, 1);
+	lab_emu_advance(e, SEC);
+	REQUIRE_EQ(r.n, SUPER_SEGS);
+	CHECK_EQ(r.bad, 0);
+	for (unsigned k = 0; k < SUPER_SEGS; k++) {
+		CHECK_EQ(r.d[k].seq, 5000 + k * 1448);
+		CHECK_EQ(r.d[k].segs, 1);
+		CHECK_EQ(r.d[k].l2, FULL_L2);
+		CHECK_EQ(r.d[k].t, (k + 1) * FULL_NS + SW_NS);
+	}
+	done(e, &r);
+
+	/* a ring of 10: 10 frames posted, 34 wait in the requeue slot ahead of the qdisc */
+	prof_base(&p);
+	p.ring = 10;
+	REQUIRE((e = make(&p, &r)));
+	send_tcp(e, LAB_BOARD_TX, 0, 1, 5000, SUPER_PAYLOAD, 1448, 0);
+	send_tcp(e, LAB_BOARD_TX, 0, 2, 5000, 1448, 0, 0);
+	tm = telem(e, 0);
+	CHECK_EQ(tm.ring_descs, 10);
+	CHECK_EQ(tm.qdisc_backlog_pkts, 34 + 1);
+	lab_emu_advance(e, SEC);
+	REQUIRE_EQ(r.n, SUPER_SEGS + 1);
+	CHECK_EQ(r.d[SUPER_SEGS].sport, 2); /* the requeued frames went first */
+	done(e, &r);
+}
+
+TEST(tso_takes_one_descriptor_and_segs_frames_of_wire_time)
+{
+	struct lab_profile p;
+	struct rec r = {.keep = true};
+	struct lab_telemetry tm;
+	struct lab_frame f;
+	struct lab_pkt_spec s;
+	struct lab_emu *e;
+	int n;
+
+	tcp_spec(&s, 1, 5000, SUPER_PAYLOAD, 1448, 0);
+	n = lab_pkt_build(&s, pkt, sizeof(pkt));
+	REQUIRE(n > 0 && lab_frame_parse(pkt, (size_t)n, &f) == 0);
+	CHECK_EQ(f.l2_bytes, SUPER_SEGS * FULL_L2);
+
+	prof_base(&p);
+	p.tso = true;
+	p.ring = 1;
+	REQUIRE((e = make(&p, &r)));
+	CHECK_EQ(send_spec(e, LAB_BOARD_TX, &s, 0), 0);
+	CHECK_EQ(send_spec(e, LAB_BOARD_TX, &s, 0), 0);
+	tm = telem(e, 0);
+	CHECK_EQ(tm.ring_descs, 1);
+	CHECK_EQ(tm.ring_bytes, f.l2_bytes);
+	/* the qdisc counts the second one as one packet of l2_bytes */
+	CHECK_EQ(tm.qdisc_backlog_pkts, 1);
+	CHECK_EQ(tm.qdisc_backlog_bytes, f.l2_bytes);
+	lab_emu_advance(e, SEC);
+	REQUIRE_EQ(r.n, 2);
+	CHECK_EQ(r.bad, 0);
+	CHECK_EQ(r.d[0].segs, SUPER_SEGS);
+	CHECK_EQ(r.d[0].l2, f.l2_bytes);
+	/* 44 frames of board wire time, then 44 frames at the switch (kept whole,
+	 * delivered when its last frame has left the port) */
+	CHECK_EQ(r.d[0].t, SUPER_SEGS * FULL_NS + SUPER_SEGS * SW_NS);
+	CHECK_EQ(r.d[1].t, 2 * SUPER_SEGS * FULL_NS + SUPER_SEGS * SW_NS);
+	tm = telem(e, SEC);
+	CHECK_EQ(tm.board_wire_busy_ns, 2 * SUPER_SEGS * FULL_NS);
+	done(e, &r);
+}
+
+/* With TSO and no BQL a 128-descriptor ring holds 128 super-packets: 680 ms at
+ * 100 Mbit/s. BQL counts bytes and keeps it short. */
+TEST(tso_without_bql_makes_the_ring_huge)
+{
+	struct lab_profile p;
+	struct rec r = {0};
+	struct lab_telemetry tm;
+	struct lab_emu *e;
+
+	prof_base(&p);
+	p.tso = true;
+	REQUIRE((e = make(&p, &r)));
+	for (unsigned k = 0; k < 200; k++)
+		send_tcp(e, LAB_BOARD_TX, 0, 1, k * SUPER_PAYLOAD, SUPER_PAYLOAD, 1448, 0);
+	tm = telem(e, 0);
+	CHECK_EQ(tm.ring_descs, 128);
+	CHECK_EQ(tm.ring_bytes * SEC / MBIT(100) / MS, 682); /* ms of queue in the ring */
+	done(e, &r);
+
+	p.bql = true;
+	REQUIRE((e = make(&p, &r)));
+	for (unsigned k = 0; k < 200; k++)
+		send_tcp(e, LAB_BOARD_TX, k * 5 * MS, 1, k * SUPER_PAYLOAD, SUPER_PAYLOAD, 1448, 0);
+	tm = telem(e, 200 * 5 * MS);
+	CHECK(tm.ring_descs <= 3);
+	done(e, &r);
+}
+
+/* ---- disciplines ---- */
+
+/* An ack-clocked sender, TCP-like (Reno with ECN): a window of cwnd frames per
+ * flow, + 1/cwnd per delivery, halved on CE or on a gap (a drop) at most once per
+ * round trip. The acks come back at once: the round trip is the board's path. */
+struct flow {
+	uint16_t sport;
+	uint32_t sent, acked;
+	double cwnd;
+	uint64_t last_cut, last_progress;
+	uint64_t sent_at[1024]; /* by frame index, for the round trip */
+};
+
+struct sender {
+	struct flow fl[16];
+	unsigned nflows;
+	uint16_t probe_sport;
+	struct hist probe_delay;
+	uint64_t t, next_probe;
+	uint32_t probes;
+	uint64_t probe_sent_at[4096];
+};
+
+static void sender_ack(const struct delivery *d, void *ctx)
+{
+	struct sender *s = ctx;
+
+	if (d->sport == s->probe_sport) {
+		hist_record(&s->probe_delay, d->t - s->probe_sent_at[(d->seq / 100) % 4096]);
+		return;
+	}
+	for (unsigned i = 0; i < s->nflows; i++) {
+		struct flow *f = &s->fl[i];
+		uint32_t idx = (d->seq - 1000) / 1448;
+
+		if (f->sport != d->sport)
+			continue;
+		if (idx + 1 <= f->acked)
+			return;
+		bool cut = (d->tos & 3) == 3 || idx != f->acked;
+		f->acked = idx + 1;
+		f->last_progress = d->t;
+		if (cut && d->t > f->last_cut + (d->t - f->sent_at[idx % 1024])) {
+			f->cwnd = f->cwnd / 2 < 2 ? 2 : f->cwnd / 2;
+			f->last_cut = d->t;
+		} else {
+			f->cwnd += 1 / f->cwnd;
+		}
+		return;
+	}
+}
+
+/* Run the flows and the probe (100 bytes every 10 ms) from s->t to end. */
+static void run_sender(struct lab_emu *e, struct sender *s, uint64_t end, uint8_t tos)
+{
+	uint64_t t = s->t, next_probe = s->next_probe;
+	uint32_t probes = s->probes;
+
+	while (t < end) {
+		for (unsigned i = 0; i < s->nflows; i++) {
+			struct flow *f = &s->fl[i];
+
+			if (f->sent > f->acked && t - f->last_progress > 300 * MS)
+				f->acked = f->sent; /* a lost tail: time out */
+			while (f->sent - f->acked < (uint32_t)f->cwnd) {
+				send_tcp(e, LAB_BOARD_TX, t, f->sport, 1000 + f->sent * 1448u, 1448,
+					 0, tos);
+				f->sent_at[f->sent % 1024] = t;
+				if (f->sent++ == f->acked)
+					f->last_progress = t;
+			}
+		}
+		if (t >= next_probe) {
+			s->probe_sent_at[probes % 4096] = t;
+			send_tcp(e, LAB_BOARD_TX, t, s->probe_sport, probes * 100, 100, 0, 0);
+			probes++;
+			next_probe += 10 * MS;
+		}
+		uint64_t tn = lab_emu_next_ns(e);
+
+		if (tn > next_probe)
+			tn = next_probe;
+		if (tn > end)
+			tn = end;
+		lab_emu_advance(e, tn);
+		t = tn;
+	}
+	s->t = t;
+	s->next_probe = next_probe;
+	s->probes = probes;
+}
+
+static void sender_init(struct sender *s, unsigned nflows)
+{
+	memset(s, 0, sizeof(*s));
+	s->nflows = nflows;
+	for (unsigned i = 0; i < nflows; i++) {
+		s->fl[i].sport = (uint16_t)(100 + i);
+		s->fl[i].cwnd = 10;
+	}
+	s->probe_sport = 9999;
+	s->next_probe = 5 * MS;
+	hist_init(&s->probe_delay);
+}
+
+/* bbb-bql-fq_codel: 8 responsive ECN flows and a sparse probe every 10 ms. */
+TEST(fq_codel_keeps_sojourn_low_and_sparse_flows_fast)
+{
+	static struct sender s;
+	struct lab_profile p;
+	struct rec r = {0};
+	struct lab_emu_summary sum;
+	struct lab_emu *e;
+
+	prof_base(&p);
+	strcpy(p.qdisc, "fq_codel");
+	p.bql = true;
+	p.completion_frames = 2;
+	p.completion_ns = 250 * US;
+	p.delay_ns = 2 * MS;
+	sender_init(&s, 8);
+	r.cb = sender_ack;
+	r.ctx = &s;
+	REQUIRE((e = make(&p, &r)));
+	run_sender(e, &s, 1 * SEC, LAB_ECN_ECT0);
+	lab_emu_summary(e, 1 * SEC, &sum);
+	uint64_t marks0 = sum.last.stage[LAB_STAGE_QDISC].marks;
+	hist_clear(&s.probe_delay);
+	run_sender(e, &s, 6 * SEC, LAB_ECN_ECT0);
+	lab_emu_summary(e, 6 * SEC, &sum);
+	printf("# fq_codel+BQL, 8 flows: sojourn p50 %.2f ms p99 %.2f ms, probe p50 %.3f ms "
+	       "p99 %.3f ms, marks %llu, drops %llu, bql limit p50 %u, throughput %.1f Mbit/s\n",
+	       sum.qdisc_sojourn.p50_ns / 1e6, sum.qdisc_sojourn.p99_ns / 1e6,
+	       hist_quantile(&s.probe_delay, 0.5) / 1e6, hist_quantile(&s.probe_delay, 0.99) / 1e6,
+	       (unsigned long long)sum.last.stage[LAB_STAGE_QDISC].marks,
+	       (unsigned long long)sum.last.stage[LAB_STAGE_QDISC].drops, sum.bql_limit_p50,
+	       sum.last.board_tx_bytes * 8 / 6e6);
+	CHECK(sum.qdisc_sojourn.p50_ns <= 10 * MS);
+	CHECK(sum.last.stage[LAB_STAGE_QDISC].marks > marks0); /* CoDel acted after 1 s */
+	/* the probe skips the bulk flows' queues: cable + ring + a quantum or two */
+	CHECK(hist_quantile(&s.probe_delay, 0.99) < p.delay_ns + 2 * MS);
+	/* and the link stayed busy */
+	CHECK(sum.last.board_wire_busy_ns > 6 * SEC * 95 / 100);
+	CHECK_EQ(r.bad, 0);
+	hist_free(&s.probe_delay);
+	done(e, &r);
+}
+
+/* The stock setup with the same load: the probe waits behind the whole FIFO. */
+TEST(pfifo_fast_without_bql_makes_probes_wait)
+{
+	static struct sender s;
+	struct lab_profile p;
+	struct rec r = {0};
+	struct lab_emu_summary sum;
+	struct lab_emu *e;
+
+	prof_base(&p);
+	strcpy(p.qdisc, "pfifo_fast");
+	p.completion_frames = 2;
+	p.completion_ns = 250 * US;
+	p.delay_ns = 2 * MS;
+	sender_init(&s, 8);
+	r.cb = sender_ack;
+	r.ctx = &s;
+	REQUIRE((e = make(&p, &r)));
+	run_sender(e, &s, 4 * SEC, LAB_ECN_NOT_ECT);
+	lab_emu_summary(e, 4 * SEC, &sum);
+	printf("# pfifo_fast, no BQL, 8 flows: sojourn p50 %.2f ms, probe p50 %.2f ms, "
+	       "ring max %u\n",
+	       sum.qdisc_sojourn.p50_ns / 1e6, hist_quantile(&s.probe_delay, 0.5) / 1e6,
+	       sum.ring_descs_max);
+	CHECK(hist_quantile(&s.probe_delay, 0.5) > 15 * MS); /* at least the ring's 15.7 ms */
+	CHECK_EQ(sum.ring_descs_max, 128);
+	hist_free(&s.probe_delay);
+	done(e, &r);
+}
+
+/* pfifo_fast: band 0 (TOS 0x10) goes before the full band 1; band 2 (TOS 0x08)
+ * waits until band 1 is empty. */
+TEST(pfifo_fast_prioritises_by_tos_band)
+{
+	struct lab_profile p;
+	struct rec r = {.keep = true};
+	struct lab_emu *e;
+	uint64_t t_band0 = 0, t_band2 = 0;
+
+	prof_base(&p);
+	strcpy(p.qdisc, "pfifo_fast");
+	p.ring = 16;
+	REQUIRE((e = make(&p, &r)));
+	stream(e, LAB_BOARD_TX, 1, 0, 200 * MS, 60 * US, 0x00);
+	CHECK_EQ(send_tcp(e, LAB_BOARD_TX, 200 * MS, 8, 1, 100, 0, 0x08), 0);
+	CHECK_EQ(send_tcp(e, LAB_BOARD_TX, 200 * MS, 16, 1, 100, 0, 0x10), 0);
+	lab_emu_advance(e, 2 * SEC);
+	for (size_t i = 0; i < r.n; i++) {
+		if (r.d[i].sport == 16)
+			t_band0 = r.d[i].t - 200 * MS;
+		if (r.d[i].sport == 8)
+			t_band2 = r.d[i].t - 200 * MS;
+	}
+	/* band 0: only the ring's 16 frames ahead */
+	CHECK(t_band0 > 15 * FULL_NS && t_band0 < 17 * FULL_NS + SW_NS);
+	/* band 2: after all of band 1 (1000 frames) and the ring */
+	CHECK(t_band2 > 1015 * FULL_NS);
+	CHECK_EQ(r.d[r.n - 1].sport, 8);
+	done(e, &r);
+}
+
+/* CoDel marks ECT packets instead of dropping them, and the mark is in the packet
+ * that leaves: TOS CE, IPv4 header checksum valid (IPv6 too). */
+TEST(ce_marks_rewrite_the_packet)
+{
+	for (int family = 4; family <= 6; family += 2) {
+		struct lab_profile p;
+		struct rec r = {.keep = true};
+		struct lab_telemetry tm;
+		struct lab_emu *e;
+		uint64_t ce = 0;
+
+		prof_base(&p);
+		strcpy(p.qdisc, "fq_codel target 1ms interval 10ms");
+		REQUIRE((e = make(&p, &r)));
+		for (unsigned k = 0; k < 3000; k++) {
+			struct lab_pkt_spec s;
+
+			tcp_spec(&s, 1, 1000 + k * 1448, 1448, 0, LAB_ECN_ECT0);
+			if (family == 6) {
+				lab_pkt_init(&s, 6, IPPROTO_TCP);
+				s.seq = 1000 + k * 1448;
+				s.payload_len = 1428;
+				s.tcp_opt_len = 12;
+			}
+			send_spec(e, LAB_BOARD_TX, &s, k * 100 * US);
+		}
+		lab_emu_advance(e, 10 * SEC);
+		tm = telem(e, 10 * SEC);
+		for (size_t i = 0; i < r.n; i++)
+			ce += (r.d[i].tos & 3) == 3;
+		CHECK(tm.stage[LAB_STAGE_QDISC].marks > 10);
+		CHECK_EQ(tm.stage[LAB_STAGE_QDISC].drops, 0);
+		CHECK_EQ(ce, tm.stage[LAB_STAGE_QDISC].marks);
+		CHECK_EQ(r.ce, ce);
+		CHECK_EQ(r.bad, 0); /* every packet verified: checksums valid */
+		CHECK_EQ(r.n, 3000);
+		done(e, &r);
+	}
+}
+
+/* ---- TSQ ---- */
+
+TEST(tsq_holds_a_flow_above_its_budget)
+{
+	struct lab_profile p;
+	struct rec r = {.keep = true};
+	struct lab_telemetry tm;
+	struct lab_emu *e;
+	uint32_t last = 0;
+	bool in_order = true;
+
+	prof_base(&p);
+	p.tsq_bytes = 2 * FULL_L2;
+	REQUIRE((e = make(&p, &r)));
+	for (unsigned k = 0; k < 100; k++)
+		send_tcp(e, LAB_BOARD_TX, 0, 1, 1000 + k * 1448, 1448, 0, 0);
+	send_tcp(e, LAB_BOARD_TX, 0, 2, 1000, 1448, 0, 0);
+	tm = telem(e, 0);
+	/* flow 1: two frames in the ring, 98 held; flow 2 was not held */
+	CHECK_EQ(tm.ring_descs, 3);
+	CHECK_EQ(tm.tsq_held_bytes, 98 * FULL_L2);
+	CHECK_EQ(tm.stage[LAB_STAGE_TSQ].pkts, 98);
+	CHECK_EQ(tm.qdisc_backlog_pkts, 0);
+	lab_emu_advance(e, 10 * SEC);
+	REQUIRE_EQ(r.n, 101);
+	CHECK_EQ(r.d[2].sport, 2);
+	for (size_t i = 0; i < r.n; i++) {
+		if (r.d[i].sport != 1)
+			continue;
+		in_order &= r.d[i].seq > last;
+		last = r.d[i].seq;
+	}
+	CHECK(in_order);
+	/* released on completion: back to back, the wire never waited */
+	CHECK_EQ(r.d[100].t, 101 * FULL_NS + SW_NS);
+	tm = telem(e, 10 * SEC);
+	CHECK_EQ(tm.tsq_held_bytes, 0);
+	CHECK_EQ(tm.memory_bytes, 0);
+	done(e, &r);
+}
+
+/* ---- switch ports ---- */
+
+TEST(switch_port_tail_drops_per_frame_and_drains_at_its_rate)
+{
+	struct lab_profile p;
+	struct rec r = {.keep = true};
+	struct lab_telemetry tm;
+	struct lab_emu *e;
+	uint64_t max_backlog = 0;
+
+	prof_base(&p);
+	p.switch_rate_bps = MBIT(10);
+	p.switch_buffer_bytes = 10 * FULL_L2;
+	REQUIRE((e = make(&p, &r)));
+	for (unsigned k = 0; k < 30; k++)
+		send_tcp(e, LAB_BOARD_TX, 0, 1, 1000 + k * 1448, 1448, 0, 0);
+	for (uint64_t t = 0; t < SEC; t += 10 * US) {
+		lab_emu_advance(e, t);
+		tm = telem(e, t);
+		if (tm.switch_backlog_bytes > max_backlog)
+			max_backlog = tm.switch_backlog_bytes;
+	}
+	tm = telem(e, SEC);
+	CHECK_EQ(max_backlog, 10 * FULL_L2);
+	CHECK(tm.stage[LAB_STAGE_SWITCH].drops > 0);
+	CHECK_EQ(r.n + tm.stage[LAB_STAGE_SWITCH].drops, 30);
+	CHECK_EQ(tm.stage[LAB_STAGE_SWITCH].pkts, 30);
+	/* 30 arrivals every 123.04 us, one departure every 1230.4 us: the port holds 10,
+	 * frees one slot per 10 arrivals: 10 + 2 kept during the burst */
+	CHECK_EQ(r.n, 12);
+	for (size_t i = 1; i < r.n; i++)
+		CHECK_EQ(r.d[i].t - r.d[i - 1].t, 1230400);
+	CHECK_EQ(r.d[0].t, FULL_NS + 1230400);
+	done(e, &r);
+}
+
+TEST(switch_port_splits_a_super_packet_that_does_not_fit)
+{
+	struct lab_profile p;
+	struct rec r = {.keep = true};
+	struct lab_telemetry tm;
+	struct lab_emu *e;
+
+	prof_base(&p);
+	p.tso = true;
+	p.switch_rate_bps = MBIT(10);
+	p.switch_buffer_bytes = 5 * FULL_L2 + 100;
+	REQUIRE((e = make(&p, &r)));
+	send_tcp(e, LAB_BOARD_TX, 0, 1, 5000, SUPER_PAYLOAD, 1448, 0);
+	lab_emu_advance(e, 10 * SEC);
+	tm = telem(e, 10 * SEC);
+	REQUIRE_EQ(r.n, 5);
+	CHECK_EQ(r.bad, 0);
+	for (unsigned k = 0; k < 5; k++) {
+		CHECK_EQ(r.d[k].segs, 1);
+		CHECK_EQ(r.d[k].seq, 5000 + k * 1448);
+		CHECK_EQ(r.d[k].t, SUPER_SEGS * FULL_NS + (k + 1) * 1230400);
+	}
+	CHECK_EQ(tm.stage[LAB_STAGE_SWITCH].pkts, SUPER_SEGS);
+	CHECK_EQ(tm.stage[LAB_STAGE_SWITCH].drops, SUPER_SEGS - 5);
+	CHECK_EQ(tm.stage[LAB_STAGE_SWITCH].drop_frames, SUPER_SEGS - 5);
+	done(e, &r);
+
+	/* one that fits is kept whole and delivered when its last frame leaves */
+	p.switch_buffer_bytes = 100 * FULL_L2;
+	REQUIRE((e = make(&p, &r)));
+	send_tcp(e, LAB_BOARD_TX, 0, 1, 5000, SUPER_PAYLOAD, 1448, 0);
+	lab_emu_advance(e, 10 * SEC);
+	REQUIRE_EQ(r.n, 1);
+	CHECK_EQ(r.d[0].segs, SUPER_SEGS);
+	CHECK_EQ(r.d[0].t, SUPER_SEGS * FULL_NS + SUPER_SEGS * 1230400);
+	done(e, &r);
+}
+
+/* A full port keeps a super-packet's short last frame if only that fits, and drops
+ * one of which no frame fits whole (one drop of segs frames, no segmenting). */
+TEST(switch_port_keeps_only_frames_that_fit)
+{
+	struct lab_profile p;
+	struct rec r = {.keep = true};
+	struct lab_telemetry tm;
+	struct lab_emu *e;
+
+	prof_base(&p);
+	p.tso = true;
+	p.switch_rate_bps = MBIT(1); /* 12.3 ms per frame: nothing drains meanwhile */
+	p.switch_buffer_bytes = 5 * FULL_L2 + 300;
+	REQUIRE((e = make(&p, &r)));
+	send_tcp(e, LAB_BOARD_TX, 0, 1, 0, SUPER_PAYLOAD, 1448, 0);		 /* A */
+	send_tcp(e, LAB_BOARD_TX, 0, 2, 0, SUPER_PAYLOAD - 1448 + 100, 1448, 0); /* B */
+	send_tcp(e, LAB_BOARD_TX, 0, 3, 0, SUPER_PAYLOAD, 1448, 0);		 /* C */
+	lab_emu_advance(e, 100 * SEC);
+	tm = telem(e, 100 * SEC);
+	REQUIRE_EQ(r.n, 6);
+	for (unsigned k = 0; k < 5; k++)
+		CHECK(r.d[k].sport == 1 && r.d[k].seq == k * 1448 && r.d[k].segs == 1);
+	/* B's last frame: 100 bytes of payload, 166 at L2, fits in the 300 left */
+	CHECK(r.d[5].sport == 2 && r.d[5].seq == 43 * 1448 && r.d[5].l2 == 166);
+	CHECK_EQ(tm.stage[LAB_STAGE_SWITCH].pkts, 44 + 44 + 1);
+	CHECK_EQ(tm.stage[LAB_STAGE_SWITCH].drops, 39 + 43 + 1);
+	CHECK_EQ(tm.stage[LAB_STAGE_SWITCH].drop_frames, 39 + 43 + 44);
+	CHECK_EQ(tm.memory_bytes, 0);
+	done(e, &r);
+}
+
+/* ---- the client direction ---- */
+
+TEST(client_direction_bottleneck_is_the_board_port)
+{
+	struct lab_profile p;
+	struct rec r = {.keep = true};
+	struct lab_telemetry tm;
+	struct lab_emu *e;
+	uint64_t frames = 0, max_backlog = 0, first = 0, last = 0;
+
+	prof_base(&p);
+	p.board_port_buffer_bytes = 64 * 1024;
+	p.delay_ns = 500 * US;
+	REQUIRE((e = make(&p, &r)));
+	/* 200 Mbit/s of full frames from the client */
+	for (uint64_t t = 0, n = 0; t < SEC; t += 60 * US, n++) {
+		send_tcp(e, LAB_CLIENT_TX, t, 3, 1000 + (uint32_t)n * 1448, 1448, 0, 0);
+		tm = telem(e, t);
+		if (tm.board_port_backlog_bytes > max_backlog)
+			max_backlog = tm.board_port_backlog_bytes;
+	}
+	lab_emu_advance(e, 2 * SEC);
+	tm = telem(e, 2 * SEC);
+	for (size_t i = 0; i < r.n; i++) {
+		CHECK_EQ(r.d[i].dir, LAB_CLIENT_TX);
+		if (r.d[i].t >= 200 * MS && r.d[i].t < 1000 * MS) {
+			frames++;
+			last = r.d[i].t;
+			first = first ? first : r.d[i].t;
+		}
+	}
+	/* at the board's rate: one frame per 123.04 us, back to back */
+	CHECK(frames == 6501 || frames == 6502);
+	CHECK_EQ(last - first, (frames - 1) * FULL_NS);
+	CHECK(tm.stage[LAB_STAGE_BOARD_PORT].drops > 0);
+	CHECK(max_backlog <= 64 * 1024 && max_backlog > 60 * 1024);
+	CHECK_EQ(tm.stage[LAB_STAGE_CLIENT_QDISC].drops, 0); /* the client's own queue is fast */
+	CHECK(absdiff(tm.client_wire_busy_ns, r.n * FULL_NS) < 1000);
+	CHECK_EQ(tm.client_tx_pkts, r.n);
+	CHECK_EQ(tm.board_tx_pkts, 0);
+	/* the first frame: client wire (12.3 us at 1 Gbit/s), board port (123 us), cable */
+	CHECK_EQ(r.d[0].t, SW_NS + FULL_NS + 500 * US);
+	done(e, &r);
+}
+
+/* ---- limits and conservation ---- */
+
+TEST(memory_bound_drops_at_input)
+{
+	struct lab_profile p;
+	struct rec r = {0};
+	struct lab_telemetry tm;
+	struct lab_emu *e;
+	unsigned refused = 0, k;
+	int ret = 0;
+
+	prof_base(&p);
+	strcpy(p.qdisc, "pfifo limit 100000");
+	p.tso = true;
+	p.ring = 1;
+	REQUIRE((e = make(&p, &r)));
+	for (k = 0; k < 5000; k++) {
+		ret = send_tcp(e, LAB_BOARD_TX, 0, 1, k * SUPER_PAYLOAD, SUPER_PAYLOAD, 1448, 0);
+		if (ret == 1)
+			refused++;
+	}
+	tm = telem(e, 0);
+	CHECK(refused > 0 && refused < 5000);
+	CHECK_EQ(ret, 1);
+	CHECK_EQ(tm.stage[LAB_STAGE_INPUT].drops, refused);
+	CHECK_EQ(tm.stage[LAB_STAGE_INPUT].drop_frames, refused * SUPER_SEGS);
+	CHECK(tm.memory_bytes <= LAB_EMU_MEMORY_MAX);
+	CHECK(tm.memory_bytes > LAB_EMU_MEMORY_MAX - 70000);
+	CHECK_EQ(tm.stage[LAB_STAGE_QDISC].drops, 0);
+	/* garbage is refused and counted too */
+	CHECK_EQ(lab_emu_input(e, LAB_BOARD_TX, pkt, 12, 0), -EBADMSG);
+	tm = telem(e, 0);
+	CHECK_EQ(tm.stage[LAB_STAGE_INPUT].drops, refused + 1);
+	lab_emu_destroy(e); /* frees 256 MB of queued packets */
+}
+
+static uint64_t rng_state;
+
+static uint64_t rnd(uint64_t n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return n ? rng_state % n : 0;
+}
+
+static void random_profile(struct lab_profile *p)
+{
+	static const char *const qdiscs[] = {
+	    "pfifo",
+	    "pfifo limit 20",
+	    "bfifo limit 30000",
+	    "pfifo_fast",
+	    "fq_codel",
+	    "fq_codel target 1ms interval 5ms limit 50 memory_limit 40000",
+	    "fq",
+	    "fq maxrate 4mbit flow_limit 10"};
+	static const char *const client_qdiscs[] = {"fq_codel", "pfifo limit 30", "pfifo_fast"};
+	static const uint64_t rates[] = {MBIT(10), MBIT(100), MBIT(1000)};
+
+	prof_base(p);
+	p->rate_bps = rates[rnd(3)];
+	strcpy(p->qdisc, qdiscs[rnd(8)]);
+	p->txqueuelen = 1 + (uint32_t)rnd(300);
+	p->gso = rnd(2);
+	p->tso = rnd(2);
+	p->ring = 1 + (uint32_t)rnd(200);
+	p->bql = rnd(2);
+	if (rnd(4) == 0) {
+		p->bql_limit_min = (uint32_t)rnd(3000);
+		p->bql_limit_max = p->bql_limit_min + (uint32_t)rnd(100000);
+	}
+	p->bql_hold_ns = (1 + rnd(1000)) * MS;
+	p->completion_frames = 1 + (uint32_t)rnd(8);
+	p->completion_ns = p->completion_frames > 1 || rnd(2) ? (1 + rnd(1000)) * US : 0;
+	p->delay_ns = rnd(5 * MS);
+	p->switch_rate_bps = rates[rnd(3)];
+	p->switch_buffer_bytes = 1514 + rnd(200000);
+	p->tsq_bytes = rnd(2) ? 0 : 1514 + (uint32_t)rnd(100000);
+	p->client_rate_bps = rates[rnd(3)];
+	strcpy(p->client_qdisc, client_qdiscs[rnd(3)]);
+	p->client_ring = 1 + (uint32_t)rnd(256);
+	p->board_port_buffer_bytes = 1514 + rnd(200000);
+}
+
+/* Frames of packet id (seq = id << 17) delivered, as a bitmap of segment indexes. */
+static uint64_t seen_frames[2][8192];
+static uint16_t mss_of[2][8192];
+static int dup_frames;
+
+static void mark_seen(const struct delivery *d, void *ctx)
+{
+	uint32_t id = d->seq >> 17, first = (d->seq & 0x1ffff) / mss_of[d->dir][id % 8192];
+
+	(void)ctx;
+	for (uint32_t i = first; i < first + d->segs && i < 64; i++) {
+		uint64_t bit = 1ull << i;
+
+		if (seen_frames[d->dir][id % 8192] & bit)
+			dup_frames++;
+		seen_frames[d->dir][id % 8192] |= bit;
+	}
+}
+
+TEST(every_packet_leaves_exactly_once)
+{
+	struct lab_telemetry total = {0};
+
+	for (uint64_t seed = 1; seed <= 12; seed++) {
+		struct lab_profile p;
+		struct rec r = {0};
+		struct lab_telemetry tm;
+		struct lab_emu *e;
+		uint64_t t = 0, offered = 0, delivered = 0;
+
+		rng_state = seed * 0x9e3779b97f4a7c15ull;
+		random_profile(&p);
+		memset(seen_frames, 0, sizeof(seen_frames));
+		dup_frames = 0;
+		r.cb = mark_seen;
+		REQUIRE((e = make(&p, &r)));
+		for (uint32_t id = 0; id < 4000; id++) {
+			enum lab_dir dir = rnd(5) == 0 ? LAB_CLIENT_TX : LAB_BOARD_TX;
+			struct lab_pkt_spec s;
+			struct lab_frame f;
+			uint64_t kind = rnd(100);
+			uint32_t payload = kind < 20 ? (uint32_t)rnd(200) : 1448;
+			uint16_t gso = 0;
+			int n, ret;
+
+			if (kind >= 80) {
+				gso = (uint16_t)(500 + rnd(949));
+				payload = gso * (uint32_t)(2 + rnd(43)) - (uint32_t)rnd(gso);
+			}
+			t += rnd(kind < 5 ? 20 * MS : 150 * US);
+			tcp_spec(&s, (uint16_t)(1 + rnd(12)), id << 17, payload, gso, 0);
+			s.tos = (uint8_t)(rnd(8) << 2 | rnd(4));
+			if (rnd(4) == 0) {
+				lab_pkt_init(&s, 6, IPPROTO_TCP);
+				s.seq = id << 17;
+				s.sport = (uint16_t)(20 + rnd(4));
+				s.payload_len = payload > 1428 && !gso ? 1428 : payload;
+				s.gso_size = gso;
+				s.tos = (uint8_t)rnd(4);
+			}
+			n = lab_pkt_build(&s, pkt, sizeof(pkt));
+			REQUIRE(n > 0);
+			if (rnd(100) == 0)
+				n = (int)rnd(30); /* garbage */
+			mss_of[dir][id % 8192] = gso ? gso : 1;
+			if (lab_frame_parse(pkt, (size_t)n, &f) == 0)
+				offered += f.segs;
+			else
+				offered++;
+			ret = lab_emu_input(e, dir, pkt, (size_t)n, t);
+			CHECK(ret == 0 || ret == 1 || ret == -EBADMSG);
+			if (rnd(50) == 0)
+				lab_emu_advance(e, t + rnd(5 * MS));
+		}
+		lab_emu_advance(e, UINT64_MAX);
+		tm = telem(e, t);
+		delivered = r.frames[0] + r.frames[1];
+		if (offered != delivered + drop_frames(&tm) || dup_frames || r.bad ||
+		    tm.memory_bytes) {
+			printf("# seed %llu: qdisc \"%s\" ring %u bql %d gso/tso %d/%d tsq %u "
+			       "completions %u/%lluns: offered %llu delivered %llu dropped %llu "
+			       "dups %d bad %d memory %llu\n",
+			       (unsigned long long)seed, p.qdisc, p.ring, p.bql, p.gso, p.tso,
+			       p.tsq_bytes, p.completion_frames,
+			       (unsigned long long)p.completion_ns, (unsigned long long)offered,
+			       (unsigned long long)delivered, (unsigned long long)drop_frames(&tm),
+			       dup_frames, r.bad, (unsigned long long)tm.memory_bytes);
+		}
+		CHECK_EQ(offered, delivered + drop_frames(&tm));
+		CHECK_EQ(dup_frames, 0);
+		CHECK_EQ(r.bad, 0);
+		CHECK_EQ(tm.memory_bytes, 0);
+		CHECK_EQ(tm.qdisc_backlog_pkts, 0);
+		CHECK_EQ(tm.ring_descs, 0);
+		CHECK_EQ(tm.tsq_held_bytes, 0);
+		CHECK_EQ(lab_emu_next_ns(e), NEVER);
+		CHECK_EQ(tm.board_tx_pkts, r.count[0]);
+		CHECK_EQ(tm.client_tx_pkts, r.count[1]);
+		for (int st = 0; st < LAB_STAGE_COUNT; st++) {
+			total.stage[st].pkts += tm.stage[st].pkts;
+			total.stage[st].drops += tm.stage[st].drops;
+			total.stage[st].marks += tm.stage[st].marks;
+		}
+		done(e, &r);
+	}
+	/* the load reached every stage: drops everywhere a drop can happen, TSQ holds,
+	 * CE marks, and more packets entering the switch than the board sent (splits) */
+	printf("# random runs:");
+	for (int st = 0; st < LAB_STAGE_COUNT; st++)
+		printf(" %s %llu/%llu/%llu", lab_stage_name(st),
+		       (unsigned long long)total.stage[st].pkts,
+		       (unsigned long long)total.stage[st].drops,
+		       (unsigned long long)total.stage[st].marks);
+	printf(" (entered/dropped/marked)\n");
+	CHECK(total.stage[LAB_STAGE_INPUT].drops > 0);
+	CHECK(total.stage[LAB_STAGE_TSQ].pkts > 0);
+	CHECK(total.stage[LAB_STAGE_QDISC].drops > 0);
+	CHECK(total.stage[LAB_STAGE_QDISC].marks > 0);
+	CHECK(total.stage[LAB_STAGE_SWITCH].drops > 0);
+	CHECK(total.stage[LAB_STAGE_CLIENT_QDISC].drops > 0);
+	CHECK(total.stage[LAB_STAGE_BOARD_PORT].drops > 0);
+}
+
+/* ---- cost ---- */
+
+/* 2 s of a 1 Gbit/s board with TSO, 4 flows of 64 KB super-packets plus the
+ * client's acks: completes (the emulator's per-packet work is O(1)). */
+TEST(two_seconds_of_gigabit_with_tso)
+{
+	struct lab_profile p;
+	struct rec r = {0};
+	struct lab_telemetry tm;
+	struct lab_emu *e;
+	static uint8_t super[4][LAB_VNET_HDR_LEN + 20 + 32 + SUPER_PAYLOAD];
+	uint32_t seq[4] = {0};
+	uint64_t t, calls = 0;
+	int len[4];
+
+	prof_base(&p);
+	p.rate_bps = MBIT(1000);
+	p.tso = true;
+	p.bql = true;
+	p.ring = 512;
+	strcpy(p.qdisc, "fq_codel");
+	p.switch_rate_bps = MBIT(1000);
+	p.completion_frames = 16;
+	p.completion_ns = 100 * US;
+	REQUIRE((e = make(&p, &r)));
+	/* built once per flow; the sequence number is patched (a partial checksum does
+	 * not cover it) so that the test's own packet building does not dominate */
+	for (unsigned f = 0; f < 4; f++) {
+		struct lab_pkt_spec s;
+
+		tcp_spec(&s, (uint16_t)(10 + f), 0, SUPER_PAYLOAD, 1448, LAB_ECN_ECT0);
+		len[f] = lab_pkt_build(&s, super[f], sizeof(super[f]));
+		REQUIRE(len[f] > 0);
+	}
+	/* 1.1 Gbit/s offered: a 44-frame super-packet every 480 us per flow; an ack
+	 * from the client every 100 us */
+	for (t = 0; t < 2 * SEC; t += 20 * US) {
+		if (t % (120 * US) == 0) {
+			unsigned f = (unsigned)(t / (120 * US)) % 4;
+
+			lab_pkt_wr32(super[f] + LAB_VNET_HDR_LEN + 20 + 4, seq[f]);
+			CHECK_EQ(lab_emu_input(e, LAB_BOARD_TX, super[f], (size_t)len[f], t), 0);
+			seq[f] += SUPER_PAYLOAD;
+			calls++;
+		}
+		if (t % (100 * US) == 0) {
+			send_tcp(e, LAB_CLIENT_TX, t, 5201, (uint32_t)t, 0, 0, 0);
+			calls++;
+		}
+		lab_emu_advance(e, t);
+		calls++;
+	}
+	lab_emu_advance(e, 2 * SEC);
+	tm = telem(e, 2 * SEC);
+	printf("# 1 Gbit/s TSO: %llu calls, %.0f Mbit/s delivered, %llu client packets\n",
+	       (unsigned long long)calls, tm.board_tx_bytes * 8 / 2e6,
+	       (unsigned long long)tm.client_tx_pkts);
+	CHECK(tm.board_tx_bytes * 8 > 2 * 900000000ull);
+	CHECK(tm.client_tx_pkts > 19000);
+	done(e, &r);
+}

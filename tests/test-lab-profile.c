@@ -1,0 +1,900 @@
+/* SPDX-License-Identifier: MIT */
+/* test-lab-profile.c - the lab's profiles: built-ins, the text format, its errors, --set. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "debloat/dql.h"
+#include "debloat/qdisc.h"
+#include "harness.h"
+#include "lab/profile.h"
+
+#define MBIT(n) ((uint64_t)(n) * 1000000 / 8)
+#define GBIT(n) ((uint64_t)(n) * 1000000000 / 8)
+
+static const char *const builtin_names[] = {
+	"bbb-stock", "bbb-bql", "bbb-bql-fq", "bbb-bql-fq_codel", "gige-noqueue", "fifo100",
+};
+#define NBUILTIN (sizeof(builtin_names) / sizeof(builtin_names[0]))
+
+static char err[1024];
+
+/* Parse text over defaults; return the result, the message in err. */
+static int parse(struct lab_profile *p, const char *text, const char *file)
+{
+	lab_profile_defaults(p);
+	err[0] = '\0';
+	return lab_profile_parse(p, text, strlen(text), file, err, sizeof(err));
+}
+
+/* text must fail with exactly this message. */
+static void expect_error(const char *text, const char *file, const char *msg, int line)
+{
+	struct lab_profile p;
+	int ret = parse(&p, text, file);
+
+	if (!CHECK_EQ(ret, -EINVAL) || !CHECK_STR(err, msg))
+		fprintf(stderr, "  (expectation at line %d)\n", line);
+}
+#define EXPECT_ERROR(text, file, msg) expect_error(text, file, msg, __LINE__)
+
+static void expect_ok(const char *text, int line)
+{
+	struct lab_profile p;
+
+	if (!CHECK_EQ(parse(&p, text, "ok.conf"), 0))
+		fprintf(stderr, "  (line %d: %s)\n", line, err);
+}
+#define EXPECT_OK(text) expect_ok(text, __LINE__)
+
+static void load(struct lab_profile *p, const char *name)
+{
+	memset(p, 0x5a, sizeof(*p));
+	err[0] = '\0';
+	if (!CHECK_EQ(lab_profile_load(p, name, err, sizeof(err)), 0))
+		fprintf(stderr, "  (%s: %s)\n", name, err);
+}
+
+/* ---- The built-in profiles ---- */
+
+TEST(builtins_are_the_seeds_four_and_two_more)
+{
+	size_t n = 0;
+
+	for (const struct lab_builtin_profile *b = lab_builtin_profiles; b->name; b++, n++) {
+		REQUIRE(n < NBUILTIN);
+		CHECK_STR(b->name, builtin_names[n]);
+		CHECK(strlen(b->text) <= LAB_PROFILE_TEXT_MAX);
+		CHECK(lab_profile_builtin_text(b->name) == b->text);
+	}
+	CHECK_EQ(n, NBUILTIN);
+	CHECK(lab_profile_builtin_text("bbb-nope") == NULL);
+}
+
+TEST(bbb_stock_is_the_board_as_shipped)
+{
+	struct lab_profile p;
+
+	load(&p, "bbb-stock");
+	CHECK_STR(p.name, "bbb-stock");
+	CHECK_EQ(p.rate_bps, MBIT(100));
+	CHECK_EQ(p.mtu, 1500);
+	CHECK_STR(p.qdisc, "pfifo_fast");
+	CHECK_EQ(p.txqueuelen, 1000);
+	CHECK_EQ(p.gso, true);
+	CHECK_EQ(p.tso, false);
+	CHECK_EQ(p.ring, 128);
+	CHECK_EQ(p.bql, false);
+	CHECK_EQ(p.bql_limit_min, 0);
+	CHECK_EQ(p.bql_limit_max, 1879048192);
+	CHECK_EQ(p.bql_hold_ns, 1000000000);
+	CHECK_EQ(p.completion_frames, 1);
+	CHECK_EQ(p.completion_ns, 0);
+	CHECK_EQ(p.delay_ns, 100000);
+	CHECK_EQ(p.switch_rate_bps, GBIT(1));
+	CHECK_EQ(p.switch_buffer_bytes, 128 * 1024);
+	CHECK_EQ(p.tsq_bytes, 0);
+	CHECK_EQ(p.client_rate_bps, GBIT(1));
+	CHECK_STR(p.client_qdisc, "fq_codel");
+	CHECK_EQ(p.client_ring, 256);
+	CHECK_EQ(p.board_port_buffer_bytes, 128 * 1024);
+	CHECK_STR(p.cc, "cubic");
+	CHECK(strstr(p.description, "BeagleBone Black") != NULL);
+}
+
+TEST(defaults_are_bbb_stock)
+{
+	struct lab_profile d, p;
+
+	lab_profile_defaults(&d);
+	load(&p, "bbb-stock");
+	CHECK(memcmp(&d, &p, sizeof(d)) == 0);
+	CHECK_STR(d.description, p.description);
+}
+
+/* The bbb-* profiles differ from bbb-stock in exactly the fields named. */
+static void expect_stock_but(const struct lab_profile *p, bool bql, const char *qdisc)
+{
+	struct lab_profile want;
+
+	lab_profile_defaults(&want);
+	want.bql = bql;
+	memset(want.qdisc, 0, sizeof(want.qdisc));
+	strcpy(want.qdisc, qdisc);
+	memcpy(want.name, p->name, sizeof(want.name));
+	memcpy(want.description, p->description, sizeof(want.description));
+	CHECK(memcmp(&want, p, sizeof(want)) == 0);
+}
+
+TEST(bbb_bql_profiles_change_one_thing_each)
+{
+	struct lab_profile p;
+
+	load(&p, "bbb-bql");
+	CHECK_STR(p.name, "bbb-bql");
+	CHECK_EQ(p.bql, true);
+	expect_stock_but(&p, true, "pfifo_fast");
+	load(&p, "bbb-bql-fq");
+	CHECK_STR(p.name, "bbb-bql-fq");
+	CHECK_STR(p.qdisc, "fq");
+	expect_stock_but(&p, true, "fq");
+	load(&p, "bbb-bql-fq_codel");
+	CHECK_STR(p.name, "bbb-bql-fq_codel");
+	CHECK_STR(p.qdisc, "fq_codel");
+	expect_stock_but(&p, true, "fq_codel");
+	CHECK(strcmp(p.description, "") != 0);
+}
+
+TEST(gige_noqueue_adds_no_queueing)
+{
+	struct lab_profile p;
+
+	load(&p, "gige-noqueue");
+	CHECK_EQ(p.rate_bps, GBIT(1));
+	CHECK_STR(p.qdisc, "pfifo limit 10000");
+	CHECK_EQ(p.gso, true);
+	CHECK_EQ(p.tso, true);
+	CHECK_EQ(p.ring, 1024);
+	CHECK_EQ(p.bql, true);
+	CHECK_EQ(p.completion_frames, 1);
+	CHECK_EQ(p.completion_ns, 0);
+	CHECK_EQ(p.delay_ns, 0);
+	CHECK_EQ(p.switch_rate_bps, GBIT(10));
+	CHECK(p.switch_buffer_bytes >= 16u << 20);
+	CHECK(p.board_port_buffer_bytes >= 16u << 20);
+	CHECK_STR(p.client_qdisc, "pfifo limit 10000");
+	CHECK_EQ(p.tsq_bytes, 0);
+}
+
+TEST(fifo100_is_the_fidelity_link)
+{
+	struct lab_profile p;
+
+	load(&p, "fifo100");
+	CHECK_EQ(p.rate_bps, MBIT(100));
+	CHECK_STR(p.qdisc, "pfifo limit 1000");
+	CHECK_EQ(p.bql, false);
+	CHECK_EQ(p.gso, false);
+	CHECK_EQ(p.tso, false);
+	CHECK_EQ(p.ring, 128);
+	CHECK_EQ(p.completion_frames, 1);
+	CHECK_EQ(p.delay_ns, 0);
+}
+
+TEST(every_builtin_passes_the_check_and_its_qdiscs_build)
+{
+	char spec[LAB_SPEC_MAX + 32];
+	struct lab_profile p;
+
+	for (size_t i = 0; i < NBUILTIN; i++) {
+		struct db_qdisc *q = NULL;
+		load(&p, builtin_names[i]);
+		CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), 0);
+		REQUIRE(lab_profile_qdisc_spec(&p, spec, sizeof(spec)) > 0);
+		CHECK_EQ(db_qdisc_create(spec, NULL, &q, err, sizeof(err)), 0);
+		db_qdisc_destroy(q);
+	}
+}
+
+/* ---- describe ---- */
+
+TEST(describe_says_what_a_run_models)
+{
+	struct lab_profile p;
+	char buf[512];
+
+	load(&p, "bbb-stock");
+	CHECK(lab_profile_describe(&p, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "100mbit, qdisc pfifo_fast, txqueuelen 1000, GSO, ring 128, no BQL, "
+		       "completions every frame, delay 100us, switch 1gbit 128KB, "
+		       "board port 128KB, no TSQ");
+	load(&p, "bbb-bql-fq_codel");
+	CHECK(lab_profile_describe(&p, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "100mbit, qdisc fq_codel, GSO, ring 128, BQL, completions every frame, "
+		       "delay 100us, switch 1gbit 128KB, board port 128KB, no TSQ");
+	load(&p, "gige-noqueue");
+	CHECK(lab_profile_describe(&p, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "1gbit, qdisc pfifo limit 10000, GSO+TSO, ring 1024, BQL, completions every "
+		       "frame, no delay, switch 10gbit 16MB, board port 16MB, no TSQ");
+	load(&p, "fifo100");
+	CHECK(lab_profile_describe(&p, buf, sizeof(buf)) > 0);
+	CHECK(strstr(buf, ", no GSO, ") != NULL);
+	CHECK(strstr(buf, "txqueuelen") == NULL);
+}
+
+TEST(describe_names_bql_clamps_tsq_and_mtu)
+{
+	struct lab_profile p;
+	char buf[512];
+
+	load(&p, "bbb-bql");
+	REQUIRE_EQ(lab_profile_set_word(&p, "tsq=3028", err, sizeof(err)), 0);
+	REQUIRE_EQ(lab_profile_set_word(&p, "bql_limit_min=3028", err, sizeof(err)), 0);
+	REQUIRE_EQ(lab_profile_set_word(&p, "bql_hold_time=500ms", err, sizeof(err)), 0);
+	REQUIRE_EQ(lab_profile_set_word(&p, "mtu=1400", err, sizeof(err)), 0);
+	REQUIRE_EQ(lab_profile_set_word(&p, "completion_time=250us", err, sizeof(err)), 0);
+	REQUIRE_EQ(lab_profile_set_word(&p, "completion_frames=2", err, sizeof(err)), 0);
+	REQUIRE_EQ(lab_profile_set_word(&p, "switch_buffer=3000", err, sizeof(err)), 0);
+	CHECK(lab_profile_describe(&p, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "100mbit, mtu 1400, qdisc pfifo_fast, txqueuelen 1000, GSO, ring 128, "
+		       "BQL 3028..max hold 500ms, completions every 2 frames or 250us, delay "
+		       "100us, switch 1gbit 3000B, board port 128KB, TSQ 3028 bytes");
+	REQUIRE_EQ(lab_profile_set_word(&p, "bql_limit_max=6056", err, sizeof(err)), 0);
+	CHECK(lab_profile_describe(&p, buf, sizeof(buf)) > 0);
+	CHECK(strstr(buf, "BQL 3028..6056 hold 500ms") != NULL);
+	CHECK_EQ(lab_profile_describe(&p, buf, 20), -ENOSPC);
+	CHECK_EQ(lab_profile_describe(&p, buf, 0), -ENOSPC);
+}
+
+TEST(qdisc_takes_txqueuelen_like_linux)
+{
+	struct lab_profile p;
+	char buf[LAB_SPEC_MAX + 32];
+
+	CHECK(lab_qdisc_takes_txqueuelen("pfifo_fast"));
+	CHECK(lab_qdisc_takes_txqueuelen("pfifo"));
+	CHECK(lab_qdisc_takes_txqueuelen(" pfifo_fast priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1"));
+	CHECK(!lab_qdisc_takes_txqueuelen("pfifo_fast txqueuelen 10"));
+	CHECK(!lab_qdisc_takes_txqueuelen("pfifo limit 10"));
+	CHECK(!lab_qdisc_takes_txqueuelen("bfifo"));
+	CHECK(!lab_qdisc_takes_txqueuelen("fq_codel limit 1000"));
+	CHECK(!lab_qdisc_takes_txqueuelen("pfifo_fastx"));
+
+	lab_profile_defaults(&p);
+	p.txqueuelen = 64;
+	CHECK(lab_profile_qdisc_spec(&p, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "pfifo_fast txqueuelen 64");
+	strcpy(p.qdisc, "pfifo");
+	CHECK(lab_profile_qdisc_spec(&p, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "pfifo limit 64");
+	strcpy(p.qdisc, "fq_codel target 5ms");
+	CHECK(lab_profile_qdisc_spec(&p, buf, sizeof(buf)) > 0);
+	CHECK_STR(buf, "fq_codel target 5ms");
+	CHECK_EQ(lab_profile_qdisc_spec(&p, buf, 5), -ENOSPC);
+}
+
+/* ---- The text format ---- */
+
+TEST(comments_blanks_and_crlf_are_ignored)
+{
+	struct lab_profile p;
+	const char *text = "# a comment\n"
+			   "\n"
+			   "   \t\n"
+			   "  rate\t=\t10mbit   # trailing comment\r\n"
+			   "ring=8\n"
+			   "qdisc = fq_codel   limit 100  target 5ms\n"
+			   "gso = No\n"
+			   "tso = TRUE\n"
+			   "bql = 1\n"
+			   "bql_limit_max = 3028\n"
+			   "delay = 2ms"; /* no newline at the end */
+
+	REQUIRE_EQ(parse(&p, text, "ok.conf"), 0);
+	CHECK_EQ(p.rate_bps, MBIT(10));
+	CHECK_EQ(p.ring, 8);
+	CHECK_STR(p.qdisc, "fq_codel   limit 100  target 5ms");
+	CHECK_EQ(p.gso, false);
+	CHECK_EQ(p.tso, true);
+	CHECK_EQ(p.bql, true);
+	CHECK_EQ(p.bql_limit_max, 3028);
+	CHECK_EQ(p.delay_ns, 2000000);
+	CHECK_EQ(p.mtu, 1500); /* untouched: the defaults */
+}
+
+TEST(every_boolean_spelling)
+{
+	const char *on[] = {"on", "yes", "true", "1", "ON", "Yes"};
+	const char *off[] = {"off", "no", "false", "0", "OFF", "False"};
+	struct lab_profile p;
+	char text[64];
+
+	for (size_t i = 0; i < 6; i++) {
+		snprintf(text, sizeof(text), "bql = %s\n", on[i]);
+		CHECK_EQ(parse(&p, text, "b.conf"), 0);
+		CHECK_EQ(p.bql, true);
+		snprintf(text, sizeof(text), "gso = %s\n", off[i]);
+		CHECK_EQ(parse(&p, text, "b.conf"), 0);
+		CHECK_EQ(p.gso, false);
+	}
+}
+
+TEST(name_comes_from_the_file_unless_set)
+{
+	struct lab_profile p;
+
+	CHECK_EQ(parse(&p, "ring = 8\n", "some/dir/my-board.conf"), 0);
+	CHECK_STR(p.name, "my-board");
+	CHECK_EQ(parse(&p, "ring = 8\n", "odd name!.conf"), 0);
+	CHECK_STR(p.name, "odd_name_");
+	CHECK_EQ(parse(&p, "name = lab1\nring = 8\n", "some/dir/my-board.conf"), 0);
+	CHECK_STR(p.name, "lab1");
+	CHECK_EQ(parse(&p, "ring = 8\n", NULL), 0);
+	CHECK_STR(p.name, "bbb-stock"); /* defaults' */
+	CHECK_EQ(parse(&p, "description = \n", "x.conf"), 0);
+	CHECK_STR(p.description, "");
+}
+
+TEST(limits_are_inclusive)
+{
+	EXPECT_OK("rate = 1kbit\nswitch_rate = 100gbit\nclient_rate = 1000bit\n");
+	EXPECT_OK("ring = 1\nclient_ring = 4096\n");
+	EXPECT_OK("mtu = 68\n");
+	EXPECT_OK("mtu = 9000\nswitch_buffer = 16kb\nboard_port_buffer = 9014\n");
+	EXPECT_OK("txqueuelen = 1\n");
+	EXPECT_OK("txqueuelen = 100000\n");
+	EXPECT_OK("delay = 10s\ncompletion_time = 1s\nbql_hold_time = 10s\n");
+	EXPECT_OK("switch_buffer = 1gb\nboard_port_buffer = 1024mb\ntsq = 1gb\n");
+	EXPECT_OK("completion_time = 1ms\ncompletion_frames = 4096\n");
+	EXPECT_OK("bql_limit_min = 1879048192\nbql_limit_max = max\n");
+	EXPECT_OK("bql_limit_min = 0\nbql_limit_max = 0\n");
+	EXPECT_OK("cc = bbr\n");
+}
+
+/* ---- Errors: file, line, key, and the bad value quoted ---- */
+
+TEST(unknown_key_names_file_line_and_key)
+{
+	EXPECT_ERROR("# x\n\n\n\n\nrate = 10mbit\nrign = 8\n", "profiles/x.conf",
+		     "profiles/x.conf:7: unknown key \"rign\"");
+	EXPECT_ERROR("Rate = 10mbit\n", "x.conf", "x.conf:1: unknown key \"Rate\"");
+}
+
+TEST(bad_values_name_the_key_and_quote_the_value)
+{
+	EXPECT_ERROR("\n\nrate = fast\n", "x.conf", "x.conf:3: rate: \"fast\" is not a rate (e.g. 100mbit)");
+	EXPECT_ERROR("switch_rate = 500bit\n", "x.conf",
+		     "x.conf:1: switch_rate: \"500bit\" is out of range (1kbit..100gbit)");
+	EXPECT_ERROR("client_rate = 101gbit\n", "x.conf",
+		     "x.conf:1: client_rate: \"101gbit\" is out of range (1kbit..100gbit)");
+	EXPECT_ERROR("ring = many\n", "x.conf", "x.conf:1: ring: \"many\" is not a number");
+	EXPECT_ERROR("ring = 0\n", "x.conf", "x.conf:1: ring: \"0\" is out of range (1..4096)");
+	EXPECT_ERROR("client_ring = 4097\n", "x.conf",
+		     "x.conf:1: client_ring: \"4097\" is out of range (1..4096)");
+	EXPECT_ERROR("mtu = 67\n", "x.conf", "x.conf:1: mtu: \"67\" is out of range (68..9000)");
+	EXPECT_ERROR("mtu = 9001\n", "x.conf", "x.conf:1: mtu: \"9001\" is out of range (68..9000)");
+	EXPECT_ERROR("txqueuelen = 0\n", "x.conf",
+		     "x.conf:1: txqueuelen: \"0\" is out of range (1..100000)");
+	EXPECT_ERROR("txqueuelen = 100001\n", "x.conf",
+		     "x.conf:1: txqueuelen: \"100001\" is out of range (1..100000)");
+	EXPECT_ERROR("completion_frames = 0\n", "x.conf",
+		     "x.conf:1: completion_frames: \"0\" is out of range (1..4096)");
+	EXPECT_ERROR("delay = 11s\n", "x.conf", "x.conf:1: delay: \"11s\" is out of range (0..10s)");
+	EXPECT_ERROR("delay = soon\n", "x.conf", "x.conf:1: delay: \"soon\" is not a time (e.g. 250us)");
+	EXPECT_ERROR("completion_time = 2s\n", "x.conf",
+		     "x.conf:1: completion_time: \"2s\" is out of range (0..1s)");
+	EXPECT_ERROR("switch_buffer = 1025mb\n", "x.conf",
+		     "x.conf:1: switch_buffer: \"1025mb\" is out of range (0..1gb)");
+	EXPECT_ERROR("board_port_buffer = lots\n", "x.conf",
+		     "x.conf:1: board_port_buffer: \"lots\" is not a size (e.g. 128kb)");
+	EXPECT_ERROR("tsq = -1\n", "x.conf", "x.conf:1: tsq: \"-1\" is not a size (e.g. 128kb)");
+	EXPECT_ERROR("bql_limit_max = huge\n", "x.conf",
+		     "x.conf:1: bql_limit_max: \"huge\" is not a size (e.g. 3028, or max)");
+	EXPECT_ERROR("bql_limit_min = 2gb\n", "x.conf",
+		     "x.conf:1: bql_limit_min: \"2gb\" is out of range (0..1879048192)");
+	EXPECT_ERROR("gso = maybe\n", "x.conf",
+		     "x.conf:1: gso: \"maybe\" is not a boolean (on/off, yes/no, true/false, 1/0)");
+	EXPECT_ERROR("rate =\n", "x.conf", "x.conf:1: rate: \"\" is not a rate (e.g. 100mbit)");
+	EXPECT_ERROR("name = my board\n", "x.conf",
+		     "x.conf:1: name: \"my board\" is not a profile name (letters, digits, ._+-)");
+	EXPECT_ERROR("cc = cu bic\n", "x.conf",
+		     "x.conf:1: cc: \"cu bic\" is not a congestion control name (e.g. cubic)");
+	EXPECT_ERROR("cc = averyveryverylongname\n", "x.conf", "x.conf:1: cc: longer than 15 bytes");
+}
+
+TEST(qdisc_errors_are_the_librarys)
+{
+	char want[600], lib[400];
+	struct db_qdisc *q = NULL;
+
+	CHECK_EQ(db_qdisc_create("sfq", NULL, &q, lib, sizeof(lib)), -ENOENT);
+	snprintf(want, sizeof(want), "x.conf:2: qdisc: %s", lib);
+	EXPECT_ERROR("\nqdisc = sfq\n", "x.conf", want);
+	CHECK(strstr(want, "unknown qdisc \"sfq\" (known: ") != NULL);
+
+	CHECK_EQ(db_qdisc_create("fq_codel quantom 300", NULL, &q, lib, sizeof(lib)), -EINVAL);
+	snprintf(want, sizeof(want), "x.conf:1: client_qdisc: %s", lib);
+	EXPECT_ERROR("client_qdisc = fq_codel quantom 300\n", "x.conf", want);
+	CHECK(strstr(want, "quantom") != NULL);
+
+	EXPECT_ERROR("qdisc =\n", "x.conf", "x.conf:1: qdisc: empty qdisc spec");
+}
+
+TEST(format_errors_name_the_line)
+{
+	char longline[LAB_PROFILE_LINE_MAX + 40];
+	char big[LAB_PROFILE_TEXT_MAX + 10];
+	struct lab_profile p;
+
+	EXPECT_ERROR("ring 8\n", "x.conf", "x.conf:1: expected \"key = value\", got \"ring 8\"");
+	EXPECT_ERROR("\n= 8\n", "x.conf", "x.conf:2: expected \"key = value\", got no key");
+	EXPECT_ERROR("ring = 8\nrate = 1gbit\nring = 16\n", "x.conf",
+		     "x.conf:3: ring: already set on line 1");
+	EXPECT_ERROR("description = a\tb\x01\n", "x.conf",
+		     "x.conf:1: description: a value cannot contain control characters");
+
+	memset(longline, 'a', sizeof(longline));
+	memcpy(longline, "description = ", 14);
+	longline[LAB_PROFILE_LINE_MAX + 1] = '\0';
+	EXPECT_ERROR(longline, "x.conf", "x.conf:1: line longer than 1024 bytes");
+	longline[LAB_PROFILE_LINE_MAX] = '\0'; /* 1024 bytes: the line fits, the value not */
+	EXPECT_ERROR(longline, "x.conf", "x.conf:1: description: longer than 255 bytes");
+
+	memset(big, '#', sizeof(big));
+	for (size_t i = 80; i < sizeof(big); i += 81)
+		big[i] = '\n';
+	lab_profile_defaults(&p);
+	if (!CHECK_EQ(lab_profile_parse(&p, big, LAB_PROFILE_TEXT_MAX, "x.conf", err, sizeof(err)), 0))
+		fprintf(stderr, "  (%s)\n", err);
+	CHECK_EQ(lab_profile_parse(&p, big, LAB_PROFILE_TEXT_MAX + 1, "x.conf", err, sizeof(err)),
+		 -EINVAL);
+	CHECK_STR(err, "x.conf: longer than 8192 bytes");
+
+	lab_profile_defaults(&p);
+	CHECK_EQ(lab_profile_parse(&p, "ring = 8\nri\0g = 9\n", 18, "x.conf", err, sizeof(err)),
+		 -EINVAL);
+	CHECK_STR(err, "x.conf:2: line contains a NUL byte");
+	CHECK_EQ(lab_profile_parse(&p, "ring = 8", 8, NULL, err, sizeof(err)), 0);
+	CHECK_EQ(lab_profile_parse(&p, "ring = 0", 8, NULL, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "<profile>:1: ring: \"0\" is out of range (1..4096)");
+}
+
+TEST(rules_across_keys_name_the_later_line)
+{
+	EXPECT_ERROR("completion_frames = 2\n", "x.conf",
+		     "x.conf:1: completion_frames 2 needs completion_time > 0 (a batch that does "
+		     "not fill would never be reported)");
+	EXPECT_ERROR("completion_time = 0\n\ncompletion_frames = 4\n", "x.conf",
+		     "x.conf:3: completion_frames 4 needs completion_time > 0 (a batch that does "
+		     "not fill would never be reported)");
+	EXPECT_OK("completion_time = 0\ncompletion_frames = 1\n");
+	EXPECT_ERROR("bql_limit_max = 3028\nbql_limit_min = 3029\n", "x.conf",
+		     "x.conf:2: bql_limit_min 3029 is above bql_limit_max 3028");
+	EXPECT_OK("bql_limit_max = 3028\nbql_limit_min = 3028\n"); /* pinned, as in sysfs */
+	EXPECT_ERROR("switch_buffer = 1513\n", "x.conf",
+		     "x.conf:1: switch_buffer 1513 is smaller than one frame (1514 bytes at mtu 1500)");
+	EXPECT_ERROR("board_port_buffer = 8kb\nmtu = 9000\n", "x.conf",
+		     "x.conf:2: board_port_buffer 8192 is smaller than one frame (9014 bytes at mtu 9000)");
+	EXPECT_OK("switch_buffer = 1514\n");
+}
+
+/* ---- --set ---- */
+
+TEST(set_applies_one_override_with_the_same_checks)
+{
+	struct lab_profile p, before;
+
+	lab_profile_defaults(&p);
+	CHECK_EQ(lab_profile_set(&p, "ring", "8", err, sizeof(err)), 0);
+	CHECK_EQ(p.ring, 8);
+	CHECK_EQ(lab_profile_set(&p, "qdisc", "  fq_codel limit 100 ", err, sizeof(err)), 0);
+	CHECK_STR(p.qdisc, "fq_codel limit 100");
+	CHECK_EQ(lab_profile_set_word(&p, "tsq=3028", err, sizeof(err)), 0);
+	CHECK_EQ(p.tsq_bytes, 3028);
+	CHECK_EQ(lab_profile_set_word(&p, " rate = 10mbit ", err, sizeof(err)), 0);
+	CHECK_EQ(p.rate_bps, MBIT(10));
+	CHECK_EQ(lab_profile_set_word(&p, "description=a=b", err, sizeof(err)), 0);
+	CHECK_STR(p.description, "a=b");
+
+	memcpy(&before, &p, sizeof(p));
+	CHECK_EQ(lab_profile_set_word(&p, "rign=8", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--set rign=8: unknown key \"rign\"");
+	CHECK_EQ(lab_profile_set(&p, "rate", "fast", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--set rate=fast: rate: \"fast\" is not a rate (e.g. 100mbit)");
+	CHECK_EQ(lab_profile_set_word(&p, "ring", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--set ring: expected key=value");
+	CHECK_EQ(lab_profile_set_word(&p, "completion_frames=2", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--set completion_frames=2: completion_frames 2 needs completion_time > 0 "
+		       "(a batch that does not fill would never be reported)");
+	CHECK_EQ(lab_profile_set_word(&p, "description=a # b", err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--set description=a # b: description: a value cannot contain '#' (it "
+		       "starts a comment)");
+	CHECK_EQ(lab_profile_set_word(&p, "base=bbb-bql", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "--set base=bbb-bql: base can only be set in a profile file") == err);
+	CHECK_EQ(lab_profile_set_word(&p, "qdisc=sfq", err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "--set qdisc=sfq: qdisc: unknown qdisc \"sfq\"") == err);
+	CHECK(memcmp(&before, &p, sizeof(p)) == 0); /* untouched by every failure */
+
+	/* Order matters only for the rules across keys: time first, then frames. */
+	CHECK_EQ(lab_profile_set_word(&p, "completion_time=250us", err, sizeof(err)), 0);
+	CHECK_EQ(lab_profile_set_word(&p, "completion_frames=2", err, sizeof(err)), 0);
+	CHECK_EQ(p.completion_ns, 250000);
+}
+
+/* ---- base ---- */
+
+static char dir[64];
+
+static void write_file(const char *name, const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!CHECK(f != NULL))
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
+static bool make_dir(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/test-lab-profile-XXXXXX");
+	return mkdtemp(dir) != NULL;
+}
+
+static void remove_dir(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ(system(cmd), 0);
+}
+
+TEST(base_loads_a_builtin_then_overrides)
+{
+	struct lab_profile p;
+
+	/* Whatever p held, base starts from the defaults. */
+	lab_profile_defaults(&p);
+	p.ring = 7;
+	strcpy(p.cc, "reno");
+	const char *text = "# hi\nbase = bbb-bql-fq\nring = 16\n";
+	REQUIRE_EQ(lab_profile_parse(&p, text, strlen(text), "mine.conf", err, sizeof(err)), 0);
+	CHECK_EQ(p.bql, true);
+	CHECK_STR(p.qdisc, "fq");
+	CHECK_EQ(p.ring, 16);
+	CHECK_STR(p.cc, "cubic");
+	CHECK_STR(p.name, "mine");
+	CHECK(strstr(p.description, "fq") != NULL); /* inherited */
+
+	EXPECT_ERROR("base = bbb-stock\nbase = bbb-bql\n", "x.conf",
+		     "x.conf:2: base: given twice (first on line 1)");
+	EXPECT_ERROR("ring = 8\nbase = bbb-bql\n", "x.conf",
+		     "x.conf:2: base: must come before any setting (line 1 sets one)");
+	EXPECT_ERROR("base = nope\n", "x.conf",
+		     "x.conf:1: base: no profile \"nope\" (built-in: bbb-stock, bbb-bql, bbb-bql-fq, "
+		     "bbb-bql-fq_codel, gige-noqueue, fifo100)");
+	EXPECT_ERROR("base =\n", "x.conf", "x.conf:1: base: empty value");
+	/* A built-in cannot be its own base: the name is its identity. */
+	EXPECT_ERROR("base = bbb-bql\n", "bbb-bql", "bbb-bql:1: base: cycle: bbb-bql -> bbb-bql");
+}
+
+TEST(base_files_nest_four_deep_relative_to_the_file)
+{
+	struct lab_profile p;
+	char path[128];
+
+	if (!make_dir())
+		SKIP("no /tmp");
+	write_file("b1.conf", "base = b2.conf\nring = 1\n");
+	write_file("b2.conf", "base = b3.conf\nring = 2\nmtu = 1400\n");
+	write_file("b3.conf", "base = b4.conf\nring = 3\ndelay = 3ms\n");
+	write_file("b4.conf", "base = bbb-stock\nring = 4\ntsq = 4kb\nbql = on\n");
+	write_file("top.conf", "base = b1.conf\ncc = reno\n");
+
+	/* b1 -> b2 -> b3 -> b4 -> bbb-stock: four bases; from top.conf, five. */
+	snprintf(path, sizeof(path), "%s/b1.conf", dir);
+	load(&p, path);
+	CHECK_EQ(p.ring, 1);
+	CHECK_EQ(p.mtu, 1400);
+	CHECK_EQ(p.delay_ns, 3000000);
+	CHECK_EQ(p.tsq_bytes, 4096);
+	CHECK_EQ(p.bql, true);
+	CHECK_STR(p.name, "b1");
+
+	snprintf(path, sizeof(path), "%s/top.conf", dir);
+	CHECK_EQ(lab_profile_load(&p, path, err, sizeof(err)), -EINVAL);
+	char want[256];
+	snprintf(want, sizeof(want), "%s/b4.conf:1: base: bases nest deeper than 4", dir);
+	CHECK_STR(err, want);
+	remove_dir();
+}
+
+TEST(base_cycles_and_unreadable_bases_are_errors)
+{
+	struct lab_profile p;
+	char path[128], want[512];
+
+	if (!make_dir())
+		SKIP("no /tmp");
+	write_file("a.conf", "base = b.conf\n");
+	write_file("b.conf", "\nbase = a.conf\n");
+	write_file("c.conf", "base = missing.conf\n");
+	write_file("d.conf", "base = /dev/null\n");
+	write_file("e.conf", "base = bad.conf\n");
+	write_file("bad.conf", "ring = 8\n\nrign = 9\n");
+	snprintf(path, sizeof(path), "%s/fifo.conf", dir);
+	CHECK_EQ(mkfifo(path, 0600), 0);
+	write_file("f.conf", "base = fifo.conf\n");
+	snprintf(path, sizeof(path), "%s/sub.conf", dir);
+	CHECK_EQ(mkdir(path, 0700), 0);
+	write_file("g.conf", "base = sub.conf\n");
+
+	snprintf(path, sizeof(path), "%s/a.conf", dir);
+	CHECK_EQ(lab_profile_load(&p, path, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s/b.conf:2: base: cycle: %s/a.conf -> %s/b.conf -> %s/a.conf",
+		 dir, dir, dir, dir);
+	CHECK_STR(err, want);
+
+	snprintf(path, sizeof(path), "%s/c.conf", dir);
+	CHECK_EQ(lab_profile_load(&p, path, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want),
+		 "%s/c.conf:1: base: cannot read %s/missing.conf: No such file or directory", dir,
+		 dir);
+	CHECK_STR(err, want);
+
+	snprintf(path, sizeof(path), "%s/d.conf", dir);
+	CHECK_EQ(lab_profile_load(&p, path, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s/d.conf:1: base: cannot read /dev/null: not a regular file",
+		 dir);
+	CHECK_STR(err, want);
+
+	/* An error inside a base names the base's file and line. */
+	snprintf(path, sizeof(path), "%s/e.conf", dir);
+	CHECK_EQ(lab_profile_load(&p, path, err, sizeof(err)), -EINVAL);
+	snprintf(want, sizeof(want), "%s/bad.conf:3: unknown key \"rign\"", dir);
+	CHECK_STR(err, want);
+
+	/* A FIFO would block a reader: refused, not read. */
+	snprintf(path, sizeof(path), "%s/f.conf", dir);
+	CHECK_EQ(lab_profile_load(&p, path, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "fifo.conf: not a regular file") != NULL);
+
+	snprintf(path, sizeof(path), "%s/g.conf", dir);
+	CHECK_EQ(lab_profile_load(&p, path, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "sub.conf: Is a directory") != NULL);
+	remove_dir();
+}
+
+/* ---- load ---- */
+
+TEST(load_takes_a_name_or_a_path_and_leaves_p_alone_on_error)
+{
+	struct lab_profile p, before;
+	char path[128], big[LAB_PROFILE_TEXT_MAX + 2];
+
+	if (!make_dir())
+		SKIP("no /tmp");
+	write_file("mine.conf", "base = bbb-bql\nring = 32\n");
+	write_file("broken.conf", "ring = 32\nrate = fast\n");
+	memset(big, '#', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	write_file("big.conf", big);
+
+	snprintf(path, sizeof(path), "%s/mine.conf", dir);
+	load(&p, path);
+	CHECK_STR(p.name, "mine");
+	CHECK_EQ(p.ring, 32);
+	CHECK_EQ(p.bql, true);
+
+	memcpy(&before, &p, sizeof(p));
+	CHECK_EQ(lab_profile_load(&p, "bbb-nope", err, sizeof(err)), -ENOENT);
+	CHECK_STR(err, "no profile \"bbb-nope\" (built-in: bbb-stock, bbb-bql, bbb-bql-fq, "
+		       "bbb-bql-fq_codel, gige-noqueue, fifo100; or a path to a .conf file)");
+	CHECK_EQ(lab_profile_load(&p, "nope.conf", err, sizeof(err)), -ENOENT);
+	CHECK_STR(err, "cannot read profile nope.conf: No such file or directory");
+	snprintf(path, sizeof(path), "%s/broken.conf", dir);
+	CHECK_EQ(lab_profile_load(&p, path, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "broken.conf:2: rate: \"fast\" is not a rate (e.g. 100mbit)") != NULL);
+	snprintf(path, sizeof(path), "%s/big.conf", dir);
+	CHECK_EQ(lab_profile_load(&p, path, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "big.conf: longer than 8192 bytes") != NULL);
+	CHECK_EQ(lab_profile_load(&p, dir, err, sizeof(err)), -EISDIR);
+	CHECK(memcmp(&before, &p, sizeof(p)) == 0);
+	remove_dir();
+}
+
+/* ---- format and round trips ---- */
+
+/* format -> parse into fresh defaults -> the same bytes. */
+static bool expect_round_trip(const struct lab_profile *p, const char *what)
+{
+	char text[LAB_PROFILE_TEXT_MAX];
+	struct lab_profile q;
+	int n = lab_profile_format(p, text, sizeof(text));
+
+	if (!CHECK(n > 0) || !CHECK_EQ((size_t)n, strlen(text)))
+		return false;
+	lab_profile_defaults(&q);
+	if (!CHECK_EQ(lab_profile_parse(&q, text, (size_t)n, "rt.conf", err, sizeof(err)), 0)) {
+		fprintf(stderr, "  (%s: %s)\n%s", what, err, text);
+		return false;
+	}
+	if (!CHECK(memcmp(p, &q, sizeof(q)) == 0)) {
+		for (size_t i = 0; i < sizeof(q); i++)
+			if (((const unsigned char *)p)[i] != ((unsigned char *)&q)[i]) {
+				fprintf(stderr, "  (%s: first difference at byte %zu)\n", what, i);
+				break;
+			}
+		return false;
+	}
+	return true;
+}
+
+TEST(format_writes_every_key_and_reads_back_equal)
+{
+	char text[LAB_PROFILE_TEXT_MAX];
+	struct lab_profile p;
+
+	lab_profile_defaults(&p);
+	CHECK(lab_profile_format(&p, text, sizeof(text)) > 0);
+	CHECK(strstr(text, "name = bbb-stock\n") == text);
+	CHECK(strstr(text, "\nrate = 100mbit\n") != NULL);
+	CHECK(strstr(text, "\nbql_limit_max = max\n") != NULL);
+	CHECK(strstr(text, "\nswitch_buffer = 128kb\n") != NULL);
+	CHECK(strstr(text, "\ncompletion_frames = 1\ncompletion_time = 0") != NULL);
+	CHECK(strstr(text, "\ntsq = 0\n") != NULL);
+	CHECK(strstr(text, "\ngso = on\n") != NULL);
+	CHECK(strstr(text, "\ncc = cubic\n") != NULL);
+	CHECK_EQ(lab_profile_format(&p, text, 100), -ENOSPC);
+
+	for (size_t i = 0; i < NBUILTIN; i++) {
+		load(&p, builtin_names[i]);
+		expect_round_trip(&p, builtin_names[i]);
+	}
+}
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t next_random(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static uint64_t pick(uint64_t lo, uint64_t hi)
+{
+	return lo + next_random() % (hi - lo + 1);
+}
+
+/* Any value in range, with a bias towards round ones (so every spelling is used). */
+static uint64_t pick_value(uint64_t lo, uint64_t hi)
+{
+	static const uint64_t scales[] = {1, 1000, 1024, 1000000, 1048576, 1000000000};
+	uint64_t v = pick(lo, hi);
+	uint64_t s = scales[next_random() % 6];
+
+	if (next_random() % 2 && v / s * s >= lo)
+		v = v / s * s;
+	return v;
+}
+
+/* Strings as the parser leaves them: zeroes after the text (for memcmp). */
+static void put(char *field, size_t size, const char *s)
+{
+	memset(field, 0, size);
+	strcpy(field, s);
+}
+
+static void perturb(struct lab_profile *p)
+{
+	static const char *const specs[] = {
+		"pfifo_fast", "pfifo", "pfifo limit 50", "bfifo limit 64k", "fq", "fq_codel",
+		"fq_codel limit 800 quantum 300 target 5ms ecn", "codel target 10ms",
+		"pfifo_fast txqueuelen 7 priomap 0 0 0 0 1 1 1 1 2 2 2 2 1 1 1 1",
+	};
+	static const char *const ccs[] = {"cubic", "reno", "bbr", "dctcp"};
+	uint64_t rate_lo = 125, rate_hi = 12500000000ULL;
+
+	switch (next_random() % 22) {
+	case 0: p->rate_bps = pick_value(rate_lo, rate_hi); break;
+	case 1: p->mtu = (uint32_t)pick(68, 9000); break;
+	case 2: put(p->qdisc, sizeof(p->qdisc), specs[next_random() % 9]); break;
+	case 3: p->txqueuelen = (uint32_t)pick(1, 100000); break;
+	case 4: p->gso = !p->gso; break;
+	case 5: p->tso = !p->tso; break;
+	case 6: p->ring = (uint32_t)pick(1, 4096); break;
+	case 7: p->bql = !p->bql; break;
+	case 8: p->bql_limit_min = (uint32_t)pick_value(0, DB_DQL_MAX_LIMIT); break;
+	case 9: p->bql_limit_max = next_random() % 3 ? (uint32_t)pick_value(0, DB_DQL_MAX_LIMIT)
+						     : DB_DQL_MAX_LIMIT; break;
+	case 10: p->bql_hold_ns = pick_value(0, 10000000000ULL); break;
+	case 11: p->completion_frames = (uint32_t)pick(1, 4096); break;
+	case 12: p->completion_ns = pick_value(0, 1000000000ULL); break;
+	case 13: p->delay_ns = pick_value(0, 10000000000ULL); break;
+	case 14: p->switch_rate_bps = pick_value(rate_lo, rate_hi); break;
+	case 15: p->switch_buffer_bytes = pick_value(0, 1ULL << 30); break;
+	case 16: p->tsq_bytes = (uint32_t)pick_value(0, 1ULL << 30); break;
+	case 17: p->client_rate_bps = pick_value(rate_lo, rate_hi); break;
+	case 18: put(p->client_qdisc, sizeof(p->client_qdisc), specs[next_random() % 9]); break;
+	case 19: p->client_ring = (uint32_t)pick(1, 4096); break;
+	case 20: p->board_port_buffer_bytes = pick_value(0, 1ULL << 30); break;
+	default: {
+		/* A description of printable bytes (UTF-8 too), no '#', no blanks at the ends. */
+		size_t n = (size_t)pick(0, sizeof(p->description) - 1);
+		memset(p->description, 0, sizeof(p->description));
+		for (size_t i = 0; i < n; i++) {
+			unsigned char c = (unsigned char)pick(0x20, 0xff);
+			if (c == '#' || c == 0x7f || c == ' ')
+				c = 'x';
+			p->description[i] = (char)c;
+		}
+		put(p->cc, sizeof(p->cc), ccs[next_random() % 4]);
+		memset(p->name, 0, sizeof(p->name));
+		snprintf(p->name, sizeof(p->name), "r%llu", (unsigned long long)(next_random() % 1000));
+		break;
+	}
+	}
+	/* Keep the rules across keys. */
+	if (p->completion_frames > 1 && !p->completion_ns)
+		p->completion_ns = 1;
+	if (p->bql_limit_min > p->bql_limit_max)
+		p->bql_limit_min = p->bql_limit_max;
+	if (p->switch_buffer_bytes < p->mtu + 14)
+		p->switch_buffer_bytes = p->mtu + 14;
+	if (p->board_port_buffer_bytes < p->mtu + 14)
+		p->board_port_buffer_bytes = p->mtu + 14;
+}
+
+TEST(randomly_perturbed_profiles_round_trip)
+{
+	struct lab_profile p;
+	char what[64];
+
+	for (int i = 0; i < 3000; i++) {
+		load(&p, builtin_names[i % NBUILTIN]);
+		for (int k = 0, n = (int)pick(1, 12); k < n; k++)
+			perturb(&p);
+		snprintf(what, sizeof(what), "perturbed #%d", i);
+		if (!CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), 0)) {
+			fprintf(stderr, "  (%s: %s)\n", what, err);
+			return;
+		}
+		if (!expect_round_trip(&p, what))
+			return;
+	}
+}
+
+TEST(check_refuses_hand_made_nonsense)
+{
+	struct lab_profile p;
+
+	lab_profile_defaults(&p);
+	CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), 0);
+	p.ring = 0;
+	CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "ring: 0 is out of range (1..4096)");
+	lab_profile_defaults(&p);
+	p.rate_bps = 1;
+	CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "rate: 8bit is out of range (1kbit..100gbit)");
+	lab_profile_defaults(&p);
+	strcpy(p.client_qdisc, "nope");
+	CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "client_qdisc: unknown qdisc \"nope\"") == err);
+	lab_profile_defaults(&p);
+	memset(p.cc, 'a', sizeof(p.cc));
+	CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "cc: not terminated");
+	lab_profile_defaults(&p);
+	p.completion_frames = 2;
+	CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "completion_frames 2 needs completion_time > 0") == err);
+}
