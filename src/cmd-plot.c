@@ -11,9 +11,11 @@
 #include "cli.h"
 #include "plot/plot.h"
 #include "plot/svg.h"
+#include "plot/telemetry.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " plot FILE... -o OUT.svg [--kind KIND] [--title TEXT]\n"
+    "                    [--telemetry FILE]...\n"
     "\n"
     "Draw the results of latency-under-load tests as an SVG image. FILE is the JSON\n"
     "of `" PROG_NAME " test -o` or a flent file (`--flent`, or flent's own .flent.gz),\n"
@@ -25,11 +27,17 @@ static const char usage[] =
     "                     cdf: the latency distribution of each probe\n"
     "                     box: idle and loaded latency of each run as box plots\n"
     "  -t, --title TEXT   the title (default: test, label, hosts and date)\n"
+    "  -T, --telemetry FILE\n"
+    "                     the lab's telemetry of one of the runs: its queues, TX ring\n"
+    "                     and BQL drawn under that run's latency (kinds all and\n"
+    "                     latency), matched to the run by wall-clock time\n"
     "  -h, --help         show this help\n";
 
 struct plot_args {
 	const char *output;
 	struct plot_options o;
+	const char *telemetry[RUN_MAX_FILES];
+	size_t ntelemetry;
 };
 
 /* -1 to plot, else the exit status to return at once. */
@@ -39,6 +47,7 @@ static int parse_args(int argc, char *argv[], struct plot_args *a)
 	    {"output", required_argument, NULL, 'o'},
 	    {"kind", required_argument, NULL, 'k'},
 	    {"title", required_argument, NULL, 't'},
+	    {"telemetry", required_argument, NULL, 'T'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -46,16 +55,22 @@ static int parse_args(int argc, char *argv[], struct plot_args *a)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:k:t:h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:k:t:T:h", options, NULL)) != -1) {
 		if (c == 'o')
 			a->output = optarg;
+		else if (c == 'T' && a->ntelemetry >= RUN_MAX_FILES)
+			return cli_usage_error("plot", usage, "more than %d telemetry files",
+					       RUN_MAX_FILES);
+		else if (c == 'T')
+			a->telemetry[a->ntelemetry++] = optarg;
 		else if (c == 't')
 			a->o.title = optarg;
 		else if (c == 'k' && plot_kind_parse(optarg, &a->o.kind) < 0)
 			return cli_usage_error("plot", usage, "unknown kind \"%s\"", optarg);
 		else if (c == 'h')
 			return fputs(usage, stdout) == EOF ? 1 : 0;
-		else if (c == '?' && (optopt == 'o' || optopt == 'k' || optopt == 't'))
+		else if (c == '?' &&
+			 (optopt == 'o' || optopt == 'k' || optopt == 't' || optopt == 'T'))
 			return cli_usage_error("plot", usage, "option \"%s\" needs a value",
 					       cli_bad_option(argv));
 		else if (c == '?')
@@ -68,12 +83,46 @@ static int parse_args(int argc, char *argv[], struct plot_args *a)
 		return cli_usage_error("plot", usage, "more than %d files", RUN_MAX_FILES);
 	if (!a->output)
 		return cli_usage_error("plot", usage, "no output file (-o OUT.svg)");
+	if (a->ntelemetry && a->o.kind != PLOT_ALL && a->o.kind != PLOT_LATENCY)
+		return cli_usage_error("plot", usage,
+				       "--telemetry is drawn under latency: --kind all or latency");
 	return -1;
+}
+
+/* Read each telemetry file and lend it to the run it overlaps in time. 0, or 1 (said why). */
+static int attach_telemetry(const struct plot_args *a, struct run *runs, size_t nruns,
+			    struct telemetry *tele)
+{
+	char err[512];
+	int r;
+
+	for (size_t i = 0; i < a->ntelemetry; i++) {
+		r = telemetry_read(a->telemetry[i], &tele[i], err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "%s: plot: cannot read telemetry %s: %s\n", PROG_NAME,
+				a->telemetry[i], err);
+			return 1;
+		}
+		if (tele[i].truncated)
+			fprintf(stderr,
+				"%s: plot: note: telemetry %s was cut short: read up to its last "
+				"complete sample (t_s %.2f)\n",
+				PROG_NAME, a->telemetry[i], tele[i].t_s[tele[i].n - 1]);
+		r = telemetry_match(&tele[i], runs, nruns, err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "%s: plot: telemetry %s belongs to none of the runs: %s\n",
+				PROG_NAME, a->telemetry[i], err);
+			return 1;
+		}
+		runs[r].telemetry = &tele[i];
+	}
+	return 0;
 }
 
 int cmd_plot(int argc, char *argv[])
 {
 	struct plot_args a = {0};
+	struct telemetry tele[RUN_MAX_FILES];
 	struct run *runs = NULL;
 	char err[256], *svg = NULL;
 	size_t n, bad = 0, len = 0;
@@ -89,6 +138,9 @@ int cmd_plot(int argc, char *argv[])
 			err);
 		return 1;
 	}
+	memset(tele, 0, sizeof(tele));
+	if (attach_telemetry(&a, runs, n, tele))
+		goto cleanup;
 	r = plot_render(runs, n, &a.o, &svg, &len);
 	if (r < 0) {
 		fprintf(stderr, "%s: plot: cannot draw: %s\n", PROG_NAME, strerror(-r));
@@ -103,6 +155,8 @@ int cmd_plot(int argc, char *argv[])
 	ret = 0;
 cleanup:
 	free(svg);
+	for (size_t i = 0; i < a.ntelemetry; i++)
+		telemetry_free(&tele[i]);
 	run_free_all(runs, n);
 	return ret;
 }

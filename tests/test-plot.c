@@ -3,7 +3,9 @@
  * test-plot.c - plot/run.h, plot/plot.h and plot/compare.h: both file formats read
  * back to the same run, every plot kind drawn from either looks the same (panels and
  * series), stays small, and renders: rsvg-convert turns it into a PNG whose panels
- * hold real ink (pixels that are neither background, grid nor idle shading).
+ * hold real ink (pixels that are neither background, grid nor idle shading). The lab's
+ * telemetry (plot/telemetry.h): read with clear errors, matched to its run by wall
+ * clock, drawn at the right time under the latency, small for 70 s of 10 ms samples.
  */
 #include <errno.h>
 #include <math.h>
@@ -19,6 +21,7 @@
 #include "plot/compare.h"
 #include "plot/plot.h"
 #include "plot/run.h"
+#include "plot/telemetry.h"
 
 static char dir[] = "/tmp/test-plot-XXXXXX";
 
@@ -506,6 +509,314 @@ TEST(compare_ratios)
 	      strstr(buf, "\"download_mbps\":2"));
 	CHECK(strstr(buf, "\"format\": \"flent\"") != NULL);
 	free(buf);
+	run_free(&runs[0]);
+	run_free(&runs[1]);
+}
+
+/* ---- the lab's telemetry ---- */
+
+/*
+ * A telemetry document in a new buffer: n samples interval_s apart from start_unix_s,
+ * noisy gauges (the worst case for the drawing's size) and, at wall-clock time
+ * spike_unix_s, a qdisc backlog of 900 KB, far above the rest (< 400 KB).
+ */
+static char *telemetry_doc(double start_unix_s, size_t n, double interval_s, double spike_unix_s)
+{
+	size_t cap = 512 + n * 400, off;
+	char *buf = malloc(cap);
+	unsigned seed = 777;
+
+	if (!buf)
+		return NULL;
+	off = (size_t)snprintf(buf, cap,
+			       "{\"profile\": \"synthetic\", \"describe\": \"test\", "
+			       "\"interval_ms\": %g, \"start_unix_s\": %.6f, \"samples\": [",
+			       interval_s * 1000, start_unix_s);
+	for (size_t i = 0; i < n; i++) {
+		double t = (double)i * interval_s;
+		unsigned backlog;
+
+		seed = seed * 1103515245 + 12345;
+		backlog = 100000 + (seed >> 8) % 300000;
+		if (fabs(start_unix_s + t - spike_unix_s) < interval_s / 2)
+			backlog = 900000;
+		off += (size_t)snprintf(
+		    buf + off, cap - off,
+		    "%s{\"t_s\": %.3f, \"qdisc_backlog_bytes\": %u, \"qdisc_backlog_pkts\": %u, "
+		    "\"ring_descs\": %u, \"ring_bytes\": %u, \"bql_limit_bytes\": %u, "
+		    "\"bql_inflight_bytes\": %u, \"switch_backlog_bytes\": %u, "
+		    "\"board_port_backlog_bytes\": 0, \"client_qdisc_backlog_bytes\": %u, "
+		    "\"wire_util\": 0.97, \"drops\": {\"qdisc\": %u, \"switch\": 0}, "
+		    "\"marks\": {\"qdisc\": 0}}",
+		    i ? "," : "", t, backlog, backlog / 1514, 3 + (seed >> 12) % 60,
+		    ((seed >> 12) % 60) * 1514, 3028 + 1514 * ((seed >> 20) % 8),
+		    1514 * ((seed >> 16) % 8), 1514 * ((seed >> 24) % 3), (seed >> 6) % 200000,
+		    (seed >> 4) % 3 == 0);
+	}
+	snprintf(buf + off, cap - off, "]}");
+	return buf;
+}
+
+TEST(telemetry_reads_every_field)
+{
+	static const char doc[] =
+	    "{\"profile\": \"bbb\", \"describe\": \"BeagleBone\", \"interval_ms\": 10,"
+	    " \"start_unix_s\": 1700000000.5, \"future_key\": [1], \"samples\": ["
+	    "{\"t_s\": 0, \"qdisc_backlog_bytes\": 1514, \"ring_descs\": 3,"
+	    " \"bql_limit_bytes\": null, \"drops\": {\"qdisc\": 5}, \"marks\": {\"qdisc\": 1}},"
+	    "{\"t_s\": 0.01, \"qdisc_backlog_bytes\": 3028,"
+	    " \"drops\": {\"qdisc\": 9, \"switch\": 2}},"
+	    "{\"t_s\": 0.01, \"qdisc_backlog_bytes\": 0, \"drops\": {\"qdisc\": 1, \"switch\": 2}},"
+	    "{\"t_s\": 0.03, \"drops\": {\"qdisc\": 4}}]}";
+	struct telemetry t;
+	char err[256];
+	const struct telemetry_counter *q = NULL, *sw = NULL, *m = NULL;
+
+	REQUIRE(telemetry_parse(doc, strlen(doc), &t, err, sizeof(err)) == 0);
+	CHECK_STR(t.profile, "bbb");
+	CHECK_STR(t.describe, "BeagleBone");
+	CHECK(t.interval_ms == 10 && t.start_unix_s == 1700000000.5);
+	CHECK_EQ(t.n, 4);
+	CHECK(t.t_s[1] == 0.01 && t.t_s[3] == 0.03);
+	CHECK(t.gauge[TELEMETRY_QDISC_BACKLOG_BYTES][1] == 3028);
+	CHECK(isnan(t.gauge[TELEMETRY_QDISC_BACKLOG_BYTES][3])); /* absent: unknown */
+	CHECK(isnan(t.gauge[TELEMETRY_BQL_LIMIT_BYTES][0]));     /* null: unknown */
+	CHECK(t.has_gauge[TELEMETRY_RING_DESCS] && !t.has_gauge[TELEMETRY_BQL_LIMIT_BYTES]);
+	CHECK_STR(telemetry_gauge_key(TELEMETRY_BQL_INFLIGHT_BYTES), "bql_inflight_bytes");
+	CHECK_EQ(t.ncounters, 3);
+	for (size_t i = 0; i < t.ncounters; i++) {
+		if (!strcmp(t.counters[i].stage, "qdisc"))
+			*(t.counters[i].marks ? &m : &q) = &t.counters[i];
+		else if (!strcmp(t.counters[i].stage, "switch"))
+			sw = &t.counters[i];
+	}
+	REQUIRE(q && sw && m);
+	CHECK(isnan(sw->values[0]) && sw->values[1] == 2);
+	/* each sample counts since the one before: 5 + 9 + 1 + 4 */
+	CHECK(telemetry_counter_sum(&t, q, 0, 2e9) == 19);
+	/* (from, to]: the first sample (at from) is before the window, the last in it */
+	CHECK(telemetry_counter_sum(&t, q, 1700000000.5, 1700000000.53) == 14);
+	CHECK(telemetry_counter_sum(&t, sw, 0, 2e9) == 4);
+	CHECK(telemetry_counter_sum(&t, m, 0, 2e9) == 1);
+	CHECK(isnan(telemetry_counter_sum(&t, m, 1700000000.5, 2e9))); /* not named there */
+	CHECK(!t.truncated);
+	telemetry_free(&t);
+}
+
+TEST(telemetry_cut_short_reads_to_its_last_sample)
+{
+	/* as the lab writes it, a sample a line, killed in the middle of the third */
+	static const char doc[] =
+	    "{\"profile\": \"p\", \"describe\": \"d\", \"interval_ms\": 10, "
+	    "\"start_unix_s\": 1700000000.000000, \"samples\": [\n"
+	    "{\"t_s\": 0.0100, \"qdisc_backlog_bytes\": 1, \"drops\": {\"qdisc\": 0}},\n"
+	    "{\"t_s\": 0.0200, \"qdisc_backlog_bytes\": 2, \"drops\": {\"qdisc\": 1}},\n"
+	    "{\"t_s\": 0.0300, \"qdisc_backl";
+	struct telemetry t;
+	char err[256];
+
+	REQUIRE(telemetry_parse(doc, strlen(doc), &t, err, sizeof(err)) == 0);
+	CHECK(t.truncated);
+	CHECK_EQ(t.n, 2);
+	CHECK(t.gauge[TELEMETRY_QDISC_BACKLOG_BYTES][1] == 2);
+	telemetry_free(&t);
+	/* cut before any sample: nothing to read, and the reason is JSON's */
+	CHECK(telemetry_parse(doc, 100, &t, err, sizeof(err)) == -EINVAL);
+	CHECK(strstr(err, "not JSON") != NULL);
+}
+
+TEST(malformed_telemetry_fails_with_a_reason)
+{
+	static const struct {
+		const char *doc, *why;
+	} bad[] = {
+	    {"", "not JSON"},
+	    {"[1]", "not a JSON object"},
+	    {"{\"start_unix_s\": 1}", "no \"samples\""},
+	    {"{\"start_unix_s\": 1, \"samples\": {}}", "\"samples\" is not an array"},
+	    {"{\"samples\": [{\"t_s\": 0}]}", "no \"start_unix_s\""},
+	    {"{\"start_unix_s\": \"now\", \"samples\": [{\"t_s\": 0}]}", "not a unix time"},
+	    {"{\"start_unix_s\": 1e9, \"samples\": []}", "no samples"},
+	    {"{\"start_unix_s\": 1e9, \"samples\": [3]}", "sample 0 is not an object"},
+	    {"{\"start_unix_s\": 1e9, \"samples\": [{\"ring_descs\": 1}]}",
+	     "sample 0 has no \"t_s\""},
+	    {"{\"start_unix_s\": 1e9, \"samples\": [{\"t_s\": -1}]}", "sample 0: \"t_s\""},
+	    {"{\"start_unix_s\": 1e9, \"samples\": [{\"t_s\": 2}, {\"t_s\": 1}]}",
+	     "sample 1: \"t_s\" 1 is before the previous sample's 2"},
+	    {"{\"start_unix_s\": 1e9, \"samples\": [{\"t_s\": 0, \"ring_bytes\": \"9\"}]}",
+	     "sample 0: \"ring_bytes\" is not a number >= 0"},
+	    {"{\"start_unix_s\": 1e9, \"samples\": [{\"t_s\": 0, \"bql_limit_bytes\": -5}]}",
+	     "\"bql_limit_bytes\""},
+	    {"{\"start_unix_s\": 1e9, \"samples\": [{\"t_s\": 0, \"drops\": 3}]}",
+	     "\"drops\" is not an object"},
+	    {"{\"start_unix_s\": 1e9, \"samples\": [{\"t_s\": 0, \"marks\": {\"q\": true}}]}",
+	     "\"marks\" of stage \"q\" is not a count"},
+	    {"{\"start_unix_s\": 1e9, \"samples\": [{\"t_s\": 0, \"drops\": {\"\": 1}}]}",
+	     "a stage name of 0 bytes"},
+	    {"{\"start_unix_s\": 1e9, \"interval_ms\": 0, \"samples\": [{\"t_s\": 0}]}",
+	     "\"interval_ms\""},
+	    {"{\"start_unix_s\": 1e9, \"samples\": [{\"t_s\": 0, \"drops\": {"
+	     "\"a\":1,\"b\":1,\"c\":1,\"d\":1,\"e\":1,\"f\":1,\"g\":1,\"h\":1,\"i\":1,"
+	     "\"j\":1,\"k\":1,\"l\":1,\"m\":1,\"n\":1,\"o\":1,\"p\":1,\"q\":1}}]}",
+	     "more than 16 stages"},
+	};
+	struct telemetry out;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char err[256] = "";
+
+		memset(&out, 0xa5, sizeof(out));
+		CHECK(telemetry_parse(bad[i].doc, strlen(bad[i].doc), &out, err, sizeof(err)) ==
+		      -EINVAL);
+		if (!CHECK(strstr(err, bad[i].why) != NULL))
+			fprintf(stderr, "doc %zu: \"%s\" does not say \"%s\"\n", i, err,
+				bad[i].why);
+		CHECK(((unsigned char *)&out)[0] == 0xa5); /* untouched */
+	}
+}
+
+TEST(telemetry_goes_with_the_run_it_overlaps)
+{
+	struct test_result r;
+	struct run runs[2];
+	struct telemetry t;
+	char err[512], *doc;
+
+	memset(runs, 0, sizeof(runs));
+	REQUIRE(make_rrul(&runs[0].r, 351, 0.2) == 0);
+	REQUIRE(make_rrul(&runs[1].r, 351, 0.2) == 0);
+	runs[1].r.t0 += 3600; /* an hour later */
+	snprintf(runs[0].name, sizeof(runs[0].name), "first");
+	snprintf(runs[1].name, sizeof(runs[1].name), "second");
+	/* starts 10 s before the second run, covers 20 s of it */
+	doc = telemetry_doc(runs[1].r.t0 - 10, 3001, 0.01, 0);
+	REQUIRE(doc && telemetry_parse(doc, strlen(doc), &t, err, sizeof(err)) == 0);
+	free(doc);
+	CHECK(fabs(telemetry_overlap_s(&t, &runs[1]) - 20) < 1e-6);
+	CHECK(telemetry_overlap_s(&t, &runs[0]) == 0);
+	CHECK_EQ(telemetry_match(&t, runs, 2, err, sizeof(err)), 1);
+	runs[1].telemetry = &t;
+	CHECK_EQ(telemetry_match(&t, runs, 2, err, sizeof(err)), -EBUSY);
+	CHECK(strstr(err, "already has telemetry") != NULL);
+	runs[1].telemetry = NULL;
+	runs[1].r.t0 = NAN; /* a flent file without TIME: nothing to align with */
+	CHECK_EQ(telemetry_match(&t, runs, 2, err, sizeof(err)), -ENOENT);
+	CHECK(strstr(err, "second has no start time") != NULL);
+	CHECK(strstr(err, "first: 2023-11-14 22:13:20 to 2023-11-14 22:14:30") != NULL);
+	telemetry_free(&t);
+	r = runs[0].r;
+	result_free(&r);
+	result_free(&runs[1].r);
+}
+
+/* The x of the highest point (lowest y) of the series titled `title`; NAN if none. */
+static double peak_x(const char *svg, const char *title)
+{
+	char key[96];
+	const char *p;
+	double best_y = INFINITY, best_x = NAN;
+
+	snprintf(key, sizeof(key), "<title>%s</title>", title);
+	p = strstr(svg, key);
+	if (!p || !(p = strstr(p, "<path d=\"")))
+		return NAN;
+	p += 9;
+	while (*p && *p != '"') {
+		char *end;
+		double x, y;
+
+		if (*p == 'M' || *p == ' ') {
+			p++;
+			continue;
+		}
+		if (*p == 'h') { /* a lone column's dash: skip its length */
+			strtod(p + 1, &end);
+			p = end;
+			continue;
+		}
+		x = strtod(p, &end);
+		if (end == p)
+			return NAN;
+		y = strtod(end, &end);
+		p = end;
+		if (y < best_y) {
+			best_y = y;
+			best_x = x;
+		}
+	}
+	return best_x;
+}
+
+TEST(telemetry_is_drawn_under_the_latency_at_its_time)
+{
+	struct run runs[2];
+	struct telemetry t, late;
+	char err[512], *doc;
+	/* 72 s at 10 ms from 1 s before the run; the spike at the run's x = 30 s */
+	double start = 1700000000.0 - 1;
+
+	REQUIRE(rrul_files() == 0);
+	REQUIRE(run_read(path_in_dir("rrul.json"), &runs[0], err, sizeof(err)) == 0);
+	REQUIRE(run_read(path_in_dir("rrul.flent.gz"), &runs[1], err, sizeof(err)) == 0);
+	doc = telemetry_doc(start, 7201, 0.01, 1700000000.0 + 30);
+	REQUIRE(doc && telemetry_parse(doc, strlen(doc), &t, err, sizeof(err)) == 0);
+	free(doc);
+	/* the same moments from a lab started 20 s earlier: t_s differs, wall clock not */
+	doc = telemetry_doc(start - 20, 9201, 0.01, 1700000000.0 + 30);
+	REQUIRE(doc && telemetry_parse(doc, strlen(doc), &late, err, sizeof(err)) == 0);
+	free(doc);
+	for (int kind = PLOT_ALL; kind <= PLOT_LATENCY; kind++) {
+		struct plot_options o = {(enum plot_kind)kind, NULL};
+		char *svg[3] = {NULL, NULL, NULL}, *o0, *o1, name[32];
+		size_t len[3];
+
+		runs[0].telemetry = runs[1].telemetry = &t;
+		REQUIRE(plot_render(&runs[0], 1, &o, &svg[0], &len[0]) == 0);
+		REQUIRE(plot_render(&runs[1], 1, &o, &svg[1], &len[1]) == 0);
+		runs[0].telemetry = &late;
+		REQUIRE(plot_render(&runs[0], 1, &o, &svg[2], &len[2]) == 0);
+		o0 = outline(svg[0]);
+		o1 = outline(svg[1]);
+		CHECK_STR(o0, o1); /* JSON or flent: the same */
+		CHECK(strstr(o0, "panel-latency-1|") != NULL);
+		CHECK(strstr(o0, "panel-latency-1|Ping (ms) UDP EF|Ping (ms) UDP BK|Ping (ms) UDP "
+				 "BE|Ping (ms) ICMP|panel-backlog-1|qdisc_backlog_bytes|"
+				 "switch_backlog_bytes|client_qdisc_backlog_bytes|"
+				 "board_port_backlog_bytes|panel-ring-1|ring_descs|panel-bql-1|"
+				 "bql_limit_bytes|bql_inflight_bytes|ring_bytes|") != NULL);
+		CHECK(strstr(svg[0], "qdisc: ") && strstr(svg[0], " drops</text>"));
+		CHECK(strstr(svg[0], "lab profile: synthetic") != NULL);
+		/* the time axis' title moves to the last panel */
+		CHECK(strstr(svg[0], ">Time (s)</text>") > strstr(svg[0], "panel-bql-1"));
+		/* 7200 samples of noise: still a small file */
+		CHECK(len[0] < 300 * 1024);
+		if (kind == PLOT_ALL)
+			fprintf(stderr, "     70 s rrul + 72 s of 10 ms telemetry: %zu bytes\n",
+				len[0]);
+		/* x = 30 s on a 0..70 s axis of 700 px from x = 82: 382 (its column's middle) */
+		CHECK(fabs(peak_x(svg[0], "qdisc_backlog_bytes") - 382.5) <= 1.01);
+		CHECK(fabs(peak_x(svg[2], "qdisc_backlog_bytes") - 382.5) <= 1.01);
+		snprintf(name, sizeof(name), "telemetry%d.svg", kind);
+		if (have_rsvg())
+			check_renders(svg[0], len[0], name, kind == PLOT_ALL ? 6 : 4);
+		free(o0);
+		free(o1);
+		for (int i = 0; i < 3; i++)
+			free(svg[i]);
+	}
+	/* kinds that do not draw latency over time leave it out */
+	{
+		struct plot_options o = {PLOT_CDF, NULL};
+		char *svg = NULL;
+		size_t len;
+
+		runs[0].telemetry = &t;
+		REQUIRE(plot_render(&runs[0], 1, &o, &svg, &len) == 0);
+		CHECK(strstr(svg, "panel-backlog") == NULL);
+		free(svg);
+	}
+	telemetry_free(&t);
+	telemetry_free(&late);
 	run_free(&runs[0]);
 	run_free(&runs[1]);
 }

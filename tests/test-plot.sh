@@ -9,6 +9,9 @@
 #	plot JSON vs flent, same run -> the same panels and series
 #	compare --json               -> ratios are the JSON files' numbers divided
 #	malformed input              -> exit 1, the file named, nothing written
+#	--telemetry (a hand-written lab telemetry file, tests/fixtures/telemetry/)
+#	                             -> its panels under the latency, from JSON and flent
+#	                                alike; malformed or unrelated telemetry: exit 1
 # (pixels per panel and the 300 KB limit of a 70 s rrul: tests/test-plot.c)
 . "$(dirname "$0")/lib.sh"
 
@@ -100,6 +103,87 @@ for bad in garbage.json truncated.flent.gz empty.json missing.json; do
 	assert_status "compare of $bad fails" 1
 	assert_eq "compare of $bad prints nothing" "" "$OUT"
 done
+
+# --telemetry: the lab's queues under the latency of the run they belong to
+tele="$TOP/tests/fixtures/telemetry/bloated.json"
+for f in bloated.json bloated.flent.gz; do
+	for kind in all latency; do
+		out="$dir/tele-$kind-$f.svg"
+		run "$DEBLOAT" plot "$runs/$f" --telemetry "$tele" --kind "$kind" -o "$out"
+		assert_status "plot --telemetry --kind $kind $f" 0
+		if xmllint --noout "$out" 2>"$dir/xml.err"; then
+			pass "telemetry $kind from $f is well-formed XML"
+		else
+			fail "telemetry $kind from $f: $(head -c 300 "$dir/xml.err")"
+		fi
+		if rsvg-convert -f png -o "$out.png" "$out" 2>"$dir/rsvg.err" && [ -s "$out.png" ] &&
+			[ ! -s "$dir/rsvg.err" ]; then
+			pass "telemetry $kind from $f renders"
+		else
+			fail "telemetry $kind from $f does not render: $(head -c 300 "$dir/rsvg.err")"
+		fi
+	done
+done
+svg=$(cat "$dir/tele-all-bloated.json.svg")
+assert_eq "telemetry: three more panels" 6 "$(grep -c 'class="panel"' "$dir/tele-all-bloated.json.svg")"
+assert_eq "telemetry: the panels follow the latency" \
+	"panel-download-1 panel-upload-1 panel-latency-1 panel-backlog-1 panel-ring-1 panel-bql-1" \
+	"$(grep -oE 'class="panel" id="[^"]*"' "$dir/tele-all-bloated.json.svg" | cut -d'"' -f4 | xargs)"
+for series in qdisc_backlog_bytes client_qdisc_backlog_bytes ring_descs bql_limit_bytes \
+	bql_inflight_bytes; do
+	assert_contains "telemetry: $series is drawn" "$svg" "<title>$series</title>"
+done
+# the fixture's qdisc counter goes 0 -> 118 during the run, the switch's 0 -> 2
+assert_contains "telemetry: the qdisc's drops over the run" "$svg" "qdisc: 118 drops"
+assert_contains "telemetry: the switch's drops over the run" "$svg" "switch: 2 drops"
+assert_contains "telemetry: the lab profile is named" "$svg" "lab profile: hand-bloated"
+assert_eq "telemetry: JSON and flent draw the same" \
+	"$(outline "$dir/tele-all-bloated.json.svg")" "$(outline "$dir/tele-all-bloated.flent.gz.svg")"
+# with the run beside another, the telemetry goes under the run it overlaps
+run "$DEBLOAT" plot "$runs/fixed.json" "$runs/bloated.json" --telemetry "$tele" -o "$dir/two.svg"
+assert_status "two runs, telemetry of the second" 0
+assert_contains "telemetry goes under the run it overlaps" "$(cat "$dir/two.svg")" 'id="panel-backlog-2"'
+assert_not_contains "and not under the other" "$(cat "$dir/two.svg")" 'id="panel-backlog-1"'
+# a file the lab did not finish (killed): read up to its last complete sample, said so
+head -n 20 "$tele" >"$dir/cut.json"
+run "$DEBLOAT" plot "$runs/bloated.json" --telemetry "$dir/cut.json" -o "$dir/cut.svg"
+assert_status "telemetry cut short still draws" 0
+assert_contains "it says the file was cut short" "$ERR" "was cut short: read up to its last complete sample (t_s 4.50)"
+gzip -c "$tele" >"$dir/tele.json.gz"
+run "$DEBLOAT" plot "$runs/bloated.json" --telemetry "$dir/tele.json.gz" -o "$dir/gz.svg"
+assert_status "gzipped telemetry reads" 0
+
+# malformed or unrelated telemetry: exit 1, the file and the reason named, nothing written
+printf 'not json' >"$dir/t-garbage.json"
+jq 'del(.start_unix_s)' "$tele" >"$dir/t-nostart.json"
+jq '.samples[3].t_s = "soon"' "$tele" >"$dir/t-badtime.json"
+jq '.samples[7].ring_descs = -1' "$tele" >"$dir/t-negative.json"
+jq '.samples[9].t_s = 0.5' "$tele" >"$dir/t-backwards.json"
+jq '.start_unix_s -= 86400' "$tele" >"$dir/t-yesterday.json"
+for bad in "t-garbage.json:not JSON" "t-nostart.json:no \"start_unix_s\"" \
+	"t-badtime.json:sample 3: \"t_s\" is not a time" \
+	"t-negative.json:sample 7: \"ring_descs\" is not a number >= 0" \
+	"t-backwards.json:sample 9: \"t_s\" 0.5 is before the previous sample's 2" \
+	"t-yesterday.json:belongs to none of the runs: it covers 2026-12-01 17:47:22 to 2026-12-01 17:47:33 UTC" \
+	"t-missing.json:No such file"; do
+	file=${bad%%:*}
+	why=${bad#*:}
+	run "$DEBLOAT" plot "$runs/bloated.json" --telemetry "$dir/$file" -o "$dir/bad.svg"
+	assert_status "telemetry $file fails" 1
+	assert_contains "telemetry $file: the file is named" "$ERR" "$dir/$file"
+	assert_contains "telemetry $file: says why" "$ERR" "$why"
+	if [ -e "$dir/bad.svg" ]; then
+		fail "telemetry $file: a file was written"
+	else
+		pass "telemetry $file: nothing written"
+	fi
+done
+run "$DEBLOAT" plot "$runs/bloated.json" --telemetry "$tele" --telemetry "$tele" -o "$dir/bad.svg"
+assert_status "the same run's telemetry twice fails" 1
+assert_contains "it says so" "$ERR" "already has telemetry"
+run "$DEBLOAT" plot "$runs/bloated.json" --telemetry "$tele" --kind cdf -o "$dir/bad.svg"
+assert_status "--telemetry with --kind cdf is a usage error" 2
+assert_contains "it says which kinds" "$ERR" "--kind all or latency"
 
 run "$DEBLOAT" plot "$runs/bloated.json"
 assert_status "plot without -o is a usage error" 2

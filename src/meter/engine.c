@@ -58,6 +58,8 @@ struct flow_state {
 	uint64_t bytes, bytes_at_step;	     /* download: bytes read */
 	uint8_t head[PROTO_FRAME_HDR + 130]; /* a download's first bytes: an ERROR frame? */
 	uint64_t server_rx;		     /* upload: the server's last cumulative count */
+	size_t report_step;		     /* upload: the step the last REPORT went to */
+	double report_dt;		     /* upload: the seconds it holds there */
 	struct series *goodput, *tcp_rtt;
 };
 
@@ -86,6 +88,13 @@ struct engine {
 	uint8_t token[PROTO_TOKEN_LEN];
 	uint32_t interval_us, step_ms, duration_ms;
 	uint64_t server_ns_last;
+	/*
+	 * Our CLOCK_MONOTONIC less the server's: the smallest (arrival - server_ns) of
+	 * WELCOME and every REPORT, the one with the least queueing in it. WELCOME comes
+	 * over the idle path, so this is the clock offset plus about half an idle RTT.
+	 */
+	int64_t server_offset_ns;
+	uint64_t server_start_ns; /* WELCOME's server_ns: the server's REPORT grid starts there */
 
 	enum phase phase;
 	uint64_t t0_mono; /* x = 0 */
@@ -375,6 +384,8 @@ static int handshake(struct engine *e)
 	e->interval_us = m.u.welcome.interval_us ? m.u.welcome.interval_us : want.interval_us;
 	e->step_ms = m.u.welcome.step_ms;
 	e->server_ns_last = m.u.welcome.server_ns;
+	e->server_offset_ns = (int64_t)(mono_ns() - m.u.welcome.server_ns);
+	e->server_start_ns = m.u.welcome.server_ns;
 	e->r->granted_duration_ms = e->duration_ms;
 	e->r->granted_interval_us = e->interval_us;
 	e->r->granted_probe_len = m.u.welcome.probe_len;
@@ -684,13 +695,32 @@ broken:
 
 /* ---- the control connection ------------------------------------------------------ */
 
+/*
+ * A REPORT counts the bytes that reached the server up to server_ns; it goes to the
+ * step of that moment on our timeline, not of its arrival. Under load REPORTs wait
+ * behind the download's queue (120 ms in a 1000-packet FIFO at 100 Mbit/s) by an
+ * amount that changes, so by arrival two could land in one step, the second
+ * overwriting the first (its bytes lost, a gap beside it), and the last bytes of the
+ * load would fall after its end.
+ */
 static void on_report(struct engine *e, const struct proto_report *rep)
 {
 	double dt = (double)(rep->server_ns - e->server_ns_last) / 1e9;
-	double x = elapsed_s(e), t = e->t0_real + x, sum = 0;
-	size_t i = step_of(e, x);
+	uint64_t now = mono_ns(), step_ns = (uint64_t)e->step_ms * 1000000, at = rep->server_ns;
+	int64_t offset = (int64_t)(now - rep->server_ns);
+	double x, t, sum = 0;
+	size_t i;
 
-	e->last_report_mono = mono_ns();
+	if (offset < e->server_offset_ns)
+		e->server_offset_ns = offset;
+	/* The server's timer fires on its grid or late, never early: back to the grid point,
+	 * so that its jitter cannot move a REPORT across a step boundary. */
+	if (step_ns && at > e->server_start_ns)
+		at -= (at - e->server_start_ns) % step_ns;
+	x = (double)(int64_t)(at + (uint64_t)e->server_offset_ns - e->t0_mono) / 1e9;
+	t = e->t0_real + x;
+	i = step_of(e, x);
+	e->last_report_mono = now;
 	if (rep->flags & PROTO_REPORT_OVERLOADED)
 		e->r->server_overloaded = true;
 	if (rep->flags & PROTO_REPORT_FLOW_REFUSED && e->phase == PHASE_LOAD)
@@ -709,7 +739,16 @@ static void on_report(struct engine *e, const struct proto_report *rep)
 		/* From the first REPORT of the load to the first one after it. */
 		if (e->phase != PHASE_LOAD && !(e->phase == PHASE_IDLE_AFTER && mbps > 0))
 			continue;
-		f->goodput->values[i] = mbps;
+		if (f->report_step == i && !isnan(f->goodput->values[i])) {
+			/* two REPORTs in one step (the server's timer was late): their mean */
+			f->goodput->values[i] = (f->goodput->values[i] * f->report_dt + mbps * dt) /
+						(f->report_dt + dt);
+			f->report_dt += dt;
+		} else {
+			f->goodput->values[i] = mbps;
+			f->report_dt = dt;
+		}
+		f->report_step = i;
 		series_add_raw(f->goodput, t, mbps, (uint32_t)i);
 		sum += mbps;
 	}
@@ -975,7 +1014,7 @@ int engine_run(const struct engine_opts *o, struct test_result *r, struct engine
 	e->total_s = o->length_s + 2 * o->delay_s;
 	for (size_t i = 0; i < e->spec.nflows; i++)
 		e->flows[i].e = e, e->flows[i].spec = &e->spec.flows[i],
-		e->flows[i].id = (uint8_t)i;
+		e->flows[i].id = (uint8_t)i, e->flows[i].report_step = SIZE_MAX;
 
 	ret = resolve(e);
 	if (ret == 0)

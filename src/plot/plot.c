@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* plot/plot.c - plot/plot.h: layout, axes, legends and the plot kinds. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 
 #include "plot/plot.h"
 #include "plot/svg.h"
+#include "plot/telemetry.h"
 
 /* The page: y tick labels and the y title on the left, the legend on the right. */
 #define PAGE_W	   1000.0
@@ -403,6 +405,20 @@ static void shade_idle(struct canvas *c, const struct panel *p, const struct tes
 	}
 }
 
+/* The time axis of every time panel: the longest run, so runs line up. */
+static double time_xmax(const struct run *runs, size_t nruns)
+{
+	double xmax = 0;
+
+	for (size_t j = 0; j < nruns; j++) {
+		const struct test_result *o = &runs[j].r;
+
+		xmax = fmax(xmax, fmax((double)(o->nsteps ? o->nsteps - 1 : 1) * o->step_s,
+				       2 * o->delay_s + o->length_s));
+	}
+	return xmax;
+}
+
 /*
  * One panel of run `index`. Its axes span every run's data of that kind, so panels of
  * several runs compare at a glance (the same height means the same Mbit/s or ms).
@@ -415,7 +431,7 @@ static void time_panel(struct canvas *c, const struct run *runs, size_t nruns, s
 	static const char *const titles[] = {"Upload (Mbit/s)", "Download (Mbit/s)",
 					     "Latency (ms)"};
 	size_t n = count_kind(r, kind), ki = kind == SERIES_PROBE ? 2 : (size_t)kind;
-	double *xs, ymax = 0, xmax = 0;
+	double *xs, ymax = 0, xmax = time_xmax(runs, nruns);
 	unsigned style = 0;
 	struct panel p;
 	char id[48];
@@ -432,8 +448,6 @@ static void time_panel(struct canvas *c, const struct run *runs, size_t nruns, s
 	for (size_t j = 0; j < nruns; j++) {
 		const struct test_result *o = &runs[j].r;
 
-		xmax = fmax(xmax, fmax((double)(o->nsteps ? o->nsteps - 1 : 1) * o->step_s,
-				       2 * o->delay_s + o->length_s));
 		for (size_t i = 0; i < o->nseries; i++)
 			for (size_t k = 0; o->series[i].kind == kind && k < o->nsteps; k++)
 				if (o->series[i].values[k] > ymax)
@@ -468,13 +482,273 @@ static void time_panel(struct canvas *c, const struct run *runs, size_t nruns, s
 	free(xs);
 }
 
+/* ---- the lab's telemetry, under the latency of its run ---- */
+
+/*
+ * A polyline aggregated per pixel column: a column's samples become its lowest and
+ * highest value (in time order), so a 70 s file of 10 ms samples (7000) draws at most
+ * two points per column and every spike stays. Runs of points at one height merge
+ * into their ends, which keeps flat stretches (an empty queue, a steady limit) short.
+ */
+struct pen {
+	struct canvas *c;
+	bool down, pending;
+	unsigned points;       /* since the last move */
+	double lx, ly, px, py; /* the last point written, the one held back */
+};
+
+static void pen_write(struct pen *p, double x, double y)
+{
+	svg_printf(&p->c->body, p->points ? " %.1f %.1f" : "M%.1f %.1f", x, y);
+	p->points++;
+	p->lx = x;
+	p->ly = y;
+}
+
+static void pen_point(struct pen *p, double x, double y)
+{
+	x = round(x * 10) / 10;
+	y = round(y * 10) / 10;
+	if (!p->down) {
+		p->down = true;
+		p->points = 0;
+		pen_write(p, x, y);
+		return;
+	}
+	if (p->pending) {
+		if (p->py == y && p->ly == y) { /* still level: move the held point on */
+			p->px = x;
+			return;
+		}
+		pen_write(p, p->px, p->py);
+	}
+	p->px = x;
+	p->py = y;
+	p->pending = true;
+}
+
+static void pen_up(struct pen *p)
+{
+	if (p->pending)
+		pen_write(p, p->px, p->py);
+	else if (p->down && p->points == 1)
+		svg_printf(&p->c->body, "h1.5"); /* a lone column: a dash, not nothing */
+	p->down = p->pending = false;
+}
+
+static void column_line(struct canvas *c, const struct panel *pn, double x_offset,
+			const double *t_s, const double *ys, size_t n, double scale)
+{
+	struct pen pen = {.c = c};
+	long col = LONG_MIN;
+	size_t lo = 0, hi = 0;
+	bool any = false;
+
+	svg_printf(&c->body, "<path d=\"");
+	for (size_t i = 0; i <= n; i++) {
+		long k = LONG_MAX;
+		double x;
+
+		if (i < n) {
+			x = px(pn, x_offset + t_s[i]) - pn->x;
+			k = x >= 0 && x < pn->w ? (long)x : LONG_MIN;
+		}
+		if (any && (i == n || k != col || isnan(ys[i]))) {
+			double xc = pn->x + (double)col + 0.5;
+
+			pen_point(&pen, xc, py(pn, scale * ys[lo < hi ? lo : hi]));
+			if (lo != hi)
+				pen_point(&pen, xc, py(pn, scale * ys[lo < hi ? hi : lo]));
+			any = false;
+		}
+		if (i == n)
+			break;
+		if (k == LONG_MIN || isnan(ys[i])) {
+			if (isnan(ys[i]))
+				pen_up(&pen);
+			continue;
+		}
+		if (!any) {
+			col = k;
+			lo = hi = i;
+			any = true;
+		} else {
+			lo = ys[i] < ys[lo] ? i : lo;
+			hi = ys[i] > ys[hi] ? i : hi;
+		}
+	}
+	pen_up(&pen);
+	svg_printf(&c->body, "\"/>\n");
+}
+
+struct telemetry_line {
+	enum telemetry_gauge gauge;
+	const char *label;
+	double scale; /* from the file's unit to the panel's */
+};
+
+static const struct telemetry_panel {
+	const char *id, *title;
+	struct telemetry_line lines[5];
+	size_t nlines;
+} telemetry_panel_defs[] = {
+    {"backlog",
+     "Backlog (KB)",
+     {{TELEMETRY_QDISC_BACKLOG_BYTES, "board qdisc", 1e-3},
+      {TELEMETRY_SWITCH_BACKLOG_BYTES, "switch to client", 1e-3},
+      {TELEMETRY_CLIENT_QDISC_BACKLOG_BYTES, "client qdisc", 1e-3},
+      {TELEMETRY_BOARD_PORT_BACKLOG_BYTES, "switch to board", 1e-3},
+      {TELEMETRY_TSQ_HELD_BYTES, "held by TSQ", 1e-3}},
+     5},
+    {"ring", "TX ring (descriptors)", {{TELEMETRY_RING_DESCS, "descriptors in use", 1}}, 1},
+    {"bql",
+     "TX ring and BQL (KB)",
+     {{TELEMETRY_BQL_LIMIT_BYTES, "BQL limit", 1e-3},
+      {TELEMETRY_BQL_INFLIGHT_BYTES, "BQL inflight", 1e-3},
+      {TELEMETRY_RING_BYTES, "bytes in the ring", 1e-3}},
+     3},
+};
+#define NTELEMETRY_PANELS (sizeof(telemetry_panel_defs) / sizeof(telemetry_panel_defs[0]))
+
+/* The largest value of a gauge on the run's time axis [0, xmax]; NaN when none is there. */
+static double gauge_max(const struct telemetry *t, enum telemetry_gauge g, double x_offset,
+			double xmax)
+{
+	double m = NAN;
+
+	if (!t->has_gauge[g])
+		return NAN;
+	for (size_t i = 0; i < t->n; i++) {
+		double x = x_offset + t->t_s[i];
+
+		if (x >= 0 && x <= xmax && !isnan(t->gauge[g][i]) && !(t->gauge[g][i] <= m))
+			m = t->gauge[g][i];
+	}
+	return m;
+}
+
+static bool telemetry_drawn(const struct run *runs, size_t nruns, size_t index)
+{
+	const struct telemetry *t = runs[index].telemetry;
+	double xmax = time_xmax(runs, nruns);
+
+	if (!t || !isfinite(runs[index].r.t0))
+		return false;
+	for (size_t k = 0; k < NTELEMETRY_PANELS; k++)
+		for (size_t l = 0; l < telemetry_panel_defs[k].nlines; l++)
+			if (!isnan(gauge_max(t, telemetry_panel_defs[k].lines[l].gauge,
+					     t->start_unix_s - runs[index].r.t0, xmax)))
+				return true;
+	return false;
+}
+
+/* A note under the legend, while the panel has room for it. */
+static void legend_note(struct canvas *c, struct panel *p, const char *s)
+{
+	char fitted[96];
+
+	if (LEGEND_ROW * (p->nlegend + 1) > p->h - 4)
+		return;
+	fit_text(fitted, sizeof(fitted), s, TICK_FONT, LEGEND_W - 20);
+	text(c, p->x + p->w + 16, p->y + 14 + LEGEND_ROW * p->nlegend++, "note", NULL, fitted);
+}
+
+/* Legend notes: what each stage dropped and marked over the panel's span. */
+static void counter_notes(struct canvas *c, struct panel *p, const struct telemetry *t,
+			  double from_unix_s, double to_unix_s)
+{
+	bool any = false, none = true;
+	char note[96];
+
+	for (size_t i = 0; i < t->ncounters; i++) {
+		const struct telemetry_counter *tc = &t->counters[i];
+		double d = telemetry_counter_sum(t, tc, from_unix_s, to_unix_s);
+
+		if (isnan(d))
+			continue;
+		any = true;
+		if (d <= 0)
+			continue;
+		none = false;
+		snprintf(note, sizeof(note), "%s: %.0f %s", tc->stage, d,
+			 tc->marks ? "CE marks" : "drops");
+		legend_note(c, p, note);
+	}
+	if (any && none)
+		legend_note(c, p, "no drops, no marks");
+}
+
+/*
+ * The panels of run `index`'s telemetry, on the run's time axis: a sample at wall-clock
+ * time start_unix_s + t_s is drawn at x = that - the run's t0.
+ */
+static void telemetry_panels(struct canvas *c, const struct run *runs, size_t nruns, size_t index)
+{
+	const struct run *run = &runs[index];
+	const struct telemetry *t = run->telemetry;
+	double xmax = time_xmax(runs, nruns), off = t->start_unix_s - run->r.t0;
+	size_t last = NTELEMETRY_PANELS;
+
+	/* the last panel that draws anything gets the time axis' title */
+	for (size_t k = 0; k < NTELEMETRY_PANELS; k++)
+		for (size_t l = 0; l < telemetry_panel_defs[k].nlines; l++)
+			if (!isnan(gauge_max(t, telemetry_panel_defs[k].lines[l].gauge, off, xmax)))
+				last = k;
+	for (size_t k = 0; k < NTELEMETRY_PANELS; k++) {
+		const struct telemetry_panel *def = &telemetry_panel_defs[k];
+		double ymax = 0, m[5];
+		unsigned style = 0;
+		size_t nlines = 0;
+		struct panel p;
+		char id[48];
+
+		for (size_t l = 0; l < def->nlines; l++) {
+			m[l] = gauge_max(t, def->lines[l].gauge, off, xmax);
+			if (!isnan(m[l])) {
+				ymax = fmax(ymax, m[l] * def->lines[l].scale);
+				nlines++;
+			}
+		}
+		if (!nlines)
+			continue;
+		snprintf(id, sizeof(id), "panel-%s-%zu", def->id, index + 1);
+		panel_open(c, &p, id, fmax(PANEL_H, LEGEND_ROW * (double)(nlines + 3) + 8));
+		axis_fit(&p.xa, 0, xmax, p.w, true);
+		axis_fit(&p.ya, 0, ymax > 0 ? ymax * 1.04 : 1, p.h, false);
+		shade_idle(c, &p, &run->r, false);
+		panel_axes(c, &p, k == last ? "Time (s)" : NULL, def->title);
+		panel_clip(c, &p);
+		for (size_t l = 0; l < def->nlines; l++) {
+			if (isnan(m[l]))
+				continue;
+			series_open(c, style, telemetry_gauge_key(def->lines[l].gauge));
+			column_line(c, &p, off, t->t_s, t->gauge[def->lines[l].gauge], t->n,
+				    def->lines[l].scale);
+			svg_printf(&c->body, "</g>\n");
+			legend_entry(c, &p, "line", style++, def->lines[l].label);
+		}
+		if (k == 0 && t->profile[0]) {
+			char note[96];
+
+			snprintf(note, sizeof(note), "lab profile: %s", t->profile);
+			legend_note(c, &p, note);
+		}
+		if (k == 0)
+			counter_notes(c, &p, t, run->r.t0, run->r.t0 + xmax);
+		if (k == 2 && !isnan(m[0]) && m[0] == 0)
+			legend_note(c, &p, "BQL off (limit 0)");
+		panel_close(c, &p, k == last);
+	}
+}
+
 static void time_plots(struct canvas *c, const struct run *runs, size_t nruns, enum plot_kind kind)
 {
 	for (size_t i = 0; i < nruns; i++) {
 		const struct test_result *r = &runs[i].r;
 		bool down = kind != PLOT_LATENCY && count_kind(r, SERIES_DOWNLOAD),
 		     up = kind != PLOT_LATENCY && count_kind(r, SERIES_UPLOAD),
-		     lat = kind != PLOT_THROUGHPUT && count_kind(r, SERIES_PROBE);
+		     lat = kind != PLOT_THROUGHPUT && count_kind(r, SERIES_PROBE),
+		     tele = kind != PLOT_THROUGHPUT && telemetry_drawn(runs, nruns, i);
 		char caption[512], head[640];
 
 		if (nruns > 1) {
@@ -489,8 +763,10 @@ static void time_plots(struct canvas *c, const struct run *runs, size_t nruns, e
 		if (up)
 			time_panel(c, runs, nruns, i, SERIES_UPLOAD, !down, !lat);
 		if (lat)
-			time_panel(c, runs, nruns, i, SERIES_PROBE, !down && !up, true);
-		if (!down && !up && !lat) {
+			time_panel(c, runs, nruns, i, SERIES_PROBE, !down && !up, !tele);
+		if (tele)
+			telemetry_panels(c, runs, nruns, i);
+		if (!down && !up && !lat && !tele) {
 			text(c, LEFT, c->y + 20, "note", NULL, "nothing to draw in this run");
 			c->y += 40;
 		}

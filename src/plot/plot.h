@@ -15,9 +15,21 @@
  * Time panels shade the idle periods (before and after the load). Panels that would
  * be empty (no upload flows in tcp_download) are left out.
  *
+ * A run with the lab's telemetry (run->telemetry, plot/telemetry.h) gets, under its
+ * latency in kinds all and latency, up to three panels on the same time axis:
+ *	backlog  the board's qdisc, the switch's ports, the client's qdisc, the TSQ
+ *	         model (KB), with each stage's drops and CE marks over the axis' span
+ *	ring     TX descriptors in use
+ *	bql      the BQL limit, the bytes in flight and the bytes in the ring (KB)
+ * A sample at wall-clock time start_unix_s + t_s is drawn at x = that - the run's t0.
+ * Each series is drawn per pixel column: the lowest and highest sample of the column,
+ * in time order, so 10 ms samples cost at most two points per column whatever the
+ * length, and keep every spike.
+ *
  * What a person can rely on:
  *	- every panel is a <g class="panel" id="panel-KIND-RUN">, every drawn series a
- *	  <g class="series"> whose <title> is the series' name, so tests (and a browser's
+ *	  <g class="series"> whose <title> is the series' name (a telemetry series: its
+ *	  key in the file, "qdisc_backlog_bytes"), so tests (and a browser's
  *	  tooltip) can tell what is drawn; the same run from our JSON and from a flent
  *	  file gives the same panels and series;
  *	- tick values come from the "nice numbers" algorithm (steps of 1, 2 or 5 times a

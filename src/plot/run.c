@@ -483,11 +483,10 @@ out:
 	return ret;
 }
 
-/* The whole file, gzip or not (by its magic bytes). */
-static int read_all(const char *path, char **buf, size_t *len)
+int run_read_bytes(const char *path, size_t max, char **buf, size_t *len)
 {
 	unsigned char magic[2] = {0};
-	size_t cap = 1 << 16, n = 0;
+	size_t cap = max < (1 << 16) ? max + 1 : 1 << 16, n = 0;
 	FILE *f = fopen(path, "rb");
 	char *b = NULL;
 	int ret = 0;
@@ -496,7 +495,7 @@ static int read_all(const char *path, char **buf, size_t *len)
 		return -errno;
 	if (fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
 		fclose(f);
-		return gz_read_file(path, RUN_MAX_FILE_BYTES, (void **)buf, len);
+		return gz_read_file(path, max, (void **)buf, len);
 	}
 	rewind(f);
 	for (;;) {
@@ -504,12 +503,13 @@ static int read_all(const char *path, char **buf, size_t *len)
 		size_t got;
 
 		if (!b || n == cap) {
-			if (b)
-				cap *= 2;
-			if (cap > RUN_MAX_FILE_BYTES + 1) {
+			/* cap reaches max + 1 at most: a file that fills it is too big */
+			if (b && cap > max) {
 				ret = -EFBIG;
 				break;
 			}
+			if (b)
+				cap = cap > max / 2 ? max + 1 : cap * 2;
 			nb = realloc(b, cap + 1);
 			if (!nb) {
 				ret = -ENOMEM;
@@ -542,7 +542,7 @@ int run_read(const char *path, struct run *out, char *err, size_t errlen)
 	int ret;
 
 	err[0] = '\0';
-	ret = read_all(path, &buf, &len);
+	ret = run_read_bytes(path, RUN_MAX_FILE_BYTES, &buf, &len);
 	if (ret == -EBADMSG)
 		snprintf(err, errlen, "corrupt or truncated gzip data");
 	else if (ret == -EFBIG)

@@ -37,16 +37,27 @@ enum run_format {
 	RUN_FORMAT_FLENT,   /* flent's data file */
 };
 
+struct telemetry;
+
 struct run {
 	char name[128]; /* the label, else the file's base name without extension */
 	enum run_format format;
 	struct test_result r;
 	struct summary s;
+	/* The lab's telemetry of this run (plot/telemetry.h), drawn under its latency;
+	 * NULL for none. Borrowed: the caller frees it, run_free() does not. */
+	const struct telemetry *telemetry;
 };
 
 /* Parse a document already in memory (inflated). -EINVAL (err says why), -ENOMEM. */
 int run_parse(const char *buf, size_t len, const char *file_name, struct run *out, char *err,
 	      size_t errlen);
+/*
+ * The whole file in a new NUL-terminated buffer (free()), inflated when it is gzip
+ * (by its magic bytes, not its name): at most max bytes, else -EFBIG; -EBADMSG for
+ * corrupt gzip data; -errno of open/read.
+ */
+int run_read_bytes(const char *path, size_t max, char **buf, size_t *len);
 /* Read a file (gzip or not), then run_parse. -errno of open/read too. */
 int run_read(const char *path, struct run *out, char *err, size_t errlen);
 void run_free(struct run *run);
