@@ -2,7 +2,7 @@
 # the program is left at $(BUILD)/debloat.
 #
 #   make            build
-#   make demo       the main job (today: audit this host)
+#   make demo       the main job: the 2014 BeagleBone result in the lab (root, ~2 min)
 #   make check      every test: unit tests, fuzz corpora, end-to-end scripts
 #   make asan-check the unit tests and corpora again under ASan+UBSan
 #   make fuzz       libFuzzer (clang) on every harness for FUZZ_SECONDS each
@@ -31,8 +31,16 @@ build:
 	@[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) $(MESON_OPTS) >/dev/null
 	@ninja -C $(BUILD) >/dev/null
 
-demo: build
-	./$(BUILD)/debloat audit
+# The main job: `debloat lab seed`, the four BeagleBone setups of the 2014 email on the
+# lab's emulated link, short enough to take about two minutes (DEMO_ARGS to change).
+# The lab needs root (network namespaces, tun devices) and nothing else at run time.
+DEMO_ARGS ?= -l 20 -d 3
+demo:
+	@[ "$$(id -u)" -eq 0 ] || { echo "make demo: the lab needs root (network namespaces, tun devices): sudo make demo" >&2; exit 1; }
+	@[ -c /dev/net/tun ] || { modprobe tun 2>/dev/null; [ -c /dev/net/tun ]; } || { echo "make demo: no /dev/net/tun: this kernel has no tun driver (modprobe tun)" >&2; exit 1; }
+	@$(MAKE) --no-print-directory build
+	@echo "make demo: debloat lab seed $(DEMO_ARGS): four runs of about 30 s each"
+	./$(BUILD)/debloat lab seed $(DEMO_ARGS)
 
 check:
 	@scripts/install-deps.sh test

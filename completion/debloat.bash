@@ -32,6 +32,66 @@ _debloat_interfaces()
 	done
 }
 
+# `debloat lab`: 0 when it completed the word, 1 to let the generic code do it.
+_debloat_lab()
+{
+	local prog=$1 i sub='' dashdash=0
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		if [ "${COMP_WORDS[i]}" = -- ]; then
+			dashdash=$i
+			break
+		fi
+	done
+	if [ "$dashdash" -gt 0 ]; then
+		# The first word after "--" is a program, the rest its arguments (files).
+		if [ "$COMP_CWORD" -eq $((dashdash + 1)) ]; then
+			mapfile -t COMPREPLY < <(compgen -c -- "$cur")
+		else
+			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+			compopt -o filenames 2>/dev/null
+		fi
+		return 0
+	fi
+	case "$prev" in
+	-p | --profile)
+		mapfile -t COMPREPLY < <(compgen -W \
+			"$("$prog" lab profiles 2>/dev/null | sed -nE 's/^([a-z0-9][^ ]*) .*/\1/p')" -- "$cur")
+		mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -X '!*.conf' -- "$cur")
+		return 0
+		;;
+	-s | --set)
+		mapfile -t COMPREPLY < <(compgen -W \
+			"$("$prog" lab show 2>/dev/null | sed -nE 's/^([a-z_0-9]+) = .*/\1=/p')" -- "$cur")
+		compopt -o nospace 2>/dev/null
+		return 0
+		;;
+	-t | --telemetry | -J | --json-summary)
+		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		compopt -o filenames 2>/dev/null
+		return 0
+		;;
+	esac
+	[[ "$cur" == -* ]] && return 1
+	# The subcommand, or (without "--") the start of a command line.
+	for ((i = 1; i < COMP_CWORD; i++)); do
+		case "${COMP_WORDS[i]}" in
+		profiles | show | compare | seed) sub=${COMP_WORDS[i]} ;;
+		esac
+	done
+	case "$sub" in
+	compare)
+		mapfile -t COMPREPLY < <(compgen -W \
+			"$("$prog" lab profiles 2>/dev/null | sed -nE 's/^([a-z0-9][^ ]*) .*/\1/p')" -- "$cur")
+		;;
+	"")
+		if [ "$prev" = lab ]; then
+			mapfile -t COMPREPLY < <(compgen -W "profiles show compare seed" -- "$cur")
+		fi
+		;;
+	esac
+	return 0
+}
+
 _debloat()
 {
 	local cur prev prog cmd i word operands=0
@@ -56,10 +116,26 @@ _debloat()
 		return 0
 	fi
 
+	# lab: after "--" comes a command line of its own; and its options' values.
+	if [ "$cmd" = lab ]; then
+		_debloat_lab "$prog" && return 0
+	fi
+
 	# The value of an option that takes one.
 	if [[ "$prev" == -* ]] && _debloat_options "$prog" "$cmd" value | grep -qxF -- "$prev"; then
 		[ "$cmd" = plot ] && [ "$prev" = -k ] && prev=--kind # server's -k is --key-file
+		case "$cmd:$prev" in # fix and undo: -s is --state-dir, -r --role
+		fix:-s | undo:-s) prev=--state-dir ;;
+		fix:-r) prev=--role ;;
+		esac
 		case "$prev" in
+		--state-dir | --root)
+			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+			compopt -o filenames 2>/dev/null
+			;;
+		--role)
+			mapfile -t COMPREPLY < <(compgen -W "host server" -- "$cur")
+			;;
 		-f | --from | -o | --output | -k | --key-file | --key | --flent)
 			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 			compopt -o filenames 2>/dev/null
@@ -97,7 +173,7 @@ _debloat()
 	done
 
 	case "$cmd" in
-	audit | snapshot | bql)
+	audit | snapshot | bql | fix | undo)
 		mapfile -t COMPREPLY < <(compgen -W "$(_debloat_interfaces)" -- "$cur")
 		;;
 	test)

@@ -1,13 +1,762 @@
 /* SPDX-License-Identifier: MIT */
-/* cmd-fix.c - placeholder while the command is written; replaced by its owner. */
+/*
+ * cmd-fix.c - `debloat fix`: plan what audit recommends, show it, apply it behind a
+ * journal (src/fix/), optionally on trial (--try) and for every boot (--persist).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "fix/apply.h"
+#include "fix/journal.h"
+#include "fix/persist.h"
+#include "fix/plan.h"
+#include "host/host.h"
+#include "print.h"
+
+static const char usage[] =
+    "Usage: " PROG_NAME " fix [IFACE...] [--all] [--dry-run] [--json] [--try SECONDS]\n"
+    "           [--persist] [--force] [--role host|server] [--state-dir DIR] [--root DIR]\n"
+    "       " PROG_NAME " fix --confirm [--state-dir DIR]\n"
+    "       " PROG_NAME " fix --apply-persisted IFACE [--json] [--state-dir DIR] [--root DIR]\n"
+    "\n"
+    "Apply what `" PROG_NAME " audit` recommends to the named interfaces: the root qdisc\n"
+    "(fq_codel, fq for servers, a shaper where the driver has no BQL, or the best this\n"
+    "kernel has), txqueuelen, BQL limit_max, TX/RX rings, offloads and sysctls. Prints\n"
+    "the plan (each knob, before -> after, why), then applies it, journaled so that\n"
+    "`" PROG_NAME " undo` restores exactly what was there. Needs root.\n"
+    "\n"
+    "  -a, --all             every physical interface (never loopback or virtual links)\n"
+    "  -n, --dry-run         print the plan and change nothing\n"
+    "  -j, --json            print one JSON document (keys: docs/json.md)\n"
+    "  -t, --try SECONDS     undo it all after SECONDS unless confirmed (a key on this\n"
+    "                        terminal, or `" PROG_NAME " fix --confirm` from another shell)\n"
+    "      --confirm         confirm the `--try` run that is waiting\n"
+    "  -p, --persist         also apply it at boot: /etc/debloat/IFACE.conf, a systemd\n"
+    "                        unit bound to the device, an ifupdown hook\n"
+    "  -f, --force           replace a root qdisc undo cannot rebuild (a user's htb tree);\n"
+    "                        undo then restores the kernel's default\n"
+    "  -r, --role ROLE       host (default: fq_codel) or server (fq, for pacing)\n"
+    "  -s, --state-dir DIR   where the journal lives (default " APPLY_STATE_DIR ")\n"
+    "      --root DIR        write --persist's files under DIR instead of /\n"
+    "      --apply-persisted apply the setup --persist saved for IFACE (at boot)\n"
+    "  -h, --help            show this help\n";
+
+enum {
+	OPT_CONFIRM = 256,
+	OPT_ROOT,
+	OPT_APPLY_PERSISTED,
+};
+
+struct fix_args {
+	bool all, dry_run, json, confirm, persist, apply_persisted;
+	unsigned try_seconds;
+	const char *state_dir, *root;
+	struct plan_options opts;
+};
+
+static int parse_args(int argc, char *argv[], struct fix_args *a)
+{
+	static const struct option options[] = {
+	    {"all", no_argument, NULL, 'a'},
+	    {"dry-run", no_argument, NULL, 'n'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"try", required_argument, NULL, 't'},
+	    {"confirm", no_argument, NULL, OPT_CONFIRM},
+	    {"persist", no_argument, NULL, 'p'},
+	    {"force", no_argument, NULL, 'f'},
+	    {"role", required_argument, NULL, 'r'},
+	    {"state-dir", required_argument, NULL, 's'},
+	    {"root", required_argument, NULL, OPT_ROOT},
+	    {"apply-persisted", no_argument, NULL, OPT_APPLY_PERSISTED},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	char *end;
+	unsigned long n;
+	int c, role;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "anjt:pfr:s:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'a':
+			a->all = true;
+			break;
+		case 'n':
+			a->dry_run = true;
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 't':
+			errno = 0;
+			n = strtoul(optarg, &end, 10);
+			if (!*optarg || *end || errno || n < 1 || n > 86400)
+				return cli_usage_error("fix", usage,
+						       "--try takes seconds from 1 to 86400, not "
+						       "\"%s\"",
+						       optarg);
+			a->try_seconds = (unsigned)n;
+			break;
+		case OPT_CONFIRM:
+			a->confirm = true;
+			break;
+		case 'p':
+			a->persist = true;
+			break;
+		case 'f':
+			a->opts.force = true;
+			break;
+		case 'r':
+			role = plan_role_from_name(optarg);
+			if (role < 0)
+				return cli_usage_error(
+				    "fix", usage, "--role is host or server, not \"%s\"", optarg);
+			a->opts.role = (enum plan_role)role;
+			break;
+		case 's':
+			a->state_dir = optarg;
+			break;
+		case OPT_ROOT:
+			a->root = optarg;
+			break;
+		case OPT_APPLY_PERSISTED:
+			a->apply_persisted = true;
+			break;
+		case 'h':
+			return fputs(usage, stdout) == EOF ? 1 : 0;
+		default:
+			if (optopt == 't' || optopt == 'r' || optopt == 's' || optopt == OPT_ROOT)
+				return cli_usage_error("fix", usage, "option \"%s\" needs a value",
+						       cli_bad_option(argv));
+			return cli_usage_error("fix", usage, "unknown option \"%s\"",
+					       cli_bad_option(argv));
+		}
+	}
+	if (a->confirm)
+		return optind < argc ? cli_usage_error("fix", usage, "--confirm takes no interface")
+				     : -1;
+	if (a->apply_persisted && argc - optind != 1)
+		return cli_usage_error("fix", usage, "--apply-persisted takes one interface");
+	if (a->all && optind < argc)
+		return cli_usage_error("fix", usage, "name interfaces or give --all, not both");
+	if (!a->all && optind == argc)
+		return cli_usage_error("fix", usage, "name an interface, or give --all");
+	if (a->dry_run && (a->try_seconds || a->persist))
+		return cli_usage_error("fix", usage,
+				       "--dry-run changes nothing: no --try or --persist with it");
+	return -1;
+}
+
+/* ---- printing ---- */
+
+static void print_opt_str(struct printer *p, const char *key, const char *s, unsigned flags)
+{
+	if (s && *s)
+		print_str(p, key, s, flags);
+	else
+		print_null(p, key, NULL, PRINT_JSON_ONLY);
+}
+
+/* Which knob, in JSON; text says it with knob_describe. */
+static void print_knob(struct printer *p, const struct knob *k, unsigned text)
+{
+	char what[96];
+
+	knob_describe(k, what, sizeof(what));
+	print_str(p, "knob", knob_kind_name(k->kind), PRINT_JSON_ONLY);
+	print_opt_str(p, "ifname", k->ifname, PRINT_JSON_ONLY);
+	if (k->kind == KNOB_BQL_LIMIT_MAX)
+		print_uint(p, "queue", (uint64_t)k->queue, PRINT_JSON_ONLY);
+	else
+		print_null(p, "queue", NULL, PRINT_JSON_ONLY);
+	print_opt_str(p, "name", k->name, PRINT_JSON_ONLY);
+	print_str(p, "target", what, PRINT_BARE | text);
+}
+
+/* The step's number in this run (what DEBLOAT_FIX_CRASH_AFTER counts), 0 if none. */
+static unsigned run_number(const struct plan *pl, size_t i)
+{
+	unsigned n = 0;
+
+	if (pl->steps[i].status == STEP_SAME || pl->steps[i].status == STEP_UNSUPPORTED)
+		return 0;
+	for (size_t j = 0; j <= i; j++)
+		n += pl->steps[j].status != STEP_SAME && pl->steps[j].status != STEP_UNSUPPORTED;
+	return n;
+}
+
+static void print_step(struct printer *p, const struct plan *pl, size_t i, bool final)
+{
+	const struct plan_step *s = &pl->steps[i];
+	unsigned n = run_number(pl, i);
+	bool quiet = s->status == STEP_SAME; /* omitted from the text: nothing to do */
+	unsigned text = quiet ? PRINT_JSON_ONLY : 0;
+
+	print_open_object(p, NULL);
+	if (!quiet)
+		print_indent(p, 1);
+	if (n)
+		print_uint(p, "step", n, PRINT_BARE);
+	else
+		print_null(p, "step", NULL, PRINT_JSON_ONLY);
+	print_knob(p, &s->knob, text);
+	if (!quiet)
+		print_text(p, ":");
+	print_str(p, "before", s->before, PRINT_BARE | text);
+	if (!quiet)
+		print_text(p, "->");
+	print_str(p, "after", s->after, PRINT_BARE | text);
+	if (final || (s->status != STEP_PLANNED && !quiet))
+		print_str(p, "status", plan_status_name(s->status),
+			  s->status == STEP_PLANNED || s->status == STEP_APPLIED ? PRINT_JSON_ONLY
+										 : text);
+	else
+		print_str(p, "status", plan_status_name(s->status), PRINT_JSON_ONLY);
+	if (!quiet)
+		print_nl(p);
+	if (!quiet)
+		print_indent(p, 2);
+	if (s->why[0] && !quiet)
+		print_text(p, "why:");
+	print_str(p, "why", s->why, PRINT_BARE | text);
+	if (!quiet)
+		print_nl(p);
+	if (s->msg[0]) {
+		if (!quiet)
+			print_text(p, "note:");
+		print_str(p, "message", s->msg, PRINT_BARE | text);
+		if (!quiet)
+			print_nl(p);
+	} else {
+		print_null(p, "message", NULL, PRINT_JSON_ONLY);
+	}
+	print_close(p);
+}
+
+static void print_notes(struct printer *p, const char (*notes)[PLAN_NOTE_MAX], unsigned n)
+{
+	print_open_array(p, "notes");
+	for (unsigned i = 0; i < n; i++) {
+		print_indent(p, 1);
+		print_text(p, "note:");
+		print_str(p, NULL, notes[i], PRINT_BARE);
+		print_nl(p);
+	}
+	print_close(p);
+}
+
+static void print_tristate(struct printer *p, const char *key, enum tristate t)
+{
+	if (t == TRI_UNKNOWN)
+		print_null(p, key, "unknown", PRINT_BARE);
+	else
+		print_bool(p, key, t == TRI_YES, PRINT_BARE);
+}
+
+static void print_target(struct printer *p, const struct plan *pl, size_t ti, bool final)
+{
+	const struct plan_target *t = &pl->targets[ti];
+	size_t shown = 0;
+
+	print_open_object(p, NULL);
+	print_indent(p, 0);
+	print_str(p, "name", t->name, PRINT_BARE);
+	print_text(p, ":");
+	if (t->speed_mbps)
+		print_uint(p, "speed_mbps", t->speed_mbps, UNIT_MBPS);
+	else
+		print_null(p, "speed_mbps", "speed unknown", UNIT_MBPS | PRINT_BARE);
+	if (t->ifc) {
+		print_text(p, ", BQL in use:");
+		print_tristate(p, "bql_in_use", t->bql_in_use);
+	}
+	print_bool(p, "skipped", t->skipped, PRINT_JSON_ONLY);
+	print_bool(p, "forced", t->forced, PRINT_JSON_ONLY);
+	print_nl(p);
+	if (t->skipped || t->refused) {
+		print_indent(p, 1);
+		print_text(p, t->skipped ? "skipped:" : "refused:");
+		print_str(p, "refused", t->refused_why, PRINT_BARE);
+		print_nl(p);
+	} else {
+		print_null(p, "refused", NULL, PRINT_JSON_ONLY);
+	}
+	print_notes(p, t->notes, t->nnotes);
+	print_open_array(p, "steps");
+	for (size_t i = 0; i < pl->nsteps; i++) {
+		if (pl->steps[i].target != (int)ti)
+			continue;
+		print_step(p, pl, i, final);
+		shown += pl->steps[i].status != STEP_SAME;
+	}
+	print_close(p);
+	if (!shown && !t->skipped && !t->refused) {
+		print_indent(p, 1);
+		print_text(p, "nothing to change: already fixed");
+		print_nl(p);
+	}
+	print_close(p);
+}
+
+static void print_plan(struct printer *p, const struct plan *pl, bool final)
+{
+	bool any_host = false;
+
+	print_open_array(p, "interfaces");
+	for (size_t i = 0; i < pl->ntargets; i++)
+		print_target(p, pl, i, final);
+	print_close(p);
+	for (size_t i = 0; i < pl->nsteps; i++)
+		any_host |= pl->steps[i].target < 0 && pl->steps[i].status != STEP_SAME;
+	if (any_host || pl->nnotes) {
+		print_indent(p, 0);
+		print_text(p, "host-wide:");
+		print_nl(p);
+	}
+	print_open_object(p, "host");
+	print_notes(p, pl->notes, pl->nnotes);
+	print_open_array(p, "steps");
+	for (size_t i = 0; i < pl->nsteps; i++)
+		if (pl->steps[i].target < 0)
+			print_step(p, pl, i, final);
+	print_close(p);
+	print_close(p);
+}
+
+/* ---- doing it ---- */
+
+struct fix_run {
+	struct fix_args a;
+	struct apply_env env;
+	struct host host;
+	struct plan plan;
+	struct journal journal, before_run; /* before_run: for a --try rollback */
+	bool journal_existed;
+	int lockfd;
+	char journal_path[APPLY_PATH_MAX];
+	const char *result; /* "applied", "already-fixed", "dry-run", "failed", ... */
+	char error[768];
+	struct persist_files persisted;
+	bool try_confirmed;
+};
+
+__attribute__((format(printf, 2, 3))) static void fail(struct fix_run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->error, sizeof(r->error), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: fix: %s\n", PROG_NAME, r->error);
+}
+
+static volatile sig_atomic_t stop_waiting;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_waiting = 1;
+}
+
+/* A plan from ROOT/etc/debloat/IFACE.conf, for the interface host_read found. */
+static int plan_from_persisted(struct fix_run *r, const char *ifname)
+{
+	struct persist ps;
+	char err[512];
+	int ti, ret;
+
+	ret = persist_read(r->a.root ? r->a.root : "/", ifname, &ps, err, sizeof(err));
+	if (ret == -ENOENT) {
+		fail(r, "nothing saved for %s: no %s/etc/debloat/%s.conf", ifname,
+		     r->a.root ? r->a.root : "", ifname);
+		return ret;
+	}
+	if (ret < 0) {
+		fail(r, "cannot read the saved setup: %s", err[0] ? err : strerror(-ret));
+		return ret;
+	}
+	ti = plan_add_target(&r->plan, ifname);
+	ret = ti;
+	if (ti >= 0) {
+		struct plan_target *t = &r->plan.targets[ti];
+
+		t->ifc = r->host.n ? &r->host.ifaces[0] : NULL;
+		t->speed_mbps = t->ifc ? t->ifc->speed_mbps : 0;
+		for (size_t i = 0; i < ps.n && ret >= 0; i++)
+			ret = plan_add_step(&r->plan, ps.sets[i].knob.kind == KNOB_SYSCTL ? -1 : ti,
+					    &ps.sets[i].knob, ps.sets[i].value,
+					    plan_knob_optional(ps.sets[i].knob.kind),
+					    "saved by debloat fix --persist");
+	}
+	persist_free(&ps);
+	if (ret < 0)
+		fail(r, "cannot build the plan: %s", strerror(-ret));
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * Test hook: DEBLOAT_FIX_ASSUME_QDISC="fq_codel cake" makes the plan believe this kernel
+ * has those kinds, so tests can watch the kernel refuse one (nothing else changes).
+ */
+static void assume_available(struct host *h)
+{
+	const char *v = getenv("DEBLOAT_FIX_ASSUME_QDISC");
+	char words[128], *save = NULL;
+
+	if (!v || strlen(v) >= sizeof(words))
+		return;
+	memcpy(words, v, strlen(v) + 1);
+	for (char *w = strtok_r(words, " ,", &save); w; w = strtok_r(NULL, " ,", &save))
+		for (size_t i = 0; i < HOST_NQDISC_KINDS; i++)
+			if (h->qdisc_kinds[i].kind && !strcmp(h->qdisc_kinds[i].kind, w))
+				h->qdisc_kinds[i].avail = QDISC_AVAIL_YES;
+}
+
+static int read_and_plan(struct fix_run *r, char *const names[], size_t nnames)
+{
+	size_t bad = 0, failed = 0;
+	char what[96];
+	int ret;
+
+	ret = host_read(&r->host, &host_default_paths, names, nnames, &bad);
+	if (ret == -ENODEV) {
+		fail(r, "cannot find interface %s: %s", names[bad], strerror(-ret));
+		return ret;
+	}
+	if (ret < 0) {
+		fail(r, "cannot read the interfaces: %s", strerror(-ret));
+		return ret;
+	}
+	assume_available(&r->host);
+	plan_init(&r->plan, &r->a.opts);
+	if (r->a.apply_persisted)
+		ret = plan_from_persisted(r, names[0]);
+	else if ((ret = plan_build(&r->plan, &r->host, nnames > 0)) < 0)
+		fail(r, "cannot build the plan: %s", strerror(-ret));
+	if (ret < 0)
+		return ret;
+	ret = apply_read_befores(&r->plan, &r->env.knobs, &failed);
+	if (ret < 0) {
+		knob_describe(&r->plan.steps[failed].knob, what, sizeof(what));
+		fail(r, "cannot read %s: %s", what, strerror(-ret));
+		return ret;
+	}
+	plan_settle(&r->plan);
+	return 0;
+}
+
+static int load_journal(struct fix_run *r)
+{
+	char err[512];
+	int ret;
+
+	ret = apply_state_path(&r->env, "journal", r->journal_path, sizeof(r->journal_path));
+	if (!ret)
+		ret = apply_lock(&r->env, r->a.apply_persisted, &r->lockfd);
+	if (ret == -EBUSY) {
+		fail(r, "another fix or undo is running on %s (a --try waiting for confirmation?)",
+		     r->env.state_dir);
+		return ret;
+	}
+	if (ret < 0) {
+		fail(r, "cannot use the state directory %s: %s; nothing was changed",
+		     r->env.state_dir, strerror(-ret));
+		return ret;
+	}
+	ret = journal_read_file(r->journal_path, &r->journal, err, sizeof(err));
+	r->journal_existed = ret == 0;
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0)
+		fail(r, "cannot read the journal: %s; nothing was changed (the journal is kept)",
+		     err[0] ? err : strerror(-ret));
+	return ret;
+}
+
+static void failed_message(struct fix_run *r, size_t i, int err, int rollback_err)
+{
+	const struct plan_step *s = &r->plan.steps[i];
+	char what[96];
+	size_t undone = plan_count(&r->plan, STEP_ROLLED_BACK);
+
+	knob_describe(&s->knob, what, sizeof(what));
+	if (rollback_err)
+		fail(r,
+		     "cannot set %s to \"%s\": %s; rolling back failed (%s): run `%s undo` "
+		     "(the journal %s has every value)",
+		     what, s->after, s->msg[0] ? s->msg : strerror(-err), strerror(-rollback_err),
+		     PROG_NAME, r->journal_path);
+	else
+		fail(r, "cannot set %s to \"%s\": %s; %s", what, s->after,
+		     s->msg[0] ? s->msg : strerror(-err),
+		     undone ? "the steps already applied were rolled back: nothing changed"
+			    : "nothing was changed");
+}
+
+/* The countdown, on a terminal only: "debloat: fix: 287 s left" rewritten in place. */
+static void countdown(unsigned left, void *arg)
+{
+	(void)arg;
+	fprintf(stderr, "\r%s: fix: %u s left ", PROG_NAME, left);
+	fflush(stderr);
+}
+
+static int try_wait(struct fix_run *r)
+{
+	struct sigaction sa = {.sa_handler = on_signal}, old[3];
+	static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+	int ret;
+
+	fprintf(stderr,
+		"%s: fix: on trial for %u s: %srun `%s fix --confirm%s%s` from another shell to "
+		"keep it; otherwise it is undone\n",
+		PROG_NAME, r->a.try_seconds, isatty(STDIN_FILENO) ? "press a key here, or " : "",
+		PROG_NAME, r->a.state_dir ? " --state-dir " : "",
+		r->a.state_dir ? r->a.state_dir : "");
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &sa, &old[i]);
+	ret =
+	    apply_wait_confirm(&r->env, r->a.try_seconds, isatty(STDIN_FILENO) ? STDIN_FILENO : -1,
+			       &stop_waiting, isatty(STDERR_FILENO) ? countdown : NULL, NULL);
+	if (isatty(STDERR_FILENO))
+		fputc('\n', stderr);
+	for (int i = 0; i < 3; i++)
+		sigaction(sigs[i], &old[i], NULL);
+	if (ret == 1) {
+		r->try_confirmed = true;
+		return 0;
+	}
+	ret = apply_rollback(&r->plan, &r->journal, &r->before_run, r->journal_existed, &r->env);
+	if (ret < 0) {
+		fail(r, "not confirmed, and undoing it failed: %s; run `%s undo`", strerror(-ret),
+		     PROG_NAME);
+		return ret;
+	}
+	fail(r, "not confirmed within %u s: everything was put back", r->a.try_seconds);
+	r->result = "rolled-back";
+	return -ETIMEDOUT;
+}
+
+static int do_persist(struct fix_run *r)
+{
+	char exe[PATH_MAX], err[PATH_MAX + 128];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	int ret = 0;
+
+	if (n < 0) {
+		fail(r, "cannot find this program's path for the unit: %s", strerror(errno));
+		return -errno;
+	}
+	exe[n] = '\0';
+	for (size_t i = 0; i < r->plan.ntargets && !ret; i++) {
+		if (r->plan.targets[i].skipped || r->plan.targets[i].refused)
+			continue;
+		ret = persist_install(r->a.root ? r->a.root : "/", &r->plan, (int)i, exe,
+				      &r->persisted, err, sizeof(err));
+		if (ret < 0)
+			fail(r, "cannot persist the setup of %s: %s", r->plan.targets[i].name, err);
+	}
+	return ret;
+}
+
+static int apply(struct fix_run *r)
+{
+	size_t failed;
+	int ret, rollback_err;
+
+	if (load_journal(r) < 0)
+		return -1;
+	ret = journal_copy(&r->before_run, &r->journal);
+	if (ret < 0) {
+		fail(r, "%s", strerror(-ret));
+		return ret;
+	}
+	ret =
+	    apply_plan(&r->plan, &r->journal, r->journal_existed, &r->env, &failed, &rollback_err);
+	if (ret < 0 && failed == SIZE_MAX) {
+		fail(r, "cannot write the journal %s: %s; nothing was changed", r->journal_path,
+		     strerror(-ret));
+		return ret;
+	}
+	if (ret < 0) {
+		failed_message(r, failed, ret, rollback_err);
+		return ret;
+	}
+	r->result = "applied";
+	if (r->a.try_seconds) {
+		fflush(stdout); /* the plan, before the question */
+		ret = try_wait(r);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static void print_outcome(struct printer *p, struct fix_run *r)
+{
+	size_t applied = plan_count(&r->plan, STEP_APPLIED);
+	size_t refused = plan_count(&r->plan, STEP_REFUSED);
+
+	print_indent(p, 0);
+	print_str(p, "result", r->result, PRINT_JSON_ONLY);
+	print_uint(p, "applied", applied, PRINT_JSON_ONLY);
+	print_uint(p, "refused_steps", refused, PRINT_JSON_ONLY);
+	print_str(p, "role", plan_role_name(r->a.opts.role), PRINT_JSON_ONLY);
+	print_str(p, "state_dir", r->env.state_dir, PRINT_JSON_ONLY);
+	if (!strcmp(r->result, "dry-run")) {
+		print_text(p, "dry run: nothing was changed");
+		print_nl(p);
+	} else if (!strcmp(r->result, "already-fixed")) {
+		print_text(p, "already fixed: nothing to change");
+		print_nl(p);
+	} else if (!strcmp(r->result, "applied")) {
+		print_text(p, "applied %zu step%s%s", applied, applied == 1 ? "" : "s",
+			   r->a.try_seconds ? " (confirmed)" : "");
+		if (refused)
+			print_text(p, "(%zu refused by the driver, left as they were)", refused);
+		print_text(p, ", journal %s (`%s undo` restores it)", r->journal_path, PROG_NAME);
+		print_nl(p);
+	}
+	if (r->journal_path[0] && access(r->journal_path, F_OK) == 0)
+		print_str(p, "journal", r->journal_path, PRINT_JSON_ONLY);
+	else
+		print_null(p, "journal", NULL, PRINT_JSON_ONLY);
+	/* What did not go as planned, step by step (JSON has every step's status). */
+	for (size_t i = 0; i < r->plan.nsteps && !print_is_json(p); i++) {
+		const struct plan_step *s = &r->plan.steps[i];
+		char what[96];
+
+		if (s->status != STEP_REFUSED && s->status != STEP_FAILED &&
+		    !(s->status == STEP_ROLLED_BACK && strcmp(r->result, "rolled-back")))
+			continue;
+		knob_describe(&s->knob, what, sizeof(what));
+		print_indent(p, 1);
+		print_text(p, "%s: step %u, %s%s%s", plan_status_name(s->status),
+			   run_number(&r->plan, i), what, s->msg[0] ? ": " : "", s->msg);
+		print_nl(p);
+	}
+	if (r->error[0])
+		print_str(p, "error", r->error, PRINT_JSON_ONLY);
+	else
+		print_null(p, "error", NULL, PRINT_JSON_ONLY);
+	if (r->a.try_seconds) {
+		print_open_object(p, "try");
+		print_uint(p, "seconds", r->a.try_seconds, PRINT_JSON_ONLY);
+		print_bool(p, "confirmed", r->try_confirmed, PRINT_JSON_ONLY);
+		print_close(p);
+	}
+	if (r->a.persist) {
+		print_open_array(p, "persisted");
+		for (unsigned i = 0; i < r->persisted.n; i++) {
+			print_text(p, "persisted:");
+			print_str(p, NULL, r->persisted.path[i], PRINT_BARE);
+			print_nl(p);
+		}
+		print_close(p);
+	}
+}
+
+static int confirm(struct fix_run *r)
+{
+	char err[512];
+	int ret;
+
+	ret = apply_state_path(&r->env, "journal", r->journal_path, sizeof(r->journal_path));
+	if (!ret)
+		ret = journal_read_file(r->journal_path, &r->journal, err, sizeof(err));
+	if (ret < 0 || r->journal.pid <= 0 ||
+	    (kill((pid_t)r->journal.pid, 0) < 0 && errno == ESRCH)) {
+		fprintf(stderr, "%s: fix: no fix is waiting for confirmation in %s\n", PROG_NAME,
+			r->env.state_dir);
+		return 1;
+	}
+	ret = apply_confirm(&r->env);
+	if (ret < 0) {
+		fprintf(stderr, "%s: fix: cannot confirm in %s: %s\n", PROG_NAME, r->env.state_dir,
+			strerror(-ret));
+		return 1;
+	}
+	printf("confirmed: the fix waiting as pid %ld is kept\n", r->journal.pid);
+	return 0;
+}
 
 int cmd_fix(int argc, char *argv[])
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "%s: fix: not built yet\n", PROG_NAME);
-	return 1;
+	struct fix_run *r = calloc(1, sizeof(*r));
+	struct printer *p = NULL;
+	int ret = 1, pr;
+
+	if (!r) {
+		fprintf(stderr, "%s: fix: %s\n", PROG_NAME, strerror(ENOMEM));
+		return 1;
+	}
+	r->lockfd = -1;
+	pr = parse_args(argc, argv, &r->a);
+	if (pr >= 0) {
+		ret = pr;
+		goto cleanup;
+	}
+	apply_env_init(&r->env, r->a.state_dir);
+	if (r->a.confirm) {
+		ret = confirm(r);
+		goto cleanup;
+	}
+	if (!r->a.dry_run && geteuid() != 0) {
+		fprintf(stderr, "%s: fix: needs root\n", PROG_NAME);
+		goto cleanup;
+	}
+	if (read_and_plan(r, argv + optind, (size_t)(argc - optind)) < 0)
+		goto cleanup;
+	p = print_new(stdout, r->a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
+	if (!p) {
+		fprintf(stderr, "%s: fix: %s\n", PROG_NAME, strerror(ENOMEM));
+		goto cleanup;
+	}
+	print_bool(p, "dry_run", r->a.dry_run, PRINT_JSON_ONLY);
+	if (!r->a.json)
+		print_plan(p, &r->plan, false);
+	r->result = "dry-run";
+	if (plan_refused(&r->plan)) {
+		r->result = "refused";
+		for (size_t i = 0; i < r->plan.ntargets; i++)
+			if (r->plan.targets[i].refused)
+				fail(r, "%s", r->plan.targets[i].refused_why);
+	} else if (!r->a.dry_run && !plan_count(&r->plan, STEP_PLANNED)) {
+		r->result = "already-fixed";
+		ret = r->a.persist && do_persist(r) < 0 ? 1 : 0;
+	} else if (!r->a.dry_run) {
+		r->result = "failed";
+		if (apply(r) == 0)
+			ret = r->a.persist && do_persist(r) < 0 ? 1 : 0;
+	} else {
+		ret = 0;
+	}
+	if (r->a.json)
+		print_plan(p, &r->plan, true);
+	print_outcome(p, r);
+	pr = print_finish(p);
+	if (pr < 0) {
+		fprintf(stderr, "%s: fix: cannot write the report: %s\n", PROG_NAME, strerror(-pr));
+		ret = 1;
+	}
+cleanup:
+	print_free(p);
+	apply_unlock(r->lockfd);
+	journal_free(&r->journal);
+	journal_free(&r->before_run);
+	plan_free(&r->plan);
+	host_free(&r->host);
+	free(r);
+	return ret;
 }

@@ -46,6 +46,12 @@ int nl_open(struct nl **out)
 	}
 	nl->portid = mnl_socket_get_portid(nl->sock);
 	nl->seq = 1;
+	/* The kernel's reason in words ("Specified qdisc kind is unknown"), and errors
+	 * that do not echo the whole request back: both only for nl_request's sake, and
+	 * both optional (kernels before 4.12 have neither). */
+	int one = 1, fd = mnl_socket_get_fd(nl->sock);
+	(void)setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	(void)setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
 	*out = nl;
 	return 0;
 fail:
@@ -115,6 +121,97 @@ int nl_dump(struct nl *nl, uint16_t type, const void *hdr, size_t hdrlen, nl_msg
 			break;
 	}
 	return ctx.err;
+}
+
+/* The extended-ack text of an NLMSG_ERROR, if any, into errmsg. */
+static void ack_message(const struct nlmsghdr *nlh, char *errmsg, size_t errlen)
+{
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t off = sizeof(*e), paylen = mnl_nlmsg_get_payload_len(nlh);
+
+	if (!errmsg || !errlen || !(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return;
+	/* Without NLM_F_CAPPED the whole request is echoed before the attributes. */
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED) && e->msg.nlmsg_len > sizeof(e->msg))
+		off += MNL_ALIGN(e->msg.nlmsg_len - sizeof(e->msg));
+	if (off > paylen ||
+	    nl_attrs((const char *)e + off, paylen - off, tb, NLMSGERR_ATTR_MAX) < 0 ||
+	    !tb[NLMSGERR_ATTR_MSG])
+		return;
+	if (nl_attr_str(tb[NLMSGERR_ATTR_MSG], errmsg, errlen) == -ENAMETOOLONG) {
+		/* Truncated is better than nothing for a message meant for people. */
+		memcpy(errmsg, mnl_attr_get_payload(tb[NLMSGERR_ATTR_MSG]), errlen - 1);
+		errmsg[errlen - 1] = '\0';
+	}
+}
+
+/*
+ * Wait for the acknowledgement of request seq: 0, or its -errno with the text. Replies
+ * to other sequence numbers (a late answer to an earlier request) are skipped.
+ */
+static int wait_ack(struct nl *nl, unsigned int seq, char *errmsg, size_t errlen)
+{
+	for (;;) {
+		ssize_t n = mnl_socket_recvfrom(nl->sock, nl->buf, NL_BUFFER_SIZE);
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)nl->buf;
+		int left;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		left = (int)n;
+		for (; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
+			const struct nlmsgerr *e;
+
+			if (nlh->nlmsg_seq != seq || nlh->nlmsg_type != NLMSG_ERROR)
+				continue;
+			if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e))
+				return -EBADMSG;
+			e = mnl_nlmsg_get_payload(nlh);
+			if (e->error > 0 || e->error < -4095)
+				return -EPROTO;
+			if (e->error < 0)
+				ack_message(nlh, errmsg, errlen);
+			return e->error;
+		}
+	}
+}
+
+int nl_request(struct nl *nl, void *msgs, size_t len, size_t *done, char *errmsg, size_t errlen)
+{
+	struct nlmsghdr *nlh;
+	size_t off, count = 0;
+	int r = 0;
+
+	if (errmsg && errlen)
+		errmsg[0] = '\0';
+	if (done)
+		*done = 0;
+	/* Check the whole sequence first: nothing is sent unless all of it is well formed. */
+	for (off = 0; off < len; off += MNL_ALIGN(nlh->nlmsg_len)) {
+		nlh = (struct nlmsghdr *)((char *)msgs + off);
+		if (len - off < sizeof(*nlh) || nlh->nlmsg_len < sizeof(*nlh) ||
+		    nlh->nlmsg_len > len - off || nlh->nlmsg_len > NL_BUFFER_SIZE ||
+		    !(nlh->nlmsg_flags & NLM_F_ACK))
+			return -EINVAL;
+	}
+	for (off = 0; off < len; off += MNL_ALIGN(nlh->nlmsg_len)) {
+		nlh = (struct nlmsghdr *)((char *)msgs + off);
+		nlh->nlmsg_seq = nl->seq++;
+		nlh->nlmsg_pid = 0;
+		if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
+			return -errno;
+		r = wait_ack(nl, nlh->nlmsg_seq, errmsg, errlen);
+		if (r < 0)
+			break;
+		count++;
+		if (done)
+			*done = count;
+	}
+	return r;
 }
 
 const void *nl_msg_header(const struct nlmsghdr *nlh, size_t hdrlen)

@@ -28,6 +28,17 @@ int nl_open(struct nl **out);
 void nl_close(struct nl *nl);
 int nl_dump(struct nl *nl, uint16_t type, const void *hdr, size_t hdrlen, nl_msg_fn fn, void *data);
 
+/*
+ * Send prepared requests (len bytes of netlink messages, each NLMSG_ALIGNed and asking
+ * NLM_F_ACK) one at a time, waiting for each one's acknowledgement before the next, so
+ * that a refused request stops the sequence. nlmsg_seq and nlmsg_pid are overwritten
+ * with the socket's own. Returns 0, or the -errno of the first refused request, with
+ * *done (may be NULL) the number of requests the kernel accepted and errmsg (may be
+ * NULL) the kernel's extended-ack text (NLMSGERR_ATTR_MSG; "" when it gave none).
+ * Malformed input is -EINVAL before anything is sent.
+ */
+int nl_request(struct nl *nl, void *msgs, size_t len, size_t *done, char *errmsg, size_t errlen);
+
 /* The fixed header after struct nlmsghdr, or NULL when the message is shorter. */
 const void *nl_msg_header(const struct nlmsghdr *nlh, size_t hdrlen);
 

@@ -14,7 +14,8 @@
 
 #include "host/ethtool.h"
 
-static int ethtool_ioctl(const char *ifname, void *cmd)
+/* *ret (may be NULL): the ioctl's own non-negative result (ETHTOOL_F_* flags for SFEATURES). */
+static int ethtool_ioctl_ret(const char *ifname, void *cmd, int *ret)
 {
 	struct ifreq ifr = {0};
 	int fd, r = 0;
@@ -29,10 +30,18 @@ static int ethtool_ioctl(const char *ifname, void *cmd)
 		return -errno;
 	memcpy(ifr.ifr_name, ifname, strlen(ifname) + 1);
 	ifr.ifr_data = cmd;
-	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+	r = ioctl(fd, SIOCETHTOOL, &ifr);
+	if (r < 0)
 		r = -errno;
+	else if (ret)
+		*ret = r;
 	close(fd);
-	return r;
+	return r < 0 ? r : 0;
+}
+
+static int ethtool_ioctl(const char *ifname, void *cmd)
+{
+	return ethtool_ioctl_ret(ifname, cmd, NULL);
 }
 
 int ethtool_driver(const char *ifname, char *driver, size_t driver_len, char *bus, size_t bus_len)
@@ -109,6 +118,26 @@ int ethtool_rings(const char *ifname, int64_t *tx, int64_t *tx_max, int64_t *rx,
 	return 0;
 }
 
+int ethtool_set_rings(const char *ifname, int64_t tx, int64_t rx)
+{
+	struct ethtool_ringparam ring = {.cmd = ETHTOOL_GRINGPARAM};
+	int r;
+
+	r = ethtool_ioctl(ifname, &ring);
+	if (r < 0)
+		return r;
+	/* The kernel checks the maximum too; checking here keeps the message ours. */
+	if ((tx >= 0 && (tx > UINT32_MAX || (ring.tx_max_pending && tx > ring.tx_max_pending))) ||
+	    (rx >= 0 && (rx > UINT32_MAX || (ring.rx_max_pending && rx > ring.rx_max_pending))))
+		return -EINVAL;
+	if (tx >= 0)
+		ring.tx_pending = (uint32_t)tx;
+	if (rx >= 0)
+		ring.rx_pending = (uint32_t)rx;
+	ring.cmd = ETHTOOL_SRINGPARAM;
+	return ethtool_ioctl(ifname, &ring);
+}
+
 /* How many strings the kernel has in the features set; -errno when it will not say. */
 static int feature_count(const char *ifname)
 {
@@ -128,61 +157,176 @@ static int feature_count(const char *ifname)
 	return n > ETHTOOL_MAX_FEATURES ? -E2BIG : (int)n;
 }
 
-static enum feature_state feature_of(const struct ethtool_gstrings *names,
-				     const struct ethtool_gfeatures *feat, const char *name)
+/* The features set: names (ETHTOOL_GSTRINGS) and state (ETHTOOL_GFEATURES), same order. */
+struct features {
+	struct ethtool_gstrings *names;
+	struct ethtool_gfeatures *feat;
+	uint32_t n; /* names both hold: never index past it */
+};
+
+static void features_free(struct features *f)
 {
-	for (uint32_t i = 0; i < names->len; i++) {
-		const char *s = (const char *)names->data + (size_t)i * ETH_GSTRING_LEN;
+	free(f->names);
+	free(f->feat);
+}
 
-		if (!strncmp(s, name, ETH_GSTRING_LEN)) {
-			uint32_t active = feat->features[i / 32].active;
+static int features_load(const char *ifname, struct features *f)
+{
+	uint32_t blocks;
+	int n, r;
 
-			return active & (1U << (i % 32)) ? FEATURE_ON : FEATURE_OFF;
-		}
+	memset(f, 0, sizeof(*f));
+	n = feature_count(ifname);
+	if (n < 0)
+		return n;
+	blocks = ((uint32_t)n + 31) / 32;
+	f->names = calloc(1, sizeof(*f->names) + (size_t)n * ETH_GSTRING_LEN);
+	f->feat = calloc(1, sizeof(*f->feat) + blocks * sizeof(f->feat->features[0]));
+	if (!f->names || !f->feat) {
+		r = -ENOMEM;
+		goto fail;
 	}
-	return FEATURE_UNKNOWN;
+	f->names->cmd = ETHTOOL_GSTRINGS;
+	f->names->string_set = ETH_SS_FEATURES;
+	f->names->len = (uint32_t)n;
+	r = ethtool_ioctl(ifname, f->names);
+	if (r < 0)
+		goto fail;
+	f->feat->cmd = ETHTOOL_GFEATURES;
+	f->feat->size = blocks;
+	r = ethtool_ioctl(ifname, f->feat);
+	if (r < 0)
+		goto fail;
+	/* The kernel may have shrunk the answer; never index past what both hold. */
+	f->n = f->names->len < (uint32_t)n ? f->names->len : (uint32_t)n;
+	if (f->n > f->feat->size * 32)
+		f->n = f->feat->size * 32;
+	return 0;
+fail:
+	features_free(f);
+	return r;
+}
+
+/* The index of a feature name, or -ENOENT. */
+static int feature_index(const struct features *f, const char *name)
+{
+	for (uint32_t i = 0; i < f->n; i++)
+		if (!strncmp((const char *)f->names->data + (size_t)i * ETH_GSTRING_LEN, name,
+			     ETH_GSTRING_LEN))
+			return (int)i;
+	return -ENOENT;
+}
+
+static bool feature_bit(const struct features *f, int i, bool available)
+{
+	const struct ethtool_get_features_block *b = &f->feat->features[i / 32];
+
+	return ((available ? b->available : b->active) >> (i % 32)) & 1;
+}
+
+static enum feature_state feature_of(const struct features *f, const char *name)
+{
+	int i = feature_index(f, name);
+
+	if (i < 0)
+		return FEATURE_UNKNOWN;
+	return feature_bit(f, i, false) ? FEATURE_ON : FEATURE_OFF;
 }
 
 int ethtool_offloads(const char *ifname, enum feature_state *tso, enum feature_state *gso,
 		     enum feature_state *gro, enum feature_state *lro)
 {
-	struct ethtool_gstrings *names = NULL;
-	struct ethtool_gfeatures *feat = NULL;
-	uint32_t blocks;
-	int n, r;
+	struct features f;
+	int r;
 
-	n = feature_count(ifname);
-	if (n < 0)
-		return n;
-	blocks = ((uint32_t)n + 31) / 32;
-	names = calloc(1, sizeof(*names) + (size_t)n * ETH_GSTRING_LEN);
-	feat = calloc(1, sizeof(*feat) + blocks * sizeof(feat->features[0]));
-	if (!names || !feat) {
-		r = -ENOMEM;
+	r = features_load(ifname, &f);
+	if (r < 0)
+		return r;
+	*tso = feature_of(&f, ETHTOOL_FEATURE_TSO);
+	*gso = feature_of(&f, ETHTOOL_FEATURE_GSO);
+	*gro = feature_of(&f, ETHTOOL_FEATURE_GRO);
+	*lro = feature_of(&f, ETHTOOL_FEATURE_LRO);
+	features_free(&f);
+	return 0;
+}
+
+int ethtool_feature(const char *ifname, const char *name, enum feature_state *state,
+		    bool *changeable)
+{
+	struct features f;
+	int i, r;
+
+	r = features_load(ifname, &f);
+	if (r < 0)
+		return r;
+	i = feature_index(&f, name);
+	if (i >= 0) {
+		*state = feature_bit(&f, i, false) ? FEATURE_ON : FEATURE_OFF;
+		*changeable = feature_bit(&f, i, true);
+	}
+	features_free(&f);
+	return i < 0 ? i : 0;
+}
+
+/* Ask for one feature's bit: the kernel changes only the bits marked valid. */
+static int request_feature(const char *ifname, const struct features *f, int i, bool on,
+			   int *flags)
+{
+	uint32_t blocks = f->feat->size;
+	struct ethtool_sfeatures *set;
+	int r;
+
+	set = calloc(1, sizeof(*set) + blocks * sizeof(set->features[0]));
+	if (!set)
+		return -ENOMEM;
+	set->cmd = ETHTOOL_SFEATURES;
+	set->size = blocks;
+	set->features[i / 32].valid = 1U << (i % 32);
+	set->features[i / 32].requested = on ? 1U << (i % 32) : 0;
+	r = ethtool_ioctl_ret(ifname, set, flags);
+	free(set);
+	return r;
+}
+
+int ethtool_set_feature(const char *ifname, const char *name, bool on)
+{
+	struct features f, after;
+	int i, r, flags = 0;
+	bool was_requested;
+
+	r = features_load(ifname, &f);
+	if (r < 0)
+		return r;
+	i = feature_index(&f, name);
+	if (i < 0) {
+		r = i;
 		goto out;
 	}
-	names->cmd = ETHTOOL_GSTRINGS;
-	names->string_set = ETH_SS_FEATURES;
-	names->len = (uint32_t)n;
-	r = ethtool_ioctl(ifname, names);
+	if (feature_bit(&f, i, false) == on)
+		goto out; /* already so: nothing to ask */
+	if (!feature_bit(&f, i, true)) {
+		r = -EOPNOTSUPP;
+		goto out;
+	}
+	was_requested = (f.feat->features[i / 32].requested >> (i % 32)) & 1;
+	r = request_feature(ifname, &f, i, on, &flags);
 	if (r < 0)
 		goto out;
-	feat->cmd = ETHTOOL_GFEATURES;
-	feat->size = blocks;
-	r = ethtool_ioctl(ifname, feat);
+	if (flags & ETHTOOL_F_UNSUPPORTED) {
+		r = -EOPNOTSUPP;
+		goto out;
+	}
+	/* ETHTOOL_F_WISH: recorded but not (all) applied; look at what is active now. */
+	r = features_load(ifname, &after);
 	if (r < 0)
 		goto out;
-	/* The kernel may have shrunk the answer; never index past what both hold. */
-	if (names->len > (uint32_t)n)
-		names->len = (uint32_t)n;
-	if (names->len > feat->size * 32)
-		names->len = feat->size * 32;
-	*tso = feature_of(names, feat, ETHTOOL_FEATURE_TSO);
-	*gso = feature_of(names, feat, ETHTOOL_FEATURE_GSO);
-	*gro = feature_of(names, feat, ETHTOOL_FEATURE_GRO);
-	*lro = feature_of(names, feat, ETHTOOL_FEATURE_LRO);
+	if (feature_bit(&after, i, false) != on) {
+		/* Withdraw the wish so that a later change elsewhere does not apply it. */
+		(void)request_feature(ifname, &f, i, was_requested, NULL);
+		r = -EOPNOTSUPP;
+	}
+	features_free(&after);
 out:
-	free(names);
-	free(feat);
+	features_free(&f);
 	return r;
 }

@@ -8,10 +8,14 @@
  * the names are the stable interface, the bit indices change between kernels).
  *
  * -EOPNOTSUPP when the driver does not say; outputs untouched on error.
+ *
+ * The setters (ETHTOOL_SRINGPARAM, ETHTOOL_SFEATURES) need CAP_NET_ADMIN: -EPERM
+ * without it. They are what `debloat fix` changes; nothing else here writes.
  */
 #ifndef DEBLOAT_HOST_ETHTOOL_H
 #define DEBLOAT_HOST_ETHTOOL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +26,12 @@ int ethtool_driver(const char *ifname, char *driver, size_t driver_len, char *bu
 int ethtool_link(const char *ifname, uint32_t *speed_mbps, enum duplex *duplex);
 /* Descriptors: current and maximum TX and RX ring sizes (0 max is what the driver says). */
 int ethtool_rings(const char *ifname, int64_t *tx, int64_t *tx_max, int64_t *rx, int64_t *rx_max);
+/*
+ * Set the TX and/or RX ring size in descriptors; a negative value keeps that ring as it
+ * is. -EOPNOTSUPP when the driver cannot resize rings, -EINVAL above the driver's
+ * maximum (or whatever else the driver refuses).
+ */
+int ethtool_set_rings(const char *ifname, int64_t tx, int64_t rx);
 
 /* The feature names debloat reads, in struct ethtool_offloads order. */
 #define ETHTOOL_FEATURE_TSO  "tx-tcp-segmentation"
@@ -33,5 +43,19 @@ int ethtool_rings(const char *ifname, int64_t *tx, int64_t *tx_max, int64_t *rx,
 /* Each is FEATURE_UNKNOWN when the kernel does not list that name. */
 int ethtool_offloads(const char *ifname, enum feature_state *tso, enum feature_state *gso,
 		     enum feature_state *gro, enum feature_state *lro);
+
+/*
+ * One feature by the kernel's name for it ("tx-tcp-segmentation", "rx-gro"): whether it
+ * is active, and whether the driver lets it change at all (ethtool shows "[fixed]"
+ * when not). -ENOENT when the kernel lists no feature of that name.
+ */
+int ethtool_feature(const char *ifname, const char *name, enum feature_state *state,
+		    bool *changeable);
+/*
+ * Turn one feature on or off and check that it took: -ENOENT (no such name),
+ * -EOPNOTSUPP when it is fixed or the kernel kept it as it was (e.g. TSO asked on while
+ * scatter-gather is off: the wish is then withdrawn, so nothing changes).
+ */
+int ethtool_set_feature(const char *ifname, const char *name, bool on);
 
 #endif

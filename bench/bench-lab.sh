@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# bench-lab.sh - what the lab's emulator costs (issue 5), in one run:
+#
+#   1. one TCP flow (iperf3 -R, cubic, 8 s: the board sends) through `debloat lab`
+#      with profile gige-noqueue (1 Gbit/s, no added queueing):
+#
+#	[ ns dbl-PID-client ] lab0 <-tun- emulator -tun-> lab0 [ ns dbl-PID-board ]
+#	  iperf3 -c -R                                        iperf3 -s
+#
+#   2. the same flow between two namespaces in the same roles joined by a veth pair,
+#      shaped by the kernel: htb at 1gbit with a pfifo leaf on both ends:
+#
+#	[ ns dbb-lab-c-$$ ] veth 10.77.0.1 <---> 10.77.0.2 veth [ ns dbb-lab-b-$$ ]
+#
+#   3. the same flow through profile fifo100 (100 Mbit/s).
+#
+# Prints both goodputs and their ratio (goal: lab / veth >= 0.95), the emulator's CPU
+# seconds per Gbit carried (run 1), and its scheduling error p99 (the time a packet
+# was written to the tun minus the time the model said it arrives) at 1 Gbit/s (run 1)
+# and 100 Mbit/s (run 3), goal <= 50 us. The emulator's numbers come from its
+# --json-summary. --json prints {"results": [{"name", "value", "unit"}, ...]} like
+# bench/run.sh. Exits 77 (skipped) without root, iperf3, jq or /dev/net/tun.
+#
+#   sudo bench/bench-lab.sh [BUILD_DIR] [--json] [--seconds N]
+set -euo pipefail
+
+BUILD=build
+json=0
+secs=8
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--json) json=1 ;;
+	--seconds) secs=$2; shift ;;
+	-h | --help)
+		sed -n '2,24p' "$0"
+		exit 0
+		;;
+	*) BUILD=$1 ;;
+	esac
+	shift
+done
+DEBLOAT=$BUILD/debloat
+[ -x "$DEBLOAT" ] || { echo "bench-lab: no $DEBLOAT (make first)" >&2; exit 1; }
+for c in iperf3 jq ip tc; do
+	command -v "$c" >/dev/null || { echo "bench-lab: skipped: needs $c (scripts/install-deps.sh test)" >&2; exit 77; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "bench-lab: skipped: needs root (network namespaces)" >&2; exit 77; }
+[ -c /dev/net/tun ] || { echo "bench-lab: skipped: needs /dev/net/tun" >&2; exit 77; }
+
+C=dbb-lab-c-$$
+B=dbb-lab-b-$$
+PORT=5201
+tmp=$(mktemp -d)
+cleanup() {
+	ip netns pids "$B" 2>/dev/null | xargs -r kill 2>/dev/null || true
+	ip netns del "$C" 2>/dev/null || true
+	ip netns del "$B" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+# A copy, so that a rebuild during the run cannot pull the binary away.
+cp "$DEBLOAT" "$tmp/debloat"
+DEBLOAT=$tmp/debloat
+
+# The flow, run inside the lab's client namespace: a one-off iperf3 server on the
+# board side, then the client (retried until the server listens), its JSON in $1.
+# shellcheck disable=SC2016 # expanded by the lab's command shell
+flow='ip netns exec "$DEBLOAT_LAB_BOARD_NS" iperf3 -s -1 -p "$2" >/dev/null 2>&1 &
+for i in $(seq 50); do
+	iperf3 -c "$DEBLOAT_LAB_BOARD" -p "$2" -R -C cubic -t "$3" -J >"$1" 2>/dev/null
+	jq -e ".end.sum_received.bits_per_second" "$1" >/dev/null 2>&1 && exit 0
+	sleep 0.1
+done
+exit 1'
+
+# lab PROFILE NAME: run the flow through the emulator; $tmp/NAME.iperf.json, .lab.json
+lab() {
+	"$DEBLOAT" lab -q --profile "$1" --json-summary "$tmp/$2.lab.json" \
+		-- sh -c "$flow" sh "$tmp/$2.iperf.json" "$PORT" "$secs" >"$tmp/$2.log" 2>&1 || {
+		echo "bench-lab: the lab run with $1 failed: $(tail -c 400 "$tmp/$2.log")" >&2
+		exit 1
+	}
+}
+mbps() { jq -r '.end.sum_received.bits_per_second / 1e6' "$1"; }
+
+lab gige-noqueue gige
+lab fifo100 fifo
+
+# The kernel's shaper between two plain namespaces.
+ip netns add "$C"
+ip netns add "$B"
+ip link add v0 netns "$C" type veth peer name v0 netns "$B"
+ip -n "$C" addr add 10.77.0.1/24 dev v0
+ip -n "$B" addr add 10.77.0.2/24 dev v0
+for ns in "$C" "$B"; do
+	ip -n "$ns" link set lo up
+	ip -n "$ns" link set v0 up
+	tc -n "$ns" qdisc add dev v0 root handle 1: htb default 1
+	tc -n "$ns" class add dev v0 parent 1: classid 1:1 htb rate 1gbit quantum 60000
+	tc -n "$ns" qdisc add dev v0 parent 1:1 handle 10: pfifo
+done
+ip netns exec "$B" iperf3 -s -1 -p "$PORT" >/dev/null 2>&1 &
+for _ in $(seq 50); do
+	ip netns exec "$C" iperf3 -c 10.77.0.2 -p "$PORT" -R -C cubic -t "$secs" -J >"$tmp/veth.iperf.json" 2>/dev/null
+	jq -e '.end.sum_received.bits_per_second' "$tmp/veth.iperf.json" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+wait
+
+lab_mbps=$(mbps "$tmp/gige.iperf.json")
+veth_mbps=$(mbps "$tmp/veth.iperf.json")
+fifo_mbps=$(mbps "$tmp/fifo.iperf.json")
+ratio=$(awk -v a="$lab_mbps" -v b="$veth_mbps" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "null" }')
+cpu_gbit=$(jq -r '.cpu_s_per_gbit // "null"' "$tmp/gige.lab.json")
+cpu_s=$(jq -r '.cpu_s' "$tmp/gige.lab.json")
+p99_1g=$(jq -r '.sched_error.p99_us' "$tmp/gige.lab.json")
+p99_100m=$(jq -r '.sched_error.p99_us' "$tmp/fifo.lab.json")
+p50_1g=$(jq -r '.sched_error.p50_us' "$tmp/gige.lab.json")
+p50_100m=$(jq -r '.sched_error.p50_us' "$tmp/fifo.lab.json")
+
+if [ "$json" -eq 1 ]; then
+	jq -n --argjson lm "$lab_mbps" --argjson vm "$veth_mbps" --argjson r "$ratio" \
+		--argjson fm "$fifo_mbps" --argjson cg "$cpu_gbit" --argjson cs "$cpu_s" \
+		--argjson s1 "$p99_1g" --argjson s2 "$p99_100m" \
+		'{results: [
+		  {name: "lab_gige_goodput", value: $lm, unit: "Mbit/s"},
+		  {name: "veth_htb_gige_goodput", value: $vm, unit: "Mbit/s"},
+		  {name: "lab_vs_veth_goodput_ratio", value: $r, unit: "x"},
+		  {name: "lab_fifo100_goodput", value: $fm, unit: "Mbit/s"},
+		  {name: "lab_gige_cpu", value: $cs, unit: "s"},
+		  {name: "lab_gige_cpu_per_gbit", value: $cg, unit: "s/Gbit"},
+		  {name: "lab_sched_error_p99_1gbit", value: $s1, unit: "us"},
+		  {name: "lab_sched_error_p99_100mbit", value: $s2, unit: "us"}]}'
+else
+	printf '%-44s %10s %s\n' "TCP flow, iperf3 -R, cubic, ${secs} s" "Mbit/s" ""
+	printf '%-44s %10.1f\n' "debloat lab, gige-noqueue (1 Gbit/s)" "$lab_mbps"
+	printf '%-44s %10.1f\n' "veth + htb 1gbit + pfifo, both ends" "$veth_mbps"
+	printf '%-44s %10.1f\n' "debloat lab, fifo100 (100 Mbit/s)" "$fifo_mbps"
+	echo "lab/veth goodput: $ratio (goal >= 0.95)"
+	echo "emulator CPU at 1 Gbit/s: $cpu_s s, $cpu_gbit s per Gbit carried"
+	echo "scheduling error p50/p99: 1 Gbit/s $p50_1g/$p99_1g us, 100 Mbit/s $p50_100m/$p99_100m us (goal p99 <= 50 us)"
+fi

@@ -1,0 +1,980 @@
+/* SPDX-License-Identifier: MIT */
+/* plan.c - plan.h: the steps of a fix, from the same description and policy as audit. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <debloat/units.h>
+
+#include "array.h"
+#include "drivers.h"
+#include "fix/plan.h"
+#include "host/avail.h"
+#include "host/qdisc.h"
+
+__attribute__((format(printf, 3, 4))) static void say(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+void plan_init(struct plan *p, const struct plan_options *opts)
+{
+	memset(p, 0, sizeof(*p));
+	if (opts)
+		p->opts = *opts;
+}
+
+void plan_free(struct plan *p)
+{
+	free(p->targets);
+	free(p->steps);
+	memset(p, 0, sizeof(*p));
+}
+
+const char *plan_role_name(enum plan_role role)
+{
+	return role == PLAN_ROLE_SERVER ? "server" : "host";
+}
+
+int plan_role_from_name(const char *name)
+{
+	if (!strcmp(name, "host"))
+		return PLAN_ROLE_HOST;
+	if (!strcmp(name, "server"))
+		return PLAN_ROLE_SERVER;
+	return -EINVAL;
+}
+
+const char *plan_status_name(enum step_status s)
+{
+	static const char *const names[] = {
+	    [STEP_PLANNED] = "planned",		[STEP_SAME] = "same",
+	    [STEP_UNSUPPORTED] = "unsupported", [STEP_APPLIED] = "applied",
+	    [STEP_REFUSED] = "refused",		[STEP_FAILED] = "failed",
+	    [STEP_ROLLED_BACK] = "rolled-back", [STEP_NOT_REACHED] = "not-reached",
+	};
+
+	return s <= STEP_NOT_REACHED ? names[s] : "?";
+}
+
+int plan_phase(enum knob_kind kind)
+{
+	switch (kind) {
+	case KNOB_ROOT_QDISC:
+		return 0;
+	case KNOB_TXQUEUELEN:
+		return 1;
+	case KNOB_BQL_LIMIT_MAX:
+		return 2;
+	case KNOB_RING_TX:
+	case KNOB_RING_RX:
+		return 3;
+	case KNOB_OFFLOAD:
+		return 4;
+	case KNOB_SYSCTL:
+	default:
+		return 5;
+	}
+}
+
+bool plan_knob_optional(enum knob_kind kind)
+{
+	return kind == KNOB_RING_TX || kind == KNOB_RING_RX || kind == KNOB_OFFLOAD;
+}
+
+int plan_add_target(struct plan *p, const char *name)
+{
+	struct plan_target *t;
+	int r;
+
+	if (p->ntargets == p->targets_cap) {
+		t = array_grow(p->targets, &p->targets_cap, sizeof(*t), 4, PLAN_MAX_STEPS, &r);
+		if (!t)
+			return r;
+		p->targets = t;
+	}
+	t = &p->targets[p->ntargets];
+	memset(t, 0, sizeof(*t));
+	say(t->name, sizeof(t->name), "%s", name);
+	t->bql_in_use = TRI_UNKNOWN;
+	return (int)p->ntargets++;
+}
+
+int plan_add_step(struct plan *p, int target, const struct knob *k, const char *after,
+		  bool optional, const char *why)
+{
+	struct plan_step *s;
+	int r;
+
+	if (strlen(after) >= KNOB_VALUE_MAX)
+		return -EINVAL;
+	if (p->nsteps == p->steps_cap) {
+		s = array_grow(p->steps, &p->steps_cap, sizeof(*s), 16, PLAN_MAX_STEPS, &r);
+		if (!s)
+			return r;
+		p->steps = s;
+	}
+	s = &p->steps[p->nsteps++];
+	memset(s, 0, sizeof(*s));
+	s->knob = *k;
+	s->target = target;
+	s->optional = optional;
+	say(s->after, sizeof(s->after), "%s", after);
+	say(s->why, sizeof(s->why), "%s", why ? why : "");
+	s->status = STEP_PLANNED;
+	return 0;
+}
+
+__attribute__((format(printf, 2, 3))) static void target_note(struct plan_target *t,
+							      const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->nnotes == PLAN_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->notes[t->nnotes++], PLAN_NOTE_MAX, fmt, ap);
+	va_end(ap);
+}
+
+__attribute__((format(printf, 2, 3))) static void host_note(struct plan *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->nnotes == PLAN_MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(p->notes[p->nnotes++], PLAN_NOTE_MAX, fmt, ap);
+	va_end(ap);
+}
+
+/* Unknown availability counts as available, as in the policy: the write will tell. */
+static bool have_kind(const struct host *h, const char *kind)
+{
+	return !h || avail_of(h->qdisc_kinds, HOST_NQDISC_KINDS, kind) != QDISC_AVAIL_NO;
+}
+
+/* policy.c's fq_codel parameters (host-tuning.md section 1), plus ECN. */
+static const char *fq_codel_params(uint32_t speed_mbps)
+{
+	if (!speed_mbps)
+		return "";
+	if (speed_mbps <= 10)
+		return " limit 600 quantum 300";
+	if (speed_mbps < 100)
+		return " limit 800 quantum 300";
+	if (speed_mbps <= 100)
+		return " limit 800";
+	if (speed_mbps <= 1000)
+		return " limit 1200";
+	return "";
+}
+
+static unsigned short_fifo(uint32_t speed_mbps)
+{
+	return speed_mbps && speed_mbps <= 10 ? PLAN_SHORT_FIFO_10M : PLAN_SHORT_FIFO;
+}
+
+/* What goes at the leaves: the role's kind, or the best this kernel has instead. */
+struct leaf {
+	char spec[128];
+	bool fifo; /* the short pfifo of the last resort */
+};
+
+static void choose_leaf(struct plan *p, struct plan_target *t, const struct iface *ifc,
+			const struct host *h, struct leaf *leaf)
+{
+	unsigned n = short_fifo(ifc->speed_mbps);
+	bool want_fq = p->opts.role == PLAN_ROLE_SERVER;
+
+	leaf->fifo = false;
+	if (want_fq && have_kind(h, "fq")) {
+		say(leaf->spec, sizeof(leaf->spec), "fq");
+		return;
+	}
+	if (have_kind(h, "fq_codel")) {
+		if (want_fq)
+			target_note(t,
+				    "this kernel has no fq (pacing for servers): fq_codel instead");
+		say(leaf->spec, sizeof(leaf->spec), "fq_codel%s ecn",
+		    fq_codel_params(ifc->speed_mbps));
+		return;
+	}
+	if (have_kind(h, "cake")) {
+		target_note(t, "this kernel has no %sfq_codel: cake in its place",
+			    want_fq ? "fq nor " : "");
+		say(leaf->spec, sizeof(leaf->spec), "cake");
+		return;
+	}
+	target_note(t,
+		    "this kernel has no %sfq_codel nor cake: the best it can do is a short FIFO, "
+		    "pfifo limit %u with txqueuelen %u",
+		    want_fq ? "fq, " : "", n, n);
+	say(leaf->spec, sizeof(leaf->spec), "pfifo limit %u", n);
+	leaf->fifo = true;
+}
+
+static const struct finding *finding_of(const struct verdict *v, const char *code)
+{
+	for (unsigned i = 0; i < v->nfindings; i++)
+		if (!strcmp(v->findings[i].code, code))
+			return &v->findings[i];
+	return NULL;
+}
+
+static struct knob knob_of(enum knob_kind kind, const char *ifname, int queue, const char *name)
+{
+	struct knob k;
+
+	memset(&k, 0, sizeof(k));
+	k.kind = kind;
+	if (ifname)
+		say(k.ifname, sizeof(k.ifname), "%s", ifname);
+	k.queue = queue;
+	if (name)
+		say(k.name, sizeof(k.name), "%s", name);
+	return k;
+}
+
+static bool multi_queue(const struct iface *ifc)
+{
+	/* The kernel puts mq at the root of a multi-queue device; sysfs lists its queues. */
+	return (ifc->qdisc && !strcmp(ifc->qdisc->kind, "mq")) || ifc->nbql > 1;
+}
+
+/* The root-qdisc step; *fifo_left says whether a FIFO remains for txqueuelen to size. */
+static int plan_root(struct plan *p, int ti, const struct iface *ifc, const struct host *h,
+		     const struct verdict *v, bool *fifo_left)
+{
+	struct plan_target *t = &p->targets[ti];
+	const struct finding *fifo = finding_of(v, "fifo-qdisc");
+	struct leaf leaf;
+	char spec[KNOB_VALUE_MAX], why[PLAN_NOTE_MAX], rate[32], was[96] = "";
+	struct knob k = knob_of(KNOB_ROOT_QDISC, ifc->name, 0, NULL);
+	bool shape = ifc->physical && v->bql_in_use == TRI_NO;
+
+	*fifo_left = false;
+	if (!ifc->physical && ifc->qdisc && !strcmp(ifc->qdisc->kind, "noqueue")) {
+		target_note(t, "noqueue at the root: packets do not wait in a qdisc on this "
+			       "virtual link, so its root qdisc is left as it is");
+		return 0;
+	}
+	choose_leaf(p, t, ifc, h, &leaf);
+	if (fifo && fifo->delay_us >= 0)
+		say(was, sizeof(was), "; the FIFO there now can add %lld.%lld ms",
+		    (long long)(fifo->delay_us / 1000), (long long)(fifo->delay_us % 1000 / 100));
+
+	if (shape && !ifc->speed_mbps) {
+		target_note(t,
+			    "%s has no BQL but the link speed is unknown: no shaper at 95%% of "
+			    "it",
+			    ifc->driver[0] ? ifc->driver : "the driver");
+		shape = false;
+	}
+	if (shape) {
+		policy_shaper_rate(ifc->speed_mbps, rate, sizeof(rate));
+		if (have_kind(h, "cake")) {
+			say(spec, sizeof(spec), "cake bandwidth %s", rate);
+		} else if (have_kind(h, "htb")) {
+			target_note(t, "this kernel has no cake: htb shapes at %s with %s under it",
+				    rate, leaf.spec);
+			say(spec, sizeof(spec), "htb %s %s", rate, leaf.spec);
+			*fifo_left = leaf.fifo;
+		} else {
+			target_note(t, "this kernel has neither cake nor htb: no shaper, only %s",
+				    leaf.spec);
+			shape = false;
+		}
+	}
+	if (shape) {
+		say(why, sizeof(why),
+		    "%s has no BQL (%s): shape at %s, ~95%% of %u Mbit/s, so the queue forms in "
+		    "the qdisc, not the TX ring%s",
+		    ifc->driver[0] ? ifc->driver : "the driver", v->bql_reason, rate,
+		    ifc->speed_mbps, was);
+	} else if (multi_queue(ifc)) {
+		say(spec, sizeof(spec), "mq %s", leaf.spec);
+		say(why, sizeof(why), "one %s per TX queue under mq%s", leaf.spec, was);
+		*fifo_left = leaf.fifo;
+	} else {
+		say(spec, sizeof(spec), "%s", leaf.spec);
+		say(why, sizeof(why), "%s%s%s", leaf.spec,
+		    leaf.fifo ? ": the shortest queue this kernel can make"
+		    : p->opts.role == PLAN_ROLE_SERVER && !strcmp(leaf.spec, "fq")
+			? ": fair queueing with pacing for a server"
+			: ": flows share the link and each queue stays short",
+		    was);
+		*fifo_left = leaf.fifo;
+	}
+	return plan_add_step(p, ti, &k, spec, false, why);
+}
+
+static int plan_txqueuelen(struct plan *p, int ti, const struct iface *ifc)
+{
+	unsigned n = short_fifo(ifc->speed_mbps);
+	struct knob k = knob_of(KNOB_TXQUEUELEN, ifc->name, 0, NULL);
+	char val[16], why[PLAN_NOTE_MAX];
+
+	/* Only shorter: a txqueuelen someone set below ours is theirs to keep. */
+	if (ifc->txqueuelen && ifc->txqueuelen < n)
+		n = ifc->txqueuelen;
+	say(val, sizeof(val), "%u", n);
+	say(why, sizeof(why),
+	    "a FIFO remains: txqueuelen sizes it if the root is ever reset to the default");
+	return plan_add_step(p, ti, &k, val, false, why);
+}
+
+static int plan_bql(struct plan *p, int ti, const struct iface *ifc, const struct verdict *v)
+{
+	uint32_t want = ifc->speed_mbps <= 10 ? POLICY_BQL_MAX_10M : POLICY_BQL_MAX_100M;
+	char val[16], why[PLAN_NOTE_MAX];
+	int r;
+
+	if (v->bql_in_use != TRI_YES || !ifc->speed_mbps || ifc->speed_mbps > 100)
+		return 0;
+	say(val, sizeof(val), "%u", want);
+	say(why, sizeof(why),
+	    "BQL autotuning is often 2x too high below 100 Mbit/s: %u bytes at %u Mbit/s", want,
+	    ifc->speed_mbps);
+	for (size_t i = 0; i < ifc->nbql; i++) {
+		struct knob k;
+
+		if (!ifc->bql[i].present)
+			continue;
+		k = knob_of(KNOB_BQL_LIMIT_MAX, ifc->name, (int)ifc->bql[i].queue, NULL);
+		r = plan_add_step(p, ti, &k, val, false, why);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+static int plan_rings(struct plan *p, int ti, const struct iface *ifc, const struct verdict *v)
+{
+	struct plan_target *t = &p->targets[ti];
+	const struct driver_info *d = v->driver;
+	uint64_t frame = (uint64_t)ifc->mtu + POLICY_FRAME_OVERHEAD, n;
+	char val[16], why[PLAN_NOTE_MAX];
+	struct knob k;
+
+	if (!ifc->physical || v->bql_in_use != TRI_NO)
+		return 0;
+	if (d && d->lever == DRIVER_LEVER_NONE) {
+		target_note(t, "%s has no ring size to shrink: the shaper is the only lever",
+			    ifc->driver);
+		return 0;
+	}
+	if (d && d->lever == DRIVER_LEVER_RX_RING) {
+		if (ifc->ring_rx < 0 || ifc->ring_rx >= d->lever_rx ||
+		    (ifc->ring_rx_max >= 0 && ifc->ring_rx_max < d->lever_rx))
+			return 0;
+		k = knob_of(KNOB_RING_RX, ifc->name, 0, NULL);
+		say(val, sizeof(val), "%d", d->lever_rx);
+		say(why, sizeof(why),
+		    "%s ignores the TX ring size, but TX gets what RX leaves of the shared "
+		    "descriptor pool: %d TX descriptors",
+		    ifc->driver, d->lever_tx);
+		return plan_add_step(p, ti, &k, val, true, why);
+	}
+	if (ifc->ring_tx <= 0 || !ifc->speed_mbps)
+		return 0;
+	/* About 1 ms of full frames, as policy's big-tx-ring recommends. */
+	n = (uint64_t)ifc->speed_mbps * 1000 / 8 / frame;
+	n = n < PLAN_RING_MIN ? PLAN_RING_MIN : n;
+	if (n >= (uint64_t)ifc->ring_tx)
+		return 0;
+	k = knob_of(KNOB_RING_TX, ifc->name, 0, NULL);
+	say(val, sizeof(val), "%llu", (unsigned long long)n);
+	say(why, sizeof(why),
+	    "without BQL the whole TX ring fills: %llu descriptors are about 1 ms at %u Mbit/s",
+	    (unsigned long long)n, ifc->speed_mbps);
+	return plan_add_step(p, ti, &k, val, true, why);
+}
+
+static int plan_offloads(struct plan *p, int ti, const struct iface *ifc)
+{
+	static const struct {
+		const char *feature, *short_name;
+		size_t offset;
+	} features[] = {
+	    {"tx-tcp-segmentation", "TSO", offsetof(struct iface, tso)},
+	    {"tx-generic-segmentation", "GSO", offsetof(struct iface, gso)},
+	    {"rx-gro", "GRO", offsetof(struct iface, gro)},
+	};
+	int64_t wire_us = policy_bytes_delay_us(POLICY_SUPER_PACKET, ifc->speed_mbps);
+	char why[PLAN_NOTE_MAX];
+	int r;
+
+	if (!ifc->speed_mbps || ifc->speed_mbps > 100)
+		return 0;
+	for (size_t i = 0; i < sizeof(features) / sizeof(*features); i++) {
+		const enum feature_state *s =
+		    (const enum feature_state *)((const char *)ifc + features[i].offset);
+		struct knob k;
+
+		if (*s != FEATURE_ON)
+			continue;
+		k = knob_of(KNOB_OFFLOAD, ifc->name, 0, features[i].feature);
+		say(why, sizeof(why),
+		    "%s builds 64 KB super-packets: %lld.%lld ms each at %u Mbit/s, and a queue "
+		    "always overshoots by one",
+		    features[i].short_name, (long long)(wire_us / 1000),
+		    (long long)(wire_us % 1000 / 100), ifc->speed_mbps);
+		r = plan_add_step(p, ti, &k, "off", true, why);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int plan_iface(struct plan *p, const struct iface *ifc, const struct host *host, bool named)
+{
+	struct plan_target *t;
+	struct verdict v;
+	bool fifo_left;
+	int ti, r;
+
+	ti = plan_add_target(p, ifc->name);
+	if (ti < 0)
+		return ti;
+	t = &p->targets[ti];
+	policy_iface(ifc, host, &v);
+	t->ifc = ifc;
+	t->speed_mbps = ifc->speed_mbps;
+	t->bql_in_use = v.bql_in_use;
+	say(t->bql_reason, sizeof(t->bql_reason), "%s", v.bql_reason ? v.bql_reason : "");
+	if (ifc->loopback) {
+		t->skipped = !named;
+		t->refused = named;
+		say(t->refused_why, sizeof(t->refused_why),
+		    "%s is loopback: it has no wire to queue for, so there is nothing to fix",
+		    ifc->name);
+		return ti;
+	}
+	if (!ifc->physical && !named) {
+		t->skipped = true;
+		say(t->refused_why, sizeof(t->refused_why),
+		    "%s is a virtual link (%s): name it to fix it", ifc->name, ifc->kind);
+		return ti;
+	}
+	if (v.bql_in_use == TRI_UNKNOWN && ifc->physical)
+		target_note(t,
+			    "whether %s uses BQL is unknown until traffic has flowed: no shaper "
+			    "now; run fix again after some traffic",
+			    ifc->driver[0] ? ifc->driver : "the driver");
+	r = plan_root(p, ti, ifc, host, &v, &fifo_left);
+	if (!r && fifo_left)
+		r = plan_txqueuelen(p, ti, ifc);
+	if (!r)
+		r = plan_bql(p, ti, ifc, &v);
+	if (!r)
+		r = plan_rings(p, ti, ifc, &v);
+	if (!r)
+		r = plan_offloads(p, ti, ifc);
+	return r < 0 ? r : ti;
+}
+
+int plan_host(struct plan *p, const struct host *host)
+{
+	const struct sysctl_entry *s;
+	const char *kind = NULL;
+	struct knob k;
+	char why[PLAN_NOTE_MAX];
+	int r;
+
+	s = host ? host_sysctl(host, "net.core.default_qdisc") : NULL;
+	if (s && !s->err) {
+		if (p->opts.role == PLAN_ROLE_SERVER && have_kind(host, "fq"))
+			kind = "fq";
+		else if (have_kind(host, "fq_codel"))
+			kind = "fq_codel";
+		else if (have_kind(host, "cake"))
+			kind = "cake";
+		if (kind) {
+			k = knob_of(KNOB_SYSCTL, NULL, 0, "net.core.default_qdisc");
+			say(why, sizeof(why),
+			    "new interfaces and mq's queues get %s instead of a FIFO", kind);
+			r = plan_add_step(p, -1, &k, kind, false, why);
+			if (r < 0)
+				return r;
+		} else {
+			host_note(p,
+				  "net.core.default_qdisc stays %s: this kernel has none of "
+				  "fq_codel, fq, cake",
+				  s->value);
+		}
+	}
+	s = host ? host_sysctl(host, "net.ipv4.tcp_ecn") : NULL;
+	if (s && !s->err) {
+		k = knob_of(KNOB_SYSCTL, NULL, 0, "net.ipv4.tcp_ecn");
+		return plan_add_step(p, -1, &k, "1", false,
+				     "ask for ECN, so AQM can mark instead of drop");
+	}
+	return 0;
+}
+
+int plan_build(struct plan *p, const struct host *host, bool named)
+{
+	int r;
+
+	for (size_t i = 0; i < host->n; i++) {
+		r = plan_iface(p, &host->ifaces[i], host, named);
+		if (r < 0)
+			return r;
+	}
+	return plan_host(p, host);
+}
+
+/* ---- root-qdisc specs ---- */
+
+enum opt_type { OPT_COUNT, OPT_SIZE, OPT_TIME, OPT_RATE, OPT_FLAG_ON, OPT_FLAG_OFF };
+
+struct opt_word {
+	const char *kind, *word, *name; /* name: where it is stored ("noecn" -> "ecn") */
+	enum opt_type type;
+};
+
+static const struct opt_word opt_words[] = {
+    {"fq_codel", "limit", "limit", OPT_COUNT},
+    {"fq_codel", "flows", "flows", OPT_COUNT},
+    {"fq_codel", "quantum", "quantum", OPT_SIZE},
+    {"fq_codel", "target", "target", OPT_TIME},
+    {"fq_codel", "interval", "interval", OPT_TIME},
+    {"fq_codel", "memory_limit", "memory_limit", OPT_SIZE},
+    {"fq_codel", "ce_threshold", "ce_threshold", OPT_TIME},
+    {"fq_codel", "drop_batch", "drop_batch", OPT_COUNT},
+    {"fq_codel", "ecn", "ecn", OPT_FLAG_ON},
+    {"fq_codel", "noecn", "ecn", OPT_FLAG_OFF},
+    {"fq", "limit", "limit", OPT_COUNT},
+    {"fq", "flow_limit", "flow_limit", OPT_COUNT},
+    {"fq", "quantum", "quantum", OPT_SIZE},
+    {"fq", "initial_quantum", "initial_quantum", OPT_SIZE},
+    {"fq", "maxrate", "maxrate", OPT_RATE},
+    {"fq", "buckets", "buckets", OPT_COUNT},
+    {"fq", "refill_delay", "refill_delay", OPT_TIME},
+    {"fq", "orphan_mask", "orphan_mask", OPT_COUNT},
+    {"fq", "low_rate_threshold", "low_rate_threshold", OPT_RATE},
+    {"fq", "ce_threshold", "ce_threshold", OPT_TIME},
+    {"fq", "timer_slack", "timer_slack", OPT_TIME},
+    {"fq", "horizon", "horizon", OPT_TIME},
+    {"fq", "pacing", "pacing", OPT_FLAG_ON},
+    {"fq", "nopacing", "pacing", OPT_FLAG_OFF},
+    {"fq", "horizon_drop", "horizon_drop", OPT_FLAG_ON},
+    {"fq", "horizon_cap", "horizon_drop", OPT_FLAG_OFF},
+    {"cake", "bandwidth", "bandwidth", OPT_RATE},
+    {"cake", "unlimited", "bandwidth", OPT_FLAG_OFF},
+    {"cake", "rtt", "rtt", OPT_TIME},
+    {"cake", "memlimit", "memlimit", OPT_SIZE},
+    {"pfifo", "limit", "limit", OPT_COUNT},
+    {"bfifo", "limit", "limit", OPT_SIZE},
+};
+
+static const struct opt_word *find_word(const char *kind, const char *word)
+{
+	for (size_t i = 0; i < sizeof(opt_words) / sizeof(*opt_words); i++)
+		if (!strcmp(opt_words[i].kind, kind) && !strcmp(opt_words[i].word, word))
+			return &opt_words[i];
+	return NULL;
+}
+
+static int parse_count(const char *s, uint64_t *out)
+{
+	char *end;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	return errno || *end ? -EINVAL : 0;
+}
+
+static int parse_typed(enum opt_type type, const char *s, uint64_t *out)
+{
+	uint32_t u32;
+	int r;
+
+	switch (type) {
+	case OPT_COUNT:
+		return parse_count(s, out);
+	case OPT_SIZE:
+		r = db_parse_size(s, &u32);
+		if (!r)
+			*out = u32;
+		return r;
+	case OPT_TIME:
+		return db_parse_time_ns(s, out);
+	case OPT_RATE:
+		return db_parse_rate(s, out);
+	default:
+		return -EINVAL;
+	}
+}
+
+static struct plan_spec_opt *spec_slot(struct plan_spec *sp, const char *name)
+{
+	struct plan_spec_opt *o;
+
+	for (unsigned i = 0; i < sp->nopts; i++)
+		if (!strcmp(sp->opts[i].name, name))
+			return &sp->opts[i];
+	if (sp->nopts == PLAN_SPEC_MAX_OPTS || strlen(name) >= sizeof(o->name))
+		return NULL;
+	o = &sp->opts[sp->nopts++];
+	memset(o, 0, sizeof(*o));
+	say(o->name, sizeof(o->name), "%s", name);
+	return o;
+}
+
+static bool valid_kind(const char *w)
+{
+	size_t n = strlen(w);
+
+	if (!n || n >= QDISC_KIND_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)w[i]) && w[i] != '_' && w[i] != '-')
+			return false;
+	return true;
+}
+
+#define SPEC_MAX_WORDS 48
+
+int plan_spec_parse(const char *spec, struct plan_spec *out)
+{
+	char buf[KNOB_VALUE_MAX], *words[SPEC_MAX_WORDS], *save = NULL, *w;
+	struct plan_spec sp;
+	size_t nw = 0, i = 0;
+
+	if (strlen(spec) >= sizeof(buf))
+		return -EINVAL;
+	memset(&sp, 0, sizeof(sp));
+	say(buf, sizeof(buf), "%s", spec);
+	for (w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+		if (nw == SPEC_MAX_WORDS)
+			return -EINVAL;
+		words[nw++] = w;
+	}
+	if (!nw)
+		return -EINVAL;
+	if (!strcmp(words[0], "mq") && nw > 1) {
+		sp.shape = SPEC_MQ;
+		i = 1;
+	} else if (!strcmp(words[0], "htb")) {
+		if (nw < 3 || db_parse_rate(words[1], &sp.htb_rate) < 0)
+			return -EINVAL;
+		sp.shape = SPEC_HTB;
+		i = 2;
+	}
+	if (!valid_kind(words[i]))
+		return -EINVAL;
+	say(sp.kind, sizeof(sp.kind), "%s", words[i++]);
+	while (i < nw) {
+		const struct opt_word *ow = find_word(sp.kind, words[i]);
+		struct plan_spec_opt *o;
+
+		if (ow) {
+			o = spec_slot(&sp, ow->name);
+			if (!o)
+				return -EINVAL;
+			o->numeric = true;
+			if (ow->type == OPT_FLAG_ON || ow->type == OPT_FLAG_OFF) {
+				o->v = ow->type == OPT_FLAG_ON;
+				i++;
+				continue;
+			}
+			if (i + 1 >= nw || parse_typed(ow->type, words[i + 1], &o->v) < 0)
+				return -EINVAL;
+			i += 2;
+			continue;
+		}
+		/* An option this table does not know: a pair when a number follows, else a
+		 * flag. Compared as written. */
+		o = spec_slot(&sp, words[i]);
+		if (!o)
+			return -EINVAL;
+		if (i + 1 < nw && isdigit((unsigned char)words[i + 1][0])) {
+			if (strlen(words[i + 1]) >= sizeof(o->word))
+				return -EINVAL;
+			say(o->word, sizeof(o->word), "%s", words[i + 1]);
+			i += 2;
+		} else {
+			o->numeric = true;
+			o->v = 1;
+			i++;
+		}
+	}
+	*out = sp;
+	return 0;
+}
+
+/* Decoded option keys (host/qdisc.h) back to spec words. */
+struct tree_key {
+	const char *kind, *key, *name;
+	enum opt_type type; /* OPT_TIME from _us, OPT_RATE from _bps, _ns where noted */
+	uint64_t scale;	    /* multiply the decoded value by this */
+	uint64_t div;	    /* then divide by this */
+};
+
+static const struct tree_key tree_keys[] = {
+    {"fq_codel", "limit_packets", "limit", OPT_COUNT, 1, 1},
+    {"fq_codel", "flows", "flows", OPT_COUNT, 1, 1},
+    {"fq_codel", "quantum_bytes", "quantum", OPT_SIZE, 1, 1},
+    {"fq_codel", "target_us", "target", OPT_TIME, 1000, 1},
+    {"fq_codel", "interval_us", "interval", OPT_TIME, 1000, 1},
+    {"fq_codel", "memory_limit_bytes", "memory_limit", OPT_SIZE, 1, 1},
+    {"fq_codel", "ecn", "ecn", OPT_FLAG_ON, 1, 1},
+    {"fq_codel", "ce_threshold_us", "ce_threshold", OPT_TIME, 1000, 1},
+    {"fq_codel", "drop_batch_packets", "drop_batch", OPT_COUNT, 1, 1},
+    {"fq", "limit_packets", "limit", OPT_COUNT, 1, 1},
+    {"fq", "flow_limit_packets", "flow_limit", OPT_COUNT, 1, 1},
+    {"fq", "quantum_bytes", "quantum", OPT_SIZE, 1, 1},
+    {"fq", "initial_quantum_bytes", "initial_quantum", OPT_SIZE, 1, 1},
+    {"fq", "rate_enable", "pacing", OPT_FLAG_ON, 1, 1},
+    {"fq", "maxrate_bps", "maxrate", OPT_RATE, 1, 8},
+    {"fq", "buckets", "buckets", OPT_COUNT, 1, 1},
+    {"fq", "refill_delay_us", "refill_delay", OPT_TIME, 1000, 1},
+    {"fq", "orphan_mask", "orphan_mask", OPT_COUNT, 1, 1},
+    {"fq", "low_rate_threshold_bps", "low_rate_threshold", OPT_RATE, 1, 8},
+    {"fq", "ce_threshold_us", "ce_threshold", OPT_TIME, 1000, 1},
+    {"fq", "timer_slack_ns", "timer_slack", OPT_TIME, 1, 1},
+    {"fq", "horizon_us", "horizon", OPT_TIME, 1000, 1},
+    {"fq", "horizon_drop", "horizon_drop", OPT_FLAG_ON, 1, 1},
+    {"cake", "bandwidth_bps", "bandwidth", OPT_RATE, 1, 8},
+    {"cake", "rtt_us", "rtt", OPT_TIME, 1000, 1},
+    {"cake", "memory_limit_bytes", "memlimit", OPT_SIZE, 1, 1},
+    {"pfifo", "limit_packets", "limit", OPT_COUNT, 1, 1},
+    {"bfifo", "limit_bytes", "limit", OPT_SIZE, 1, 1},
+};
+
+static int spec_of_qdisc(const struct qdisc *q, struct plan_spec *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->shape = SPEC_PLAIN;
+	say(out->kind, sizeof(out->kind), "%s", q->kind);
+	for (unsigned i = 0; i < q->noptions; i++) {
+		const struct value *v = &q->options[i];
+
+		for (size_t j = 0; j < sizeof(tree_keys) / sizeof(*tree_keys); j++) {
+			const struct tree_key *tk = &tree_keys[j];
+			struct plan_spec_opt *o;
+
+			if (strcmp(tk->kind, q->kind) || strcmp(tk->key, v->key))
+				continue;
+			o = spec_slot(out, tk->name);
+			if (!o)
+				return -E2BIG;
+			o->numeric = true;
+			o->v = tk->type == OPT_FLAG_ON ? v->u != 0 : v->u * tk->scale / tk->div;
+		}
+	}
+	return 0;
+}
+
+static bool opts_equal(const struct plan_spec *a, const struct plan_spec *b)
+{
+	return plan_spec_covers(a, b) && plan_spec_covers(b, a);
+}
+
+int plan_spec_of_tree(const struct qdisc *root, struct plan_spec *out)
+{
+	struct plan_spec child, first;
+	int r;
+
+	if (!root)
+		return -ENOENT;
+	if (!strcmp(root->kind, "htb"))
+		return -ENOENT; /* the rate lives in class 1:1, which the tree does not carry */
+	if (strcmp(root->kind, "mq"))
+		return spec_of_qdisc(root, out);
+	/* mq: a spec only when every TX queue has the same child. */
+	if (!root->nchildren)
+		return -ENOENT;
+	r = spec_of_qdisc(&root->children[0], &first);
+	if (r < 0)
+		return r;
+	for (size_t i = 1; i < root->nchildren; i++) {
+		r = spec_of_qdisc(&root->children[i], &child);
+		if (r < 0)
+			return r;
+		if (strcmp(child.kind, first.kind) || !opts_equal(&child, &first))
+			return -ENOENT;
+	}
+	first.shape = SPEC_MQ;
+	*out = first;
+	return 0;
+}
+
+/*
+ * The kernel's fixed defaults: knob_read leaves an option out when it holds one, so
+ * "fq_codel limit 800" read back carries the "ecn" a plan asked for. Link-dependent
+ * defaults (quantum from the MTU, pfifo's limit from txqueuelen) are not here: a
+ * missing one never matches.
+ */
+static const struct {
+	const char *kind, *name;
+	uint64_t v;
+} fixed_defaults[] = {
+    {"fq_codel", "limit", 10240},    {"fq_codel", "flows", 1024},
+    {"fq_codel", "target", 5000000}, {"fq_codel", "interval", 100000000},
+    {"fq_codel", "ecn", 1},	     {"fq_codel", "memory_limit", 32u << 20},
+    {"fq_codel", "drop_batch", 64},  {"fq", "limit", 10000},
+    {"fq", "flow_limit", 100},	     {"fq", "pacing", 1},
+    {"fq", "buckets", 1024},	     {"fq", "refill_delay", 40000000},
+    {"fq", "orphan_mask", 1023},     {"fq", "low_rate_threshold", 68750},
+    {"fq", "timer_slack", 10000},    {"fq", "horizon", 10000000000ULL},
+    {"fq", "horizon_drop", 1},	     {"cake", "bandwidth", 0},
+    {"cake", "rtt", 100000000},
+};
+
+static bool is_fixed_default(const char *kind, const struct plan_spec_opt *o)
+{
+	for (size_t i = 0; i < sizeof(fixed_defaults) / sizeof(*fixed_defaults); i++)
+		if (!strcmp(fixed_defaults[i].kind, kind) &&
+		    !strcmp(fixed_defaults[i].name, o->name))
+			return o->numeric && o->v == fixed_defaults[i].v;
+	return false;
+}
+
+bool plan_spec_covers(const struct plan_spec *have, const struct plan_spec *want)
+{
+	if (have->shape != want->shape || strcmp(have->kind, want->kind))
+		return false;
+	if (want->shape == SPEC_HTB && have->htb_rate != want->htb_rate)
+		return false;
+	for (unsigned i = 0; i < want->nopts; i++) {
+		const struct plan_spec_opt *w = &want->opts[i], *h = NULL;
+
+		for (unsigned j = 0; j < have->nopts && !h; j++)
+			if (!strcmp(have->opts[j].name, w->name))
+				h = &have->opts[j];
+		if (!h) {
+			if (is_fixed_default(want->kind, w))
+				continue;
+			return false;
+		}
+		if (h->numeric != w->numeric)
+			return false;
+		if (w->numeric ? h->v != w->v : strcasecmp(h->word, w->word) != 0)
+			return false;
+	}
+	return true;
+}
+
+static bool root_equal(const char *have, const char *want, const struct iface *ifc)
+{
+	struct plan_spec h, w;
+
+	if (!strcmp(have, want))
+		return true;
+	if (!strncmp(have, "other:", 6) || !strcmp(want, "default"))
+		return false;
+	if (plan_spec_parse(want, &w) < 0)
+		return false;
+	if (!strcmp(have, "default")) {
+		if (!ifc || plan_spec_of_tree(ifc->qdisc, &h) < 0)
+			return false;
+	} else if (plan_spec_parse(have, &h) < 0) {
+		return false;
+	}
+	return plan_spec_covers(&h, &w);
+}
+
+/* Blanks collapsed, ends trimmed: "4096\t16384" == "4096 16384". */
+static bool words_equal(const char *a, const char *b)
+{
+	for (;;) {
+		while (isspace((unsigned char)*a))
+			a++;
+		while (isspace((unsigned char)*b))
+			b++;
+		if (!*a || !*b)
+			return !*a && !*b;
+		while (*a && !isspace((unsigned char)*a) && *a == *b)
+			a++, b++;
+		if ((*a && !isspace((unsigned char)*a)) || (*b && !isspace((unsigned char)*b)))
+			return false;
+	}
+}
+
+bool plan_value_equal(const struct knob *k, const char *have, const char *want,
+		      const struct iface *ifc)
+{
+	uint64_t a, b;
+
+	/* The knob layer's own comparison first: it knows how knob_read spells things. */
+	if (knob_value_equal(k->kind, have, want) > 0)
+		return true;
+
+	switch (k->kind) {
+	case KNOB_ROOT_QDISC:
+		return root_equal(have, want, ifc);
+	case KNOB_TXQUEUELEN:
+	case KNOB_BQL_LIMIT_MAX:
+	case KNOB_RING_TX:
+	case KNOB_RING_RX:
+		if (parse_count(have, &a) == 0 && parse_count(want, &b) == 0)
+			return a == b;
+		return words_equal(have, want);
+	case KNOB_OFFLOAD:
+		return !strcasecmp(have, want);
+	case KNOB_SYSCTL:
+	default:
+		return words_equal(have, want);
+	}
+}
+
+void plan_settle(struct plan *p)
+{
+	for (size_t i = 0; i < p->nsteps; i++) {
+		struct plan_step *s = &p->steps[i];
+		struct plan_target *t = s->target >= 0 ? &p->targets[s->target] : NULL;
+
+		if (s->status != STEP_PLANNED)
+			continue;
+		if (s->knob.kind == KNOB_ROOT_QDISC && !strncmp(s->before, "other:", 6)) {
+			const char *what = s->before + 6 + strspn(s->before + 6, " ");
+
+			if (!p->opts.force) {
+				t->refused = true;
+				say(t->refused_why, sizeof(t->refused_why),
+				    "%s's root qdisc is %s, which undo could not rebuild: "
+				    "--force replaces it (undo then restores the kernel's default)",
+				    t->name, what);
+				continue;
+			}
+			t->forced = true;
+			say(s->msg, sizeof(s->msg),
+			    "replaces %s (--force): undo restores the kernel's default, not it",
+			    what);
+			say(s->before, sizeof(s->before), "default");
+			continue;
+		}
+		if (plan_value_equal(&s->knob, s->before, s->after, t ? t->ifc : NULL))
+			s->status = STEP_SAME;
+	}
+}
+
+size_t plan_count(const struct plan *p, enum step_status status)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nsteps; i++)
+		n += p->steps[i].status == status;
+	return n;
+}
+
+bool plan_refused(const struct plan *p)
+{
+	for (size_t i = 0; i < p->ntargets; i++)
+		if (p->targets[i].refused)
+			return true;
+	return false;
+}

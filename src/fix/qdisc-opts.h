@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * qdisc-opts.h - the inside of the root-qdisc knob (knob.h): a netlink message builder
+ * and, per leaf kind (fq_codel, fq, cake, pfifo, bfifo, pfifo_fast), tc's option words
+ * turned into TCA_OPTIONS exactly as tc encodes them, and TCA_OPTIONS turned back into
+ * words.
+ *
+ * The two directions share one table per kind, in tc's attribute order: encoding sends
+ * an attribute only when a word set it (as tc does), decoding spells an attribute only
+ * when it differs from the kernel's fixed default, in the same order. So decoding what
+ * encoding wrote gives a canonical spelling ("fq_codel target 5000us limit 800" and
+ * "fq_codel limit 800" are both "limit 800"), and decoding a kernel dump gives the
+ * words that rebuild that qdisc.
+ *
+ * Internal to src/fix; not a public interface.
+ */
+#ifndef DEBLOAT_FIX_QDISC_OPTS_H
+#define DEBLOAT_FIX_QDISC_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/netlink.h>
+
+#include "fix/knob.h"
+
+/*
+ * Netlink messages appended to a caller's buffer. The first write that does not fit
+ * sets err to -ENOSPC and every later one is ignored, so a builder checks once at the
+ * end. Padding is zeroed, as tc's are (the golden bytes include it).
+ */
+struct nlbuf {
+	unsigned char *buf;
+	size_t cap, len;
+	size_t msg; /* offset of the message being built */
+	int err;
+};
+
+void nlbuf_init(struct nlbuf *b, void *buf, size_t cap);
+/* Start a message: header, then the family header (struct tcmsg, ifinfomsg). */
+void nlbuf_msg(struct nlbuf *b, uint16_t type, uint16_t flags, uint32_t seq, const void *hdr,
+	       size_t hdrlen);
+void nlbuf_attr(struct nlbuf *b, uint16_t type, const void *data, size_t n);
+void nlbuf_u8(struct nlbuf *b, uint16_t type, uint8_t v);
+void nlbuf_u32(struct nlbuf *b, uint16_t type, uint32_t v);
+void nlbuf_u64(struct nlbuf *b, uint16_t type, uint64_t v);
+void nlbuf_str(struct nlbuf *b, uint16_t type, const char *s);
+/* A nest (no NLA_F_NESTED flag: tc sets none); returns its offset for nlbuf_nest_end. */
+size_t nlbuf_nest(struct nlbuf *b, uint16_t type);
+void nlbuf_nest_end(struct nlbuf *b, size_t off);
+
+/* fq_codel, fq, cake, pfifo, bfifo, pfifo_fast: what a spec may put at a leaf. */
+bool qdisc_leaf_kind(const char *kind);
+
+/*
+ * Append TCA_OPTIONS for kind from tc's option words (nothing at all where tc sends
+ * nothing: pfifo without a limit, pfifo_fast). -EINVAL for an unknown kind, word or
+ * value, with a message in err naming it; -ENOSPC from the buffer.
+ */
+int qdisc_opts_encode(struct nlbuf *b, const char *kind, char *const *words, int nwords, char *err,
+		      size_t errlen);
+
+#define QDISC_OPTS_MAX 24
+
+/* One option as words: "limit 800", "ecn", "bandwidth 95mbit". */
+struct qdisc_opt {
+	const char *key; /* the option's name, for comparing two sets ("ecn" for ecn/noecn) */
+	char text[48];
+	bool link_default; /* the kernel's default depends on the link (MTU, txqueuelen) */
+};
+
+struct qdisc_opts {
+	unsigned n;
+	struct qdisc_opt v[QDISC_OPTS_MAX];
+};
+
+/*
+ * The words for TCA_OPTIONS' payload (opts NULL or len 0: none was given), without the
+ * options at the kernel's fixed defaults; attributes this file does not know are
+ * ignored. -EBADMSG when malformed, -EOPNOTSUPP when an attribute holds something no
+ * tc word sets (a cake fwmark, a CE threshold selector): not rebuildable.
+ */
+int qdisc_opts_decode(const char *kind, const void *opts, size_t len, struct qdisc_opts *out);
+
+/* "limit 800 quantum 300" ("" for none); -ENOSPC. */
+int qdisc_opts_format(const struct qdisc_opts *o, char *buf, size_t len);
+
+/*
+ * Do a and b configure the same qdisc? Equal texts for every key both name; a key only
+ * one names must be link-dependent (its default cannot be known here) to be equal.
+ */
+bool qdisc_opts_equal(const struct qdisc_opts *a, const struct qdisc_opts *b);
+
+/* The burst tc gives an htb class of this rate (bytes/s), in scheduler ticks: what the
+ * kernel reports back as the class's buffer and cbuffer. */
+uint32_t qdisc_htb_burst_ticks(uint64_t rate, const struct knob_psched *clock);
+
+/* A root-qdisc spec (knob.h) taken apart. */
+enum qdisc_shape {
+	QDISC_SHAPE_DEFAULT, /* "default" */
+	QDISC_SHAPE_LEAF,    /* "KIND [OPTS]" */
+	QDISC_SHAPE_MQ,	     /* "mq KIND [OPTS]" */
+	QDISC_SHAPE_HTB,     /* "htb RATE KIND [OPTS]" */
+};
+
+#define QDISC_SPEC_WORDS 64
+
+struct qdisc_spec {
+	enum qdisc_shape shape;
+	const char *kind;	       /* the leaf's kind (in store) */
+	uint64_t htb_rate;	       /* QDISC_SHAPE_HTB: bytes per second */
+	char *words[QDISC_SPEC_WORDS]; /* the leaf's option words (in store) */
+	int nwords;
+	char store[KNOB_VALUE_MAX];
+};
+
+/* -EINVAL with a message for anything but the four shapes over a known leaf kind. The
+ * option words are checked by qdisc_opts_encode / qdisc_spec_opts. */
+int qdisc_spec_parse(const char *text, struct qdisc_spec *out, char *err, size_t errlen);
+/* The leaf's options, canonical (encoded as tc would, then decoded). */
+int qdisc_spec_opts(const struct qdisc_spec *s, struct qdisc_opts *out, char *err, size_t errlen);
+
+#endif

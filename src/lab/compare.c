@@ -1,0 +1,1431 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lab/compare.c - lab/compare.h: `debloat lab compare` and `debloat lab seed`, each run
+ * a child `debloat lab ... -- debloat test ...`, then the runs side by side.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "json.h"
+#include "lab/compare.h"
+#include "lab/profile.h"
+#include "meter/tests.h"
+#include "plot/plot.h"
+#include "plot/run.h"
+#include "plot/svg.h"
+#include "print.h"
+
+/* A terminal is only so wide; the runs are compared column by column. */
+#define LC_MAX_PROFILES 8
+#define LC_MAX_SETS	32
+#define LC_MAX_STAGES	8
+/* Beyond the test's own length: the lab's set-up and tear-down, then we stop waiting. */
+#define LC_SETUP_S 3.0
+#define LC_GRACE_S 60.0
+#define LC_KILL_S  15.0
+/* A full-size Ethernet frame as DQL counts it (IP 1500 + 14 header). */
+#define LC_FULL_FRAME 1514
+
+static const char *const seed_profiles[] = {"bbb-stock", "bbb-bql", "bbb-bql-fq",
+					    "bbb-bql-fq_codel"};
+#define SEED_N (sizeof(seed_profiles) / sizeof(seed_profiles[0]))
+
+static const char usage_compare[] =
+    "Usage: " PROG_NAME " lab compare [-l SECONDS] [-d SECONDS] [--test NAME] [--set KEY=VALUE]... "
+    "[-o DIR] [--json] PROFILE...\n"
+    "\n"
+    "Run the same latency-under-load test through each lab profile in turn, then show the\n"
+    "runs side by side: idle and loaded latency (p50, p99, pooled and per probe),\n"
+    "throughput each way, the latency the load added, grade, the BQL limit reached and\n"
+    "the drops at each stage, with each run's ratio to the first. Needs root.\n"
+    "\n"
+    "  -l, --length SECONDS   load duration of each run (default 60)\n"
+    "  -d, --delay SECONDS    idle time before and after the load (default 5)\n"
+    "      --test NAME        rrul (default), rrul_be, tcp_upload, tcp_download, tcp_nup,\n"
+    "                         tcp_ndown or ping\n"
+    "      --set KEY=VALUE    override a profile setting in every run (see debloat lab)\n"
+    "  -o, --output DIR       where the files go (default ./debloat-lab-YYYYmmdd-HHMMSS):\n"
+    "                         per run P.json, P.flent.gz, P.svg, P.lab.json,\n"
+    "                         P.telemetry.json, P.log; and compare.svg\n"
+    "  -j, --json             print JSON (keys: docs/json.md)\n"
+    "  -h, --help             show this help\n"
+    "\n"
+    "Exit status: 0 every run worked, 1 a run failed (the others are still shown),\n"
+    "2 bad options.\n";
+
+static const char usage_seed[] =
+    "Usage: " PROG_NAME " lab seed [-l SECONDS] [-d SECONDS] [-o DIR] [--json]\n"
+    "\n"
+    "Reproduce the 2014 BeagleBone Black result in the lab: `" PROG_NAME " lab compare` of\n"
+    "bbb-stock (pfifo_fast, txqueuelen 1000, no BQL), bbb-bql, bbb-bql-fq and\n"
+    "bbb-bql-fq_codel with RRUL, and what the table says against the seed's 4-10x\n"
+    "and \"two full size packets\". Needs root. Four runs of LENGTH + 2 x DELAY seconds.\n"
+    "\n"
+    "  -l, --length SECONDS   load duration of each run (default 60)\n"
+    "  -d, --delay SECONDS    idle time before and after the load (default 5)\n"
+    "  -o, --output DIR       where the files go (default ./debloat-lab-YYYYmmdd-HHMMSS)\n"
+    "  -j, --json             print JSON (keys: docs/json.md)\n"
+    "  -h, --help             show this help\n"
+    "\n"
+    "Exit status: 0 every run worked, 1 a run failed (the others are still shown),\n"
+    "2 bad options.\n";
+
+/* A run's files: the JSON key of each in "files", and its name after the profile's. */
+static const char *const run_files[][2] = {
+    {"json", ".json"},
+    {"flent", ".flent.gz"},
+    {"lab_summary", ".lab.json"},
+    {"telemetry", ".telemetry.json"},
+    {"log", ".log"},
+    {"plot", ".svg"},
+};
+
+struct lc_args {
+	const char *cmd; /* "lab compare" or "lab seed", for messages */
+	const char *usage;
+	bool seed;
+	double length_s, delay_s;
+	const char *test;
+	const char *sets[LC_MAX_SETS];
+	size_t nsets;
+	const char *dir;
+	bool json;
+	const char *profiles[LC_MAX_PROFILES];
+	size_t nprofiles;
+};
+
+struct lc_stage {
+	char name[24];
+	double drops, marks; /* NaN when the lab did not say */
+};
+
+/* One profile's run: what was asked, how it went, what it measured. */
+struct lc_run {
+	char base[LAB_PROFILE_NAME_MAX];     /* the profile's name, as a file name */
+	char stem[LAB_PROFILE_NAME_MAX + 8]; /* base, made unique: the files' stem and the label */
+	const char *profile;		     /* as given: a built-in name or a path */
+	char describe[512];		     /* what the run models (lab_profile_describe) */
+	char cc[16];
+	bool bql;
+
+	bool ok;
+	char error[320]; /* why it failed */
+	double elapsed_s;
+
+	struct run *run;      /* the test's result; NULL when it failed */
+	struct jval *doc;     /* the test's JSON document (its "summary" is reprinted) */
+	double bql_limit_p50; /* bytes; NaN when unknown or without BQL */
+	double bql_limit_max;
+	double ring_max;
+	struct lc_stage stages[LC_MAX_STAGES];
+	size_t nstages;
+	bool plotted; /* P.svg was written */
+};
+
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	got_signal = sig;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static bool parse_seconds(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || (*end && strcmp(end, "s")) || !(v >= min) || !(v <= max))
+		return false;
+	*out = v;
+	return true;
+}
+
+/* A profile's name as a file stem: letters, digits, '.', '_' and '-' only. */
+static void make_stem(const char *name, char *out, size_t len)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < len; i++) {
+		char c = name[i];
+
+		out[i] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+				 (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'
+			     ? c
+			     : '_';
+	}
+	out[i] = '\0';
+	if (!i || out[0] == '.')
+		out[0] = '_', out[1 < len ? 1 : 0] = '\0';
+}
+
+/* -1 to run, else the exit status to return now. */
+static int parse_args(int argc, char *argv[], struct lc_args *a)
+{
+	enum { OPT_TEST = 256, OPT_SET };
+	static const struct option compare_options[] = {
+	    {"length", required_argument, NULL, 'l'},
+	    {"delay", required_argument, NULL, 'd'},
+	    {"test", required_argument, NULL, OPT_TEST},
+	    {"set", required_argument, NULL, OPT_SET},
+	    {"output", required_argument, NULL, 'o'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	/* seed: its four profiles as they are. */
+	static const struct option seed_options[] = {
+	    {"length", required_argument, NULL, 'l'}, {"delay", required_argument, NULL, 'd'},
+	    {"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},	      {0},
+	};
+	struct test_spec spec;
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "l:d:o:jh", a->seed ? seed_options : compare_options,
+				NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			if (!parse_seconds(optarg, 1, 86400, &a->length_s))
+				return cli_usage_error(
+				    a->cmd, a->usage, "bad length \"%s\": want seconds, 1 to 86400",
+				    optarg);
+			break;
+		case 'd':
+			if (!parse_seconds(optarg, 0, 3600, &a->delay_s))
+				return cli_usage_error(a->cmd, a->usage,
+						       "bad delay \"%s\": want seconds, 0 to 3600",
+						       optarg);
+			break;
+		case OPT_TEST:
+			if (test_spec_get(optarg, 0, &spec) < 0)
+				return cli_usage_error(a->cmd, a->usage, "unknown test \"%s\"",
+						       optarg);
+			a->test = optarg;
+			break;
+		case OPT_SET:
+			if (a->nsets == LC_MAX_SETS)
+				return cli_usage_error(a->cmd, a->usage, "more than %d --set",
+						       LC_MAX_SETS);
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				return cli_usage_error(a->cmd, a->usage,
+						       "bad --set \"%s\": want KEY=VALUE", optarg);
+			a->sets[a->nsets++] = optarg;
+			break;
+		case 'o':
+			if (!*optarg)
+				return cli_usage_error(a->cmd, a->usage, "empty output directory");
+			a->dir = optarg;
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 'h':
+			return fputs(a->usage, stdout) == EOF ? 1 : 0;
+		default:
+			/* getopt sets optopt to the option that lacks its value (0: unknown). */
+			if (optopt == 'l' || optopt == 'd' || optopt == 'o' || optopt >= 256)
+				return cli_usage_error(a->cmd, a->usage,
+						       "option \"%s\" needs a value",
+						       cli_bad_option(argv));
+			return cli_usage_error(a->cmd, a->usage, "unknown option \"%s\"",
+					       cli_bad_option(argv));
+		}
+	}
+	if (a->seed) {
+		if (optind < argc)
+			return cli_usage_error(a->cmd, a->usage, "unexpected operand \"%s\"",
+					       argv[optind]);
+		for (size_t i = 0; i < SEED_N; i++)
+			a->profiles[a->nprofiles++] = seed_profiles[i];
+		return -1;
+	}
+	if (optind >= argc)
+		return cli_usage_error(a->cmd, a->usage, "no profiles to compare");
+	if (argc - optind > LC_MAX_PROFILES)
+		return cli_usage_error(a->cmd, a->usage, "more than %d profiles", LC_MAX_PROFILES);
+	for (int i = optind; i < argc; i++)
+		a->profiles[a->nprofiles++] = argv[i];
+	return -1;
+}
+
+/*
+ * Load each profile with the overrides, as the lab will: a typo fails here, before
+ * minutes of runs. Fills the runs' stems (unique), descriptions and congestion control.
+ */
+static int load_profiles(const struct lc_args *a, struct lc_run *runs)
+{
+	struct lab_profile *prof = malloc(sizeof(*prof));
+	char err[256];
+	int ret = EXIT_USAGE;
+
+	if (!prof) {
+		fprintf(stderr, "%s: %s: out of memory\n", PROG_NAME, a->cmd);
+		return 1;
+	}
+	for (size_t i = 0; i < a->nprofiles; i++) {
+		struct lc_run *lr = &runs[i];
+		unsigned dup = 1;
+
+		lr->profile = a->profiles[i];
+		lr->bql_limit_p50 = lr->bql_limit_max = lr->ring_max = NAN;
+		if (lab_profile_load(prof, a->profiles[i], err, sizeof(err)) < 0) {
+			cli_usage_error(a->cmd, a->usage, "%s", err);
+			goto out;
+		}
+		for (size_t k = 0; k < a->nsets; k++) {
+			if (lab_profile_set_word(prof, a->sets[k], err, sizeof(err)) < 0) {
+				cli_usage_error(a->cmd, a->usage, "%s", err);
+				goto out;
+			}
+		}
+		make_stem(prof->name, lr->base, sizeof(lr->base));
+		snprintf(lr->stem, sizeof(lr->stem), "%s", lr->base);
+		/* The same name twice (a profile, or a file named like it): P, P-2, P-3. */
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(runs[k].base, lr->base))
+				dup++;
+		if (dup > 1) {
+			size_t len = strlen(lr->stem);
+
+			snprintf(lr->stem + len, sizeof(lr->stem) - len, "-%u", dup);
+		}
+		if (lab_profile_describe(prof, lr->describe, sizeof(lr->describe)) < 0)
+			lr->describe[0] = '\0';
+		snprintf(lr->cc, sizeof(lr->cc), "%s", prof->cc[0] ? prof->cc : "cubic");
+		lr->bql = prof->bql;
+	}
+	ret = -1;
+out:
+	free(prof);
+	return ret;
+}
+
+/* mkdir -p. -errno. */
+static int make_dir(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, len + 1);
+	for (char *s = buf + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static void file_path(char *out, size_t len, const char *dir, const char *stem, const char *ext)
+{
+	snprintf(out, len, "%s/%s%s", dir, stem, ext);
+}
+
+/* The last line of the log that says why (a "debloat: ..." message), else the last. */
+static void log_reason(const char *log, char *out, size_t len)
+{
+	char line[512], last[512] = "", said[512] = "";
+	FILE *f = fopen(log, "r");
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line, *e;
+
+		/* A progress line rewritten in place: keep what follows the last \r. */
+		if ((e = strrchr(s, '\r')))
+			s = e + 1;
+		s[strcspn(s, "\n")] = '\0';
+		if (!*s || !strncmp(s, "\033[K", 3))
+			continue;
+		snprintf(last, sizeof(last), "%s", s);
+		if (!strncmp(s, PROG_NAME ": ", strlen(PROG_NAME) + 2) && !strstr(s, ": note: "))
+			snprintf(said, sizeof(said), "%s", s);
+	}
+	fclose(f);
+	snprintf(out, len, "%s", said[0] ? said : last);
+}
+
+/* The child: the lab around the test, output into the log. Never returns. */
+static void exec_run(const struct lc_args *a, const char *self, const char *dir,
+		     const struct lc_run *lr)
+{
+	/* The board's address is only known inside the lab: sh reads it. */
+	static const char inner[] =
+	    "exec \"$0\" test -l \"$2\" -d \"$3\" --cc \"$4\" --label \"$5\" -o \"$6\" "
+	    "--flent \"$7\" \"$1\" \"${DEBLOAT_LAB_BOARD:?the lab did not set it}\"";
+	char lab_json[PATH_MAX], telemetry[PATH_MAX], log[PATH_MAX], out[PATH_MAX], flent[PATH_MAX],
+	    length[32], delay[32];
+	const char *argv[32 + 2 * LC_MAX_SETS];
+	size_t n = 0;
+	int fd;
+
+	file_path(lab_json, sizeof(lab_json), dir, lr->stem, ".lab.json");
+	file_path(telemetry, sizeof(telemetry), dir, lr->stem, ".telemetry.json");
+	file_path(log, sizeof(log), dir, lr->stem, ".log");
+	file_path(out, sizeof(out), dir, lr->stem, ".json");
+	file_path(flent, sizeof(flent), dir, lr->stem, ".flent.gz");
+	snprintf(length, sizeof(length), "%g", a->length_s);
+	snprintf(delay, sizeof(delay), "%g", a->delay_s);
+
+	argv[n++] = self;
+	argv[n++] = "lab";
+	argv[n++] = "--profile";
+	argv[n++] = lr->profile;
+	for (size_t k = 0; k < a->nsets; k++) {
+		argv[n++] = "--set";
+		argv[n++] = a->sets[k];
+	}
+	argv[n++] = "-q";
+	argv[n++] = "--json-summary";
+	argv[n++] = lab_json;
+	argv[n++] = "--telemetry";
+	argv[n++] = telemetry;
+	argv[n++] = "--";
+	argv[n++] = "/bin/sh";
+	argv[n++] = "-c";
+	argv[n++] = inner;
+	argv[n++] = self; /* $0 */
+	argv[n++] = a->test;
+	argv[n++] = length;
+	argv[n++] = delay;
+	argv[n++] = lr->cc;
+	argv[n++] = lr->stem;
+	argv[n++] = out;
+	argv[n++] = flent;
+	argv[n] = NULL;
+
+	fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
+		_exit(126);
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		dup2(fd, STDIN_FILENO);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	execv(self, (char *const *)argv);
+	fprintf(stderr, "%s: cannot run %s: %s\n", PROG_NAME, self, strerror(errno));
+	_exit(127);
+}
+
+static void show_progress(const struct lc_args *a, size_t i, const struct lc_run *lr,
+			  double elapsed, double expect, bool tty)
+{
+	if (tty)
+		fprintf(stderr, "\r\033[K[%zu/%zu] %-18s %5.0f s of about %.0f s", i + 1,
+			a->nprofiles, lr->stem, elapsed, expect);
+	else
+		fprintf(stderr, "[%zu/%zu] %s: running (about %.0f s)\n", i + 1, a->nprofiles,
+			lr->stem, expect);
+	fflush(stderr);
+}
+
+/*
+ * Wait for the child, showing progress; stop it when it runs far past its time or
+ * when we are told to stop. Fills lr->ok / lr->error from how it ended.
+ */
+static void wait_run(const struct lc_args *a, size_t i, struct lc_run *lr, pid_t pid,
+		     const char *log)
+{
+	double start = now_s(), expect = a->length_s + 2 * a->delay_s + LC_SETUP_S;
+	double deadline = expect + LC_GRACE_S, shown = -1;
+	bool tty = isatty(STDERR_FILENO), termed = false, killed = false, timed_out = false;
+	struct timespec tick = {0, 100 * 1000 * 1000};
+	int status = 0;
+	char why[256];
+
+	if (!tty)
+		show_progress(a, i, lr, 0, expect, false);
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		double t = now_s() - start;
+
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			snprintf(lr->error, sizeof(lr->error), "cannot wait for the lab: %s",
+				 strerror(errno));
+			lr->elapsed_s = t;
+			return;
+		}
+		if (tty && t - shown >= 1) {
+			show_progress(a, i, lr, t, expect, true);
+			shown = floor(t);
+		}
+		/* A terminal's ^C reached the lab too; a signal sent to us alone is passed on. */
+		if (got_signal && !termed && (got_signal != SIGINT || t > 2)) {
+			kill(pid, SIGTERM);
+			termed = true;
+			deadline = t;
+		}
+		if (t > deadline && !termed) {
+			kill(pid, SIGTERM);
+			termed = timed_out = true;
+			deadline = t;
+		}
+		if (termed && !killed && t > deadline + LC_KILL_S) {
+			kill(pid, SIGKILL);
+			killed = true;
+		}
+		nanosleep(&tick, NULL);
+	}
+	lr->elapsed_s = now_s() - start;
+	if (tty)
+		fputs("\r\033[K", stderr);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		lr->ok = true;
+		return;
+	}
+	log_reason(log, why, sizeof(why));
+	if (timed_out)
+		snprintf(lr->error, sizeof(lr->error),
+			 "stopped after %.0f s (expected about %.0f s)%s%s", lr->elapsed_s, expect,
+			 why[0] ? ": " : "", why);
+	else if (got_signal)
+		snprintf(lr->error, sizeof(lr->error), "interrupted");
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		snprintf(lr->error, sizeof(lr->error), "%s", why[0] ? why : "cannot run the lab");
+	else if (WIFEXITED(status))
+		snprintf(lr->error, sizeof(lr->error), "exit status %d%s%s", WEXITSTATUS(status),
+			 why[0] ? ": " : "", why);
+	else
+		snprintf(lr->error, sizeof(lr->error), "killed by signal %d%s%s", WTERMSIG(status),
+			 why[0] ? ": " : "", why);
+}
+
+/* A number at obj.key, or NaN. */
+static double num_at(const struct jval *obj, const char *key)
+{
+	double d = NAN;
+
+	if (json_double_of(json_get(obj, key), &d) < 0)
+		return NAN;
+	return d;
+}
+
+static int read_stage(const char *key, struct jval *v, void *data)
+{
+	struct lc_run *lr = data;
+	struct lc_stage *st;
+
+	if (lr->nstages == LC_MAX_STAGES || json_kind_of(v) != JSON_KIND_OBJECT)
+		return 0;
+	st = &lr->stages[lr->nstages++];
+	snprintf(st->name, sizeof(st->name), "%s", key);
+	st->drops = num_at(v, "drops");
+	st->marks = num_at(v, "marks");
+	return 0;
+}
+
+/*
+ * What the lab's summary (--json-summary, docs/json.md) adds to a run: where the BQL
+ * limit settled and how far it went, the ring's high-water mark, and each stage's
+ * drops and marks. Missing keys stay NaN; -errno when the file cannot be read.
+ */
+static int read_lab_summary(const char *path, struct lc_run *lr)
+{
+	struct json_error jerr;
+	struct jval *doc = NULL, *bql, *stages;
+	int r;
+
+	lr->bql_limit_p50 = lr->bql_limit_max = lr->ring_max = NAN;
+	r = json_read_file(path, 4u << 20, &doc, &jerr);
+	if (r < 0)
+		return r;
+	bql = json_get(doc, "bql");
+	if (bql) {
+		lr->bql_limit_p50 = num_at(bql, "limit_p50_bytes");
+		lr->bql_limit_max = num_at(bql, "limit_max_bytes");
+	}
+	lr->ring_max = num_at(json_get(doc, "ring"), "max_descriptors");
+	stages = json_get(doc, "stages");
+	if (stages)
+		json_object_foreach(stages, read_stage, lr);
+	json_free(doc);
+	return 0;
+}
+
+/* Read one finished run's files back. The run fails if its result cannot be read. */
+static void read_run(const char *dir, struct lc_run *lr)
+{
+	char path[PATH_MAX], err[256];
+	struct json_error jerr;
+	int r;
+
+	file_path(path, sizeof(path), dir, lr->stem, ".json");
+	lr->run = calloc(1, sizeof(*lr->run));
+	if (!lr->run) {
+		snprintf(lr->error, sizeof(lr->error), "out of memory");
+		lr->ok = false;
+		return;
+	}
+	r = run_read(path, lr->run, err, sizeof(err));
+	if (r < 0) {
+		snprintf(lr->error, sizeof(lr->error), "cannot read %s: %s", path,
+			 r == -EINVAL && err[0] ? err : strerror(-r));
+		goto fail;
+	}
+	r = json_read_file(path, RUN_MAX_FILE_BYTES, &lr->doc, &jerr);
+	if (r < 0) {
+		snprintf(lr->error, sizeof(lr->error), "cannot read %s: %s", path, strerror(-r));
+		run_free(lr->run);
+		goto fail;
+	}
+	file_path(path, sizeof(path), dir, lr->stem, ".lab.json");
+	r = read_lab_summary(path, lr);
+	if (r < 0)
+		fprintf(stderr, "%s: lab: note: %s: cannot read the lab's summary %s: %s\n",
+			PROG_NAME, lr->stem, path, strerror(-r));
+	return;
+fail:
+	free(lr->run);
+	lr->run = NULL;
+	lr->ok = false;
+}
+
+/* One run's plot over time (P.svg), and the comparison of every run (compare.svg). */
+static int draw(const char *path, const struct run *runs, size_t n, enum plot_kind kind,
+		const char *title)
+{
+	struct plot_options o = {kind, title};
+	char *svg = NULL;
+	size_t len = 0;
+	int r = plot_render(runs, n, &o, &svg, &len);
+
+	if (!r)
+		r = svg_write_file(path, svg, len);
+	free(svg);
+	return r;
+}
+
+/* ---- The table ---- */
+
+struct metric {
+	const char *key;
+	const char *label;
+	double (*get)(const struct summary *s);
+};
+
+static double m_download(const struct summary *s)
+{
+	return s->download.sum_mbps;
+}
+static double m_upload(const struct summary *s)
+{
+	return s->upload.sum_mbps;
+}
+static double m_idle_p50(const struct summary *s)
+{
+	return s->idle.p50;
+}
+static double m_idle_p99(const struct summary *s)
+{
+	return s->idle.p99;
+}
+static double m_loaded_p50(const struct summary *s)
+{
+	return s->loaded.p50;
+}
+static double m_loaded_p99(const struct summary *s)
+{
+	return s->loaded.p99;
+}
+static double m_induced(const struct summary *s)
+{
+	return s->induced_ms;
+}
+static double m_loss(const struct summary *s)
+{
+	return s->loss_pct;
+}
+
+static const struct metric metrics[] = {
+    {"download_mbps", "download Mbit/s", m_download},
+    {"upload_mbps", "upload Mbit/s", m_upload},
+    {"latency_idle_p50_ms", "idle p50 ms", m_idle_p50},
+    {"latency_idle_p99_ms", "idle p99 ms", m_idle_p99},
+    {"latency_loaded_p50_ms", "loaded p50 ms", m_loaded_p50},
+    {"latency_loaded_p99_ms", "loaded p99 ms", m_loaded_p99},
+    {"induced_latency_ms", "induced ms", m_induced},
+    {"loss_pct", "probe loss %", m_loss},
+};
+#define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
+
+static double ratio(double v, double first)
+{
+	if (!isfinite(v) || !isfinite(first) || first == 0)
+		return NAN;
+	return v / first;
+}
+
+/* Enough digits to read, no more: 0.31, 12.4, 160. */
+static int fmt_num(char *buf, size_t len, double v)
+{
+	/* Thresholds on the rounded value: 9.996 prints as 10.0, not 10.00. */
+	if (!isfinite(v))
+		return snprintf(buf, len, "-");
+	if (fabs(v) < 9.995)
+		return snprintf(buf, len, "%.2f", v);
+	if (fabs(v) < 99.95)
+		return snprintf(buf, len, "%.1f", v);
+	return snprintf(buf, len, "%.0f", v);
+}
+
+#define LABEL_W	 22
+#define CELL_LEN 48
+
+struct table {
+	struct printer *p;
+	const struct lc_run *runs;
+	size_t n;
+	size_t base; /* the first run that worked: ratios are to it */
+	int w;	     /* cell width */
+	char cells[LC_MAX_PROFILES][CELL_LEN];
+};
+
+static void table_row(struct table *t, const char *label)
+{
+	print_text(t->p, "%-*s", LABEL_W, label);
+	/* The last column unpadded: no trailing blanks. */
+	for (size_t i = 0; i < t->n; i++)
+		print_text(t->p, " %-*s", i + 1 < t->n ? t->w : 0, t->cells[i]);
+	print_nl(t->p);
+}
+
+static void metric_row(struct table *t, const struct metric *m)
+{
+	double first = m->get(&t->runs[t->base].run->s);
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct lc_run *lr = &t->runs[i];
+		double v, q;
+		int len;
+
+		if (!lr->run) {
+			snprintf(t->cells[i], CELL_LEN, "failed");
+			continue;
+		}
+		v = m->get(&lr->run->s);
+		q = ratio(v, first);
+		len = fmt_num(t->cells[i], CELL_LEN, v);
+		if (i != t->base && isfinite(q) && len > 0 && len < CELL_LEN)
+			snprintf(t->cells[i] + len, CELL_LEN - (size_t)len,
+				 q < 0.095 ? " (x%.3f)" : " (x%.2f)", q);
+	}
+	table_row(t, m->label);
+}
+
+static const struct probe_summary *find_probe(const struct summary *s, const char *name)
+{
+	for (size_t k = 0; k < s->nprobes; k++)
+		if (!strcmp(s->probes[k].name, name))
+			return &s->probes[k];
+	return NULL;
+}
+
+/* Per probe: "p50 / p99" idle and loaded, in the probe order of the first run. */
+static void probe_rows(struct table *t)
+{
+	const struct summary *bs = &t->runs[t->base].run->s;
+	static const char prefix[] = "Ping (ms) ";
+
+	for (size_t k = 0; k < bs->nprobes; k++) {
+		const char *name = bs->probes[k].name, *shortname = name;
+		char label[64];
+
+		if (!strncmp(name, prefix, sizeof(prefix) - 1))
+			shortname = name + sizeof(prefix) - 1;
+		for (int loaded = 0; loaded < 2; loaded++) {
+			for (size_t i = 0; i < t->n; i++) {
+				const struct probe_summary *ps;
+				const struct latency_stats *st;
+				char a[24], b[24];
+
+				if (!t->runs[i].run ||
+				    !(ps = find_probe(&t->runs[i].run->s, name))) {
+					snprintf(t->cells[i], CELL_LEN, "-");
+					continue;
+				}
+				st = loaded ? &ps->loaded : &ps->idle;
+				fmt_num(a, sizeof(a), st->p50);
+				fmt_num(b, sizeof(b), st->p99);
+				snprintf(t->cells[i], CELL_LEN, "%s / %s", a, b);
+			}
+			snprintf(label, sizeof(label), "  %.10s %s", shortname,
+				 loaded ? "loaded" : "idle");
+			table_row(t, label);
+		}
+	}
+}
+
+static const struct lc_stage *find_stage(const struct lc_run *lr, const char *name)
+{
+	for (size_t k = 0; k < lr->nstages; k++)
+		if (!strcmp(lr->stages[k].name, name))
+			return &lr->stages[k];
+	return NULL;
+}
+
+/* Drops (marks) per stage: a row for each stage where some run counted any. */
+static void stage_rows(struct table *t, bool marks)
+{
+	for (size_t i0 = 0; i0 < t->n; i0++) {
+		for (size_t k = 0; k < t->runs[i0].nstages; k++) {
+			const char *name = t->runs[i0].stages[k].name;
+			bool seen = false, any = false;
+			char label[64];
+
+			/* Each stage once: where it first appears. */
+			for (size_t j = 0; j < i0 && !seen; j++)
+				seen = find_stage(&t->runs[j], name) != NULL;
+			for (size_t j = 0; j < k && !seen; j++)
+				seen = !strcmp(t->runs[i0].stages[j].name, name);
+			if (seen)
+				continue;
+			for (size_t i = 0; i < t->n; i++) {
+				const struct lc_stage *st = find_stage(&t->runs[i], name);
+				double v = st ? (marks ? st->marks : st->drops) : NAN;
+
+				any |= isfinite(v) && v > 0;
+				if (isfinite(v))
+					snprintf(t->cells[i], CELL_LEN, "%.0f", v);
+				else
+					snprintf(t->cells[i], CELL_LEN, "-");
+			}
+			if (!any && (marks || strcmp(name, "qdisc")))
+				continue;
+			snprintf(label, sizeof(label), "%s %.14s", marks ? "CE marks" : "drops",
+				 name);
+			table_row(t, label);
+		}
+	}
+}
+
+static void lab_rows(struct table *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct lc_run *lr = &t->runs[i];
+		char a[24], b[24];
+
+		if (!lr->bql)
+			snprintf(t->cells[i], CELL_LEN, "no BQL");
+		else if (!isfinite(lr->bql_limit_p50))
+			snprintf(t->cells[i], CELL_LEN, "-");
+		else {
+			snprintf(a, sizeof(a), "%.0f", lr->bql_limit_p50);
+			fmt_num(b, sizeof(b), lr->bql_limit_max);
+			snprintf(t->cells[i], CELL_LEN, "%s / %s", a, b);
+		}
+	}
+	table_row(t, "BQL limit p50/max B");
+	for (size_t i = 0; i < t->n; i++) {
+		if (isfinite(t->runs[i].ring_max))
+			snprintf(t->cells[i], CELL_LEN, "%.0f", t->runs[i].ring_max);
+		else
+			snprintf(t->cells[i], CELL_LEN, "-");
+	}
+	table_row(t, "ring max descriptors");
+	stage_rows(t, false);
+	stage_rows(t, true);
+}
+
+static void print_table(struct printer *p, const struct lc_run *runs, size_t n, size_t base)
+{
+	struct table t = {.p = p, .runs = runs, .n = n, .base = base, .w = 16};
+
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(runs[i].stem) > t.w)
+			t.w = (int)strlen(runs[i].stem);
+	for (size_t i = 0; i < n; i++)
+		snprintf(t.cells[i], CELL_LEN, "%s", runs[i].stem);
+	table_row(&t, "");
+	for (size_t m = 0; m < NMETRICS; m++)
+		metric_row(&t, &metrics[m]);
+	for (size_t i = 0; i < n; i++)
+		snprintf(t.cells[i], CELL_LEN, "%s",
+			 !runs[i].run		   ? "failed"
+			 : runs[i].run->s.grade[0] ? runs[i].run->s.grade
+						   : "-");
+	table_row(&t, "grade");
+	print_text(p, "latency per probe, ms (p50 / p99):");
+	print_nl(p);
+	probe_rows(&t);
+	print_text(p, "the board's transmit path (lab):");
+	print_nl(p);
+	lab_rows(&t);
+	if (n > 1) {
+		print_text(p, "(xN: the run's value over %s's)", runs[base].stem);
+		print_nl(p);
+	}
+}
+
+/* ---- JSON ---- */
+
+static void emit_jval(struct printer *p, const char *key, const struct jval *v);
+
+static int emit_member(const char *key, struct jval *v, void *data)
+{
+	emit_jval(data, key, v);
+	return 0;
+}
+
+/* A JSON value read from a file, reprinted as is through the printer. */
+static void emit_jval(struct printer *p, const char *key, const struct jval *v)
+{
+	int64_t i;
+	double d;
+	bool b;
+
+	switch (json_kind_of(v)) {
+	case JSON_KIND_OBJECT:
+		print_open_object(p, key);
+		json_object_foreach(v, emit_member, p);
+		print_close(p);
+		break;
+	case JSON_KIND_ARRAY:
+		print_open_array(p, key);
+		for (size_t k = 0; k < json_array_len(v); k++)
+			emit_jval(p, NULL, json_array_at(v, k));
+		print_close(p);
+		break;
+	case JSON_KIND_INT:
+		json_int_of(v, &i);
+		print_int(p, key, i, PRINT_JSON_ONLY);
+		break;
+	case JSON_KIND_DOUBLE:
+		json_double_of(v, &d);
+		print_double(p, key, d, 3, PRINT_JSON_ONLY);
+		break;
+	case JSON_KIND_STRING:
+		print_str(p, key, json_string_of(v), PRINT_JSON_ONLY);
+		break;
+	case JSON_KIND_BOOL:
+		json_bool_of(v, &b);
+		print_bool(p, key, b, PRINT_JSON_ONLY);
+		break;
+	default:
+		print_null(p, key, "-", PRINT_JSON_ONLY);
+		break;
+	}
+}
+
+static void json_num(struct printer *p, const char *key, double v)
+{
+	if (isfinite(v) && v == floor(v) && fabs(v) < 9e15)
+		print_int(p, key, (int64_t)v, PRINT_JSON_ONLY);
+	else
+		print_double(p, key, v, 3, PRINT_JSON_ONLY);
+}
+
+static void json_run(struct printer *p, const char *dir, const struct lc_run *lr,
+		     const struct lc_run *base)
+{
+	char path[PATH_MAX];
+
+	print_open_object(p, NULL);
+	print_str(p, "profile", lr->stem, PRINT_JSON_ONLY);
+	print_str(p, "describe", lr->describe[0] ? lr->describe : NULL, PRINT_JSON_ONLY);
+	print_bool(p, "ok", lr->ok, PRINT_JSON_ONLY);
+	print_str(p, "error", lr->ok ? NULL : lr->error, PRINT_JSON_ONLY);
+	print_double(p, "elapsed_s", lr->elapsed_s, 1, PRINT_JSON_ONLY);
+	if (lr->doc && json_get(lr->doc, "summary"))
+		emit_jval(p, "summary", json_get(lr->doc, "summary"));
+	else
+		print_null(p, "summary", "-", PRINT_JSON_ONLY);
+	json_num(p, "bql_limit_bytes", lr->bql ? lr->bql_limit_p50 : NAN);
+	json_num(p, "bql_limit_max_bytes", lr->bql ? lr->bql_limit_max : NAN);
+	json_num(p, "ring_max_descriptors", lr->ring_max);
+	print_open_object(p, "drops");
+	for (size_t k = 0; k < lr->nstages; k++)
+		json_num(p, lr->stages[k].name, lr->stages[k].drops);
+	print_close(p);
+	print_open_object(p, "marks");
+	for (size_t k = 0; k < lr->nstages; k++)
+		json_num(p, lr->stages[k].name, lr->stages[k].marks);
+	print_close(p);
+	print_open_object(p, "ratio");
+	for (size_t m = 0; m < NMETRICS; m++)
+		print_double(p, metrics[m].key,
+			     lr->run && base
+				 ? ratio(metrics[m].get(&lr->run->s), metrics[m].get(&base->run->s))
+				 : NAN,
+			     4, PRINT_JSON_ONLY);
+	print_close(p);
+	print_open_object(p, "files");
+	for (size_t k = 0; k < sizeof(run_files) / sizeof(run_files[0]); k++) {
+		file_path(path, sizeof(path), dir, lr->stem, run_files[k][1]);
+		print_str(p, run_files[k][0], access(path, F_OK) ? NULL : path, PRINT_JSON_ONLY);
+	}
+	print_close(p);
+	print_close(p);
+}
+
+/* ---- The seed's story ---- */
+
+struct seed_reading {
+	const struct lc_run *stock, *bql, *fq, *fq_codel;
+	double loaded_ratio; /* stock loaded p50 / fq_codel loaded p50 */
+	double bql_ratio;    /* stock loaded p50 / bql loaded p50 */
+	double bql_frames;   /* bbb-bql's settled limit in full-size frames */
+	/*
+	 * Throughput against stock, percent. The fixed setups are BQL with fq and with
+	 * fq_codel: the worst of their download and upload changes. BQL alone keeps
+	 * pfifo_fast's queue, whose upload (starved by its own ACKs waiting behind the
+	 * downloads) is noise; its download is the direction BQL acts on.
+	 */
+	double worst_down_pct, worst_up_pct;
+	double bql_down_pct;
+};
+
+static const struct lc_run *by_profile(const struct lc_run *runs, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(runs[i].profile, name) && runs[i].run)
+			return &runs[i];
+	return NULL;
+}
+
+static double pct_change(double v, double base)
+{
+	return isfinite(v) && isfinite(base) && base > 0 ? (v - base) * 100 / base : NAN;
+}
+
+static void seed_read(const struct lc_run *runs, size_t n, struct seed_reading *sr)
+{
+	const struct lc_run *fixed[2];
+
+	*sr = (struct seed_reading){.loaded_ratio = NAN,
+				    .bql_ratio = NAN,
+				    .bql_frames = NAN,
+				    .worst_down_pct = NAN,
+				    .worst_up_pct = NAN,
+				    .bql_down_pct = NAN};
+	sr->stock = by_profile(runs, n, "bbb-stock");
+	sr->bql = by_profile(runs, n, "bbb-bql");
+	sr->fq = by_profile(runs, n, "bbb-bql-fq");
+	sr->fq_codel = by_profile(runs, n, "bbb-bql-fq_codel");
+	if (sr->stock && sr->fq_codel)
+		sr->loaded_ratio =
+		    ratio(sr->stock->run->s.loaded.p50, sr->fq_codel->run->s.loaded.p50);
+	if (sr->stock && sr->bql) {
+		sr->bql_ratio = ratio(sr->stock->run->s.loaded.p50, sr->bql->run->s.loaded.p50);
+		sr->bql_down_pct = pct_change(sr->bql->run->s.download.sum_mbps,
+					      sr->stock->run->s.download.sum_mbps);
+	}
+	if (sr->bql && isfinite(sr->bql->bql_limit_p50))
+		sr->bql_frames = sr->bql->bql_limit_p50 / LC_FULL_FRAME;
+	fixed[0] = sr->fq, fixed[1] = sr->fq_codel;
+	for (size_t k = 0; sr->stock && k < 2; k++) {
+		double d, u;
+
+		if (!fixed[k])
+			continue;
+		d = pct_change(fixed[k]->run->s.download.sum_mbps,
+			       sr->stock->run->s.download.sum_mbps);
+		u = pct_change(fixed[k]->run->s.upload.sum_mbps, sr->stock->run->s.upload.sum_mbps);
+		if (isfinite(d) && !(d >= sr->worst_down_pct))
+			sr->worst_down_pct = d;
+		if (isfinite(u) && !(u >= sr->worst_up_pct))
+			sr->worst_up_pct = u;
+	}
+}
+
+static void seed_header(struct printer *p, const struct lc_args *a)
+{
+	print_text(
+	    p,
+	    "2014: a BeagleBone Black at 100 Mbit/s (cpsw, 128 TX descriptors, no BQL, pfifo_fast "
+	    "with txqueuelen 1000) was \"pretty awful\" under load;");
+	print_nl(p);
+	print_text(p,
+		   "BQL held the ring to two full-size packets, and BQL + fq / fq_codel gave 4-10x "
+		   "lower latency. The lab replays those four setups (RRUL, %g s each; the "
+		   "downloads leave through the emulated board's queues):",
+		   a->length_s);
+	print_nl(p);
+	print_nl(p);
+}
+
+static void seed_footer(struct printer *p, const struct seed_reading *sr)
+{
+	char a[24], b[24];
+
+	print_text(p, "What it shows:");
+	print_nl(p);
+	if (isfinite(sr->loaded_ratio)) {
+		fmt_num(a, sizeof(a), sr->stock->run->s.loaded.p50);
+		fmt_num(b, sizeof(b), sr->fq_codel->run->s.loaded.p50);
+		print_text(
+		    p,
+		    "- Latency under load (p50, all probes): %s ms with bbb-stock, %s ms with "
+		    "bbb-bql-fq_codel, %.1fx lower. The seed saw 4-10x.",
+		    a, b, sr->loaded_ratio);
+		print_nl(p);
+		if (sr->loaded_ratio > 10) {
+			print_text(
+			    p, "  More than the seed: the lab's board has no TCP small queues "
+			       "(TSQ), so its own flows fill pfifo_fast with 64 KB super-packets.");
+			print_nl(p);
+			print_text(
+			    p,
+			    "  The seed's board ran with TSQ at 3028 bytes; the lab's model of "
+			    "it: %s lab compare --set tsq=3028 PROFILE...",
+			    PROG_NAME);
+			print_nl(p);
+		}
+	}
+	if (isfinite(sr->bql_ratio)) {
+		fmt_num(a, sizeof(a), sr->bql->run->s.loaded.p50);
+		print_text(
+		    p,
+		    "- BQL alone (bbb-bql): %s ms, x%.2f of stock. BQL keeps the ring short, "
+		    "but behind pfifo_fast the packets then wait in its queue instead:",
+		    a, 1 / sr->bql_ratio);
+		print_nl(p);
+		print_text(
+		    p, "  it takes fq or fq_codel in front of BQL to keep the probes out of the "
+		       "bulk flows' queue.");
+		print_nl(p);
+	}
+	if (isfinite(sr->bql_frames)) {
+		print_text(
+		    p,
+		    "- bbb-bql's BQL limit settled at %.0f bytes, %.1f full-size frames of %d "
+		    "bytes (the seed: \"two full size packets\").",
+		    sr->bql->bql_limit_p50, sr->bql_frames, LC_FULL_FRAME);
+		print_nl(p);
+	}
+	if (sr->stock && sr->fq_codel) {
+		const struct summary *s0 = &sr->stock->run->s, *s3 = &sr->fq_codel->run->s;
+		char d0[24], d3[24], u0[24], u3[24];
+
+		fmt_num(d0, sizeof(d0), s0->download.sum_mbps);
+		fmt_num(d3, sizeof(d3), s3->download.sum_mbps);
+		fmt_num(u0, sizeof(u0), s0->upload.sum_mbps);
+		fmt_num(u3, sizeof(u3), s3->upload.sum_mbps);
+		print_text(p,
+			   "- Throughput, bbb-stock -> bbb-bql-fq_codel: download %s -> %s Mbit/s, "
+			   "upload %s -> %s Mbit/s (the seed: \"an enormous improvement in "
+			   "bidirectional throughput\").",
+			   d0, d3, u0, u3);
+		print_nl(p);
+	}
+	if (isfinite(sr->worst_down_pct) || isfinite(sr->worst_up_pct)) {
+		char alone[64] = "";
+
+		if (isfinite(sr->bql_down_pct))
+			snprintf(alone, sizeof(alone), "; BQL alone, download: %+.1f%%",
+				 sr->bql_down_pct);
+		print_text(p,
+			   "  BQL with fq or fq_codel against stock, the worse of the two: "
+			   "download %+.1f%%, upload %+.1f%%%s.",
+			   sr->worst_down_pct, sr->worst_up_pct, alone);
+		print_nl(p);
+	}
+	print_text(p, "- The lab models the queues (qdisc, ring, BQL, completions, switch), not a "
+		      "real board's CPU or its driver's timing: see docs/howto.md.");
+	print_nl(p);
+}
+
+static void seed_json(struct printer *p, const struct seed_reading *sr)
+{
+	print_open_object(p, "seed");
+	print_double(p, "loaded_p50_ratio", sr->loaded_ratio, 2, PRINT_JSON_ONLY);
+	print_double(p, "bql_loaded_p50_ratio", sr->bql_ratio, 2, PRINT_JSON_ONLY);
+	json_num(p, "bql_limit_bytes", sr->bql ? sr->bql->bql_limit_p50 : NAN);
+	print_double(p, "bql_limit_frames", sr->bql_frames, 2, PRINT_JSON_ONLY);
+	print_double(p, "worst_download_change_pct", sr->worst_down_pct, 2, PRINT_JSON_ONLY);
+	print_double(p, "worst_upload_change_pct", sr->worst_up_pct, 2, PRINT_JSON_ONLY);
+	print_double(p, "bql_download_change_pct", sr->bql_down_pct, 2, PRINT_JSON_ONLY);
+	print_close(p);
+}
+
+/* ---- The command ---- */
+
+/* Plots: one per run that worked, and the comparison of them all. */
+static bool draw_plots(const struct lc_args *a, const char *dir, struct lc_run *runs,
+		       const char *cmp_path)
+{
+	struct run ok[LC_MAX_PROFILES];
+	char path[PATH_MAX], title[192];
+	size_t n = 0;
+	int r;
+
+	for (size_t i = 0; i < a->nprofiles; i++) {
+		if (!runs[i].run)
+			continue;
+		ok[n++] = *runs[i].run; /* shallow: drawing only reads */
+		file_path(path, sizeof(path), dir, runs[i].stem, ".svg");
+		r = draw(path, runs[i].run, 1, PLOT_ALL, NULL);
+		if (r < 0)
+			fprintf(stderr, "%s: %s: cannot write %s: %s\n", PROG_NAME, a->cmd, path,
+				strerror(-r));
+		runs[i].plotted = r >= 0;
+	}
+	if (!n)
+		return false;
+	snprintf(title, sizeof(title), "%s%s, %g s of load per run",
+		 a->seed ? "The 2014 BeagleBone result in the lab: " : "debloat lab compare: ",
+		 a->test, a->length_s);
+	r = draw(cmp_path, ok, n, PLOT_COMPARE, title);
+	if (r < 0) {
+		fprintf(stderr, "%s: %s: cannot write %s: %s\n", PROG_NAME, a->cmd, cmp_path,
+			strerror(-r));
+		return false;
+	}
+	return true;
+}
+
+static void print_text_files(struct printer *p, const struct lc_run *runs, size_t n,
+			     const char *shown_dir, bool plotted)
+{
+	print_nl(p);
+	if (plotted) {
+		print_text(
+		    p, "Plot: %s/compare.svg (latency CDFs and throughput; open it in a browser)",
+		    shown_dir);
+		print_nl(p);
+	}
+	print_text(p,
+		   "Per run P in %s/: P.svg (over time), P.json, P.flent.gz (flent -i FILE), "
+		   "P.lab.json, P.telemetry.json, P.log",
+		   shown_dir);
+	print_nl(p);
+	if (!plotted)
+		return;
+	/* print_text puts one space between items. */
+	print_text(p, "Side by side again later: %s compare", PROG_NAME);
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].run)
+			print_text(p, "%s/%s.json", shown_dir, runs[i].stem);
+	print_nl(p);
+}
+
+static void print_report(struct printer *p, const struct lc_args *a, const char *dir,
+			 const char *shown_dir, struct lc_run *runs, bool plotted,
+			 const char *cmp_path)
+{
+	struct seed_reading sr = {0};
+	size_t base = a->nprofiles;
+
+	for (size_t i = 0; i < a->nprofiles && base == a->nprofiles; i++)
+		if (runs[i].run)
+			base = i;
+	if (a->seed)
+		seed_read(runs, a->nprofiles, &sr);
+	if (print_is_json(p)) {
+		print_str(p, "command", a->seed ? "seed" : "compare", PRINT_JSON_ONLY);
+		print_str(p, "test", a->test, PRINT_JSON_ONLY);
+		print_double(p, "length_s", a->length_s, 1, PRINT_JSON_ONLY);
+		print_double(p, "delay_s", a->delay_s, 1, PRINT_JSON_ONLY);
+		print_str(p, "dir", dir, PRINT_JSON_ONLY);
+		print_str(p, "plot", plotted ? cmp_path : NULL, PRINT_JSON_ONLY);
+		print_open_array(p, "runs");
+		for (size_t i = 0; i < a->nprofiles; i++)
+			json_run(p, dir, &runs[i], base < a->nprofiles ? &runs[base] : NULL);
+		print_close(p);
+		if (a->seed)
+			seed_json(p, &sr);
+		return;
+	}
+	if (a->seed)
+		seed_header(p, a);
+	if (base < a->nprofiles)
+		print_table(p, runs, a->nprofiles, base);
+	for (size_t i = 0; i < a->nprofiles; i++) {
+		if (runs[i].ok)
+			continue;
+		print_text(p, "%s FAILED: %s (log: %s/%s.log)", runs[i].stem, runs[i].error,
+			   shown_dir, runs[i].stem);
+		print_nl(p);
+	}
+	if (a->seed && base < a->nprofiles) {
+		print_nl(p);
+		seed_footer(p, &sr);
+	}
+	print_text_files(p, runs, a->nprofiles, shown_dir, plotted);
+}
+
+/* This binary's path, for the children (the lab, and the test inside it). */
+static int self_path(char *buf, size_t len)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	if (strstr(buf, " (deleted)"))
+		return -ESTALE;
+	return 0;
+}
+
+static void free_runs(struct lc_run *runs, size_t n)
+{
+	for (size_t i = 0; runs && i < n; i++) {
+		if (runs[i].run) {
+			run_free(runs[i].run);
+			free(runs[i].run);
+		}
+		json_free(runs[i].doc);
+	}
+	free(runs);
+}
+
+int cmd_lab_compare(int argc, char *argv[], int seed)
+{
+	struct lc_args a = {.cmd = seed ? "lab seed" : "lab compare",
+			    .usage = seed ? usage_seed : usage_compare,
+			    .seed = seed != 0,
+			    .length_s = 60,
+			    .delay_s = 5,
+			    .test = "rrul"};
+	char self[PATH_MAX], dir[PATH_MAX], shown[PATH_MAX], cmp_path[PATH_MAX], log[PATH_MAX];
+	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term, old_hup;
+	struct printer *p = NULL;
+	struct lc_run *runs = NULL;
+	bool plotted, failed = false;
+	int ret, r;
+
+	ret = parse_args(argc, argv, &a);
+	if (ret >= 0)
+		return ret;
+	runs = calloc(a.nprofiles, sizeof(*runs));
+	if (!runs) {
+		fprintf(stderr, "%s: %s: out of memory\n", PROG_NAME, a.cmd);
+		return 1;
+	}
+	ret = load_profiles(&a, runs);
+	if (ret >= 0)
+		goto cleanup;
+	ret = 1;
+	if (geteuid() != 0) {
+		fprintf(stderr,
+			"%s: %s: the lab needs root (network namespaces, tun devices): "
+			"run it with sudo\n",
+			PROG_NAME, a.cmd);
+		goto cleanup;
+	}
+	r = self_path(self, sizeof(self));
+	if (r < 0) {
+		fprintf(stderr, "%s: %s: cannot find this program's path: %s\n", PROG_NAME, a.cmd,
+			r == -ESTALE ? "it was replaced while running" : strerror(-r));
+		goto cleanup;
+	}
+	if (a.dir) {
+		snprintf(shown, sizeof(shown), "%s", a.dir);
+	} else {
+		time_t t = time(NULL);
+		struct tm tm;
+
+		localtime_r(&t, &tm);
+		strftime(shown, sizeof(shown), "debloat-lab-%Y%m%d-%H%M%S", &tm);
+	}
+	r = make_dir(shown);
+	if (r < 0 || !realpath(shown, dir)) {
+		fprintf(stderr, "%s: %s: cannot create %s: %s\n", PROG_NAME, a.cmd, shown,
+			strerror(r < 0 ? -r : errno));
+		goto cleanup;
+	}
+	snprintf(cmp_path, sizeof(cmp_path), "%s/compare.svg", dir);
+	unlink(cmp_path);
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	for (size_t i = 0; i < a.nprofiles; i++) {
+		struct lc_run *lr = &runs[i];
+		pid_t pid;
+
+		if (got_signal) {
+			snprintf(lr->error, sizeof(lr->error), "not run: interrupted");
+			continue;
+		}
+		file_path(log, sizeof(log), dir, lr->stem, ".log");
+		/* Stale files of an earlier run in the same directory must not pass for this one.
+		 */
+		for (size_t k = 0; k < sizeof(run_files) / sizeof(run_files[0]); k++) {
+			char old[PATH_MAX];
+
+			file_path(old, sizeof(old), dir, lr->stem, run_files[k][1]);
+			unlink(old);
+		}
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0) {
+			snprintf(lr->error, sizeof(lr->error), "cannot start the lab: %s",
+				 strerror(errno));
+			continue;
+		}
+		if (!pid)
+			exec_run(&a, self, dir, lr);
+		wait_run(&a, i, lr, pid, log);
+		if (lr->ok)
+			read_run(dir, lr);
+		if (lr->ok)
+			fprintf(stderr, "[%zu/%zu] %s: done in %.0f s\n", i + 1, a.nprofiles,
+				lr->stem, lr->elapsed_s);
+		else
+			fprintf(stderr, "[%zu/%zu] %s: FAILED after %.0f s: %s\n", i + 1,
+				a.nprofiles, lr->stem, lr->elapsed_s, lr->error);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	fputc('\n', stderr);
+
+	plotted = draw_plots(&a, dir, runs, cmp_path);
+	p = print_new(stdout, a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
+	if (!p) {
+		fprintf(stderr, "%s: %s: out of memory\n", PROG_NAME, a.cmd);
+		goto cleanup;
+	}
+	print_report(p, &a, dir, shown, runs, plotted, cmp_path);
+	r = print_finish(p);
+	if (r < 0) {
+		fprintf(stderr, "%s: %s: cannot print: %s\n", PROG_NAME, a.cmd, strerror(-r));
+		goto cleanup;
+	}
+	for (size_t i = 0; i < a.nprofiles; i++)
+		failed |= !runs[i].ok;
+	if (got_signal)
+		fprintf(stderr, "%s: %s: interrupted\n", PROG_NAME, a.cmd);
+	ret = failed || got_signal ? 1 : 0;
+cleanup:
+	print_free(p);
+	free_runs(runs, a.nprofiles);
+	return ret;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lab/compare.h - `debloat lab compare PROFILE...` and `debloat lab seed`: the same
+ * latency-under-load test across several lab profiles in turn, side by side.
+ *
+ * Each run is a child process, so that one failing run (the lab could not start, the
+ * test was cut short) cannot take the others with it:
+ *
+ *	SELF lab --profile P [--set K=V]... -q --json-summary DIR/P.lab.json
+ *	         --telemetry DIR/P.telemetry.json --
+ *	     sh -c 'exec SELF test NAME "$DEBLOAT_LAB_BOARD" -l L -d D --cc CC --label P
+ *	            -o DIR/P.json --flent DIR/P.flent.gz'
+ *
+ * with its output in DIR/P.log. SELF is this binary (/proc/self/exe), CC the
+ * profile's congestion control. The runs' JSON is read back (plot/run.h) and the
+ * lab's summary beside it (the BQL limit reached, drops and marks at each stage);
+ * then a side-by-side table with each run's ratio to the first, one comparison plot
+ * DIR/compare.svg (plot/plot.h, kind compare) and one plot per run (DIR/P.svg).
+ *
+ * `seed` is compare of the four profiles of the 2014 email (bbb-stock, bbb-bql,
+ * bbb-bql-fq, bbb-bql-fq_codel), with a header that tells that story and a footer
+ * that reads the table against it (how far loaded latency fell, against the seed's
+ * 4-10x; where the BQL limit settled, against its "two full size packets").
+ *
+ * JSON (--json; keys stable, units in the names, null where nothing was measured):
+ *	{"command": "compare"|"seed", "test", "length_s", "delay_s", "dir",
+ *	 "plot" (DIR/compare.svg or null),
+ *	 "runs": [{"profile", "describe" (what the run modelled), "ok", "error" (null or
+ *	           why the run failed), "summary" (the run's JSON `summary`, the keys of
+ *	           `debloat rrul`'s, or null), "bql_limit_bytes" (the limit's median over
+ *	           completions: where it settled; null without BQL),
+ *	           "bql_limit_max_bytes", "ring_max_descriptors",
+ *	           "drops": {stage: packets}, "marks": {stage: packets},
+ *	           "ratio": {"download_mbps", "upload_mbps", "latency_idle_p50_ms", ...},
+ *	           "files": {"json", "flent", "lab_summary", "telemetry", "log", "plot"}}],
+ *	 "seed": {"loaded_p50_ratio", "bql_limit_frames", ...} (seed only)}
+ *
+ * Exit status: 0 every run worked, 1 a run failed (the others are still shown),
+ * 2 bad options.
+ */
+#ifndef DEBLOAT_LAB_COMPARE_H
+#define DEBLOAT_LAB_COMPARE_H
+
+/* argv[0] is "compare" or "seed"; seed != 0 for `lab seed`. Returns the exit status. */
+int cmd_lab_compare(int argc, char *argv[], int seed);
+
+#endif

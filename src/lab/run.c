@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: MIT */
+/* run.c - the lab's event loop between the two tun devices (run.h). */
+#include "run.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "frame.h"
+#include "hist.h"
+#include "telemetry.h"
+
+static void hist_dist(const struct hist *h, struct lab_dist *d)
+{
+	d->count = h->count;
+	d->p50_ns = hist_quantile(h, 0.50);
+	d->p90_ns = hist_quantile(h, 0.90);
+	d->p99_ns = hist_quantile(h, 0.99);
+	d->max_ns = h->max;
+}
+
+/* The recent wake-up lateness, for the spin margin (see run.h). */
+#define LATE_SAMPLES 128
+#define LATE_EVERY   32
+
+struct lab_run {
+	struct lab_profile profile;
+	struct lab_emu *emu;
+	const struct lab_run_config *cfg;
+	int epfd, timerfd;
+	bool use_timerfd; /* no epoll_pwait2 (ENOSYS): sleep on a timerfd instead */
+	bool stop, ran;
+	uint8_t *buf;
+	struct hist sched;
+	uint64_t late[LATE_SAMPLES];
+	unsigned nlate;
+	uint64_t margin_ns;
+	bool spin_ok;			    /* this window's CPU is within LAB_RUN_CPU_BUDGET */
+	uint64_t cpu_prev_ns, wall_prev_ns; /* the window's start */
+	struct lab_run_stats stats;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+/*
+ * The loop is the link's hardware: at the lowest real-time priority it runs before
+ * the endpoints' processes (and anything else of the default class) the moment its
+ * timer fires, instead of waiting for a time slice. Children never inherit it.
+ * False when not allowed (a container without CAP_SYS_NICE): the loop still works.
+ */
+static bool set_realtime(bool on)
+{
+	struct sched_param sp = {.sched_priority = on ? 1 : 0};
+
+	int policy = (on ? SCHED_FIFO : SCHED_OTHER) | SCHED_RESET_ON_FORK;
+
+	return sched_setscheduler(0, policy, &sp) == 0;
+}
+
+static void deliver(enum lab_dir dir, const uint8_t *buf, size_t len, uint64_t due_ns, void *ctx)
+{
+	struct lab_run *r = ctx;
+	struct lab_dir_stats *d = &r->stats.dir[dir];
+	int fd = dir == LAB_BOARD_TX ? r->cfg->client_tun : r->cfg->board_tun;
+	uint64_t now = now_ns();
+	ssize_t n;
+
+	hist_record(&r->sched, now > due_ns ? now - due_ns : 0);
+	n = write(fd, buf, len);
+	if (n >= 0) {
+		d->delivered_pkts++;
+		d->delivered_bytes += (uint64_t)n;
+	} else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
+		d->write_drops++;
+	} else {
+		d->write_errors++;
+	}
+}
+
+int lab_run_new(const struct lab_profile *p, struct lab_run **out, char *err, size_t errlen)
+{
+	struct lab_emu_hooks hooks = {.deliver = deliver};
+	struct lab_run *r = calloc(1, sizeof(*r));
+	int ret;
+
+	if (!r) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r->epfd = r->timerfd = -1;
+	if (!(r->buf = malloc(LAB_MAX_PACKET)) || hist_init(&r->sched) < 0) {
+		snprintf(err, errlen, "out of memory");
+		lab_run_free(r);
+		return -ENOMEM;
+	}
+	r->profile = *p;
+	r->margin_ns = 20000;
+	r->spin_ok = true;
+	hooks.ctx = r;
+	ret = lab_emu_create(&r->profile, &hooks, &r->emu, err, errlen);
+	if (ret < 0) {
+		lab_run_free(r);
+		return ret;
+	}
+	*out = r;
+	return 0;
+}
+
+void lab_run_free(struct lab_run *r)
+{
+	if (!r)
+		return;
+	if (r->emu)
+		lab_emu_destroy(r->emu);
+	if (r->epfd >= 0)
+		close(r->epfd);
+	if (r->timerfd >= 0)
+		close(r->timerfd);
+	hist_free(&r->sched);
+	free(r->buf);
+	free(r);
+}
+
+const struct lab_run_stats *lab_run_stats(const struct lab_run *r)
+{
+	return &r->stats;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A sleep that timed out woke `late` ns after it was asked to. */
+static void note_lateness(struct lab_run *r, uint64_t late)
+{
+	uint64_t sorted[LATE_SAMPLES];
+
+	r->late[r->nlate++ % LATE_SAMPLES] = late;
+	if (r->nlate < LATE_SAMPLES || r->nlate % LATE_EVERY)
+		return;
+	memcpy(sorted, r->late, sizeof(sorted));
+	qsort(sorted, LATE_SAMPLES, sizeof(*sorted), cmp_u64);
+	/* About the 95th percentile, plus the cost of the wake-up's own bookkeeping. */
+	r->margin_ns = sorted[LATE_SAMPLES * 95 / 100] + 2000;
+	if (r->margin_ns > LAB_RUN_SPIN_MAX_NS)
+		r->margin_ns = LAB_RUN_SPIN_MAX_NS;
+}
+
+static void drain_timer(struct lab_run *r)
+{
+	uint64_t ticks;
+
+	if (read(r->timerfd, &ticks, sizeof(ticks)) < 0)
+		return; /* EAGAIN: already read */
+}
+
+/* Sleep until `until` (absolute) or an fd event. Number of events, or -errno. */
+static int sleep_until(struct lab_run *r, uint64_t now, uint64_t until, struct epoll_event *ev,
+		       int maxev)
+{
+	uint64_t wait = until - now;
+	int n;
+
+	if (!r->use_timerfd && !r->cfg->force_timerfd) {
+		struct timespec ts = {.tv_sec = (time_t)(wait / 1000000000ull),
+				      .tv_nsec = (long)(wait % 1000000000ull)};
+
+		n = epoll_pwait2(r->epfd, ev, maxev, &ts, NULL);
+		if (n >= 0 || errno != ENOSYS)
+			return n < 0 ? -errno : n;
+	}
+	if (!r->use_timerfd) { /* no epoll_pwait2 (Linux < 5.11): from now on a timerfd */
+		r->use_timerfd = true;
+		r->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (r->timerfd < 0)
+			return -errno;
+		struct epoll_event tev = {.events = EPOLLIN, .data.fd = r->timerfd};
+
+		if (epoll_ctl(r->epfd, EPOLL_CTL_ADD, r->timerfd, &tev) < 0)
+			return -errno;
+	}
+	struct itimerspec its = {.it_value = {.tv_sec = (time_t)(until / 1000000000ull),
+					      .tv_nsec = (long)(until % 1000000000ull)}};
+
+	if (timerfd_settime(r->timerfd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		return -errno;
+	n = epoll_wait(r->epfd, ev, maxev, -1);
+	if (n < 0)
+		return -errno;
+	/* The timer's own event is a timeout, as epoll_pwait2's would be: drop it. */
+	for (int i = 0; i < n; i++) {
+		if (ev[i].data.fd != r->timerfd)
+			continue;
+		drain_timer(r);
+		ev[i--] = ev[--n];
+	}
+	return n;
+}
+
+/*
+ * Wait for an fd event or until `deadline`. When `precise`, sleep only until the
+ * margin before it and spin the rest; else (telemetry only) sleep all the way.
+ */
+static int wait_events(struct lab_run *r, uint64_t deadline, bool precise, struct epoll_event *ev,
+		       int maxev)
+{
+	uint64_t now = now_ns(), until;
+	int n;
+
+	if (deadline <= now)
+		return 0;
+	precise = precise && r->spin_ok;
+	until =
+	    precise ? (deadline > now + r->margin_ns ? deadline - r->margin_ns : now) : deadline;
+	if (until > now) {
+		n = sleep_until(r, now, until, ev, maxev);
+		if (n < 0 && n != -EINTR)
+			return n;
+		if (n > 0)
+			return n;
+		now = now_ns();
+		if (n == 0 && now >= until)
+			note_lateness(r, now - until);
+	}
+	/* Spin the last stretch, still taking packets as they come. */
+	while (precise && now < deadline) {
+		n = epoll_wait(r->epfd, ev, maxev, 0);
+		if (n != 0)
+			return n < 0 && errno != EINTR ? -errno : (n < 0 ? 0 : n);
+		now = now_ns();
+	}
+	return 0;
+}
+
+/* Read what a tun holds, at most a batch, into the emulator. */
+static void read_tun(struct lab_run *r, int fd, enum lab_dir dir)
+{
+	struct lab_dir_stats *d = &r->stats.dir[dir];
+
+	for (unsigned i = 0; i < LAB_RUN_BATCH; i++) {
+		ssize_t n = read(fd, r->buf, LAB_MAX_PACKET);
+		uint64_t t;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		t = now_ns();
+		d->read_pkts++;
+		d->read_bytes += (uint64_t)n;
+		/* Events due before this packet run first, so the model sees time in order. */
+		lab_emu_advance(r->emu, t);
+		if (lab_emu_input(r->emu, dir, r->buf, (size_t)n, t) == -EBADMSG)
+			r->stats.input_errors++;
+	}
+}
+
+static void read_signals(struct lab_run *r)
+{
+	struct signalfd_siginfo si[8];
+	ssize_t n;
+
+	while ((n = read(r->cfg->signal_fd, si, sizeof(si))) > 0)
+		for (size_t i = 0; i < (size_t)n / sizeof(*si); i++)
+			if (r->cfg->on_signal(&si[i], r->cfg->ctx))
+				r->stop = true;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Once a window (each telemetry tick): spin in the next one only if this one used
+ * less than LAB_RUN_CPU_BUDGET of a CPU. Where waking up takes tens of microseconds
+ * (VMs), spinning would otherwise fill the CPU at 100 Mbit/s already, and a
+ * real-time task that uses 95% of a CPU is throttled by the kernel for 50 ms.
+ */
+static void cpu_budget(struct lab_run *r, uint64_t now)
+{
+	uint64_t cpu = thread_cpu_ns(), wall = now - r->wall_prev_ns;
+
+	if (wall)
+		r->spin_ok = (double)(cpu - r->cpu_prev_ns) < LAB_RUN_CPU_BUDGET * (double)wall;
+	if (!r->spin_ok)
+		r->stats.spin_off_windows++;
+	r->cpu_prev_ns = cpu;
+	r->wall_prev_ns = now;
+}
+
+static void sample_telemetry(struct lab_run *r, struct lab_telemetry *prev, uint64_t now,
+			     uint64_t t0)
+{
+	struct lab_telemetry cur;
+	int e;
+
+	lab_emu_telemetry(r->emu, now, &cur);
+	if (r->cfg->telemetry && !r->stats.telemetry_error) {
+		e = lab_telemetry_sample(r->cfg->telemetry, prev, &cur, t0);
+		if (e < 0)
+			r->stats.telemetry_error = e;
+		else
+			r->stats.telemetry_samples++;
+	}
+	*prev = cur;
+}
+
+static int add_fd(int epfd, int fd)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+int lab_run_loop(struct lab_run *r, const struct lab_run_config *c, char *err, size_t errlen)
+{
+	struct epoll_event ev[8];
+	struct lab_telemetry prev;
+	struct timespec wall;
+	uint64_t t0, now, next, tel_next;
+	double cpu0;
+	int n, ret = 0;
+
+	if (r->ran)
+		return -EALREADY;
+	r->ran = true;
+	r->cfg = c;
+	/* The default 50 us of timer slack would be most of our error budget. */
+	prctl(PR_SET_TIMERSLACK, 1UL);
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->epfd < 0 || add_fd(r->epfd, c->board_tun) < 0 ||
+	    add_fd(r->epfd, c->client_tun) < 0 || add_fd(r->epfd, c->signal_fd) < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "cannot set up epoll: %s", strerror(errno));
+		return ret;
+	}
+	r->stats.realtime = set_realtime(true);
+	cpu0 = cpu_seconds();
+	t0 = now_ns();
+	clock_gettime(CLOCK_REALTIME, &wall);
+	lab_emu_telemetry(r->emu, t0, &prev);
+	if (c->telemetry) {
+		struct lab_telemetry_header h = {
+		    .profile = r->profile.name,
+		    .describe = c->describe ? c->describe : "",
+		    .interval_ms = (unsigned)(LAB_RUN_TELEMETRY_NS / 1000000),
+		    .start_unix_s = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9,
+		};
+
+		r->stats.telemetry_error = lab_telemetry_begin(c->telemetry, &h);
+	}
+	tel_next = t0 + LAB_RUN_TELEMETRY_NS;
+	r->cpu_prev_ns = thread_cpu_ns();
+	r->wall_prev_ns = t0;
+	while (!r->stop) {
+		next = lab_emu_next_ns(r->emu);
+		n = wait_events(r, next < tel_next ? next : tel_next, next <= tel_next, ev,
+				(int)(sizeof(ev) / sizeof(*ev)));
+		if (n < 0) {
+			ret = n;
+			snprintf(err, errlen, "waiting for packets failed: %s", strerror(-n));
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			if (ev[i].data.fd == c->board_tun)
+				read_tun(r, c->board_tun, LAB_BOARD_TX);
+			else if (ev[i].data.fd == c->client_tun)
+				read_tun(r, c->client_tun, LAB_CLIENT_TX);
+			else if (ev[i].data.fd == c->signal_fd)
+				read_signals(r);
+			else if (ev[i].data.fd == r->timerfd)
+				drain_timer(r); /* an old expiry, seen while spinning */
+		}
+		now = now_ns();
+		lab_emu_advance(r->emu, now);
+		if (now >= tel_next) {
+			sample_telemetry(r, &prev, now, t0);
+			cpu_budget(r, now);
+			tel_next += LAB_RUN_TELEMETRY_NS;
+			/* Fell behind (stopped, swapped out): no burst of samples. */
+			if (tel_next <= now)
+				tel_next = now + LAB_RUN_TELEMETRY_NS;
+		}
+	}
+	if (r->stats.realtime)
+		set_realtime(false);
+	now = now_ns();
+	r->stats.duration_ns = now - t0;
+	r->stats.cpu_s = cpu_seconds() - cpu0;
+	r->stats.spin_margin_ns = r->margin_ns;
+	hist_dist(&r->sched, &r->stats.sched_error);
+	lab_emu_summary(r->emu, now, &r->stats.emu);
+	return ret;
+}

@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * run.h - the lab's event loop: the two tun devices, the emulator (emu.h) between
+ * them, telemetry, until the caller says stop.
+ *
+ * Time is CLOCK_MONOTONIC in nanoseconds. Each wake-up reads each readable tun in a
+ * batch (at most LAB_RUN_BATCH packets per fd), hands every packet to the emulator
+ * stamped with its read time, and runs the emulator's events that are due; its
+ * deliveries are written to the other tun at once. A delivery's scheduling error is
+ * the time of that write minus the time the model says the packet arrives.
+ *
+ * Waiting: epoll_pwait2() with a nanosecond timeout up to the emulator's next event
+ * (a timerfd in the epoll set on kernels without it, < 5.11), timer slack 1 ns. A
+ * sleeping thread wakes tens of microseconds late on many machines (more in VMs),
+ * so the loop sleeps until `margin` before an event and spins, polling the fds, for
+ * the rest. The margin follows the wake-up lateness measured on this machine (about
+ * its 95th percentile over the last 128 timed-out sleeps, at most LAB_RUN_SPIN_MAX_NS):
+ * spinning costs CPU only while packets are in flight; an idle link sleeps. The
+ * loop runs at the lowest real-time priority (SCHED_FIFO 1) when allowed, so that the
+ * endpoints' processes do not make it wait for a time slice. It never spins for more
+ * than LAB_RUN_SPIN_MAX_NS at a time, and not at all during a telemetry interval
+ * that follows one in which the loop used more than LAB_RUN_CPU_BUDGET of a CPU: the
+ * endpoints need CPU too, and the kernel throttles a real-time task that takes 95%.
+ *
+ * Telemetry: every LAB_RUN_TELEMETRY_NS the emulator's state is sampled
+ * (lab_emu_telemetry) and written through the telemetry writer, if any.
+ *
+ * Signals: the caller blocks the signals it wants and passes a signalfd; each one
+ * read is given to on_signal, which returns true to end the loop (the command
+ * exited, SIGINT...). The loop ends after the wake-up in which that happened.
+ *
+ * Single-threaded. Errors are -errno with a message; nothing is printed.
+ */
+#ifndef DEBLOAT_LAB_RUN_H
+#define DEBLOAT_LAB_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/signalfd.h>
+
+#include "emu.h"
+#include "profile.h"
+
+#define LAB_RUN_BATCH	     64
+#define LAB_RUN_TELEMETRY_NS 10000000ull /* 10 ms */
+#define LAB_RUN_SPIN_MAX_NS  100000ull	 /* never spin longer than this before an event */
+#define LAB_RUN_CPU_BUDGET   0.75	 /* no spinning in a window after one above this */
+
+struct lab_telemetry_writer;
+
+/* One direction of the run, named by where its packets go (emu.h's enum lab_dir). */
+struct lab_dir_stats {
+	uint64_t read_pkts, read_bytes; /* read from the sending tun (vnet header included) */
+	uint64_t delivered_pkts, delivered_bytes; /* written to the receiving tun (the same) */
+	uint64_t write_drops;			  /* writes refused with EAGAIN or ENOBUFS */
+	uint64_t write_errors;			  /* writes refused otherwise */
+};
+
+struct lab_run_stats {
+	uint64_t duration_ns;
+	struct lab_dir_stats dir[2]; /* [LAB_BOARD_TX]: board -> client; [LAB_CLIENT_TX] */
+	uint64_t input_errors;	     /* packets the emulator could not parse */
+	struct lab_dist sched_error; /* every delivery's write time minus its due time */
+	uint64_t spin_margin_ns;     /* the margin in use at the end */
+	bool realtime;		     /* the loop ran at real-time priority (SCHED_FIFO 1) */
+	uint64_t spin_off_windows;   /* telemetry intervals without spinning (CPU budget) */
+	double cpu_s;		     /* user + system CPU of this process during the loop */
+	uint64_t telemetry_samples;
+	int telemetry_error;	    /* the first -errno writing telemetry (then it stops) */
+	struct lab_emu_summary emu; /* at the end of the loop */
+};
+
+struct lab_run_config {
+	int board_tun, client_tun; /* non-blocking tun fds with vnet headers (tun.h) */
+	int signal_fd;
+	/* A signal read from signal_fd; true ends the loop. */
+	bool (*on_signal)(const struct signalfd_siginfo *si, void *ctx);
+	void *ctx;
+	struct lab_telemetry_writer *telemetry; /* NULL: no telemetry file */
+	const char *describe;			/* the profile's describe line, for telemetry */
+	bool force_timerfd; /* wait as on kernels without epoll_pwait2 (tests) */
+};
+
+struct lab_run;
+
+/* The emulator for profile p (copied). -EINVAL with a message (the emulator's), -ENOMEM. */
+int lab_run_new(const struct lab_profile *p, struct lab_run **out, char *err, size_t errlen);
+void lab_run_free(struct lab_run *r);
+
+/*
+ * Run until on_signal returns true. 0, or -errno when waiting itself failed (the
+ * stats still cover the time run). Call once.
+ */
+int lab_run_loop(struct lab_run *r, const struct lab_run_config *c, char *err, size_t errlen);
+
+/* What the loop measured; valid after lab_run_loop returned. */
+const struct lab_run_stats *lab_run_stats(const struct lab_run *r);
+
+#endif
