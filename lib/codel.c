@@ -39,14 +39,10 @@ void db_codel_vars_init(struct db_codel_vars *v)
 static struct db_pkt *fifo_dequeue(void *ctx)
 {
 	struct db_codel_qdisc *q = ctx;
-	struct db_pkt *pkt = q->head;
+	struct db_pkt *pkt = db_pktq_pop(&q->queue);
 
 	if (!pkt)
 		return NULL;
-	q->head = pkt->next;
-	if (!q->head)
-		q->tail = NULL;
-	pkt->next = NULL;
 	q->backlog_bytes -= pkt->len;
 	q->backlog_pkts--;
 	return pkt;
@@ -100,12 +96,7 @@ int db_codel_qdisc_enqueue(struct db_codel_qdisc *q, struct db_pkt *pkt, uint64_
 		return DB_ENQ_DROPPED;
 	}
 	pkt->enqueue_ns = now_ns;
-	pkt->next = NULL;
-	if (q->tail)
-		q->tail->next = pkt;
-	else
-		q->head = pkt;
-	q->tail = pkt;
+	db_pktq_push(&q->queue, pkt);
 	q->backlog_bytes += pkt->len;
 	q->backlog_pkts++;
 	return DB_ENQ_QUEUED;

@@ -90,13 +90,8 @@ int db_fifo_enqueue(struct db_fifo *q, struct db_pkt *pkt, uint64_t now_ns)
 		drop(q, pkt, DB_DROP_OVERLIMIT);
 		return DB_ENQ_DROPPED;
 	}
-	pkt->next = NULL;
 	pkt->enqueue_ns = now_ns;
-	if (q->tail)
-		q->tail->next = pkt;
-	else
-		q->head = pkt;
-	q->tail = pkt;
+	db_pktq_push(&q->queue, pkt);
 	q->stats.backlog_pkts++;
 	q->stats.backlog_bytes += pkt->len;
 	if (q->stats.backlog_pkts > q->peak_pkts)
@@ -108,14 +103,10 @@ int db_fifo_enqueue(struct db_fifo *q, struct db_pkt *pkt, uint64_t now_ns)
 
 struct db_pkt *db_fifo_dequeue(struct db_fifo *q, uint64_t now_ns)
 {
-	struct db_pkt *pkt = q->head;
+	struct db_pkt *pkt = db_pktq_pop(&q->queue);
 
 	if (!pkt)
 		return NULL;
-	q->head = pkt->next;
-	if (!q->head)
-		q->tail = NULL;
-	pkt->next = NULL;
 	q->stats.backlog_pkts--;
 	q->stats.backlog_bytes -= pkt->len;
 	return pkt;

@@ -131,7 +131,8 @@ static void drop(struct db_fq *q, struct db_pkt *pkt, enum db_drop_reason why)
 
 void db_fq_reset(struct db_fq *q)
 {
-	struct db_pkt *chain = q->prio_head, **tail = &chain, *pkt;
+	struct db_pktq chain = q->prio;
+	struct db_pkt *pkt;
 
 	/*
 	 * Unlink everything first and report afterwards, so the state is consistent
@@ -139,29 +140,20 @@ void db_fq_reset(struct db_fq *q)
 	 * than walking both lists and the heap, and the memset below is O(buckets)
 	 * anyway: reset is rare.
 	 */
-	while (*tail)
-		tail = &(*tail)->next;
-	for (uint32_t i = 0; i < q->params.buckets; i++) {
-		if (!q->flows[i].head)
-			continue;
-		*tail = q->flows[i].head;
-		tail = &q->flows[i].tail->next;
-	}
+	for (uint32_t i = 0; i < q->params.buckets; i++)
+		db_pktq_splice(&chain, &q->flows[i].queue);
 	memset(q->flows, 0, (size_t)q->params.buckets * sizeof(*q->flows));
 	q->new_flows.first = q->new_flows.last = NULL;
 	q->old_flows.first = q->old_flows.last = NULL;
-	q->prio_head = q->prio_tail = NULL;
+	db_pktq_init(&q->prio);
 	q->qlen = 0;
 	q->backlog = 0;
 	q->flow_count = 0;
 	q->inactive_flows = 0;
 	q->ndelayed = 0;
 
-	while (chain) {
-		pkt = chain;
-		chain = pkt->next;
+	while ((pkt = db_pktq_pop(&chain)))
 		drop(q, pkt, DB_DROP_RESET);
-	}
 }
 
 void db_fq_destroy(struct db_fq *q)
@@ -292,15 +284,10 @@ int db_fq_enqueue(struct db_fq *q, struct db_pkt *pkt, uint64_t now_ns)
 
 	if (q->qlen >= q->params.limit)
 		return refuse(q, pkt, DB_DROP_OVERLIMIT);
-	pkt->next = NULL;
 	pkt->enqueue_ns = now_ns;
 
 	if ((pkt->flags & DB_PKT_HAS_PRIORITY) && (pkt->priority & 15) == DB_FQ_PRIO_CONTROL) {
-		if (q->prio_head)
-			q->prio_tail->next = pkt;
-		else
-			q->prio_head = pkt;
-		q->prio_tail = pkt;
+		db_pktq_push(&q->prio, pkt);
 		q->stats.highprio_packets++;
 		goto queued;
 	}
@@ -314,11 +301,7 @@ int db_fq_enqueue(struct db_fq *q, struct db_pkt *pkt, uint64_t now_ns)
 		flow_wake(q, f, now_ns);
 	if (f->qlen++ == 0)
 		q->inactive_flows--;
-	if (f->head)
-		f->tail->next = pkt;
-	else
-		f->head = pkt;
-	f->tail = pkt;
+	db_pktq_push(&f->queue, pkt);
 
 queued:
 	q->qlen++;
@@ -346,11 +329,9 @@ struct db_pkt *db_fq_dequeue(struct db_fq *q, uint64_t now_ns)
 
 	/* No early return on an empty queue: the walk below is what detaches the flows
 	 * that ran dry (and dates their idleness); it is short once they are gone. */
-	if (q->prio_head) {
-		pkt = q->prio_head;
-		q->prio_head = pkt->next;
+	pkt = db_pktq_pop(&q->prio);
+	if (pkt)
 		goto out;
-	}
 	unthrottle(q, now_ns);
 
 	/* Each pass either returns or moves the head flow on: credit grows by quantum
@@ -367,7 +348,7 @@ struct db_pkt *db_fq_dequeue(struct db_fq *q, uint64_t now_ns)
 			list_add_tail(&q->old_flows, f);
 			continue;
 		}
-		if (!f->head) {
+		if (db_pktq_empty(&f->queue)) {
 			list_pop(head);
 			if (head == &q->new_flows) {
 				f->state = DB_FQ_OLD;
@@ -386,17 +367,13 @@ struct db_pkt *db_fq_dequeue(struct db_fq *q, uint64_t now_ns)
 		break;
 	}
 
-	pkt = f->head;
-	f->head = pkt->next;
-	if (--f->qlen == 0) {
-		f->tail = NULL;
+	pkt = db_pktq_pop(&f->queue);
+	if (--f->qlen == 0)
 		q->inactive_flows++;
-	}
 	f->credit -= pkt->len;
 	if (q->params.maxrate)
 		pace(q, f, pkt->len, now_ns);
 out:
-	pkt->next = NULL;
 	q->qlen--;
 	q->backlog -= pkt->len;
 	return pkt;

@@ -67,14 +67,10 @@ static void list_pop(struct db_fq_codel_flow_list *l)
 /* Take the head packet of a bucket and account for it everywhere. */
 static struct db_pkt *flow_pop(struct db_fq_codel *q, struct db_fq_codel_flow *flow)
 {
-	struct db_pkt *pkt = flow->head;
+	struct db_pkt *pkt = db_pktq_pop(&flow->queue);
 
 	if (!pkt)
 		return NULL;
-	flow->head = pkt->next;
-	if (!flow->head)
-		flow->tail = NULL;
-	pkt->next = NULL;
 	q->backlogs[flow - q->flows] -= pkt->len;
 	q->backlog_bytes -= pkt->len;
 	q->backlog_pkts--;
@@ -178,7 +174,7 @@ static bool drop_from_fattest(struct db_fq_codel *q, const struct db_pkt *offere
 		if (why == DB_DROP_MEMORY)
 			q->stats.drop_overmemory++;
 		report_drop(q, pkt, why);
-	} while (++n < q->params.drop_batch && dropped < threshold && flow->head);
+	} while (++n < q->params.drop_batch && dropped < threshold && !db_pktq_empty(&flow->queue));
 	return offered_dropped;
 }
 
@@ -189,12 +185,7 @@ int db_fq_codel_enqueue(struct db_fq_codel *q, struct db_pkt *pkt, uint64_t now_
 	bool over_memory;
 
 	pkt->enqueue_ns = now_ns;
-	pkt->next = NULL;
-	if (flow->tail)
-		flow->tail->next = pkt;
-	else
-		flow->head = pkt;
-	flow->tail = pkt;
+	db_pktq_push(&flow->queue, pkt);
 	q->backlogs[idx] += pkt->len;
 	q->backlog_bytes += pkt->len;
 	q->backlog_pkts++;
@@ -286,23 +277,21 @@ int db_fq_codel_flow_stats(const struct db_fq_codel *q, uint32_t bucket, uint64_
 			   struct db_fq_codel_flow_stats *out)
 {
 	const struct db_fq_codel_flow *flow;
-	uint32_t pkts = 0;
+	const struct db_pkt *head;
 
 	if (bucket >= q->params.flows)
 		return -EINVAL;
 	flow = &q->flows[bucket];
-	for (const struct db_pkt *pkt = flow->head; pkt; pkt = pkt->next)
-		pkts++;
+	head = db_pktq_peek(&flow->queue);
 	/* drop_next - now as a signed count of codel time units, without signed casts */
 	uint32_t ahead = flow->cvars.drop_next - db_codel_time(now_ns);
 	int64_t drop_next = ahead < 0x80000000U ? (int64_t)ahead : (int64_t)ahead - (1LL << 32);
 
 	*out = (struct db_fq_codel_flow_stats){
 	    .backlog_bytes = q->backlogs[bucket],
-	    .backlog_pkts = pkts,
+	    .backlog_pkts = db_pktq_count(&flow->queue),
 	    .deficit = flow->deficit,
-	    .sojourn_ns =
-		flow->head && now_ns > flow->head->enqueue_ns ? now_ns - flow->head->enqueue_ns : 0,
+	    .sojourn_ns = head && now_ns > head->enqueue_ns ? now_ns - head->enqueue_ns : 0,
 	    .list = (enum db_fq_codel_list)flow->list,
 	    .dropping = flow->cvars.dropping,
 	    .count = flow->cvars.count,

@@ -84,13 +84,8 @@ int db_pfifo_fast_enqueue(struct db_pfifo_fast *q, struct db_pkt *pkt, uint64_t 
 		drop(q, b, pkt, DB_DROP_OVERLIMIT);
 		return DB_ENQ_DROPPED;
 	}
-	pkt->next = NULL;
 	pkt->enqueue_ns = now_ns;
-	if (b->tail)
-		b->tail->next = pkt;
-	else
-		b->head = pkt;
-	b->tail = pkt;
+	db_pktq_push(&b->queue, pkt);
 	b->pkts++;
 	b->bytes += pkt->len;
 	q->stats.backlog_pkts++;
@@ -98,16 +93,17 @@ int db_pfifo_fast_enqueue(struct db_pfifo_fast *q, struct db_pkt *pkt, uint64_t 
 	return DB_ENQ_QUEUED;
 }
 
-static struct db_pkt *band_pop(struct db_pfifo_fast_band *b)
+/* The head packet of band b, off the band's and the discipline's counts; NULL if empty. */
+static struct db_pkt *band_pop(struct db_pfifo_fast *q, struct db_pfifo_fast_band *b)
 {
-	struct db_pkt *pkt = b->head;
+	struct db_pkt *pkt = db_pktq_pop(&b->queue);
 
-	b->head = pkt->next;
-	if (!b->head)
-		b->tail = NULL;
-	pkt->next = NULL;
+	if (!pkt)
+		return NULL;
 	b->pkts--;
 	b->bytes -= pkt->len;
+	q->stats.backlog_pkts--;
+	q->stats.backlog_bytes -= pkt->len;
 	return pkt;
 }
 
@@ -115,13 +111,10 @@ static struct db_pkt *band_pop(struct db_pfifo_fast_band *b)
 struct db_pkt *db_pfifo_fast_dequeue(struct db_pfifo_fast *q, uint64_t now_ns)
 {
 	for (int i = 0; i < DB_PFIFO_FAST_BANDS; i++) {
-		if (q->band[i].head) {
-			struct db_pkt *pkt = band_pop(&q->band[i]);
+		struct db_pkt *pkt = band_pop(q, &q->band[i]);
 
-			q->stats.backlog_pkts--;
-			q->stats.backlog_bytes -= pkt->len;
+		if (pkt)
 			return pkt;
-		}
 	}
 	return NULL;
 }
@@ -130,14 +123,10 @@ void db_pfifo_fast_reset(struct db_pfifo_fast *q)
 {
 	for (int i = 0; i < DB_PFIFO_FAST_BANDS; i++) {
 		struct db_pfifo_fast_band *b = &q->band[i];
+		struct db_pkt *pkt;
 
-		while (b->head) {
-			struct db_pkt *pkt = band_pop(b);
-
-			q->stats.backlog_pkts--;
-			q->stats.backlog_bytes -= pkt->len;
+		while ((pkt = band_pop(q, b)))
 			drop(q, b, pkt, DB_DROP_RESET);
-		}
 	}
 }
 

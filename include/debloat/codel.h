@@ -66,6 +66,7 @@
 #include <stdint.h>
 
 #include "packet.h"
+#include "pktq.h"
 #include "qdisc.h"
 
 /* ---- the algorithm ---------------------------------------------------------------------- */
@@ -315,7 +316,7 @@ struct db_codel_qdisc {
 	struct db_codel_qdisc_params params;
 	struct db_qdisc_env env;
 	/* the FIFO, touched by enqueue and dequeue */
-	struct db_pkt *head, *tail;
+	struct db_pktq queue;
 	uint64_t backlog_bytes;
 	uint32_t backlog_pkts;
 	/* CoDel */

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "packet.h"
+#include "pktq.h"
 #include "qdisc.h"
 
 struct db_fifo_params {
@@ -44,7 +45,7 @@ struct db_fifo_params {
 struct db_fifo {
 	struct db_fifo_params params;
 	struct db_qdisc_env env;
-	struct db_pkt *head, *tail; /* FIFO through pkt->next */
+	struct db_pktq queue; /* the packets; counted in stats.backlog_* */
 	struct db_qdisc_stats stats;
 	uint32_t peak_pkts;  /* deepest backlog seen, packets */
 	uint64_t peak_bytes; /* deepest backlog seen, bytes */

@@ -74,6 +74,7 @@
 
 #include "flow.h"
 #include "packet.h"
+#include "pktq.h"
 #include "qdisc.h"
 
 #define DB_FQ_MTU		  1514
@@ -105,13 +106,13 @@ enum db_fq_flow_state {
 
 /* One bucket. Keep this struct <= 64 bytes: 1024 of them are one L2-resident table. */
 struct db_fq_flow {
-	struct db_pkt *head, *tail; /* FIFO of this flow's packets */
-	struct db_fq_flow *next;    /* link on new_flows / old_flows */
-	int64_t credit;		    /* bytes it may send this round; may go negative */
-	uint64_t time_next_packet;  /* pacing: earliest next send, ns (0: none yet) */
-	uint64_t detached_ns;	    /* when it was last detached */
-	uint32_t qlen;		    /* packets queued */
-	uint8_t state;		    /* enum db_fq_flow_state */
+	struct db_pktq queue;	   /* this flow's packets, oldest first; counted in qlen */
+	struct db_fq_flow *next;   /* link on new_flows / old_flows */
+	int64_t credit;		   /* bytes it may send this round; may go negative */
+	uint64_t time_next_packet; /* pacing: earliest next send, ns (0: none yet) */
+	uint64_t detached_ns;	   /* when it was last detached */
+	uint32_t qlen;		   /* packets queued */
+	uint8_t state;		   /* enum db_fq_flow_state */
 };
 
 struct db_fq_list {
@@ -142,8 +143,7 @@ struct db_fq {
 	struct db_fq_flow *flows;    /* [params.buckets] */
 	struct db_fq_list new_flows; /* served first */
 	struct db_fq_list old_flows;
-	struct db_pkt *prio_head; /* internal high-priority FIFO */
-	struct db_pkt *prio_tail;
+	struct db_pktq prio;	 /* internal high-priority FIFO */
 	uint32_t qlen;		 /* packets queued, all flows and the internal FIFO */
 	uint64_t backlog;	 /* bytes queued */
 	uint32_t flow_count;	 /* buckets holding a flow (state != UNUSED) */

@@ -81,6 +81,7 @@
 
 #include "codel.h"
 #include "packet.h"
+#include "pktq.h"
 #include "qdisc.h"
 
 #define DB_FQ_CODEL_MAX_FLOWS	65536
@@ -105,7 +106,7 @@ enum db_fq_codel_list {
 
 /* One bucket. Keep it at 64 bytes: one cache line per bucket touched per packet. */
 struct db_fq_codel_flow {
-	struct db_pkt *head, *tail;    /* its packets, oldest first */
+	struct db_pktq queue;	       /* its packets, oldest first; bytes in backlogs[] */
 	struct db_fq_codel_flow *next; /* link on new_flows or old_flows */
 	int64_t deficit;	       /* bytes it may still send this round */
 	struct db_codel_vars cvars;    /* its CoDel state */

@@ -4,10 +4,11 @@
  *
  * Model: the caller owns the storage of every packet (a ring of descriptors, a
  * pool, a struct on the stack in a test). A discipline never allocates or frees a
- * packet; while a packet is queued the discipline owns its `next` link and its
- * `enqueue_ns`, and nothing else. The caller fills the other fields before
- * enqueue and keeps `data` pointing at whatever it needs (the real frame, a tun
- * buffer, a test's bookkeeping); the library never looks behind `data`.
+ * packet; while a packet is queued the discipline owns its `next` link (through a
+ * db_pktq, pktq.h) and its `enqueue_ns`, and nothing else. The caller fills the
+ * other fields before enqueue and keeps `data` pointing at whatever it needs (the
+ * real frame, a tun buffer, a test's bookkeeping); the library never looks behind
+ * `data`.
  *
  * Units: bytes and nanoseconds. Sizes are GSO-aware the way Linux counts a GSO
  * super-packet in a qdisc: `len` is its bytes on the wire at layer 2 as the qdisc

@@ -48,6 +48,7 @@
 #include <stdint.h>
 
 #include "packet.h"
+#include "pktq.h"
 #include "qdisc.h"
 
 #define DB_PFIFO_FAST_BANDS 3
@@ -60,10 +61,10 @@ struct db_pfifo_fast_params {
 };
 
 struct db_pfifo_fast_band {
-	struct db_pkt *head, *tail; /* FIFO through pkt->next */
-	uint32_t pkts;              /* queued now */
-	uint64_t bytes;             /* queued now */
-	uint64_t drops;             /* ever dropped from this band */
+	struct db_pktq queue; /* its packets, oldest first */
+	uint32_t pkts;        /* queued now */
+	uint64_t bytes;       /* queued now */
+	uint64_t drops;       /* ever dropped from this band */
 };
 
 struct db_pfifo_fast {
