@@ -9,7 +9,10 @@
  * (x_i - step, x_i]:
  *   - each download flow's goodput, counted from the bytes this process read;
  *   - each upload flow's goodput, from the server's REPORT deltas (bytes the server
- *     received, over the server's clock);
+ *     received, over the server's clock), placed in the step of the server's send time
+ *     (mapped to our clock by the smallest offset seen since the handshake and snapped
+ *     to the server's report grid), not of their arrival, which lags behind a loaded
+ *     download queue; two reports in one step are averaged, weighted by time;
  *   - each flow's TCP RTT from TCP_INFO ("NAME::tcp_rtt": tcpi_rtt for a flow we send,
  *     tcpi_rcv_rtt for one we receive, since a receiver's tcpi_rtt rarely updates);
  * and each probe's round trip lands in the step it was sent in (mean if several).
