@@ -26,14 +26,17 @@
  *	{"command": "compare"|"seed", "test", "length_s", "delay_s", "dir",
  *	 "plot" (DIR/compare.svg or null),
  *	 "runs": [{"profile", "describe" (what the run modelled), "ok", "error" (null or
- *	           why the run failed), "summary" (the run's JSON `summary`, the keys of
- *	           `debloat rrul`'s, or null), "bql_limit_bytes" (the limit's median over
+ *	           why the run failed), "elapsed_s", "summary" (the run's JSON
+ *	           `summary`, the keys of `debloat rrul`'s, or null),
+ *	           "bql_limit_bytes" (the limit's median over
  *	           completions: where it settled; null without BQL),
  *	           "bql_limit_max_bytes", "ring_max_descriptors",
  *	           "drops": {stage: packets}, "marks": {stage: packets},
  *	           "ratio": {"download_mbps", "upload_mbps", "latency_idle_p50_ms", ...},
  *	           "files": {"json", "flent", "lab_summary", "telemetry", "log", "plot"}}],
- *	 "seed": {"loaded_p50_ratio", "bql_limit_frames", ...} (seed only)}
+ *	 "seed": {"loaded_p50_ratio", "bql_loaded_p50_ratio", "bql_limit_bytes",
+ *	          "bql_limit_frames", "worst_download_change_pct", "worst_upload_change_pct",
+ *	          "bql_download_change_pct"} (seed only: the footer's numbers)}
  *
  * Exit status: 0 every run worked, 1 a run failed (the others are still shown),
  * 2 bad options.
