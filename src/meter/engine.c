@@ -30,7 +30,10 @@
 #include "meter/proto.h"
 
 #define SETUP_TIMEOUT_MS 5000
-#define BULK_CHUNK	 (128 * 1024)
+/* One send()/recv() of bulk data, as the server's. Uploads cost about a fifth less CPU
+ * per byte with 256 KB sends than with 128 KB (iperf3's), and a quarter less again with
+ * 512 KB; 1 MB saves no more (8 flows on loopback, client and server together). */
+#define BULK_CHUNK (512 * 1024)
 /* Reads per wake-up per download flow: bounded so one fast flow cannot starve the rest. */
 #define READS_PER_WAKE 8
 #define CTRL_BUF       4096
@@ -656,6 +659,9 @@ static void flow_event(struct loop *l, int fd, uint32_t events, void *ctx)
 			loop_mod(e->loop, fd, EPOLLIN);
 		return;
 	}
+	/* One chunk per wake-up: level-triggered epoll comes back while there is room, and
+	 * one wait serves every writable flow at once (8 flows on loopback: about 1.1
+	 * system calls per chunk, epoll_wait included). */
 	if (f->spec->direction == PROTO_UPLOAD) {
 		n = send(fd, bulk, sizeof(bulk), MSG_NOSIGNAL);
 		if (n < 0 && errno != EAGAIN)
@@ -669,6 +675,9 @@ static void flow_event(struct loop *l, int fd, uint32_t events, void *ctx)
 				memcpy(f->head + f->bytes, sink,
 				       MIN(sizeof(f->head) - f->bytes, (size_t)n));
 			f->bytes += (uint64_t)n;
+			/* A short read emptied the socket: no recv() just to hear EAGAIN. */
+			if ((size_t)n < sizeof(sink))
+				return;
 			continue;
 		}
 		if (n < 0 && errno == EAGAIN)

@@ -29,8 +29,8 @@
 #define SWEEP_MS	100
 #define ACCEPT_BATCH	64
 #define PROBE_BATCH	64
-#define BULK_LEN	(256 * 1024) /* one send()/recv() of bulk data */
-#define BULK_READS	4	     /* recv()s per event, so one flow cannot starve others */
+#define BULK_LEN	(512 * 1024) /* one send()/recv() of bulk data (see on_bulk_out) */
+#define BULK_READS	2	     /* recv()s per event (1 MB): no flow starves the rest */
 #define OUT_LEN		4096	     /* control output: ~15 REPORTs the client did not read */
 #define PROBE_BUF	2048
 #define PROBE_BURST	5
@@ -557,9 +557,11 @@ static void on_bulk_in(struct conn *c)
 	}
 }
 
+/* Downloads cost about a quarter less CPU per byte with 512 KB sends than with 256 KB
+ * (8 flows on loopback, both ends' CPU together). */
 static void on_bulk_out(struct conn *c)
 {
-	/* Not const: a const array of zeros lands in .rodata and adds 256 KB to the
+	/* Not const: a const array of zeros lands in .rodata and adds BULK_LEN to the
 	 * static binary; in .bss it costs nothing on disk. Never written. */
 	static uint8_t zeros[BULK_LEN];
 	ssize_t n = send(c->fd, zeros, sizeof(zeros), MSG_NOSIGNAL | MSG_DONTWAIT);
