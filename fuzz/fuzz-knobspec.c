@@ -53,11 +53,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static uint8_t req[16384];
 	char spec[SPEC_MAX + 1], canon[KNOB_VALUE_MAX], again[KNOB_VALUE_MAX], err[256];
 	unsigned ntxq;
-	int n;
+	int n, replace;
 
 	if (size < 1)
 		return 0;
 	ntxq = data[0] % 9; /* 0..8 TX queues */
+	replace = data[0] & 0x10;
 	data++, size--;
 	if (size > SPEC_MAX)
 		size = SPEC_MAX;
@@ -67,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0; /* embedded NUL: not a string a user can type */
 
 	err[0] = 'x';
-	n = knob_qdisc_requests(spec, 3, ntxq ? ntxq : 1, data[0] & 1, 7, req, sizeof(req), err,
+	n = knob_qdisc_requests(spec, 3, ntxq ? ntxq : 1, replace, 7, req, sizeof(req), err,
 				sizeof(err));
 	if (n > 0)
 		check_messages(req, n, spec);
