@@ -913,7 +913,7 @@ TEST(loopback_reads)
 	r = knob_read(&k, NULL, val, sizeof(val));
 	if (r == -EPERM || r == -EACCES || r == -EPROTONOSUPPORT || r == -EAFNOSUPPORT)
 		SKIP("no rtnetlink here");
-	CHECK_EQ(r, 0);
+	REQUIRE_EQ(r, 0); /* val is undefined otherwise */
 	/* lo has noqueue unless someone changed it; either way a rebuildable word */
 	CHECK(val[0]);
 	k.kind = KNOB_TXQUEUELEN;
