@@ -117,11 +117,18 @@ p99_1g=$(jq -r '.sched_error.p99_us' "$tmp/gige.lab.json")
 p99_100m=$(jq -r '.sched_error.p99_us' "$tmp/fifo.lab.json")
 p50_1g=$(jq -r '.sched_error.p50_us' "$tmp/gige.lab.json")
 p50_100m=$(jq -r '.sched_error.p50_us' "$tmp/fifo.lab.json")
+# Where the error comes from: late wake-ups, and deliveries waiting behind a write().
+wake_1g=$(jq -r '.wake_late.p99_us' "$tmp/gige.lab.json")
+wake_100m=$(jq -r '.wake_late.p99_us' "$tmp/fifo.lab.json")
+write_1g=$(jq -r '.tun_write.p99_us' "$tmp/gige.lab.json")
+write_100m=$(jq -r '.tun_write.p99_us' "$tmp/fifo.lab.json")
 
 if [ "$json" -eq 1 ]; then
 	jq -n --argjson lm "$lab_mbps" --argjson vm "$veth_mbps" --argjson r "$ratio" \
 		--argjson fm "$fifo_mbps" --argjson cg "$cpu_gbit" --argjson cs "$cpu_s" \
 		--argjson s1 "$p99_1g" --argjson s2 "$p99_100m" \
+		--argjson w1 "$wake_1g" --argjson w2 "$wake_100m" \
+		--argjson t1 "$write_1g" --argjson t2 "$write_100m" \
 		'{results: [
 		  {name: "lab_gige_goodput", value: $lm, unit: "Mbit/s"},
 		  {name: "veth_htb_gige_goodput", value: $vm, unit: "Mbit/s"},
@@ -130,7 +137,11 @@ if [ "$json" -eq 1 ]; then
 		  {name: "lab_gige_cpu", value: $cs, unit: "s"},
 		  {name: "lab_gige_cpu_per_gbit", value: $cg, unit: "s/Gbit"},
 		  {name: "lab_sched_error_p99_1gbit", value: $s1, unit: "us"},
-		  {name: "lab_sched_error_p99_100mbit", value: $s2, unit: "us"}]}'
+		  {name: "lab_sched_error_p99_100mbit", value: $s2, unit: "us"},
+		  {name: "lab_wake_late_p99_1gbit", value: $w1, unit: "us"},
+		  {name: "lab_wake_late_p99_100mbit", value: $w2, unit: "us"},
+		  {name: "lab_tun_write_p99_1gbit", value: $t1, unit: "us"},
+		  {name: "lab_tun_write_p99_100mbit", value: $t2, unit: "us"}]}'
 else
 	printf '%-44s %10s %s\n' "TCP flow, iperf3 -R, cubic, ${secs} s" "Mbit/s" ""
 	printf '%-44s %10.1f\n' "debloat lab, gige-noqueue (1 Gbit/s)" "$lab_mbps"
@@ -139,4 +150,6 @@ else
 	echo "lab/veth goodput: $ratio (goal >= 0.95)"
 	echo "emulator CPU at 1 Gbit/s: $cpu_s s, $cpu_gbit s per Gbit carried"
 	echo "scheduling error p50/p99: 1 Gbit/s $p50_1g/$p99_1g us, 100 Mbit/s $p50_100m/$p99_100m us (goal p99 <= 50 us)"
+	echo "  of it, p99: wake-up lateness 1 Gbit/s $wake_1g us, 100 Mbit/s $wake_100m us;" \
+		"tun write() time 1 Gbit/s $write_1g us, 100 Mbit/s $write_100m us"
 fi

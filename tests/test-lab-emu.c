@@ -1162,12 +1162,24 @@ static void random_profile(struct lab_profile *p)
 static uint64_t seen_frames[2][8192];
 static uint16_t mss_of[2][8192];
 static int dup_frames;
+/* lab_emu_next_delivery_ns just before the last input or advance, and what the
+ * deliveries since made of it: early ones break it, exact ones show it is tight. */
+static uint64_t bound;
+static bool bound_fresh;
+static unsigned bound_early, bound_exact, bound_checked;
 
 static void mark_seen(const struct delivery *d, void *ctx)
 {
 	uint32_t id = d->seq >> 17, first = (d->seq & 0x1ffff) / mss_of[d->dir][id % 8192];
 
 	(void)ctx;
+	if (d->t < bound)
+		bound_early++;
+	if (bound_fresh) { /* the first delivery after the bound was taken */
+		bound_checked++;
+		bound_exact += d->t == bound;
+		bound_fresh = false;
+	}
 	for (uint32_t i = first; i < first + d->segs && i < 64; i++) {
 		uint64_t bit = 1ull << i;
 
@@ -1192,6 +1204,7 @@ TEST(every_packet_leaves_exactly_once)
 		random_profile(&p);
 		memset(seen_frames, 0, sizeof(seen_frames));
 		dup_frames = 0;
+		bound = 0;
 		r.cb = mark_seen;
 		REQUIRE((e = make(&p, &r)));
 		for (uint32_t id = 0; id < 4000; id++) {
@@ -1227,11 +1240,24 @@ TEST(every_packet_leaves_exactly_once)
 				offered += f.segs;
 			else
 				offered++;
+			bound = lab_emu_next_delivery_ns(e);
+			bound_fresh = true;
 			ret = lab_emu_input(e, dir, pkt, (size_t)n, t);
 			CHECK(ret == 0 || ret == 1 || ret == -EBADMSG);
-			if (rnd(50) == 0)
+			bound = lab_emu_next_delivery_ns(e);
+			bound_fresh = true;
+			if (rnd(50) == 0) {
 				lab_emu_advance(e, t + rnd(5 * MS));
+				bound = lab_emu_next_delivery_ns(e);
+				bound_fresh = true;
+			}
 		}
+		/* Then the rest in steps, as a runtime that wakes only for deliveries. */
+		while ((bound = lab_emu_next_delivery_ns(e)) != NEVER) {
+			bound_fresh = true;
+			lab_emu_advance(e, bound);
+		}
+		CHECK_EQ(lab_emu_next_ns(e), NEVER); /* nothing pending delivers nothing */
 		lab_emu_advance(e, UINT64_MAX);
 		tm = telem(e, t);
 		delivered = r.frames[0] + r.frames[1];
@@ -1272,6 +1298,10 @@ TEST(every_packet_leaves_exactly_once)
 		       (unsigned long long)total.stage[st].drops,
 		       (unsigned long long)total.stage[st].marks);
 	printf(" (entered/dropped/marked)\n");
+	printf("# next-delivery bound: %u of %u first deliveries exactly at it, %u before it\n",
+	       bound_exact, bound_checked, bound_early);
+	CHECK_EQ(bound_early, 0);
+	CHECK(bound_exact * 2 > bound_checked); /* mostly exact, not merely low */
 	CHECK(total.stage[LAB_STAGE_INPUT].drops > 0);
 	CHECK(total.stage[LAB_STAGE_TSQ].pkts > 0);
 	CHECK(total.stage[LAB_STAGE_QDISC].drops > 0);

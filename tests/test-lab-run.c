@@ -187,6 +187,8 @@ TEST(summary_json_keys)
 	r.dir[LAB_BOARD_TX].delivered_pkts = 100;
 	r.dir[LAB_CLIENT_TX].write_drops = 2;
 	r.sched_error = (struct lab_dist){10, 1000, 2000, 30000, 40000};
+	r.wake_late = (struct lab_dist){8, 500, 900, 20000, 25000};
+	r.tun_write = (struct lab_dist){10, 7000, 8000, 9000, 12000};
 	p = print_new(f, PRINT_MODE_JSON);
 	REQUIRE(p);
 	lab_summary_print(p, &s);
@@ -207,6 +209,10 @@ TEST(summary_json_keys)
 	CHECK(d > 499.9 && d < 500.1);
 	CHECK_EQ(json_double_of(json_get(json_get(doc, "sched_error"), "p99_us"), &d), 0);
 	CHECK(d > 29.99 && d < 30.01);
+	CHECK_EQ(json_double_of(json_get(json_get(doc, "wake_late"), "p99_us"), &d), 0);
+	CHECK(d > 19.99 && d < 20.01);
+	CHECK_EQ(json_get_int(json_get(doc, "tun_write"), "count", &v), 0);
+	CHECK_EQ(v, 10);
 	CHECK_EQ(json_get_int(json_get(doc, "tun_queue_drops"), "board", &v), 0);
 	CHECK_EQ(v, 5);
 	CHECK(json_get(json_get(doc, "tun_queue_drops"), "client") == NULL);
@@ -308,6 +314,10 @@ static void loop_test(bool force_timerfd)
 	CHECK_EQ(st->dir[LAB_BOARD_TX].delivered_pkts, 50);
 	CHECK_EQ(st->dir[LAB_CLIENT_TX].delivered_pkts, 0);
 	CHECK_EQ(st->sched_error.count, 50);
+	CHECK_EQ(st->tun_write.count, 50);
+	/* Timed wake-ups are for deliveries only: at most one each (a frame leaving the
+	 * wire and its completion are not waited for). */
+	CHECK(st->wake_late.count >= 1 && st->wake_late.count <= 50);
 	/* 50 frames of 1538 wire bytes at 100 Mbit/s: 6.15 ms of wire time. */
 	CHECK(st->emu.last.board_wire_busy_ns >= 6000000 &&
 	      st->emu.last.board_wire_busy_ns < 6300000);

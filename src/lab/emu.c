@@ -771,6 +771,60 @@ uint64_t lab_emu_next_ns(const struct lab_emu *e)
 	return next_event(e, &d, &k);
 }
 
+/* How long link l takes to send p at the least (link_begin without the carry). */
+static uint64_t ser_ns(const struct link *l, const struct emu_pkt *p)
+{
+	return (uint64_t)p->f.wire_bytes * 1000000000ull / l->rate_Bps;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* An idle port takes a packet that fits whole at its full length (one that does not
+ * fit is split, and its first frame may be short); a busy one is bounded by itself. */
+static bool port_takes_whole(const struct port *pt, const struct emu_pkt *p)
+{
+	return pt->present && pt->link.done_ns == NEVER &&
+	       (!pt->limit_bytes || p->pkt.len <= pt->limit_bytes);
+}
+
+/* Direction d's part of lab_emu_next_delivery_ns (see emu.h). */
+static uint64_t next_delivery(const struct dirpath *dp)
+{
+	const struct port *pt = &dp->port;
+	const struct txpath *tx = &dp->tx;
+	uint64_t best = NEVER, delay_after = dp->delay_first ? 0 : dp->delay_ns;
+	const struct emu_pkt *p;
+
+	/* On the cable towards delivery: exact; towards the port: plus its sending. */
+	if ((p = dp->delay.head)) {
+		uint64_t t = p->due_ns;
+
+		if (dp->delay_first && port_takes_whole(pt, p))
+			t += ser_ns(&pt->link, p);
+		best = min_u64(best, t);
+	}
+	if (pt->present && pt->link.done_ns != NEVER)
+		best = min_u64(best, pt->link.done_ns + delay_after);
+	if ((p = tx->wire.q.head) && tx->wire.done_ns != NEVER) {
+		uint64_t t = tx->wire.done_ns + dp->delay_ns;
+
+		if (port_takes_whole(pt, p))
+			t += ser_ns(&pt->link, p);
+		best = min_u64(best, t);
+	} else {
+		best = min_u64(best, min_u64(tx->timer_ns, tx->pace_ns));
+	}
+	return best;
+}
+
+uint64_t lab_emu_next_delivery_ns(const struct lab_emu *e)
+{
+	return min_u64(next_delivery(&e->dir[0]), next_delivery(&e->dir[1]));
+}
+
 void lab_emu_advance(struct lab_emu *e, uint64_t now_ns)
 {
 	unsigned d = 0, k = 0;

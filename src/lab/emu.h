@@ -194,6 +194,20 @@ void lab_emu_advance(struct lab_emu *e, uint64_t now_ns);
 /* When the next event is due; UINT64_MAX when nothing is pending. */
 uint64_t lab_emu_next_ns(const struct lab_emu *e);
 
+/*
+ * A lower bound on the due time of the next delivery (hooks.deliver) if no packet
+ * is input before it; UINT64_MAX when nothing is on its way. Most events deliver
+ * nothing (completions, a frame leaving the board's wire for the switch) and their
+ * time needs no precision, since lab_emu_advance runs each at its own time however
+ * late it is called: a runtime needs to be on time only for this one. The bound is
+ * exact for a packet in the last stage before delivery (a port sending it, or the
+ * cable), and for one still on the wire it adds the stages after it at their
+ * fastest (delay, and the port's serialisation when that port is idle and would
+ * take it whole). Packets behind the wire's head leave after it; a completion or
+ * pacing timer counts (as its own time) only while the wire is idle.
+ */
+uint64_t lab_emu_next_delivery_ns(const struct lab_emu *e);
+
 void lab_emu_telemetry(const struct lab_emu *e, uint64_t now_ns, struct lab_telemetry *t);
 void lab_emu_summary(const struct lab_emu *e, uint64_t now_ns, struct lab_emu_summary *s);
 

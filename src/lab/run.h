@@ -7,20 +7,30 @@
  * batch (at most LAB_RUN_BATCH packets per fd), hands every packet to the emulator
  * stamped with its read time, and runs the emulator's events that are due; its
  * deliveries are written to the other tun at once. A delivery's scheduling error is
- * the time of that write minus the time the model says the packet arrives.
+ * the time of that write minus the time the model says the packet arrives. The
+ * summary splits it into its two sources: how late timed wake-ups were (wake_late)
+ * and how long each write() took (tun_write: the receiving namespace's input path,
+ * TCP included, runs inside it, so a delivery due during another one's write waits).
  *
- * Waiting: epoll_pwait2() with a nanosecond timeout up to the emulator's next event
- * (a timerfd in the epoll set on kernels without it, < 5.11), timer slack 1 ns. A
+ * Only deliveries touch the world, so the loop wakes up only for them
+ * (lab_emu_next_delivery_ns), for packets and for telemetry; every other event
+ * (completions, DQL, frames reaching the switch) runs late, at its own time, in the
+ * next lab_emu_advance, which the model cannot tell from running on time.
+ *
+ * Waiting: epoll_pwait2() with a nanosecond timeout up to the next delivery (a
+ * timerfd in the epoll set on kernels without it, < 5.11), timer slack 1 ns. A
  * sleeping thread wakes tens of microseconds late on many machines (more in VMs),
- * so the loop sleeps until `margin` before an event and spins, polling the fds, for
- * the rest. The margin follows the wake-up lateness measured on this machine (about
- * its 95th percentile over the last 128 timed-out sleeps, at most LAB_RUN_SPIN_MAX_NS):
- * spinning costs CPU only while packets are in flight; an idle link sleeps. The
- * loop runs at the lowest real-time priority (SCHED_FIFO 1) when allowed, so that the
- * endpoints' processes do not make it wait for a time slice. It never spins for more
- * than LAB_RUN_SPIN_MAX_NS at a time, and not at all during a telemetry interval
- * that follows one in which the loop used more than LAB_RUN_CPU_BUDGET of a CPU: the
- * endpoints need CPU too, and the kernel throttles a real-time task that takes 95%.
+ * so the loop sleeps until `margin` before a delivery and spins, polling the fds,
+ * for the rest. The margin follows the wake-up lateness measured on this machine
+ * over the last 128 timed-out sleeps, at most LAB_RUN_SPIN_MAX_NS: about its 99th
+ * percentile while the loop uses less than half its CPU budget (few deliveries:
+ * spinning is cheap), its 95th otherwise. Spinning costs CPU only while packets are
+ * in flight; an idle link sleeps. The loop runs at the lowest real-time priority
+ * (SCHED_FIFO 1) when allowed, so that the endpoints' processes do not make it wait
+ * for a time slice. It never spins for more than LAB_RUN_SPIN_MAX_NS at a time, and
+ * not at all during a telemetry interval that follows one in which the loop used
+ * more than LAB_RUN_CPU_BUDGET of a CPU: the endpoints need CPU too, and the kernel
+ * throttles a real-time task that takes 95%.
  *
  * Telemetry: every LAB_RUN_TELEMETRY_NS the emulator's state is sampled
  * (lab_emu_telemetry) and written through the telemetry writer, if any.
@@ -45,7 +55,7 @@
 #define LAB_RUN_BATCH	     64
 #define LAB_RUN_TELEMETRY_NS 10000000ull /* 10 ms */
 #define LAB_RUN_SPIN_MAX_NS  100000ull	 /* never spin longer than this before an event */
-#define LAB_RUN_CPU_BUDGET   0.75	 /* no spinning in a window after one above this */
+#define LAB_RUN_CPU_BUDGET   0.90	 /* no spinning in a window after one above this */
 
 struct lab_telemetry_writer;
 
@@ -62,6 +72,10 @@ struct lab_run_stats {
 	struct lab_dir_stats dir[2]; /* [LAB_BOARD_TX]: board -> client; [LAB_CLIENT_TX] */
 	uint64_t input_errors;	     /* packets the emulator could not parse */
 	struct lab_dist sched_error; /* every delivery's write time minus its due time */
+	/* Where that error comes from: */
+	struct lab_dist wake_late; /* a timed wake-up for an event: woken minus asked */
+	struct lab_dist tun_write; /* the time a delivery's write() took (the receiver's
+				      kernel runs its input path in it) */
 	uint64_t spin_margin_ns;     /* the margin in use at the end */
 	bool realtime;		     /* the loop ran at real-time priority (SCHED_FIFO 1) */
 	uint64_t spin_off_windows;   /* telemetry intervals without spinning (CPU budget) */

@@ -412,6 +412,12 @@ void lab_summary_print(struct printer *p, const struct lab_summary *s)
 	add(&l, " (spin margin %s%s)", fmt_ns(a, sizeof(a), r->spin_margin_ns),
 	    r->realtime ? ", real-time priority" : "");
 	put(p, &l);
+	add(&l, "    of it: wake-up lateness ");
+	print_dist(p, &l, "wake_late", &r->wake_late);
+	put(p, &l);
+	add(&l, "    tun write() time ");
+	print_dist(p, &l, "tun_write", &r->tun_write);
+	put(p, &l);
 
 	print_double(p, "cpu_s", r->cpu_s, 3, UNIT_NONE | PRINT_JSON_ONLY);
 	print_double(p, "cpu_s_per_gbit", gbit > 0 ? r->cpu_s / gbit : NAN, 3,
