@@ -249,7 +249,7 @@ static int wait_events(struct lab_run *r, uint64_t deadline, bool precise, struc
 		       int maxev)
 {
 	uint64_t now = now_ns(), until;
-	bool timed = precise; /* an emulator event, not only telemetry */
+	bool timed = precise; /* a delivery, not only telemetry */
 	int n;
 
 	if (deadline <= now)
