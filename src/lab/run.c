@@ -42,7 +42,6 @@ struct lab_run {
 	struct hist sched, wake, write_cost;
 	uint64_t late[LATE_SAMPLES];
 	unsigned nlate;
-	uint64_t margin_ns;		    /* in use: one of the two below */
 	uint64_t margin95_ns, margin99_ns; /* the lateness quantiles, + bookkeeping */
 	bool cheap;			    /* the last window used < half the CPU budget */
 	bool spin_ok;			    /* this window's CPU is within LAB_RUN_CPU_BUDGET */
@@ -122,7 +121,7 @@ int lab_run_new(const struct lab_profile *p, struct lab_run **out, char *err, si
 		return -ENOMEM;
 	}
 	r->profile = *p;
-	r->margin_ns = r->margin95_ns = r->margin99_ns = 20000;
+	r->margin95_ns = r->margin99_ns = 20000;
 	r->spin_ok = true;
 	hooks.ctx = r;
 	ret = lab_emu_create(&r->profile, &hooks, &r->emu, err, errlen);
@@ -163,11 +162,12 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Spinning past the 99th percentile pays when few events come (a fast link of big
- * packets); when they are many, the 95th keeps the CPU for the endpoints. */
-static void set_margin(struct lab_run *r)
+/* The spin margin in use. Spinning past the 99th percentile pays when few events
+ * come (a fast link of big packets); when they are many, the 95th keeps the CPU for
+ * the endpoints. */
+static uint64_t margin(const struct lab_run *r)
 {
-	r->margin_ns = r->cheap ? r->margin99_ns : r->margin95_ns;
+	return r->cheap ? r->margin99_ns : r->margin95_ns;
 }
 
 /* A sleep that timed out woke `late` ns after it was asked to. */
@@ -187,7 +187,6 @@ static void note_lateness(struct lab_run *r, uint64_t late)
 		r->margin95_ns = LAB_RUN_SPIN_MAX_NS;
 	if (r->margin99_ns > LAB_RUN_SPIN_MAX_NS)
 		r->margin99_ns = LAB_RUN_SPIN_MAX_NS;
-	set_margin(r);
 }
 
 static void drain_timer(struct lab_run *r)
@@ -256,7 +255,7 @@ static int wait_events(struct lab_run *r, uint64_t deadline, bool precise, struc
 		return 0;
 	precise = precise && r->spin_ok;
 	until =
-	    precise ? (deadline > now + r->margin_ns ? deadline - r->margin_ns : now) : deadline;
+	    precise ? (deadline > now + margin(r) ? deadline - margin(r) : now) : deadline;
 	if (until > now) {
 		n = sleep_until(r, now, until, ev, maxev);
 		if (n < 0 && n != -EINTR)
@@ -337,7 +336,6 @@ static void cpu_budget(struct lab_run *r, uint64_t now)
 
 		r->spin_ok = used < LAB_RUN_CPU_BUDGET * (double)wall;
 		r->cheap = used < LAB_RUN_CPU_BUDGET / 2 * (double)wall;
-		set_margin(r);
 	}
 	if (!r->spin_ok)
 		r->stats.spin_off_windows++;
@@ -415,7 +413,7 @@ int lab_run_loop(struct lab_run *r, const struct lab_run_config *c, char *err, s
 		 * times, in the next advance. A delivery just after the telemetry tick
 		 * is waited for precisely rather than slept towards. */
 		next = lab_emu_next_delivery_ns(r->emu);
-		precise = next != UINT64_MAX && next <= tel_next + r->margin_ns;
+		precise = next != UINT64_MAX && next <= tel_next + margin(r);
 		n = wait_events(r, precise ? next : tel_next, precise, ev,
 				(int)(sizeof(ev) / sizeof(*ev)));
 		if (n < 0) {
@@ -449,7 +447,7 @@ int lab_run_loop(struct lab_run *r, const struct lab_run_config *c, char *err, s
 	now = now_ns();
 	r->stats.duration_ns = now - t0;
 	r->stats.cpu_s = cpu_seconds() - cpu0;
-	r->stats.spin_margin_ns = r->margin_ns;
+	r->stats.spin_margin_ns = margin(r);
 	hist_dist(&r->sched, &r->stats.sched_error);
 	hist_dist(&r->wake, &r->stats.wake_late);
 	hist_dist(&r->write_cost, &r->stats.tun_write);

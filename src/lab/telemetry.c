@@ -281,6 +281,17 @@ static void print_dist(struct printer *p, struct line *l, const char *key, const
 		add(l, "no samples");
 }
 
+/* A line of its own: the label, then the distribution (and its JSON object). */
+static void dist_line(struct printer *p, const char *label, const char *key,
+		      const struct lab_dist *d)
+{
+	struct line l = {0};
+
+	add(&l, "%s", label);
+	print_dist(p, &l, key, d);
+	put(p, &l);
+}
+
 static void print_direction(struct printer *p, const char *key, const char *label,
 			    const struct lab_dir_stats *d, uint64_t l2_bytes, uint64_t busy_ns,
 			    uint64_t duration_ns)
@@ -398,12 +409,8 @@ void lab_summary_print(struct printer *p, const struct lab_summary *s)
 	print_close(p);
 	put(p, &l);
 
-	add(&l, "  transit board -> client ");
-	print_dist(p, &l, "board_path", &e->board_path);
-	put(p, &l);
-	add(&l, "  transit client -> board ");
-	print_dist(p, &l, "client_path", &e->client_path);
-	put(p, &l);
+	dist_line(p, "  transit board -> client ", "board_path", &e->board_path);
+	dist_line(p, "  transit client -> board ", "client_path", &e->client_path);
 	add(&l, "  scheduling error ");
 	print_dist(p, &l, "sched_error", &r->sched_error);
 	print_uint(p, "spin_margin_us", r->spin_margin_ns / 1000, UNIT_NONE | PRINT_JSON_ONLY);
@@ -412,12 +419,8 @@ void lab_summary_print(struct printer *p, const struct lab_summary *s)
 	add(&l, " (spin margin %s%s)", fmt_ns(a, sizeof(a), r->spin_margin_ns),
 	    r->realtime ? ", real-time priority" : "");
 	put(p, &l);
-	add(&l, "    of it: wake-up lateness ");
-	print_dist(p, &l, "wake_late", &r->wake_late);
-	put(p, &l);
-	add(&l, "    tun write() time ");
-	print_dist(p, &l, "tun_write", &r->tun_write);
-	put(p, &l);
+	dist_line(p, "    of it: wake-up lateness ", "wake_late", &r->wake_late);
+	dist_line(p, "    tun write() time ", "tun_write", &r->tun_write);
 
 	print_double(p, "cpu_s", r->cpu_s, 3, UNIT_NONE | PRINT_JSON_ONLY);
 	print_double(p, "cpu_s_per_gbit", gbit > 0 ? r->cpu_s / gbit : NAN, 3,
