@@ -18,8 +18,16 @@
 # seconds per Gbit carried (run 1), and its scheduling error p99 (the time a packet
 # was written to the tun minus the time the model said it arrives) at 1 Gbit/s (run 1)
 # and 100 Mbit/s (run 3), goal <= 50 us. The emulator's numbers come from its
-# --json-summary. --json prints {"results": [{"name", "value", "unit"}, ...]} like
-# bench/run.sh. Exits 77 (skipped) without root, iperf3, jq or /dev/net/tun.
+# --json-summary.
+#
+#   4. the machine's own floor, idle, after the runs: how long a thread that never
+#      sleeps waits for its CPU at a random instant ($BUILD/bench/spin-gaps, 4 s at
+#      SCHED_FIFO 1, as the emulator's loop runs) and, when rt-tests is installed,
+#      cyclictest's timer wake-up latency (SCHED_FIFO 1, every 500 us, 4 s). The
+#      ratios of our error's p99 to the spinning thread's say how much of it is ours.
+#
+# --json prints {"results": [{"name", "value", "unit"}, ...]} like bench/run.sh.
+# Exits 77 (skipped) without root, iperf3, jq or /dev/net/tun.
 #
 #   sudo bench/bench-lab.sh [BUILD_DIR] [--json] [--seconds N]
 set -euo pipefail
@@ -32,7 +40,7 @@ while [ $# -gt 0 ]; do
 	--json) json=1 ;;
 	--seconds) secs=$2; shift ;;
 	-h | --help)
-		sed -n '2,24p' "$0"
+		sed -n '2,31p' "$0"
 		exit 0
 		;;
 	*) BUILD=$1 ;;
@@ -40,7 +48,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 DEBLOAT=$BUILD/debloat
-[ -x "$DEBLOAT" ] || { echo "bench-lab: no $DEBLOAT (make first)" >&2; exit 1; }
+SPIN=$BUILD/bench/spin-gaps
+[ -x "$DEBLOAT" ] && [ -x "$SPIN" ] || { echo "bench-lab: no $DEBLOAT or $SPIN (make first)" >&2; exit 1; }
 for c in iperf3 jq ip tc; do
 	command -v "$c" >/dev/null || { echo "bench-lab: skipped: needs $c (scripts/install-deps.sh test)" >&2; exit 77; }
 done
@@ -107,6 +116,21 @@ for _ in $(seq 50); do
 done
 wait
 
+# The machine's floor, idle (4).
+"$SPIN" --seconds 4 --json >"$tmp/spin.json"
+spin_p99=$(jq -r '.results[] | select(.name == "spin_residual_wait_p99") | .value' "$tmp/spin.json")
+spin_gaps50=$(jq -r '.results[] | select(.name == "spin_gaps_over_50us") | .value' "$tmp/spin.json")
+cyc_p99=null
+if command -v cyclictest >/dev/null; then
+	# -h: a histogram in us, then "# Histogram Overflows: N" for the rest.
+	cyclictest -m -p 1 -i 500 -D 4 -q -h 2000 >"$tmp/cyc.txt" 2>/dev/null || true
+	cyc_p99=$(awk '/^# Histogram Overflows:/ { ov = $4 + 0 }
+		/^[0-9]/ { v[n] = $1 + 0; c[n] = $2 + 0; tot += $2; n++ }
+		END { tot += ov; if (!tot) { print "null"; exit }
+		      for (i = 0; i < n; i++) { acc += c[i]; if (acc >= 0.99 * tot) { print v[i]; exit } }
+		      print 2000 }' "$tmp/cyc.txt")
+fi
+
 lab_mbps=$(mbps "$tmp/gige.iperf.json")
 veth_mbps=$(mbps "$tmp/veth.iperf.json")
 fifo_mbps=$(mbps "$tmp/fifo.iperf.json")
@@ -122,6 +146,9 @@ wake_1g=$(jq -r '.wake_late.p99_us' "$tmp/gige.lab.json")
 wake_100m=$(jq -r '.wake_late.p99_us' "$tmp/fifo.lab.json")
 write_1g=$(jq -r '.tun_write.p99_us' "$tmp/gige.lab.json")
 write_100m=$(jq -r '.tun_write.p99_us' "$tmp/fifo.lab.json")
+over() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "null" }'; }
+x_1g=$(over "$p99_1g" "$spin_p99")
+x_100m=$(over "$p99_100m" "$spin_p99")
 
 if [ "$json" -eq 1 ]; then
 	jq -n --argjson lm "$lab_mbps" --argjson vm "$veth_mbps" --argjson r "$ratio" \
@@ -129,6 +156,8 @@ if [ "$json" -eq 1 ]; then
 		--argjson s1 "$p99_1g" --argjson s2 "$p99_100m" \
 		--argjson w1 "$wake_1g" --argjson w2 "$wake_100m" \
 		--argjson t1 "$write_1g" --argjson t2 "$write_100m" \
+		--argjson sp "$spin_p99" --argjson sg "$spin_gaps50" --argjson cy "$cyc_p99" \
+		--argjson x1 "$x_1g" --argjson x2 "$x_100m" \
 		'{results: [
 		  {name: "lab_gige_goodput", value: $lm, unit: "Mbit/s"},
 		  {name: "veth_htb_gige_goodput", value: $vm, unit: "Mbit/s"},
@@ -141,7 +170,12 @@ if [ "$json" -eq 1 ]; then
 		  {name: "lab_wake_late_p99_1gbit", value: $w1, unit: "us"},
 		  {name: "lab_wake_late_p99_100mbit", value: $w2, unit: "us"},
 		  {name: "lab_tun_write_p99_1gbit", value: $t1, unit: "us"},
-		  {name: "lab_tun_write_p99_100mbit", value: $t2, unit: "us"}]}'
+		  {name: "lab_tun_write_p99_100mbit", value: $t2, unit: "us"},
+		  {name: "machine_spin_residual_wait_p99", value: $sp, unit: "us"},
+		  {name: "machine_spin_gaps_over_50us", value: $sg, unit: "1/s"},
+		  {name: "machine_cyclictest_p99", value: $cy, unit: "us"},
+		  {name: "lab_sched_error_p99_1gbit_vs_spin_floor", value: $x1, unit: "x"},
+		  {name: "lab_sched_error_p99_100mbit_vs_spin_floor", value: $x2, unit: "x"}]}'
 else
 	printf '%-44s %10s %s\n' "TCP flow, iperf3 -R, cubic, ${secs} s" "Mbit/s" ""
 	printf '%-44s %10.1f\n' "debloat lab, gige-noqueue (1 Gbit/s)" "$lab_mbps"
@@ -152,4 +186,8 @@ else
 	echo "scheduling error p50/p99: 1 Gbit/s $p50_1g/$p99_1g us, 100 Mbit/s $p50_100m/$p99_100m us (goal p99 <= 50 us)"
 	echo "  of it, p99: wake-up lateness 1 Gbit/s $wake_1g us, 100 Mbit/s $wake_100m us;" \
 		"tun write() time 1 Gbit/s $write_1g us, 100 Mbit/s $write_100m us"
+	echo "the machine's floor, idle: a spinning SCHED_FIFO thread waits p99 $spin_p99 us for its CPU" \
+		"at a random instant ($spin_gaps50 gaps > 50 us per second);" \
+		"cyclictest -p 1 -i 500 wake-up p99 ${cyc_p99/null/n\/a (no rt-tests)} us"
+	echo "our error p99 / the spinning thread's: 1 Gbit/s ${x_1g}x, 100 Mbit/s ${x_100m}x"
 fi

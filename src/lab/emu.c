@@ -22,6 +22,7 @@
 #include "emu.h"
 #include "frame.h"
 #include "hist.h"
+#include "pool.h"
 
 #define NEVER UINT64_MAX
 
@@ -131,6 +132,7 @@ struct lab_emu {
 	uint64_t now_ns;    /* the last event handled (or the last time given) */
 	uint64_t mem_bytes; /* packets held, struct included */
 	bool destroying;
+	struct lab_pool pool; /* packet buffers, reused (pool.h) */
 
 	struct lab_stage_counts stage[LAB_STAGE_COUNT];
 	struct hist sojourn; /* board qdisc */
@@ -202,7 +204,7 @@ static size_t pkt_cost(uint32_t len)
 static struct emu_pkt *pkt_new(struct lab_emu *e, const uint8_t *buf, uint32_t len,
 			       const struct lab_frame *f, uint64_t in_ns)
 {
-	struct emu_pkt *p = malloc(pkt_cost(len));
+	struct emu_pkt *p = lab_pool_get(&e->pool, pkt_cost(len));
 
 	if (!p)
 		return NULL;
@@ -227,7 +229,7 @@ static struct emu_pkt *pkt_new(struct lab_emu *e, const uint8_t *buf, uint32_t l
 static void pkt_free(struct lab_emu *e, struct emu_pkt *p)
 {
 	e->mem_bytes -= pkt_cost(p->len);
-	free(p);
+	lab_pool_put(&e->pool, p, pkt_cost(p->len));
 }
 
 static void pktq_free(struct lab_emu *e, struct pktq *q)
@@ -1005,6 +1007,7 @@ void lab_emu_destroy(struct lab_emu *e)
 	hist_free(&e->sojourn);
 	hist_free(&e->limit);
 	free(e->scratch);
+	lab_pool_clear(&e->pool);
 	free(e);
 }
 

@@ -71,10 +71,12 @@
  * memory is bounded by LAB_EMU_MEMORY_MAX bytes of packets (a packet costs its
  * length plus ~200 bytes of bookkeeping), beyond which input is dropped at stage
  * LAB_STAGE_INPUT. Segmenting a super-packet may exceed the bound by its frames'
- * extra headers (< 8 KB).
+ * extra headers (< 8 KB). Buffers are rounded up to a size class (at most 1.5x) and
+ * freed ones are kept for reuse, at most LAB_POOL_KEEP_BYTES per class (pool.h).
  *
  * Cost: O(1) per packet and per event (ten event sources, scanned); the packet
- * buffer is the only allocation per packet; a summary walks the histograms.
+ * buffer is the only allocation per packet, and it comes from a free list (pool.h)
+ * once the pool has warmed up; a summary walks the histograms.
  *
  * Hooks are called from lab_emu_advance() and from lab_emu_input(), which first
  * runs every event due at or before its now_ns; they must not call back into the
