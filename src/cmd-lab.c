@@ -149,12 +149,9 @@ static int load_profile(const struct lab_args *a, struct lab_profile *p)
 		fprintf(stderr, "%s: lab: %s\n", PROG_NAME, err[0] ? err : strerror(-r));
 		return r == -ENOENT || r == -EINVAL ? EXIT_USAGE : 1;
 	}
-	for (unsigned i = 0; i < a->nsets; i++) {
-		r = lab_profile_set_word(p, a->sets[i], err, sizeof(err));
-		if (r < 0) {
-			fprintf(stderr, "%s: lab: %s\n", PROG_NAME, err);
-			return EXIT_USAGE;
-		}
+	if (lab_profile_set_words(p, a->sets, a->nsets, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: lab: %s\n", PROG_NAME, err);
+		return EXIT_USAGE;
 	}
 	return 0;
 }

@@ -524,6 +524,41 @@ TEST(set_applies_one_override_with_the_same_checks)
 	CHECK_EQ(p.completion_ns, 250000);
 }
 
+TEST(set_words_check_the_rules_once_over_all_overrides)
+{
+	const char *frames_first[] = {"completion_frames=8", "completion_time=1ms"};
+	const char *time_first[] = {"completion_time=1ms", "completion_frames=8"};
+	const char *broken[] = {"ring=64", "completion_frames=8", "mtu=1400"};
+	const char *min_max[] = {"bql_limit_min=9000", "ring=32", "bql_limit_max=6000", "tsq=3028"};
+	const char *bad_key[] = {"completion_time=1ms", "rign=8"};
+	const char *last_wins[] = {"ring=64", "ring=16"};
+	struct lab_profile p, q, before;
+
+	lab_profile_defaults(&p);
+	memcpy(&q, &p, sizeof(p));
+	REQUIRE_EQ(lab_profile_set_words(&p, frames_first, 2, err, sizeof(err)), 0);
+	REQUIRE_EQ(lab_profile_set_words(&q, time_first, 2, err, sizeof(err)), 0);
+	CHECK_EQ(p.completion_frames, 8);
+	CHECK_EQ(p.completion_ns, 1000000);
+	CHECK(memcmp(&p, &q, sizeof(p)) == 0); /* the order does not matter */
+
+	lab_profile_defaults(&p);
+	memcpy(&before, &p, sizeof(p));
+	CHECK_EQ(lab_profile_set_words(&p, broken, 3, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--set completion_frames=8: completion_frames 8 needs completion_time > 0 "
+		       "(a batch that does not fill would never be reported)");
+	CHECK_EQ(lab_profile_set_words(&p, min_max, 4, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--set bql_limit_max=6000: bql_limit_min 9000 is above bql_limit_max 6000");
+	CHECK_EQ(lab_profile_set_words(&p, bad_key, 2, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "--set rign=8: unknown key \"rign\"");
+	CHECK(memcmp(&before, &p, sizeof(p)) == 0); /* untouched by every failure */
+
+	CHECK_EQ(lab_profile_set_words(&p, last_wins, 2, err, sizeof(err)), 0);
+	CHECK_EQ(p.ring, 16);
+	CHECK_EQ(lab_profile_set_words(&p, NULL, 0, err, sizeof(err)), 0);
+	CHECK_EQ(p.ring, 16);
+}
+
 /* ---- base ---- */
 
 static char dir[64];

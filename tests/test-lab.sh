@@ -12,7 +12,8 @@
 #  - the command sees DEBLOAT_LAB_* (addresses, namespace names, profile, cc), reaches
 #    the board over IPv4 and IPv6, runs `ip netns exec "$DEBLOAT_LAB_BOARD_NS"`; its exit
 #    status is the lab's; without a command, $SHELL runs in the client namespace;
-#  - `lab show` prints a profile that loads back to the same profile; telemetry in CSV
+#  - `lab show` prints a profile that loads back to the same profile, and checks the
+#    rules across keys once after all `--set`s (any order); telemetry in CSV
 #    (header + one line per 10 ms) and JSON (docs/json.md's keys).
 # Fidelity (issue 5), one test run per profile:
 #  - fifo100 (100 Mbit/s, pfifo 1000, no BQL, no GSO): one TCP download reaches
@@ -87,6 +88,12 @@ run "$DEBLOAT" lab show --profile bbb-bql --set ring=64
 assert_status "lab show: exit 0" 0
 assert_contains "lab show: the override" "$OUT" "ring = 64"
 printf '%s\n' "$OUT" >"$T/shown.conf"
+run "$DEBLOAT" lab show --profile bbb-bql --set completion_frames=8 --set completion_time=1ms
+assert_status "lab show: --set rules across keys checked after all overrides (exit 0)" 0
+assert_contains "lab show: frames before time" "$OUT" "completion_frames = 8"
+run "$DEBLOAT" lab show --profile bbb-bql --set completion_frames=8 --set completion_time=0
+assert_status "lab show: a broken rule is a usage error" 2
+assert_contains "lab show: names the override" "$ERR" "--set completion_time=0: completion_frames 8 needs completion_time > 0"
 run "$DEBLOAT" lab show --profile "$T/shown.conf"
 assert_eq "lab show: its output loads back to the same settings" \
 	"$(grep -v '^name' "$T/shown.conf")" "$(grep -v '^name' <<<"$OUT")"

@@ -297,11 +297,9 @@ static int load_profiles(const struct lc_args *a, struct lc_run *runs)
 			cli_usage_error(a->cmd, a->usage, "%s", err);
 			goto out;
 		}
-		for (size_t k = 0; k < a->nsets; k++) {
-			if (lab_profile_set_word(prof, a->sets[k], err, sizeof(err)) < 0) {
-				cli_usage_error(a->cmd, a->usage, "%s", err);
-				goto out;
-			}
+		if (lab_profile_set_words(prof, a->sets, a->nsets, err, sizeof(err)) < 0) {
+			cli_usage_error(a->cmd, a->usage, "%s", err);
+			goto out;
 		}
 		make_stem(prof->name, lr->base, sizeof(lr->base));
 		snprintf(lr->stem, sizeof(lr->stem), "%s", lr->base);

@@ -998,14 +998,15 @@ int lab_profile_load(struct lab_profile *p, const char *name_or_path, char *err,
 
 /* ---- Overrides ---- */
 
-int lab_profile_set(struct lab_profile *p, const char *key, const char *value, char *err,
-		    size_t errlen)
+/* One override into *p (a scratch copy), without the rules across keys; *kidx is
+ * the key's index. On error a message in err and p possibly changed. */
+static int set_one(struct lab_profile *p, const char *key, const char *value, int *kidx,
+		   char *err, size_t errlen)
 {
 	char buf[LAB_PROFILE_LINE_MAX + 1], msg[MSG_MAX];
-	struct lab_profile tmp;
 	const struct key *k;
 	char *v;
-	int a, b, ret;
+	int ret;
 
 	if (strlen(value) > LAB_PROFILE_LINE_MAX) {
 		snprintf(err, errlen, "--set %.40s=...: value longer than %d bytes", key,
@@ -1025,10 +1026,25 @@ int lab_profile_set(struct lab_profile *p, const char *key, const char *value, c
 		snprintf(err, errlen, "--set %.60s=%.80s: unknown key \"%.60s\"", key, value, key);
 		return -EINVAL;
 	}
+	*kidx = (int)(k - keys);
+	ret = apply(p, k, v, msg, sizeof(msg));
+	if (ret < 0)
+		snprintf(err, errlen, "--set %.60s=%.80s: %s", key, value, msg);
+	return ret;
+}
+
+int lab_profile_set(struct lab_profile *p, const char *key, const char *value, char *err,
+		    size_t errlen)
+{
+	char msg[MSG_MAX];
+	struct lab_profile tmp;
+	int a, b, kidx, ret;
+
 	memcpy(&tmp, p, sizeof(tmp));
-	ret = apply(&tmp, k, v, msg, sizeof(msg));
-	if (ret == 0)
-		ret = check_rules(&tmp, &a, &b, msg, sizeof(msg));
+	ret = set_one(&tmp, key, value, &kidx, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = check_rules(&tmp, &a, &b, msg, sizeof(msg));
 	if (ret < 0) {
 		snprintf(err, errlen, "--set %.60s=%.80s: %s", key, value, msg);
 		return ret;
@@ -1037,26 +1053,69 @@ int lab_profile_set(struct lab_profile *p, const char *key, const char *value, c
 	return 0;
 }
 
-int lab_profile_set_word(struct lab_profile *p, const char *word, char *err, size_t errlen)
+/* Split "key=value" at the first '=' into key (trimmed); the value after it. */
+static int split_word(const char *word, char *key, size_t keylen, const char **value, char *err,
+		      size_t errlen)
 {
-	char key[64];
 	const char *eq = strchr(word, '=');
 	size_t n;
-	char *k;
+	char *t;
 
 	if (!eq) {
 		snprintf(err, errlen, "--set %.80s: expected key=value", word);
 		return -EINVAL;
 	}
 	n = (size_t)(eq - word);
-	if (n >= sizeof(key)) {
+	if (n >= keylen) {
 		snprintf(err, errlen, "--set %.80s: unknown key \"%.*s\"", word, 60, word);
 		return -EINVAL;
 	}
 	memcpy(key, word, n);
 	key[n] = '\0';
-	k = trim(key);
-	return lab_profile_set(p, k, eq + 1, err, errlen);
+	t = trim(key);
+	memmove(key, t, strlen(t) + 1);
+	*value = eq + 1;
+	return 0;
+}
+
+int lab_profile_set_word(struct lab_profile *p, const char *word, char *err, size_t errlen)
+{
+	char key[64];
+	const char *value;
+	int ret = split_word(word, key, sizeof(key), &value, err, errlen);
+
+	return ret < 0 ? ret : lab_profile_set(p, key, value, err, errlen);
+}
+
+int lab_profile_set_words(struct lab_profile *p, const char *const *words, size_t n, char *err,
+			  size_t errlen)
+{
+	struct lab_profile tmp;
+	char key[64], msg[MSG_MAX];
+	const char *value;
+	size_t blame = 0;
+	int a, b, kidx, ret;
+
+	memcpy(&tmp, p, sizeof(tmp));
+	for (size_t i = 0; i < n; i++) {
+		ret = split_word(words[i], key, sizeof(key), &value, err, errlen);
+		if (ret == 0)
+			ret = set_one(&tmp, key, value, &kidx, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	ret = check_rules(&tmp, &a, &b, msg, sizeof(msg));
+	if (ret < 0) {
+		/* The last word that set one of the two keys (one did: p kept the rules). */
+		for (size_t i = 0; i < n; i++)
+			if (split_word(words[i], key, sizeof(key), &value, err, errlen) == 0 &&
+			    find_key(key) && (find_key(key) == &keys[a] || find_key(key) == &keys[b]))
+				blame = i;
+		snprintf(err, errlen, "--set %.140s: %s", n ? words[blame] : "", msg);
+		return ret;
+	}
+	memcpy(p, &tmp, sizeof(*p));
+	return 0;
 }
 
 /* ---- Writing ---- */

@@ -116,6 +116,17 @@ int lab_profile_set(struct lab_profile *p, const char *key, const char *value, c
 /* "key=value" as one word, split at the first '='. */
 int lab_profile_set_word(struct lab_profile *p, const char *word, char *err, size_t errlen);
 
+/*
+ * Several "key=value" words (`--set` given n times), in order, each checked alone,
+ * then the rules across keys once over the result: "completion_frames=8
+ * completion_time=1ms" works in either order. A rule broken by the result is
+ * reported against the last word that set one of the keys involved ("--set
+ * completion_frames=8: completion_frames 8 needs completion_time > 0 ..."). 0, or
+ * -EINVAL with a message; p is untouched on error.
+ */
+int lab_profile_set_words(struct lab_profile *p, const char *const *words, size_t n, char *err,
+			  size_t errlen);
+
 /* Defaults, then a built-in profile by name or a file by path. -ENOENT: no such
  * profile (message lists the built-in names), -EINVAL: parse error, -errno: I/O.
  * p is untouched on error. */
