@@ -136,8 +136,8 @@ int main(int argc, char **argv)
 	if (json) {
 		printf("{\"results\": [");
 		for (size_t i = 0; i < nr; i++)
-			printf("%s{\"name\": \"%s\", \"value\": %.3f, \"unit\": \"%s\"}", i ? ", " : "",
-			       r[i].name, r[i].value, r[i].unit);
+			printf("%s{\"name\": \"%s\", \"value\": %.3f, \"unit\": \"%s\"}",
+			       i ? ", " : "", r[i].name, r[i].value, r[i].unit);
 		printf("]}\n");
 	} else {
 		printf("a spinning thread (%s) for %.1f s: residual wait at a random instant\n",

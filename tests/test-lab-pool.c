@@ -69,7 +69,8 @@ TEST(keeps_at_most_its_bound_per_class_and_frees_the_rest)
 	for (int i = 0; i < N; i++)
 		REQUIRE((buf[i] = lab_pool_get(&p, 98304)) != NULL);
 	for (int i = 0; i < N; i++)
-		lab_pool_put(&p, buf[i], 98304); /* 6 MB offered, 4 MB kept; ASan sees the rest freed */
+		lab_pool_put(&p, buf[i],
+			     98304); /* 6 MB offered, 4 MB kept; ASan sees the rest freed */
 	CHECK_EQ(kept_total(&p), LAB_POOL_KEEP_BYTES / 98304 * 98304);
 	/* What is kept comes back, most recent first, and then new ones. */
 	CHECK(lab_pool_get(&p, 98304) == buf[LAB_POOL_KEEP_BYTES / 98304 - 1]);

@@ -28,16 +28,12 @@
 #include "plot/svg.h"
 #include "print.h"
 
-/* A terminal is only so wide; the runs are compared column by column. */
-#define LC_MAX_PROFILES 8
-#define LC_MAX_SETS	32
-#define LC_MAX_STAGES	8
+#include "compare-int.h"
+
 /* Beyond the test's own length: the lab's set-up and tear-down, then we stop waiting. */
 #define LC_SETUP_S 3.0
 #define LC_GRACE_S 60.0
 #define LC_KILL_S  15.0
-/* A full-size Ethernet frame as DQL counts it (IP 1500 + 14 header). */
-#define LC_FULL_FRAME 1514
 
 static const char *const seed_profiles[] = {"bbb-stock", "bbb-bql", "bbb-bql-fq",
 					    "bbb-bql-fq_codel"};
@@ -84,55 +80,13 @@ static const char usage_seed[] =
     "2 bad options.\n";
 
 /* A run's files: the JSON key of each in "files", and its name after the profile's. */
-static const char *const run_files[][2] = {
+const char *const lc_run_files[LC_RUN_FILES][2] = {
     {"json", ".json"},
     {"flent", ".flent.gz"},
     {"lab_summary", ".lab.json"},
     {"telemetry", ".telemetry.json"},
     {"log", ".log"},
     {"plot", ".svg"},
-};
-
-struct lc_args {
-	const char *cmd; /* "lab compare" or "lab seed", for messages */
-	const char *usage;
-	bool seed;
-	double length_s, delay_s;
-	const char *test;
-	const char *sets[LC_MAX_SETS];
-	size_t nsets;
-	const char *dir;
-	bool json;
-	const char *profiles[LC_MAX_PROFILES];
-	size_t nprofiles;
-};
-
-struct lc_stage {
-	char name[24];
-	double drops, marks; /* NaN when the lab did not say */
-};
-
-/* One profile's run: what was asked, how it went, what it measured. */
-struct lc_run {
-	char base[LAB_PROFILE_NAME_MAX];     /* the profile's name, as a file name */
-	char stem[LAB_PROFILE_NAME_MAX + 8]; /* base, made unique: the files' stem and the label */
-	const char *profile;		     /* as given: a built-in name or a path */
-	char describe[512];		     /* what the run models (lab_profile_describe) */
-	char cc[16];
-	bool bql;
-
-	bool ok;
-	char error[320]; /* why it failed */
-	double elapsed_s;
-
-	struct run *run;      /* the test's result; NULL when it failed */
-	struct jval *doc;     /* the test's JSON document (its "summary" is reprinted) */
-	double bql_limit_p50; /* bytes; NaN when unknown or without BQL */
-	double bql_limit_max;
-	double ring_max;
-	struct lc_stage stages[LC_MAX_STAGES];
-	size_t nstages;
-	bool plotted; /* P.svg was written */
 };
 
 static volatile sig_atomic_t got_signal;
@@ -345,7 +299,7 @@ static int make_dir(const char *path)
 	return 0;
 }
 
-static void file_path(char *out, size_t len, const char *dir, const char *stem, const char *ext)
+void lc_file_path(char *out, size_t len, const char *dir, const char *stem, const char *ext)
 {
 	snprintf(out, len, "%s/%s%s", dir, stem, ext);
 }
@@ -390,11 +344,11 @@ static void exec_run(const struct lc_args *a, const char *self, const char *dir,
 	size_t n = 0;
 	int fd;
 
-	file_path(lab_json, sizeof(lab_json), dir, lr->stem, ".lab.json");
-	file_path(telemetry, sizeof(telemetry), dir, lr->stem, ".telemetry.json");
-	file_path(log, sizeof(log), dir, lr->stem, ".log");
-	file_path(out, sizeof(out), dir, lr->stem, ".json");
-	file_path(flent, sizeof(flent), dir, lr->stem, ".flent.gz");
+	lc_file_path(lab_json, sizeof(lab_json), dir, lr->stem, ".lab.json");
+	lc_file_path(telemetry, sizeof(telemetry), dir, lr->stem, ".telemetry.json");
+	lc_file_path(log, sizeof(log), dir, lr->stem, ".log");
+	lc_file_path(out, sizeof(out), dir, lr->stem, ".json");
+	lc_file_path(flent, sizeof(flent), dir, lr->stem, ".flent.gz");
 	snprintf(length, sizeof(length), "%g", a->length_s);
 	snprintf(delay, sizeof(delay), "%g", a->delay_s);
 
@@ -583,7 +537,7 @@ static void read_run(const char *dir, struct lc_run *lr)
 	struct json_error jerr;
 	int r;
 
-	file_path(path, sizeof(path), dir, lr->stem, ".json");
+	lc_file_path(path, sizeof(path), dir, lr->stem, ".json");
 	lr->run = calloc(1, sizeof(*lr->run));
 	if (!lr->run) {
 		snprintf(lr->error, sizeof(lr->error), "out of memory");
@@ -602,7 +556,7 @@ static void read_run(const char *dir, struct lc_run *lr)
 		run_free(lr->run);
 		goto fail;
 	}
-	file_path(path, sizeof(path), dir, lr->stem, ".lab.json");
+	lc_file_path(path, sizeof(path), dir, lr->stem, ".lab.json");
 	r = read_lab_summary(path, lr);
 	if (r < 0)
 		fprintf(stderr, "%s: lab: note: %s: cannot read the lab's summary %s: %s\n",
@@ -629,548 +583,6 @@ static int draw(const char *path, const struct run *runs, size_t n, enum plot_ki
 	return r;
 }
 
-/* ---- The table ---- */
-
-struct metric {
-	const char *key;
-	const char *label;
-	double (*get)(const struct summary *s);
-};
-
-static double m_download(const struct summary *s)
-{
-	return s->download.sum_mbps;
-}
-static double m_upload(const struct summary *s)
-{
-	return s->upload.sum_mbps;
-}
-static double m_idle_p50(const struct summary *s)
-{
-	return s->idle.p50;
-}
-static double m_idle_p99(const struct summary *s)
-{
-	return s->idle.p99;
-}
-static double m_loaded_p50(const struct summary *s)
-{
-	return s->loaded.p50;
-}
-static double m_loaded_p99(const struct summary *s)
-{
-	return s->loaded.p99;
-}
-static double m_induced(const struct summary *s)
-{
-	return s->induced_ms;
-}
-static double m_loss(const struct summary *s)
-{
-	return s->loss_pct;
-}
-
-static const struct metric metrics[] = {
-    {"download_mbps", "download Mbit/s", m_download},
-    {"upload_mbps", "upload Mbit/s", m_upload},
-    {"latency_idle_p50_ms", "idle p50 ms", m_idle_p50},
-    {"latency_idle_p99_ms", "idle p99 ms", m_idle_p99},
-    {"latency_loaded_p50_ms", "loaded p50 ms", m_loaded_p50},
-    {"latency_loaded_p99_ms", "loaded p99 ms", m_loaded_p99},
-    {"induced_latency_ms", "induced ms", m_induced},
-    {"loss_pct", "probe loss %", m_loss},
-};
-#define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
-
-static double ratio(double v, double first)
-{
-	if (!isfinite(v) || !isfinite(first) || first == 0)
-		return NAN;
-	return v / first;
-}
-
-/* Enough digits to read, no more: 0.31, 12.4, 160. */
-static int fmt_num(char *buf, size_t len, double v)
-{
-	/* Thresholds on the rounded value: 9.996 prints as 10.0, not 10.00. */
-	if (!isfinite(v))
-		return snprintf(buf, len, "-");
-	if (fabs(v) < 9.995)
-		return snprintf(buf, len, "%.2f", v);
-	if (fabs(v) < 99.95)
-		return snprintf(buf, len, "%.1f", v);
-	return snprintf(buf, len, "%.0f", v);
-}
-
-#define LABEL_W	 22
-#define CELL_LEN 48
-
-struct table {
-	struct printer *p;
-	const struct lc_run *runs;
-	size_t n;
-	size_t base; /* the first run that worked: ratios are to it */
-	int w;	     /* cell width */
-	char cells[LC_MAX_PROFILES][CELL_LEN];
-};
-
-static void table_row(struct table *t, const char *label)
-{
-	print_text(t->p, "%-*s", LABEL_W, label);
-	/* The last column unpadded: no trailing blanks. */
-	for (size_t i = 0; i < t->n; i++)
-		print_text(t->p, " %-*s", i + 1 < t->n ? t->w : 0, t->cells[i]);
-	print_nl(t->p);
-}
-
-static void metric_row(struct table *t, const struct metric *m)
-{
-	double first = m->get(&t->runs[t->base].run->s);
-
-	for (size_t i = 0; i < t->n; i++) {
-		const struct lc_run *lr = &t->runs[i];
-		double v, q;
-		int len;
-
-		if (!lr->run) {
-			snprintf(t->cells[i], CELL_LEN, "failed");
-			continue;
-		}
-		v = m->get(&lr->run->s);
-		q = ratio(v, first);
-		len = fmt_num(t->cells[i], CELL_LEN, v);
-		if (i != t->base && isfinite(q) && len > 0 && len < CELL_LEN)
-			snprintf(t->cells[i] + len, CELL_LEN - (size_t)len,
-				 q < 0.095 ? " (x%.3f)" : " (x%.2f)", q);
-	}
-	table_row(t, m->label);
-}
-
-static const struct probe_summary *find_probe(const struct summary *s, const char *name)
-{
-	for (size_t k = 0; k < s->nprobes; k++)
-		if (!strcmp(s->probes[k].name, name))
-			return &s->probes[k];
-	return NULL;
-}
-
-/* Per probe: "p50 / p99" idle and loaded, in the probe order of the first run. */
-static void probe_rows(struct table *t)
-{
-	const struct summary *bs = &t->runs[t->base].run->s;
-	static const char prefix[] = "Ping (ms) ";
-
-	for (size_t k = 0; k < bs->nprobes; k++) {
-		const char *name = bs->probes[k].name, *shortname = name;
-		char label[64];
-
-		if (!strncmp(name, prefix, sizeof(prefix) - 1))
-			shortname = name + sizeof(prefix) - 1;
-		for (int loaded = 0; loaded < 2; loaded++) {
-			for (size_t i = 0; i < t->n; i++) {
-				const struct probe_summary *ps;
-				const struct latency_stats *st;
-				char a[24], b[24];
-
-				if (!t->runs[i].run ||
-				    !(ps = find_probe(&t->runs[i].run->s, name))) {
-					snprintf(t->cells[i], CELL_LEN, "-");
-					continue;
-				}
-				st = loaded ? &ps->loaded : &ps->idle;
-				fmt_num(a, sizeof(a), st->p50);
-				fmt_num(b, sizeof(b), st->p99);
-				snprintf(t->cells[i], CELL_LEN, "%s / %s", a, b);
-			}
-			snprintf(label, sizeof(label), "  %.10s %s", shortname,
-				 loaded ? "loaded" : "idle");
-			table_row(t, label);
-		}
-	}
-}
-
-static const struct lc_stage *find_stage(const struct lc_run *lr, const char *name)
-{
-	for (size_t k = 0; k < lr->nstages; k++)
-		if (!strcmp(lr->stages[k].name, name))
-			return &lr->stages[k];
-	return NULL;
-}
-
-/* Drops (marks) per stage: a row for each stage where some run counted any. */
-static void stage_rows(struct table *t, bool marks)
-{
-	for (size_t i0 = 0; i0 < t->n; i0++) {
-		for (size_t k = 0; k < t->runs[i0].nstages; k++) {
-			const char *name = t->runs[i0].stages[k].name;
-			bool seen = false, any = false;
-			char label[64];
-
-			/* Each stage once: where it first appears. */
-			for (size_t j = 0; j < i0 && !seen; j++)
-				seen = find_stage(&t->runs[j], name) != NULL;
-			for (size_t j = 0; j < k && !seen; j++)
-				seen = !strcmp(t->runs[i0].stages[j].name, name);
-			if (seen)
-				continue;
-			for (size_t i = 0; i < t->n; i++) {
-				const struct lc_stage *st = find_stage(&t->runs[i], name);
-				double v = st ? (marks ? st->marks : st->drops) : NAN;
-
-				any |= isfinite(v) && v > 0;
-				if (isfinite(v))
-					snprintf(t->cells[i], CELL_LEN, "%.0f", v);
-				else
-					snprintf(t->cells[i], CELL_LEN, "-");
-			}
-			if (!any && (marks || strcmp(name, "qdisc")))
-				continue;
-			snprintf(label, sizeof(label), "%s %.14s", marks ? "CE marks" : "drops",
-				 name);
-			table_row(t, label);
-		}
-	}
-}
-
-static void lab_rows(struct table *t)
-{
-	for (size_t i = 0; i < t->n; i++) {
-		const struct lc_run *lr = &t->runs[i];
-		char a[24], b[24];
-
-		if (!lr->bql)
-			snprintf(t->cells[i], CELL_LEN, "no BQL");
-		else if (!isfinite(lr->bql_limit_p50))
-			snprintf(t->cells[i], CELL_LEN, "-");
-		else {
-			snprintf(a, sizeof(a), "%.0f", lr->bql_limit_p50);
-			fmt_num(b, sizeof(b), lr->bql_limit_max);
-			snprintf(t->cells[i], CELL_LEN, "%s / %s", a, b);
-		}
-	}
-	table_row(t, "BQL limit p50/max B");
-	for (size_t i = 0; i < t->n; i++) {
-		if (isfinite(t->runs[i].ring_max))
-			snprintf(t->cells[i], CELL_LEN, "%.0f", t->runs[i].ring_max);
-		else
-			snprintf(t->cells[i], CELL_LEN, "-");
-	}
-	table_row(t, "ring max descriptors");
-	stage_rows(t, false);
-	stage_rows(t, true);
-}
-
-static void print_table(struct printer *p, const struct lc_run *runs, size_t n, size_t base)
-{
-	struct table t = {.p = p, .runs = runs, .n = n, .base = base, .w = 16};
-
-	for (size_t i = 0; i < n; i++)
-		if ((int)strlen(runs[i].stem) > t.w)
-			t.w = (int)strlen(runs[i].stem);
-	for (size_t i = 0; i < n; i++)
-		snprintf(t.cells[i], CELL_LEN, "%s", runs[i].stem);
-	table_row(&t, "");
-	for (size_t m = 0; m < NMETRICS; m++)
-		metric_row(&t, &metrics[m]);
-	for (size_t i = 0; i < n; i++)
-		snprintf(t.cells[i], CELL_LEN, "%s",
-			 !runs[i].run		   ? "failed"
-			 : runs[i].run->s.grade[0] ? runs[i].run->s.grade
-						   : "-");
-	table_row(&t, "grade");
-	print_text(p, "latency per probe, ms (p50 / p99):");
-	print_nl(p);
-	probe_rows(&t);
-	print_text(p, "the board's transmit path (lab):");
-	print_nl(p);
-	lab_rows(&t);
-	if (n > 1) {
-		print_text(p, "(xN: the run's value over %s's)", runs[base].stem);
-		print_nl(p);
-	}
-}
-
-/* ---- JSON ---- */
-
-static void emit_jval(struct printer *p, const char *key, const struct jval *v);
-
-static int emit_member(const char *key, struct jval *v, void *data)
-{
-	emit_jval(data, key, v);
-	return 0;
-}
-
-/* A JSON value read from a file, reprinted as is through the printer. */
-static void emit_jval(struct printer *p, const char *key, const struct jval *v)
-{
-	int64_t i;
-	double d;
-	bool b;
-
-	switch (json_kind_of(v)) {
-	case JSON_KIND_OBJECT:
-		print_open_object(p, key);
-		json_object_foreach(v, emit_member, p);
-		print_close(p);
-		break;
-	case JSON_KIND_ARRAY:
-		print_open_array(p, key);
-		for (size_t k = 0; k < json_array_len(v); k++)
-			emit_jval(p, NULL, json_array_at(v, k));
-		print_close(p);
-		break;
-	case JSON_KIND_INT:
-		json_int_of(v, &i);
-		print_int(p, key, i, PRINT_JSON_ONLY);
-		break;
-	case JSON_KIND_DOUBLE:
-		json_double_of(v, &d);
-		print_double(p, key, d, 3, PRINT_JSON_ONLY);
-		break;
-	case JSON_KIND_STRING:
-		print_str(p, key, json_string_of(v), PRINT_JSON_ONLY);
-		break;
-	case JSON_KIND_BOOL:
-		json_bool_of(v, &b);
-		print_bool(p, key, b, PRINT_JSON_ONLY);
-		break;
-	default:
-		print_null(p, key, "-", PRINT_JSON_ONLY);
-		break;
-	}
-}
-
-static void json_num(struct printer *p, const char *key, double v)
-{
-	if (isfinite(v) && v == floor(v) && fabs(v) < 9e15)
-		print_int(p, key, (int64_t)v, PRINT_JSON_ONLY);
-	else
-		print_double(p, key, v, 3, PRINT_JSON_ONLY);
-}
-
-static void json_run(struct printer *p, const char *dir, const struct lc_run *lr,
-		     const struct lc_run *base)
-{
-	char path[PATH_MAX];
-
-	print_open_object(p, NULL);
-	print_str(p, "profile", lr->stem, PRINT_JSON_ONLY);
-	print_str(p, "describe", lr->describe[0] ? lr->describe : NULL, PRINT_JSON_ONLY);
-	print_bool(p, "ok", lr->ok, PRINT_JSON_ONLY);
-	print_str(p, "error", lr->ok ? NULL : lr->error, PRINT_JSON_ONLY);
-	print_double(p, "elapsed_s", lr->elapsed_s, 1, PRINT_JSON_ONLY);
-	if (lr->doc && json_get(lr->doc, "summary"))
-		emit_jval(p, "summary", json_get(lr->doc, "summary"));
-	else
-		print_null(p, "summary", "-", PRINT_JSON_ONLY);
-	json_num(p, "bql_limit_bytes", lr->bql ? lr->bql_limit_p50 : NAN);
-	json_num(p, "bql_limit_max_bytes", lr->bql ? lr->bql_limit_max : NAN);
-	json_num(p, "ring_max_descriptors", lr->ring_max);
-	print_open_object(p, "drops");
-	for (size_t k = 0; k < lr->nstages; k++)
-		json_num(p, lr->stages[k].name, lr->stages[k].drops);
-	print_close(p);
-	print_open_object(p, "marks");
-	for (size_t k = 0; k < lr->nstages; k++)
-		json_num(p, lr->stages[k].name, lr->stages[k].marks);
-	print_close(p);
-	print_open_object(p, "ratio");
-	for (size_t m = 0; m < NMETRICS; m++)
-		print_double(p, metrics[m].key,
-			     lr->run && base
-				 ? ratio(metrics[m].get(&lr->run->s), metrics[m].get(&base->run->s))
-				 : NAN,
-			     4, PRINT_JSON_ONLY);
-	print_close(p);
-	print_open_object(p, "files");
-	for (size_t k = 0; k < sizeof(run_files) / sizeof(run_files[0]); k++) {
-		file_path(path, sizeof(path), dir, lr->stem, run_files[k][1]);
-		print_str(p, run_files[k][0], access(path, F_OK) ? NULL : path, PRINT_JSON_ONLY);
-	}
-	print_close(p);
-	print_close(p);
-}
-
-/* ---- The seed's story ---- */
-
-struct seed_reading {
-	const struct lc_run *stock, *bql, *fq, *fq_codel;
-	double loaded_ratio; /* stock loaded p50 / fq_codel loaded p50 */
-	double bql_ratio;    /* stock loaded p50 / bql loaded p50 */
-	double bql_frames;   /* bbb-bql's settled limit in full-size frames */
-	/*
-	 * Throughput against stock, percent. The fixed setups are BQL with fq and with
-	 * fq_codel: the worst of their download and upload changes. BQL alone keeps
-	 * pfifo_fast's queue, whose upload (starved by its own ACKs waiting behind the
-	 * downloads) is noise; its download is the direction BQL acts on.
-	 */
-	double worst_down_pct, worst_up_pct;
-	double bql_down_pct;
-};
-
-static const struct lc_run *by_profile(const struct lc_run *runs, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(runs[i].profile, name) && runs[i].run)
-			return &runs[i];
-	return NULL;
-}
-
-static double pct_change(double v, double base)
-{
-	return isfinite(v) && isfinite(base) && base > 0 ? (v - base) * 100 / base : NAN;
-}
-
-static void seed_read(const struct lc_run *runs, size_t n, struct seed_reading *sr)
-{
-	const struct lc_run *fixed[2];
-
-	*sr = (struct seed_reading){.loaded_ratio = NAN,
-				    .bql_ratio = NAN,
-				    .bql_frames = NAN,
-				    .worst_down_pct = NAN,
-				    .worst_up_pct = NAN,
-				    .bql_down_pct = NAN};
-	sr->stock = by_profile(runs, n, "bbb-stock");
-	sr->bql = by_profile(runs, n, "bbb-bql");
-	sr->fq = by_profile(runs, n, "bbb-bql-fq");
-	sr->fq_codel = by_profile(runs, n, "bbb-bql-fq_codel");
-	if (sr->stock && sr->fq_codel)
-		sr->loaded_ratio =
-		    ratio(sr->stock->run->s.loaded.p50, sr->fq_codel->run->s.loaded.p50);
-	if (sr->stock && sr->bql) {
-		sr->bql_ratio = ratio(sr->stock->run->s.loaded.p50, sr->bql->run->s.loaded.p50);
-		sr->bql_down_pct = pct_change(sr->bql->run->s.download.sum_mbps,
-					      sr->stock->run->s.download.sum_mbps);
-	}
-	if (sr->bql && isfinite(sr->bql->bql_limit_p50))
-		sr->bql_frames = sr->bql->bql_limit_p50 / LC_FULL_FRAME;
-	fixed[0] = sr->fq, fixed[1] = sr->fq_codel;
-	for (size_t k = 0; sr->stock && k < 2; k++) {
-		double d, u;
-
-		if (!fixed[k])
-			continue;
-		d = pct_change(fixed[k]->run->s.download.sum_mbps,
-			       sr->stock->run->s.download.sum_mbps);
-		u = pct_change(fixed[k]->run->s.upload.sum_mbps, sr->stock->run->s.upload.sum_mbps);
-		if (isfinite(d) && !(d >= sr->worst_down_pct))
-			sr->worst_down_pct = d;
-		if (isfinite(u) && !(u >= sr->worst_up_pct))
-			sr->worst_up_pct = u;
-	}
-}
-
-static void seed_header(struct printer *p, const struct lc_args *a)
-{
-	print_text(
-	    p,
-	    "2014: a BeagleBone Black at 100 Mbit/s (cpsw, 128 TX descriptors, no BQL, pfifo_fast "
-	    "with txqueuelen 1000) was \"pretty awful\" under load;");
-	print_nl(p);
-	print_text(p,
-		   "BQL held the ring to two full-size packets, and BQL + fq / fq_codel gave 4-10x "
-		   "lower latency. The lab replays those four setups (RRUL, %g s each; the "
-		   "downloads leave through the emulated board's queues):",
-		   a->length_s);
-	print_nl(p);
-	print_nl(p);
-}
-
-static void seed_footer(struct printer *p, const struct seed_reading *sr)
-{
-	char a[24], b[24];
-
-	print_text(p, "What it shows:");
-	print_nl(p);
-	if (isfinite(sr->loaded_ratio)) {
-		fmt_num(a, sizeof(a), sr->stock->run->s.loaded.p50);
-		fmt_num(b, sizeof(b), sr->fq_codel->run->s.loaded.p50);
-		print_text(
-		    p,
-		    "- Latency under load (p50, all probes): %s ms with bbb-stock, %s ms with "
-		    "bbb-bql-fq_codel, %.1fx lower. The seed saw 4-10x.",
-		    a, b, sr->loaded_ratio);
-		print_nl(p);
-		if (sr->loaded_ratio > 10) {
-			print_text(
-			    p, "  More than the seed: the lab's board has no TCP small queues "
-			       "(TSQ), so its own flows fill pfifo_fast with 64 KB super-packets.");
-			print_nl(p);
-			print_text(
-			    p,
-			    "  The seed's board ran with TSQ at 3028 bytes; the lab's model of "
-			    "it: %s lab compare --set tsq=3028 PROFILE...",
-			    PROG_NAME);
-			print_nl(p);
-		}
-	}
-	if (isfinite(sr->bql_ratio)) {
-		fmt_num(a, sizeof(a), sr->bql->run->s.loaded.p50);
-		print_text(
-		    p,
-		    "- BQL alone (bbb-bql): %s ms, x%.2f of stock. BQL keeps the ring short, "
-		    "but behind pfifo_fast the packets then wait in its queue instead:",
-		    a, 1 / sr->bql_ratio);
-		print_nl(p);
-		print_text(
-		    p, "  it takes fq or fq_codel in front of BQL to keep the probes out of the "
-		       "bulk flows' queue.");
-		print_nl(p);
-	}
-	if (isfinite(sr->bql_frames)) {
-		print_text(
-		    p,
-		    "- bbb-bql's BQL limit settled at %.0f bytes, %.1f full-size frames of %d "
-		    "bytes (the seed: \"two full size packets\").",
-		    sr->bql->bql_limit_p50, sr->bql_frames, LC_FULL_FRAME);
-		print_nl(p);
-	}
-	if (sr->stock && sr->fq_codel) {
-		const struct summary *s0 = &sr->stock->run->s, *s3 = &sr->fq_codel->run->s;
-		char d0[24], d3[24], u0[24], u3[24];
-
-		fmt_num(d0, sizeof(d0), s0->download.sum_mbps);
-		fmt_num(d3, sizeof(d3), s3->download.sum_mbps);
-		fmt_num(u0, sizeof(u0), s0->upload.sum_mbps);
-		fmt_num(u3, sizeof(u3), s3->upload.sum_mbps);
-		print_text(p,
-			   "- Throughput, bbb-stock -> bbb-bql-fq_codel: download %s -> %s Mbit/s, "
-			   "upload %s -> %s Mbit/s (the seed: \"an enormous improvement in "
-			   "bidirectional throughput\").",
-			   d0, d3, u0, u3);
-		print_nl(p);
-	}
-	if (isfinite(sr->worst_down_pct) || isfinite(sr->worst_up_pct)) {
-		char alone[64] = "";
-
-		if (isfinite(sr->bql_down_pct))
-			snprintf(alone, sizeof(alone), "; BQL alone, download: %+.1f%%",
-				 sr->bql_down_pct);
-		print_text(p,
-			   "  BQL with fq or fq_codel against stock, the worse of the two: "
-			   "download %+.1f%%, upload %+.1f%%%s.",
-			   sr->worst_down_pct, sr->worst_up_pct, alone);
-		print_nl(p);
-	}
-	print_text(p, "- The lab models the queues (qdisc, ring, BQL, completions, switch), not a "
-		      "real board's CPU or its driver's timing: see docs/howto.md.");
-	print_nl(p);
-}
-
-static void seed_json(struct printer *p, const struct seed_reading *sr)
-{
-	print_open_object(p, "seed");
-	print_double(p, "loaded_p50_ratio", sr->loaded_ratio, 2, PRINT_JSON_ONLY);
-	print_double(p, "bql_loaded_p50_ratio", sr->bql_ratio, 2, PRINT_JSON_ONLY);
-	json_num(p, "bql_limit_bytes", sr->bql ? sr->bql->bql_limit_p50 : NAN);
-	print_double(p, "bql_limit_frames", sr->bql_frames, 2, PRINT_JSON_ONLY);
-	print_double(p, "worst_download_change_pct", sr->worst_down_pct, 2, PRINT_JSON_ONLY);
-	print_double(p, "worst_upload_change_pct", sr->worst_up_pct, 2, PRINT_JSON_ONLY);
-	print_double(p, "bql_download_change_pct", sr->bql_down_pct, 2, PRINT_JSON_ONLY);
-	print_close(p);
-}
-
 /* ---- The command ---- */
 
 /* Plots: one per run that worked, and the comparison of them all. */
@@ -1186,7 +598,7 @@ static bool draw_plots(const struct lc_args *a, const char *dir, struct lc_run *
 		if (!runs[i].run)
 			continue;
 		ok[n++] = *runs[i].run; /* shallow: drawing only reads */
-		file_path(path, sizeof(path), dir, runs[i].stem, ".svg");
+		lc_file_path(path, sizeof(path), dir, runs[i].stem, ".svg");
 		r = draw(path, runs[i].run, 1, PLOT_ALL, NULL);
 		if (r < 0)
 			fprintf(stderr, "%s: %s: cannot write %s: %s\n", PROG_NAME, a->cmd, path,
@@ -1243,7 +655,7 @@ static void print_report(struct printer *p, const struct lc_args *a, const char 
 		if (runs[i].run)
 			base = i;
 	if (a->seed)
-		seed_read(runs, a->nprofiles, &sr);
+		lc_seed_read(runs, a->nprofiles, &sr);
 	if (print_is_json(p)) {
 		print_str(p, "command", a->seed ? "seed" : "compare", PRINT_JSON_ONLY);
 		print_str(p, "test", a->test, PRINT_JSON_ONLY);
@@ -1253,16 +665,16 @@ static void print_report(struct printer *p, const struct lc_args *a, const char 
 		print_str(p, "plot", plotted ? cmp_path : NULL, PRINT_JSON_ONLY);
 		print_open_array(p, "runs");
 		for (size_t i = 0; i < a->nprofiles; i++)
-			json_run(p, dir, &runs[i], base < a->nprofiles ? &runs[base] : NULL);
+			lc_json_run(p, dir, &runs[i], base < a->nprofiles ? &runs[base] : NULL);
 		print_close(p);
 		if (a->seed)
-			seed_json(p, &sr);
+			lc_seed_json(p, &sr);
 		return;
 	}
 	if (a->seed)
-		seed_header(p, a);
+		lc_seed_header(p, a);
 	if (base < a->nprofiles)
-		print_table(p, runs, a->nprofiles, base);
+		lc_print_table(p, runs, a->nprofiles, base);
 	for (size_t i = 0; i < a->nprofiles; i++) {
 		if (runs[i].ok)
 			continue;
@@ -1272,7 +684,7 @@ static void print_report(struct printer *p, const struct lc_args *a, const char 
 	}
 	if (a->seed && base < a->nprofiles) {
 		print_nl(p);
-		seed_footer(p, &sr);
+		lc_seed_footer(p, &sr);
 	}
 	print_text_files(p, runs, a->nprofiles, shown_dir, plotted);
 }
@@ -1372,13 +784,13 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 			snprintf(lr->error, sizeof(lr->error), "not run: interrupted");
 			continue;
 		}
-		file_path(log, sizeof(log), dir, lr->stem, ".log");
+		lc_file_path(log, sizeof(log), dir, lr->stem, ".log");
 		/* Stale files of an earlier run in the same directory must not pass for this one.
 		 */
-		for (size_t k = 0; k < sizeof(run_files) / sizeof(run_files[0]); k++) {
+		for (size_t k = 0; k < sizeof(lc_run_files) / sizeof(lc_run_files[0]); k++) {
 			char old[PATH_MAX];
 
-			file_path(old, sizeof(old), dir, lr->stem, run_files[k][1]);
+			lc_file_path(old, sizeof(old), dir, lr->stem, lc_run_files[k][1]);
 			unlink(old);
 		}
 		fflush(NULL);

@@ -28,9 +28,9 @@
 #define LAB_POOL_KEEP_BYTES (4u << 20)
 
 struct lab_pool {
-	void *head[LAB_POOL_CLASSES]; /* free buffers, linked through their first bytes */
+	void *head[LAB_POOL_CLASSES];  /* free buffers, linked through their first bytes */
 	size_t kept[LAB_POOL_CLASSES]; /* bytes on each list */
-	uint64_t gets, hits;		/* requests, and those served from a list */
+	uint64_t gets, hits;	       /* requests, and those served from a list */
 };
 
 /* The capacity of the class serving `size` bytes; 0 when above LAB_POOL_MAX_SIZE. */

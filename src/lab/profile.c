@@ -998,10 +998,10 @@ int lab_profile_load(struct lab_profile *p, const char *name_or_path, char *err,
 
 /* ---- Overrides ---- */
 
-/* One override into *p (a scratch copy), without the rules across keys; *kidx is
- * the key's index. On error a message in err and p possibly changed. */
-static int set_one(struct lab_profile *p, const char *key, const char *value, int *kidx,
-		   char *err, size_t errlen)
+/* One override into *p (a scratch copy), without the rules across keys. On error a
+ * message in err, and p possibly changed. */
+static int set_one(struct lab_profile *p, const char *key, const char *value, char *err,
+		   size_t errlen)
 {
 	char buf[LAB_PROFILE_LINE_MAX + 1], msg[MSG_MAX];
 	const struct key *k;
@@ -1026,7 +1026,6 @@ static int set_one(struct lab_profile *p, const char *key, const char *value, in
 		snprintf(err, errlen, "--set %.60s=%.80s: unknown key \"%.60s\"", key, value, key);
 		return -EINVAL;
 	}
-	*kidx = (int)(k - keys);
 	ret = apply(p, k, v, msg, sizeof(msg));
 	if (ret < 0)
 		snprintf(err, errlen, "--set %.60s=%.80s: %s", key, value, msg);
@@ -1038,10 +1037,10 @@ int lab_profile_set(struct lab_profile *p, const char *key, const char *value, c
 {
 	char msg[MSG_MAX];
 	struct lab_profile tmp;
-	int a, b, kidx, ret;
+	int a, b, ret;
 
 	memcpy(&tmp, p, sizeof(tmp));
-	ret = set_one(&tmp, key, value, &kidx, err, errlen);
+	ret = set_one(&tmp, key, value, err, errlen);
 	if (ret < 0)
 		return ret;
 	ret = check_rules(&tmp, &a, &b, msg, sizeof(msg));
@@ -1094,23 +1093,28 @@ int lab_profile_set_words(struct lab_profile *p, const char *const *words, size_
 	char key[64], msg[MSG_MAX];
 	const char *value;
 	size_t blame = 0;
-	int a, b, kidx, ret;
+	int a, b, ret;
 
 	memcpy(&tmp, p, sizeof(tmp));
 	for (size_t i = 0; i < n; i++) {
 		ret = split_word(words[i], key, sizeof(key), &value, err, errlen);
 		if (ret == 0)
-			ret = set_one(&tmp, key, value, &kidx, err, errlen);
+			ret = set_one(&tmp, key, value, err, errlen);
 		if (ret < 0)
 			return ret;
 	}
 	ret = check_rules(&tmp, &a, &b, msg, sizeof(msg));
 	if (ret < 0) {
 		/* The last word that set one of the two keys (one did: p kept the rules). */
-		for (size_t i = 0; i < n; i++)
-			if (split_word(words[i], key, sizeof(key), &value, err, errlen) == 0 &&
-			    find_key(key) && (find_key(key) == &keys[a] || find_key(key) == &keys[b]))
+		for (size_t i = 0; i < n; i++) {
+			const struct key *k;
+
+			if (split_word(words[i], key, sizeof(key), &value, err, errlen) < 0)
+				continue;
+			k = find_key(key);
+			if (k && (k == &keys[a] || k == &keys[b]))
 				blame = i;
+		}
 		snprintf(err, errlen, "--set %.140s: %s", n ? words[blame] : "", msg);
 		return ret;
 	}

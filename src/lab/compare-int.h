@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * lab/compare-int.h - what the three parts of `debloat lab compare` and `lab seed`
+ * share (compare.h is the command's spec): compare.c runs the profiles and reads
+ * their results into struct lc_run; compare-table.c prints them side by side, as
+ * text and as JSON; compare-seed.c reads the table against the 2014 email.
+ */
+#ifndef DEBLOAT_LAB_COMPARE_INT_H
+#define DEBLOAT_LAB_COMPARE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lab/profile.h"
+#include "print.h"
+
+/* A terminal is only so wide; the runs are compared column by column. */
+#define LC_MAX_PROFILES 8
+#define LC_MAX_SETS	32
+#define LC_MAX_STAGES	8
+/* A full-size Ethernet frame as DQL counts it (IP 1500 + 14 header). */
+#define LC_FULL_FRAME 1514
+
+/* A run's files: the JSON key of each in "files", and its name after the profile's. */
+#define LC_RUN_FILES 6
+extern const char *const lc_run_files[LC_RUN_FILES][2];
+
+struct lc_args {
+	const char *cmd; /* "lab compare" or "lab seed", for messages */
+	const char *usage;
+	bool seed;
+	double length_s, delay_s;
+	const char *test;
+	const char *sets[LC_MAX_SETS];
+	size_t nsets;
+	const char *dir;
+	bool json;
+	const char *profiles[LC_MAX_PROFILES];
+	size_t nprofiles;
+};
+
+struct lc_stage {
+	char name[24];
+	double drops, marks; /* NaN when the lab did not say */
+};
+
+/* One profile's run: what was asked, how it went, what it measured. */
+struct lc_run {
+	char base[LAB_PROFILE_NAME_MAX];     /* the profile's name, as a file name */
+	char stem[LAB_PROFILE_NAME_MAX + 8]; /* base, made unique: the files' stem and the label */
+	const char *profile;		     /* as given: a built-in name or a path */
+	char describe[512];		     /* what the run models (lab_profile_describe) */
+	char cc[16];
+	bool bql;
+
+	bool ok;
+	char error[320]; /* why it failed */
+	double elapsed_s;
+
+	struct run *run;      /* the test's result; NULL when it failed */
+	struct jval *doc;     /* the test's JSON document (its "summary" is reprinted) */
+	double bql_limit_p50; /* bytes; NaN when unknown or without BQL */
+	double bql_limit_max;
+	double ring_max;
+	struct lc_stage stages[LC_MAX_STAGES];
+	size_t nstages;
+	bool plotted; /* P.svg was written */
+};
+
+/* DIR/STEM.EXT into out. */
+void lc_file_path(char *out, size_t len, const char *dir, const char *stem, const char *ext);
+
+/* ---- compare-table.c ---- */
+
+/* v / first; NaN when either is not finite or first is 0. */
+double lc_ratio(double v, double first);
+/* Enough digits to read, no more: 0.31, 12.4, 160; "-" for NaN. Returns snprintf's. */
+int lc_fmt_num(char *buf, size_t len, double v);
+/* A number as JSON: an integer when it is one, null when NaN. */
+void lc_json_num(struct printer *p, const char *key, double v);
+/* The side-by-side table of runs[0..n), each run's ratio to runs[base]. */
+void lc_print_table(struct printer *p, const struct lc_run *runs, size_t n, size_t base);
+/* One run's object of "runs" (compare.h's JSON), its ratios to base (NULL: none). */
+void lc_json_run(struct printer *p, const char *dir, const struct lc_run *lr,
+		 const struct lc_run *base);
+
+/* ---- compare-seed.c ---- */
+
+struct seed_reading {
+	const struct lc_run *stock, *bql, *fq, *fq_codel;
+	double loaded_ratio; /* stock loaded p50 / fq_codel loaded p50 */
+	double bql_ratio;    /* stock loaded p50 / bql loaded p50 */
+	double bql_frames;   /* bbb-bql's settled limit in full-size frames */
+	/*
+	 * Throughput against stock, percent. The fixed setups are BQL with fq and with
+	 * fq_codel: the worst of their download and upload changes. BQL alone keeps
+	 * pfifo_fast's queue, whose upload (starved by its own ACKs waiting behind the
+	 * downloads) is noise; its download is the direction BQL acts on.
+	 */
+	double worst_down_pct, worst_up_pct;
+	double bql_down_pct;
+};
+
+/* What the seed's four runs say (the runs found by profile name; NaN where missing). */
+void lc_seed_read(const struct lc_run *runs, size_t n, struct seed_reading *sr);
+void lc_seed_header(struct printer *p, const struct lc_args *a);
+void lc_seed_footer(struct printer *p, const struct seed_reading *sr);
+void lc_seed_json(struct printer *p, const struct seed_reading *sr);
+
+#endif
