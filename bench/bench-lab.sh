@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
 	--json) json=1 ;;
 	--seconds) secs=$2; shift ;;
 	-h | --help)
-		sed -n '2,31p' "$0"
+		sed -n '2,32p' "$0"
 		exit 0
 		;;
 	*) BUILD=$1 ;;

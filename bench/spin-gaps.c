@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,8 +86,10 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
 			secs = atof(argv[++i]);
 		} else {
-			fprintf(stderr, "usage: spin-gaps [--seconds S] [--json]\n");
-			return strcmp(argv[i], "--help") && strcmp(argv[i], "-h") ? 2 : 0;
+			bool help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
+
+			fprintf(help ? stdout : stderr, "usage: spin-gaps [--seconds S] [--json]\n");
+			return help ? 0 : 2;
 		}
 	}
 	if (!(secs > 0 && secs <= 600)) {
