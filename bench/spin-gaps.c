@@ -88,7 +88,8 @@ int main(int argc, char **argv)
 		} else {
 			bool help = !strcmp(argv[i], "--help") || !strcmp(argv[i], "-h");
 
-			fprintf(help ? stdout : stderr, "usage: spin-gaps [--seconds S] [--json]\n");
+			fprintf(help ? stdout : stderr,
+				"usage: spin-gaps [--seconds S] [--json]\n");
 			return help ? 0 : 2;
 		}
 	}
