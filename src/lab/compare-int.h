@@ -72,8 +72,6 @@ void lc_file_path(char *out, size_t len, const char *dir, const char *stem, cons
 
 /* ---- compare-table.c ---- */
 
-/* v / first; NaN when either is not finite or first is 0. */
-double lc_ratio(double v, double first);
 /* Enough digits to read, no more: 0.31, 12.4, 160; "-" for NaN. Returns snprintf's. */
 int lc_fmt_num(char *buf, size_t len, double v);
 /* A number as JSON: an integer when it is one, null when NaN. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "plot/compare.h"
 #include "plot/run.h"
 #include "print.h"
 
@@ -45,9 +46,10 @@ void lc_seed_read(const struct lc_run *runs, size_t n, struct seed_reading *sr)
 	sr->fq_codel = by_profile(runs, n, "bbb-bql-fq_codel");
 	if (sr->stock && sr->fq_codel)
 		sr->loaded_ratio =
-		    lc_ratio(sr->stock->run->s.loaded.p50, sr->fq_codel->run->s.loaded.p50);
+		    compare_ratio(sr->stock->run->s.loaded.p50, sr->fq_codel->run->s.loaded.p50);
 	if (sr->stock && sr->bql) {
-		sr->bql_ratio = lc_ratio(sr->stock->run->s.loaded.p50, sr->bql->run->s.loaded.p50);
+		sr->bql_ratio =
+		    compare_ratio(sr->stock->run->s.loaded.p50, sr->bql->run->s.loaded.p50);
 		sr->bql_down_pct = pct_change(sr->bql->run->s.download.sum_mbps,
 					      sr->stock->run->s.download.sum_mbps);
 	}

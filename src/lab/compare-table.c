@@ -12,70 +12,13 @@
 
 #include "json.h"
 #include "meter/tests.h"
+#include "plot/compare.h"
 #include "plot/run.h"
 #include "print.h"
 
 #include "compare-int.h"
 
 /* ---- The table ---- */
-
-struct metric {
-	const char *key;
-	const char *label;
-	double (*get)(const struct summary *s);
-};
-
-static double m_download(const struct summary *s)
-{
-	return s->download.sum_mbps;
-}
-static double m_upload(const struct summary *s)
-{
-	return s->upload.sum_mbps;
-}
-static double m_idle_p50(const struct summary *s)
-{
-	return s->idle.p50;
-}
-static double m_idle_p99(const struct summary *s)
-{
-	return s->idle.p99;
-}
-static double m_loaded_p50(const struct summary *s)
-{
-	return s->loaded.p50;
-}
-static double m_loaded_p99(const struct summary *s)
-{
-	return s->loaded.p99;
-}
-static double m_induced(const struct summary *s)
-{
-	return s->induced_ms;
-}
-static double m_loss(const struct summary *s)
-{
-	return s->loss_pct;
-}
-
-static const struct metric metrics[] = {
-    {"download_mbps", "download Mbit/s", m_download},
-    {"upload_mbps", "upload Mbit/s", m_upload},
-    {"latency_idle_p50_ms", "idle p50 ms", m_idle_p50},
-    {"latency_idle_p99_ms", "idle p99 ms", m_idle_p99},
-    {"latency_loaded_p50_ms", "loaded p50 ms", m_loaded_p50},
-    {"latency_loaded_p99_ms", "loaded p99 ms", m_loaded_p99},
-    {"induced_latency_ms", "induced ms", m_induced},
-    {"loss_pct", "probe loss %", m_loss},
-};
-#define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
-
-double lc_ratio(double v, double first)
-{
-	if (!isfinite(v) || !isfinite(first) || first == 0)
-		return NAN;
-	return v / first;
-}
 
 /* Enough digits to read, no more: 0.31, 12.4, 160. */
 int lc_fmt_num(char *buf, size_t len, double v)
@@ -111,7 +54,7 @@ static void table_row(struct table *t, const char *label)
 	print_nl(t->p);
 }
 
-static void metric_row(struct table *t, const struct metric *m)
+static void metric_row(struct table *t, const struct compare_metric *m)
 {
 	double first = m->get(&t->runs[t->base].run->s);
 
@@ -125,7 +68,7 @@ static void metric_row(struct table *t, const struct metric *m)
 			continue;
 		}
 		v = m->get(&lr->run->s);
-		q = lc_ratio(v, first);
+		q = compare_ratio(v, first);
 		len = lc_fmt_num(t->cells[i], CELL_LEN, v);
 		if (i != t->base && isfinite(q) && len > 0 && len < CELL_LEN)
 			snprintf(t->cells[i] + len, CELL_LEN - (size_t)len,
@@ -258,8 +201,8 @@ void lc_print_table(struct printer *p, const struct lc_run *runs, size_t n, size
 	for (size_t i = 0; i < n; i++)
 		snprintf(t.cells[i], CELL_LEN, "%s", runs[i].stem);
 	table_row(&t, "");
-	for (size_t m = 0; m < NMETRICS; m++)
-		metric_row(&t, &metrics[m]);
+	for (size_t m = 0; m < compare_nmetrics; m++)
+		metric_row(&t, &compare_metrics[m]);
 	for (size_t i = 0; i < n; i++)
 		snprintf(t.cells[i], CELL_LEN, "%s",
 			 !runs[i].run		   ? "failed"
@@ -363,10 +306,10 @@ void lc_json_run(struct printer *p, const char *dir, const struct lc_run *lr,
 		lc_json_num(p, lr->stages[k].name, lr->stages[k].marks);
 	print_close(p);
 	print_open_object(p, "ratio");
-	for (size_t m = 0; m < NMETRICS; m++)
-		print_double(p, metrics[m].key,
-			     lr->run && base ? lc_ratio(metrics[m].get(&lr->run->s),
-							metrics[m].get(&base->run->s))
+	for (size_t m = 0; m < compare_nmetrics; m++)
+		print_double(p, compare_metrics[m].key,
+			     lr->run && base ? compare_ratio(compare_metrics[m].get(&lr->run->s),
+							     compare_metrics[m].get(&base->run->s))
 					     : NAN,
 			     4, PRINT_JSON_ONLY);
 	print_close(p);

@@ -170,6 +170,11 @@ static uint64_t margin(const struct lab_run *r)
 	return r->cheap ? r->margin99_ns : r->margin95_ns;
 }
 
+static uint64_t spin_cap(uint64_t margin_ns)
+{
+	return margin_ns < LAB_RUN_SPIN_MAX_NS ? margin_ns : LAB_RUN_SPIN_MAX_NS;
+}
+
 /* A sleep that timed out woke `late` ns after it was asked to. */
 static void note_lateness(struct lab_run *r, uint64_t late)
 {
@@ -181,12 +186,8 @@ static void note_lateness(struct lab_run *r, uint64_t late)
 	memcpy(sorted, r->late, sizeof(sorted));
 	qsort(sorted, LATE_SAMPLES, sizeof(*sorted), cmp_u64);
 	/* About the 95th or 99th percentile, plus the wake-up's own bookkeeping. */
-	r->margin95_ns = sorted[LATE_SAMPLES * 95 / 100] + 2000;
-	r->margin99_ns = sorted[LATE_SAMPLES * 99 / 100] + 2000;
-	if (r->margin95_ns > LAB_RUN_SPIN_MAX_NS)
-		r->margin95_ns = LAB_RUN_SPIN_MAX_NS;
-	if (r->margin99_ns > LAB_RUN_SPIN_MAX_NS)
-		r->margin99_ns = LAB_RUN_SPIN_MAX_NS;
+	r->margin95_ns = spin_cap(sorted[LATE_SAMPLES * 95 / 100] + 2000);
+	r->margin99_ns = spin_cap(sorted[LATE_SAMPLES * 99 / 100] + 2000);
 }
 
 static void drain_timer(struct lab_run *r)

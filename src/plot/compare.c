@@ -6,13 +6,6 @@
 
 #include "plot/compare.h"
 
-struct metric {
-	const char *key;   /* JSON key, unit in its name */
-	const char *label; /* text row */
-	int decimals;
-	double (*get)(const struct summary *s);
-};
-
 static double download(const struct summary *s)
 {
 	return s->download.sum_mbps;
@@ -50,7 +43,7 @@ static double rpm(const struct summary *s)
 	return s->rpm;
 }
 
-static const struct metric metrics[] = {
+const struct compare_metric compare_metrics[] = {
     {"download_mbps", "download Mbit/s", 2, download},
     {"upload_mbps", "upload Mbit/s", 2, upload},
     {"latency_idle_p50_ms", "idle p50 ms", 2, idle_p50},
@@ -58,12 +51,12 @@ static const struct metric metrics[] = {
     {"latency_loaded_p50_ms", "loaded p50 ms", 2, loaded_p50},
     {"latency_loaded_p99_ms", "loaded p99 ms", 2, loaded_p99},
     {"induced_latency_ms", "induced ms", 2, induced},
-    {"loss_pct", "loss %", 2, loss},
+    {"loss_pct", "probe loss %", 2, loss},
     {"rpm", "RPM", 0, rpm},
 };
-#define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
+const size_t compare_nmetrics = sizeof(compare_metrics) / sizeof(compare_metrics[0]);
 
-static double ratio(double v, double first)
+double compare_ratio(double v, double first)
 {
 	if (!isfinite(v) || !isfinite(first) || first == 0)
 		return NAN;
@@ -85,15 +78,16 @@ static void compare_json(struct printer *p, const struct run *runs, const char *
 		print_str(p, "test", run->r.test, PRINT_JSON_ONLY);
 		print_str(p, "host", run->r.host, PRINT_JSON_ONLY);
 		print_str(p, "time", run->r.time_utc[0] ? run->r.time_utc : NULL, PRINT_JSON_ONLY);
-		for (size_t m = 0; m < NMETRICS; m++)
-			print_double(p, metrics[m].key, metrics[m].get(&run->s), 3,
+		for (size_t m = 0; m < compare_nmetrics; m++)
+			print_double(p, compare_metrics[m].key, compare_metrics[m].get(&run->s), 3,
 				     PRINT_JSON_ONLY);
 		print_str(p, "grade", run->s.grade[0] ? run->s.grade : NULL, PRINT_JSON_ONLY);
 		print_open_object(p, "ratio");
-		for (size_t m = 0; m < NMETRICS; m++)
-			print_double(p, metrics[m].key,
-				     ratio(metrics[m].get(&run->s), metrics[m].get(&runs[0].s)), 4,
-				     PRINT_JSON_ONLY);
+		for (size_t m = 0; m < compare_nmetrics; m++)
+			print_double(p, compare_metrics[m].key,
+				     compare_ratio(compare_metrics[m].get(&run->s),
+						   compare_metrics[m].get(&runs[0].s)),
+				     4, PRINT_JSON_ONLY);
 		print_close(p);
 		print_close(p);
 	}
@@ -137,23 +131,24 @@ static void compare_text(struct printer *p, const struct run *runs, const char *
 	for (size_t i = 0; i < nruns; i++)
 		snprintf(cells[i], sizeof(cells[i]), "%s", runs[i].r.test);
 	text_row(p, "test", ptr, nruns, w);
-	for (size_t m = 0; m < NMETRICS; m++) {
-		double first = metrics[m].get(&runs[0].s);
+	for (size_t m = 0; m < compare_nmetrics; m++) {
+		double first = compare_metrics[m].get(&runs[0].s);
 
 		for (size_t i = 0; i < nruns; i++) {
-			double v = metrics[m].get(&runs[i].s), q = ratio(v, first);
+			double v = compare_metrics[m].get(&runs[i].s), q = compare_ratio(v, first);
 			int len;
 
 			if (!isfinite(v)) {
 				snprintf(cells[i], sizeof(cells[i]), "-");
 				continue;
 			}
-			len = snprintf(cells[i], sizeof(cells[i]), "%.*f", metrics[m].decimals, v);
+			len = snprintf(cells[i], sizeof(cells[i]), "%.*f",
+				       compare_metrics[m].decimals, v);
 			if (i && isfinite(q))
 				snprintf(cells[i] + len, sizeof(cells[i]) - (size_t)len, " (x%.2f)",
 					 q);
 		}
-		text_row(p, metrics[m].label, ptr, nruns, w);
+		text_row(p, compare_metrics[m].label, ptr, nruns, w);
 	}
 	for (size_t i = 0; i < nruns; i++)
 		snprintf(cells[i], sizeof(cells[i]), "%s",

@@ -21,6 +21,24 @@
 #include "plot/run.h"
 #include "print.h"
 
+/*
+ * One number of a run's summary that runs are compared on: its JSON key (unit in the
+ * name), its text label, the decimals `debloat compare` prints it with, and how to
+ * read it. `debloat lab compare` (lab/compare-table.c) shows the same ones.
+ */
+struct compare_metric {
+	const char *key;
+	const char *label;
+	int decimals;
+	double (*get)(const struct summary *s);
+};
+/* Download, upload, idle and loaded p50/p99, induced latency, probe loss, RPM. */
+extern const struct compare_metric compare_metrics[];
+extern const size_t compare_nmetrics;
+
+/* v / first; NaN when either is not finite or first is 0. */
+double compare_ratio(double v, double first);
+
 /* files[i] is the path runs[i] was read from. */
 void compare_print(struct printer *p, const struct run *runs, const char *const *files,
 		   size_t nruns);
