@@ -177,6 +177,127 @@ TEST(ping_only_is_all_idle)
 	result_free(&r);
 }
 
+/*
+ * One probe stream and one upload: delay 2 s, load 6 s, a probe every 0.2 s at
+ * x = 0.1 + 0.2 k (k = 0..49). Before the load 1 ms; under it 100 ms; after it the
+ * values in post[] from x = 8.1 on, then 1 ms to the end.
+ */
+static void drain_result(struct test_result *r, const double *post, size_t npost)
+{
+	struct series *p, *up;
+
+	*r = (struct test_result){.delay_s = 2, .length_s = 6, .step_s = 0.2, .t0 = 100};
+	REQUIRE_EQ(result_init(r, 51), 0);
+	p = result_add_series(r, "Ping (ms) UDP BE", "ms", SERIES_PROBE, 0);
+	up = result_add_series(r, "TCP upload BE", "Mbits/s", SERIES_UPLOAD, 0);
+	REQUIRE(p && up);
+	for (unsigned k = 0; k < 50; k++) {
+		double x = 0.1 + 0.2 * k, v = x < 2 ? 1 : x < 8 ? 100 : 1;
+
+		if (x >= 8 && (size_t)(k - 40) < npost)
+			v = post[k - 40];
+		REQUIRE_EQ(series_add_raw(p, r->t0 + x, v, k), 0);
+	}
+	for (unsigned i = 11; i <= 40; i++)
+		up->values[i] = 10;
+}
+
+TEST(drain_after_the_load_is_not_idle)
+{
+	const double post[] = {900, 600, 300, 1.5}; /* the last queued one back at 8.5 */
+	struct test_result r;
+	struct summary s;
+
+	drain_result(&r, post, 4);
+	REQUIRE_EQ(summary_compute(&r, &s), 0);
+	CHECK_EQ(s.drain, DRAIN_DONE);
+	CHECK_NEAR(s.idle_threshold_ms, 3); /* max(2 x 1, 1 + 2) */
+	CHECK(fabs(s.drain_s - 0.5) < 1e-9);
+	CHECK_EQ(s.idle.n, 10 + 7); /* before the load, and from x = 8.7 on */
+	CHECK_NEAR(s.idle.p99, 1.5);
+	CHECK_NEAR(s.probes[0].idle.p99, 1.5);
+	result_free(&r);
+}
+
+TEST(drain_ends_when_the_last_queued_probe_came_back)
+{
+	/* the probes that came back at 8.1 and 8.3 had waited; the one at 8.5 had not */
+	const double post[] = {300, 150, 1.5};
+	struct test_result r;
+	struct summary s;
+
+	drain_result(&r, post, 3);
+	REQUIRE_EQ(summary_compute(&r, &s), 0);
+	CHECK_EQ(s.drain, DRAIN_DONE);
+	CHECK(fabs(s.drain_s - 0.3) < 1e-9);
+	CHECK_EQ(s.idle.n, 10 + 8); /* from x = 8.5 on */
+	result_free(&r);
+}
+
+TEST(no_queue_left_drains_at_once_and_keeps_every_idle_sample)
+{
+	struct test_result r;
+	struct summary s;
+
+	drain_result(&r, NULL, 0);
+	REQUIRE_EQ(summary_compute(&r, &s), 0);
+	CHECK_EQ(s.drain, DRAIN_DONE);
+	CHECK_NEAR(s.drain_s, 0);
+	CHECK_EQ(s.idle.n, 20);
+	CHECK_NEAR(s.idle.p99, 1);
+	result_free(&r);
+}
+
+TEST(a_queue_that_never_drains_leaves_only_the_idle_before_the_load)
+{
+	const double post[10] = {900, 800, 700, 600, 500, 400, 300, 200, 100, 50};
+	struct test_result r;
+	struct summary s;
+
+	drain_result(&r, post, 10);
+	REQUIRE_EQ(summary_compute(&r, &s), 0);
+	CHECK_EQ(s.drain, DRAIN_NEVER);
+	CHECK(isnan(s.drain_s));
+	CHECK_EQ(s.idle.n, 10);
+	CHECK_NEAR(s.idle.p99, 1);
+	result_free(&r);
+}
+
+TEST(drain_without_a_baseline_before_the_load_uses_the_quietest_probe_after_it)
+{
+	const double post[] = {400, 200, 2, 2.5}; /* m = 1 (the tail), threshold 3 */
+	struct test_result r;
+	struct summary s;
+
+	drain_result(&r, post, 4);
+	r.delay_s = 0;
+	r.length_s = 8;
+	REQUIRE_EQ(summary_compute(&r, &s), 0);
+	CHECK_EQ(s.drain, DRAIN_DONE);
+	CHECK_NEAR(s.idle_threshold_ms, 3);
+	CHECK(fabs(s.drain_s - 0.3) < 1e-9);
+	result_free(&r);
+}
+
+TEST(ping_only_has_no_drain)
+{
+	struct test_result r = {0};
+	struct series *icmp;
+	struct summary s;
+
+	r.length_s = 4;
+	r.step_s = 1;
+	REQUIRE_EQ(result_init(&r, 5), 0);
+	icmp = result_add_series(&r, "Ping (ms) ICMP", "ms", SERIES_PROBE, 0);
+	REQUIRE(icmp);
+	REQUIRE_EQ(series_add_raw(icmp, 0.5, 900, 0), 0);
+	REQUIRE_EQ(summary_compute(&r, &s), 0);
+	CHECK_EQ(s.drain, DRAIN_NONE);
+	CHECK(isnan(s.drain_s));
+	CHECK_EQ(s.idle.n, 1);
+	result_free(&r);
+}
+
 TEST(empty_result_and_empty_series)
 {
 	struct test_result r = {0};

@@ -48,6 +48,17 @@ static void json_latency(struct printer *p, const char *key, const struct latenc
 	print_close(p);
 }
 
+/* drain_s and drained: null when there was nothing to tell (summary.h). */
+static void json_drain(struct printer *p, const struct summary *s)
+{
+	print_double(p, "drain_s", s->drain_s, 3, PRINT_JSON_ONLY);
+	if (s->drain == DRAIN_NONE)
+		print_null(p, "drained", NULL, PRINT_JSON_ONLY);
+	else
+		print_bool(p, "drained", s->drain == DRAIN_DONE, PRINT_JSON_ONLY);
+	print_double(p, "idle_threshold_ms", s->idle_threshold_ms, 3, PRINT_JSON_ONLY);
+}
+
 static void json_summary(struct printer *p, const struct summary *s)
 {
 	print_open_object(p, "summary");
@@ -55,6 +66,7 @@ static void json_summary(struct printer *p, const struct summary *s)
 	print_double(p, "upload_mbps", s->upload.sum_mbps, 2, PRINT_JSON_ONLY);
 	json_latency(p, "latency_idle_ms", &s->idle);
 	json_latency(p, "latency_loaded_ms", &s->loaded);
+	json_drain(p, s);
 	print_double(p, "induced_latency_ms", s->induced_ms, 3, PRINT_JSON_ONLY);
 	print_double(p, "loss_pct", s->loss_pct, 3, PRINT_JSON_ONLY);
 	print_double(p, "rpm", s->rpm, 0, PRINT_JSON_ONLY);
@@ -159,6 +171,24 @@ static void text_latency_row(struct printer *p, const char *name, const struct l
 	print_nl(p);
 }
 
+/* How long the queue took to empty after the load, which the idle numbers leave out. */
+static void text_drain(struct printer *p, const struct summary *s)
+{
+	char b[2][24];
+
+	if (s->drain == DRAIN_DONE)
+		print_text(p, "queue drained %s s after the load (probes back within %s ms); "
+			      "idle excludes the drain",
+			   num(b[0], 24, s->drain_s, 2), num(b[1], 24, s->idle_threshold_ms, 1));
+	else if (s->drain == DRAIN_NEVER)
+		print_text(p, "queue still draining when the test ended (probes above %s ms): "
+			      "idle is the time before the load only",
+			   num(b[0], 24, s->idle_threshold_ms, 1));
+	else
+		return;
+	print_nl(p);
+}
+
 static void text_direction(struct printer *p, const char *label, enum series_kind kind,
 			   const struct summary *s, const struct direction_summary *d)
 {
@@ -213,6 +243,7 @@ static void text_document(struct printer *p, const struct test_result *r, const 
 	}
 	if (s->nprobes > 1)
 		text_latency_row(p, "all probes", &s->idle, &s->loaded, s->induced_ms, s->loss_pct);
+	text_drain(p, s);
 	print_nl(p);
 
 	text_direction(p, "download", SERIES_DOWNLOAD, s, &s->download);

@@ -13,6 +13,7 @@ enum window {
 	WINDOW_IDLE,
 	WINDOW_LOADED,
 	WINDOW_LOAD, /* the whole load period, ramps included (throughput) */
+	WINDOW_BEFORE, /* before the load: the idle baseline of the drain */
 };
 
 /* The windows of one result, in seconds from T0. */
@@ -20,6 +21,7 @@ struct windows {
 	bool has_load;
 	double load_start, load_end;	 /* delay_s, delay_s + length_s */
 	double loaded_start, loaded_end; /* less the ramps */
+	double idle_from;		 /* after the load, idle again after this (drain) */
 };
 
 static void windows_init(const struct test_result *r, struct windows *w)
@@ -32,6 +34,7 @@ static void windows_init(const struct test_result *r, struct windows *w)
 	w->load_end = r->delay_s + r->length_s;
 	w->loaded_start = w->load_start;
 	w->loaded_end = w->load_end;
+	w->idle_from = w->load_end;
 	if (r->length_s > 2 * SUMMARY_RAMP_S) {
 		w->loaded_start += SUMMARY_RAMP_S;
 		w->loaded_end -= SUMMARY_RAMP_S;
@@ -42,9 +45,12 @@ static bool in_window(const struct windows *w, enum window which, double t)
 {
 	switch (which) {
 	case WINDOW_IDLE:
-		return !w->has_load || t < w->load_start || t >= w->load_end;
+		return !w->has_load || t < w->load_start ||
+		       (t >= w->load_end && (t > w->idle_from || w->idle_from == w->load_end));
 	case WINDOW_LOADED:
 		return w->has_load && t >= w->loaded_start && t < w->loaded_end;
+	case WINDOW_BEFORE:
+		return w->has_load && t < w->load_start;
 	case WINDOW_LOAD:
 	default:
 		return w->has_load && t >= w->load_start && t < w->load_end;
@@ -66,6 +72,19 @@ static size_t series_capacity(const struct test_result *r, const struct series *
 	return s->nraw ? s->nraw : r->nsteps;
 }
 
+/* Sample k of s (k < series_capacity()): its time from T0 and value (NaN: lost). */
+static void sample_at(const struct test_result *r, const struct series *s, size_t k, double *t,
+		      double *val)
+{
+	if (s->nraw) {
+		*t = s->raw[k].t - r->t0;
+		*val = s->raw[k].val;
+	} else {
+		*t = step_mid(r, k);
+		*val = s->values[k];
+	}
+}
+
 /*
  * Append s's measured values that fall in the window to out[*n]: raw samples when
  * there are any (every probe), else the per-step values. NaN is never appended.
@@ -73,15 +92,107 @@ static size_t series_capacity(const struct test_result *r, const struct series *
 static void collect(const struct test_result *r, const struct series *s, const struct windows *w,
 		    enum window which, double *out, size_t *n)
 {
-	if (s->nraw) {
-		for (size_t i = 0; i < s->nraw; i++)
-			if (!isnan(s->raw[i].val) && in_window(w, which, s->raw[i].t - r->t0))
-				out[(*n)++] = s->raw[i].val;
-		return;
+	double t, v;
+
+	for (size_t k = 0; k < series_capacity(r, s); k++) {
+		sample_at(r, s, k, &t, &v);
+		if (!isnan(v) && in_window(w, which, t))
+			out[(*n)++] = v;
 	}
-	for (size_t i = 0; i < r->nsteps; i++)
-		if (!isnan(s->values[i]) && in_window(w, which, step_mid(r, i)))
-			out[(*n)++] = s->values[i];
+}
+
+/* The smallest measured probe value after the load; NaN without one. */
+static double post_load_min(const struct test_result *r, const struct windows *w)
+{
+	double m = NAN, t, v;
+
+	for (size_t i = 0; i < r->nseries; i++)
+		for (size_t k = 0; r->series[i].kind == SERIES_PROBE &&
+				   k < series_capacity(r, &r->series[i]);
+		     k++) {
+			sample_at(r, &r->series[i], k, &t, &v);
+			if (isfinite(v) && t >= w->load_end && !(v >= m))
+				m = v;
+		}
+	return m;
+}
+
+/*
+ * When was s's queue empty after the load: when the last of its probes still above
+ * threshold came back, before the first one back at or below it (samples are stored
+ * as answers come, not always in order); the load's end when none was above. 1 with
+ * *when set, 0 when s never came back to idle, -1 when it has no sample after the load.
+ */
+static int back_to_idle(const struct test_result *r, const struct series *s,
+			const struct windows *w, double threshold, double *when)
+{
+	double t, v, first = INFINITY;
+	bool seen = false;
+
+	for (size_t k = 0; k < series_capacity(r, s); k++) {
+		sample_at(r, s, k, &t, &v);
+		if (!isfinite(v) || t < w->load_end)
+			continue;
+		seen = true;
+		if (v <= threshold)
+			first = fmin(first, t);
+	}
+	if (!isfinite(first))
+		return seen ? 0 : -1;
+	*when = w->load_end;
+	for (size_t k = 0; k < series_capacity(r, s); k++) {
+		sample_at(r, s, k, &t, &v);
+		if (isfinite(v) && t >= w->load_end && t < first && v > threshold)
+			*when = fmax(*when, t);
+	}
+	return 1;
+}
+
+/*
+ * The drain after the load (summary.h): sets sm's drain fields and w->idle_from. scratch
+ * holds every probe sample.
+ */
+static void drain_find(const struct test_result *r, struct windows *w, double *scratch,
+		       struct summary *sm)
+{
+	double m, end = w->load_end;
+	size_t n = 0;
+	bool any = false;
+
+	sm->drain = DRAIN_NONE;
+	sm->drain_s = NAN;
+	sm->idle_threshold_ms = NAN;
+	if (!w->has_load)
+		return;
+	for (size_t i = 0; i < r->nseries; i++)
+		if (r->series[i].kind == SERIES_PROBE)
+			collect(r, &r->series[i], w, WINDOW_BEFORE, scratch, &n);
+	m = n ? summary_percentile(scratch, n, 50) : post_load_min(r, w);
+	if (isnan(m))
+		return;
+	sm->idle_threshold_ms = fmax(2 * m, m + SUMMARY_DRAIN_MARGIN_MS);
+	for (size_t i = 0; i < r->nseries; i++) {
+		double when;
+		int back;
+
+		if (r->series[i].kind != SERIES_PROBE)
+			continue;
+		back = back_to_idle(r, &r->series[i], w, sm->idle_threshold_ms, &when);
+		if (back == 0) {
+			sm->drain = DRAIN_NEVER;
+			w->idle_from = INFINITY;
+			return;
+		}
+		if (back == 1) {
+			any = true;
+			end = fmax(end, when);
+		}
+	}
+	if (!any)
+		return;
+	sm->drain = DRAIN_DONE;
+	sm->drain_s = end - w->load_end;
+	w->idle_from = end;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -245,6 +356,7 @@ int summary_compute(const struct test_result *r, struct summary *out)
 	buf = malloc((biggest + 1) * sizeof(double));
 	if (!pool_idle || !pool_loaded || !buf)
 		goto out;
+	drain_find(r, &w, pool_idle, sm);
 
 	for (size_t i = 0; i < r->nseries; i++) {
 		const struct series *s = &r->series[i];

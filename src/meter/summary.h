@@ -6,7 +6,9 @@
  * and responsiveness.
  *
  * Windows (seconds from T0; the load runs from delay_s to delay_s + length_s):
- *	idle    t < delay_s  or  t >= delay_s + length_s
+ *	idle    t < delay_s  or  t > delay_s + length_s + drain_s (or >= when drain_s is 0)
+ *	drain   delay_s + length_s <= t <= delay_s + length_s + drain_s: the queue the load
+ *	        left behind still emptying; neither idle nor loaded
  *	loaded  delay_s + 1 <= t < delay_s + length_s - 1: the first and last second of
  *	        the load are ramp (slow start, flows ending) and belong to neither window.
  *	        A load of 2 s or less has no ramp excluded.
@@ -17,6 +19,20 @@
  * (NaN) are not latencies; they count in the loss. A per-step value i stands for the
  * interval (x_i - step_s, x_i] (engine.h) and falls in the window holding the
  * interval's middle.
+ *
+ * The drain. When the load stops, a bloated queue still holds up to seconds of packets,
+ * and the first probes after the load wait behind them: they are not idle latency.
+ * The idle baseline is the median m of every probe stream's samples before the load
+ * (without any, the smallest sample after it), and a probe is back to idle when it
+ * comes back within SUMMARY_DRAIN_MARGIN_MS of it: at or below max(2 m, m + 2 ms).
+ * A stream is back to idle when the last of its probes after the load still above that
+ * came back (before its first one at or below it), or at the load's end when none was
+ * above (nothing was queued); lost probes are skipped. The queue has drained when every
+ * stream with samples
+ * after the load is back, and drain_s is that time less the load's end; it is late by at
+ * most one probe interval. A stream never back to idle before the test ends makes it
+ * DRAIN_NEVER: no sample after the load is idle then, and drain_s is NaN. Without a load,
+ * or without a sample after it, there is nothing to tell (DRAIN_NONE, drain_s NaN).
  *
  * Percentiles are nearest-rank: of n sorted values, the p-th percentile is the one of
  * rank ceil(p * n / 100) (1-based), so it is always a measured value: p50 of
@@ -48,6 +64,14 @@
 
 /* The ramp at each end of the load that belongs to neither window. */
 #define SUMMARY_RAMP_S 1.0
+/* A probe after the load is idle again within max(2 m, m + this) of the idle median m. */
+#define SUMMARY_DRAIN_MARGIN_MS 2.0
+
+enum drain_state {
+	DRAIN_NONE,	/* no TCP flows, or no probe sample after the load: nothing to tell */
+	DRAIN_DONE,	/* every stream came back to idle: drain_s says when */
+	DRAIN_NEVER,	/* some stream was still above idle when the test ended */
+};
 
 struct latency_stats {
 	double p50, p90, p99; /* ms; NaN without samples */
@@ -85,6 +109,9 @@ struct summary {
 	struct direction_summary upload, download;
 
 	struct latency_stats idle, loaded; /* all probe streams pooled */
+	enum drain_state drain;
+	double drain_s;	       /* from the load's end until idle again; NaN unless DRAIN_DONE */
+	double idle_threshold_ms; /* a sample at or below this is back to idle; NaN without load */
 	double induced_ms;
 	double loss_pct; /* all probe streams: lost / sent; NaN when nothing was sent */
 	double rpm;	 /* 60000 / loaded.p50 */

@@ -22,6 +22,10 @@ static double idle_p99(const struct summary *s)
 {
 	return s->idle.p99;
 }
+static double drain(const struct summary *s)
+{
+	return s->drain_s;
+}
 static double loaded_p50(const struct summary *s)
 {
 	return s->loaded.p50;
@@ -48,6 +52,7 @@ const struct compare_metric compare_metrics[] = {
     {"upload_mbps", "upload Mbit/s", 2, upload},
     {"latency_idle_p50_ms", "idle p50 ms", 2, idle_p50},
     {"latency_idle_p99_ms", "idle p99 ms", 2, idle_p99},
+    {"drain_s", "drain s", 2, drain},
     {"latency_loaded_p50_ms", "loaded p50 ms", 2, loaded_p50},
     {"latency_loaded_p99_ms", "loaded p99 ms", 2, loaded_p99},
     {"induced_latency_ms", "induced ms", 2, induced},

@@ -383,26 +383,46 @@ static bool has_gaps(const struct test_result *r)
 	return false;
 }
 
-static void shade_idle(struct canvas *c, const struct panel *p, const struct test_result *r,
-		       bool label)
+/* One shaded span [t0, t1) of a panel, labelled when it is wide enough. */
+static void shade_span(struct canvas *c, const struct panel *p, double t0, double t1,
+		       const char *cls, const char *label)
 {
-	double spans[2][2] = {{0, r->delay_s}, {r->delay_s + r->length_s, p->xa.hi}};
+	double x0 = px(p, fmax(t0, p->xa.lo)), x1 = px(p, fmin(t1, p->xa.hi));
+
+	if (x1 - x0 < 0.5)
+		return;
+	svg_printf(&c->body,
+		   "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/>\n",
+		   cls, x0, p->y, x1 - x0, p->h);
+	if (label && x1 - x0 > text_width(label, TICK_FONT) + 6)
+		text(c, (x0 + x1) / 2, p->y + 13, "note", "middle", label);
+}
+
+/*
+ * The idle periods before and after the load, and between them and the load's end the
+ * drain (the queue the load left still emptying, summary.h), shaded apart: what the
+ * summary counts as idle is what is shaded idle.
+ */
+static void shade_idle(struct canvas *c, const struct panel *p, const struct run *run, bool label)
+{
+	const struct test_result *r = &run->r;
+	double end = r->delay_s + r->length_s, idle_from = end;
 
 	if (!(r->delay_s > 0) || count_kind(r, SERIES_UPLOAD) + count_kind(r, SERIES_DOWNLOAD) == 0)
 		return;
-	for (int i = 0; i < 2; i++) {
-		double x0 = px(p, fmax(spans[i][0], p->xa.lo)),
-		       x1 = px(p, fmin(spans[i][1], p->xa.hi));
+	if (run->s.drain == DRAIN_DONE)
+		idle_from = end + run->s.drain_s;
+	else if (run->s.drain == DRAIN_NEVER)
+		idle_from = p->xa.hi;
+	shade_span(c, p, 0, r->delay_s, "idle", label ? "idle" : NULL);
+	shade_span(c, p, end, idle_from, "drain", label ? "drain" : NULL);
+	shade_span(c, p, idle_from, p->xa.hi, "idle", label ? "idle" : NULL);
+}
 
-		if (x1 - x0 < 0.5)
-			continue;
-		svg_printf(&c->body,
-			   "<rect class=\"idle\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			   "height=\"%.1f\"/>\n",
-			   x0, p->y, x1 - x0, p->h);
-		if (label && x1 - x0 > text_width("idle", TICK_FONT) + 6)
-			text(c, (x0 + x1) / 2, p->y + 13, "note", "middle", "idle");
-	}
+/* Does the run have a drain to show (a legend entry for it)? */
+static bool has_drain(const struct run *run)
+{
+	return run->s.drain == DRAIN_NEVER || (run->s.drain == DRAIN_DONE && run->s.drain_s > 0);
 }
 
 /* The time axis of every time panel: the longest run, so runs line up. */
@@ -457,7 +477,7 @@ static void time_panel(struct canvas *c, const struct run *runs, size_t nruns, s
 	panel_open(c, &p, id, fmax(PANEL_H, LEGEND_ROW * (double)(n + 1) + 8));
 	axis_fit(&p.xa, 0, xmax, p.w, true);
 	axis_fit(&p.ya, 0, ymax > 0 ? ymax * 1.04 : 1, p.h, false);
-	shade_idle(c, &p, r, first);
+	shade_idle(c, &p, &runs[index], first);
 	panel_axes(c, &p, last ? "Time (s)" : NULL, titles[ki]);
 	panel_clip(c, &p);
 	for (size_t i = 0; i < r->nseries; i++) {
@@ -475,6 +495,8 @@ static void time_panel(struct canvas *c, const struct run *runs, size_t nruns, s
 	if (first && r->delay_s > 0 &&
 	    count_kind(r, SERIES_UPLOAD) + count_kind(r, SERIES_DOWNLOAD))
 		legend_entry(c, &p, "idle", 0, "idle (no load)");
+	if (first && r->delay_s > 0 && has_drain(&runs[index]))
+		legend_entry(c, &p, "drain", 0, "queue draining");
 	if (kind == SERIES_PROBE && has_gaps(r))
 		text(c, p.x + p.w + 16, p.y + 14 + LEGEND_ROW * p.nlegend++, "note", NULL,
 		     "gaps: no answer (lost)");
@@ -715,7 +737,7 @@ static void telemetry_panels(struct canvas *c, const struct run *runs, size_t nr
 		panel_open(c, &p, id, fmax(PANEL_H, LEGEND_ROW * (double)(nlines + 3) + 8));
 		axis_fit(&p.xa, 0, xmax, p.w, true);
 		axis_fit(&p.ya, 0, ymax > 0 ? ymax * 1.04 : 1, p.h, false);
-		shade_idle(c, &p, &run->r, false);
+		shade_idle(c, &p, run, false);
 		panel_axes(c, &p, k == last ? "Time (s)" : NULL, def->title);
 		panel_clip(c, &p);
 		for (size_t l = 0; l < def->nlines; l++) {
@@ -879,12 +901,19 @@ static void cdf_panel(struct canvas *c, const struct run *runs, size_t nruns, bo
 	panel_close(c, &p, true);
 }
 
-/* Per-step probe values in the idle (loaded = false) or loaded window, as summary.h's. */
-static double *window_values(const struct test_result *r, bool loaded, size_t *n)
+/*
+ * Per-step probe values in the idle (loaded = false) or loaded window, as summary.h's
+ * (idle after the load only once the queue drained).
+ */
+static double *window_values(const struct run *run, bool loaded, size_t *n)
 {
+	const struct test_result *r = &run->r;
 	double *v =
 	    malloc((r->nsteps ? r->nsteps : 1) * (count_kind(r, SERIES_PROBE) + 1) * sizeof(*v));
 	double end = r->delay_s + r->length_s, ramp = r->length_s > 2 ? 1.0 : 0.0;
+	double idle_from = run->s.drain == DRAIN_DONE	 ? end + run->s.drain_s
+			   : run->s.drain == DRAIN_NEVER ? INFINITY
+							 : end;
 	bool has_load = count_kind(r, SERIES_UPLOAD) + count_kind(r, SERIES_DOWNLOAD) > 0;
 
 	*n = 0;
@@ -896,7 +925,7 @@ static double *window_values(const struct test_result *r, bool loaded, size_t *n
 		for (size_t k = 0; k < r->nsteps; k++) {
 			double t = ((double)k - 0.5) * r->step_s, val = r->series[i].values[k];
 			bool in_load = has_load && t >= r->delay_s + ramp && t < end - ramp;
-			bool idle = !has_load || t < r->delay_s || t >= end;
+			bool idle = !has_load || t < r->delay_s || t >= idle_from;
 
 			if (isfinite(val) && (loaded ? in_load : idle))
 				v[(*n)++] = val;
@@ -973,7 +1002,7 @@ static void box_panel(struct canvas *c, const struct run *runs, size_t nruns)
 	}
 	for (size_t i = 0; i < 2 * nruns; i++) {
 		size_t n;
-		double *v = window_values(&runs[i / 2].r, i % 2, &n);
+		double *v = window_values(&runs[i / 2], i % 2, &n);
 
 		if (!v) {
 			c->body.err = c->body.err ? c->body.err : -ENOMEM;
@@ -1074,6 +1103,7 @@ static const char style_sheet[] =
     ".frame{fill:none;stroke:#777;stroke-width:1}\n"
     ".grid{fill:none;stroke:#ddd;stroke-width:1}\n"
     ".idle{fill:#ebebeb;stroke:none}\n"
+    ".drain{fill:#fde0c5;stroke:none}\n"
     ".whisker{fill:none;stroke:#333;stroke-width:1.2}\n"
     ".median{fill:none;stroke:#000;stroke-width:2.5}\n"
     ".box-idle{fill:#c6dbef;stroke:#333;stroke-width:1}\n"

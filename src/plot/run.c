@@ -173,6 +173,26 @@ static int latency_stats(const struct jval *obj, const char *key, struct latency
 	return 0;
 }
 
+/*
+ * The file's own drain (summary.h), measured on every probe, over the one the per-step
+ * values give; a file without one (older, or nothing to tell) keeps the latter.
+ */
+static int ours_drain(const struct jval *j, struct summary *s)
+{
+	bool drained;
+	int ret = json_get_bool(j, "drained", &drained);
+
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0 || get_number(j, "drain_s", &s->drain_s) < 0 ||
+	    get_number(j, "idle_threshold_ms", &s->idle_threshold_ms) < 0)
+		return -EINVAL;
+	s->drain = drained ? DRAIN_DONE : DRAIN_NEVER;
+	if (drained && !(s->drain_s >= 0))
+		return -EINVAL;
+	return 0;
+}
+
 /* The file's own headline numbers over what summary_compute got from per-step values. */
 static int ours_summary(const struct jval *doc, struct summary *s, char *err, size_t errlen)
 {
@@ -190,7 +210,7 @@ static int ours_summary(const struct jval *doc, struct summary *s, char *err, si
 	    get_number(j, "loss_pct", &s->loss_pct) < 0 || get_number(j, "rpm", &s->rpm) < 0 ||
 	    get_number(j, "download_fairness", &s->download.jain) < 0 ||
 	    get_number(j, "upload_fairness", &s->upload.jain) < 0 ||
-	    get_string(j, "grade", grade, sizeof(grade)) < 0)
+	    get_string(j, "grade", grade, sizeof(grade)) < 0 || ours_drain(j, s) < 0)
 		return fail(err, errlen, "\"summary\" has a value of the wrong type");
 	snprintf(s->grade, sizeof(s->grade), "%s", grade);
 	return 0;
