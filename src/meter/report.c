@@ -177,7 +177,7 @@ static void text_drain(struct printer *p, const struct summary *s)
 	char b[2][24];
 
 	if (s->drain == DRAIN_DONE)
-		print_text(p, "queue drained %s s after the load (probes back within %s ms); "
+		print_text(p, "queue drained %s s after the load (probes back at or below %s ms); "
 			      "idle excludes the drain",
 			   num(b[0], 24, s->drain_s, 2), num(b[1], 24, s->idle_threshold_ms, 1));
 	else if (s->drain == DRAIN_NEVER)
