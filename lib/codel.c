@@ -145,6 +145,8 @@ static const struct db_opt codel_opts[] = {
     {"interval", DB_OPT_TIME, P(codel.interval_ns), 1, DB_CODEL_TIME_MAX_NS, 0},
     {"ecn", DB_OPT_FLAG, P(codel.ecn), 0, 0, 0},
     {"noecn", DB_OPT_NOFLAG, P(codel.ecn), 0, 0, 0},
+    {"keep_first_above", DB_OPT_FLAG, P(codel.keep_first_above), 0, 0, 0},
+    {"wide_inv_sqrt", DB_OPT_FLAG, P(codel.wide_inv_sqrt), 0, 0, 0},
     {"ce_threshold", DB_OPT_TIME, P(codel.ce_threshold_ns), 0, DB_CODEL_TIME_MAX_NS, 0},
     {"mtu", DB_OPT_SIZE, P(codel.mtu), 0, UINT32_MAX, 0},
 };
@@ -197,7 +199,7 @@ static int ops_xstats(const void *priv, struct db_stat *out, int max)
 const struct db_qdisc_ops db_codel_ops = {
     .kind = "codel",
     .usage = "[limit PACKETS] [target TIME] [interval TIME] [ecn|noecn] [ce_threshold TIME] "
-	     "[mtu BYTES]",
+	     "[mtu BYTES] [keep_first_above] [wide_inv_sqrt]",
     .params_size = sizeof(struct db_codel_qdisc_params),
     .priv_size = sizeof(struct db_codel_qdisc),
     .defaults = ops_defaults,

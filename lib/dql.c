@@ -50,7 +50,7 @@ void db_dql_reset(struct db_dql *dql)
 	dql->last_obj_cnt = 0;
 	dql->busy_since_ns = 0;
 	dql->limit = dql->params.limit_min;
-	dql->adj_limit = dql->limit;
+	/* adj_limit stays, as Linux's dql_reset() leaves it (db_dql_init() zeroes it). */
 	dql->prev_ovlimit = 0;
 	dql->prev_num_queued = 0;
 	dql->prev_last_obj_cnt = 0;

@@ -175,6 +175,12 @@ static bool drop_from_fattest(struct db_fq_codel *q, const struct db_pkt *offere
 			q->stats.drop_overmemory++;
 		report_drop(q, pkt, why);
 	} while (++n < q->params.drop_batch && dropped < threshold && !db_pktq_empty(&flow->queue));
+	/*
+	 * As Linux: the flow's CoDel counts these drops too, so that it signals harder.
+	 * A flow whose CoDel never ran keeps rec_inv_sqrt 0, and its first episode may then
+	 * keep drop_next where it starts (fq_codel.h, "Kernel quirks kept").
+	 */
+	flow->cvars.count += n;
 	return offered_dropped;
 }
 
@@ -322,6 +328,8 @@ static const struct db_opt fq_codel_opts[] = {
     {"interval", DB_OPT_TIME, P(codel.interval_ns), 1, DB_CODEL_TIME_MAX_NS, 0},
     {"ecn", DB_OPT_FLAG, P(codel.ecn), 0, 0, 0},
     {"noecn", DB_OPT_NOFLAG, P(codel.ecn), 0, 0, 0},
+    {"keep_first_above", DB_OPT_FLAG, P(codel.keep_first_above), 0, 0, 0},
+    {"wide_inv_sqrt", DB_OPT_FLAG, P(codel.wide_inv_sqrt), 0, 0, 0},
     {"ce_threshold", DB_OPT_TIME, P(codel.ce_threshold_ns), 0, DB_CODEL_TIME_MAX_NS, 0},
     {"memory_limit", DB_OPT_SIZE, P(memory_limit), 1, UINT32_MAX, 0},
     {"drop_batch", DB_OPT_U32, P(drop_batch), 1, UINT32_MAX, 0},
@@ -381,7 +389,7 @@ const struct db_qdisc_ops db_fq_codel_ops = {
     .kind = "fq_codel",
     .usage = "[limit PACKETS] [flows N] [quantum BYTES] [target TIME] [interval TIME] "
 	     "[ecn|noecn] [ce_threshold TIME] [memory_limit BYTES] [drop_batch N] "
-	     "[perturb N] [mtu BYTES] [mtu_per_flow]",
+	     "[perturb N] [mtu BYTES] [mtu_per_flow] [keep_first_above] [wide_inv_sqrt]",
     .params_size = sizeof(struct db_fq_codel_params),
     .priv_size = sizeof(struct db_fq_codel),
     .defaults = ops_defaults,

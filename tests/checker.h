@@ -62,6 +62,10 @@ struct dql_checker {
 	uint32_t ring[64]; /* object sizes in flight, oldest first */
 	unsigned head, count;
 	uint64_t inflight, now_ns;
+	/* Since the last reset and until the next completion, Linux's DQL answers from the
+	 * adj_limit it had before the reset (dql_reset() keeps it). */
+	bool stale_adj;
+	uint32_t adj_at_reset;
 	char failure[256];
 };
 

@@ -724,3 +724,27 @@ TEST(ops_drive_the_discipline_and_report_xstats)
 	free(q);
 	CHECK_STR(db_codel_ops.kind, "codel");
 }
+
+/* Linux keeps rec_inv_sqrt in 16 bits; wide_inv_sqrt keeps 32. From count 1 to 2: ~0.5. */
+TEST(rec_inv_sqrt_is_16_bits_as_linux_unless_wide)
+{
+	struct db_codel_params p;
+	struct db_codel_vars v = {.count = 1};
+
+	db_codel_defaults(&p);
+	db_codel_inv_sqrt_one(&p, &v);
+	CHECK_EQ(v.rec_inv_sqrt, 0xffffU);
+	v.count = 2;
+	db_codel_update_inv_sqrt(&p, &v);
+	CHECK(v.rec_inv_sqrt == 0x8000U || v.rec_inv_sqrt == 0x8001U);
+	CHECK_EQ(db_codel_inv_sqrt(&p, &v), v.rec_inv_sqrt << 16);
+
+	p.wide_inv_sqrt = true;
+	v.count = 1;
+	db_codel_inv_sqrt_one(&p, &v);
+	CHECK_EQ(v.rec_inv_sqrt, UINT32_MAX);
+	v.count = 2;
+	db_codel_update_inv_sqrt(&p, &v);
+	CHECK(v.rec_inv_sqrt > 0x7fff0000U && v.rec_inv_sqrt < 0x80010000U);
+	CHECK(v.rec_inv_sqrt & 0xffffU); /* the low bits are kept */
+}

@@ -326,7 +326,8 @@ TEST(reset_clears_dynamic_state_and_keeps_params)
 	CHECK_EQ(dql.params.hold_time_ns, 7 * MS);
 	CHECK_EQ(dql.limit, 1000);
 	CHECK_EQ(db_dql_inflight(&dql), 0);
-	CHECK_EQ(db_dql_avail(&dql), 1000);
+	/* adj_limit survives the reset, as in Linux: limit 6000 + 5000 completed */
+	CHECK_EQ(db_dql_avail(&dql), 11000);
 	CHECK_EQ(dql.prev_ovlimit, 0);
 	CHECK_EQ(dql.lowest_slack, UINT32_MAX);
 	/* Nothing is in flight any more: completing the old bytes is refused. */
@@ -540,6 +541,19 @@ TEST(bytes_left_in_flight_wait_from_the_previous_completion)
 	db_dql_completed(&dql, FRAME, 681 * MS);
 	CHECK_EQ(dql.stall_cnt, 2);
 	CHECK_EQ(dql.stall_max_ns, 50 * MS);
+}
+
+/* Linux 6.12's dql_reset() keeps adj_limit: after one frame out and back, 3028 bytes. */
+TEST(reset_keeps_adj_limit_as_linux)
+{
+	struct db_dql dql;
+
+	db_dql_init(&dql, 1000 * MS);
+	db_dql_queued(&dql, 1514);
+	REQUIRE_EQ(db_dql_completed(&dql, 1514, 1 * MS), 0);
+	db_dql_reset(&dql);
+	CHECK_EQ(db_dql_avail(&dql), 3028);
+	CHECK_EQ(db_dql_inflight(&dql), 0);
 }
 
 TEST(stall_counters_survive_reset)

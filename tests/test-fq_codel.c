@@ -782,3 +782,74 @@ TEST(ops_drive_the_discipline_and_report_xstats)
 	free(q);
 	CHECK(all_left_once(6));
 }
+
+/*
+ * Linux 6.12 (and RFC 8289's dodequeue) forget first_above_time when a flow's queue
+ * empties. A 100 B packet of A and three of C at 0; dequeues at 20 and 21 ms (A's
+ * packet, then A found empty); another A packet at 300 ms, dequeued at 320 ms: Linux
+ * delivers it. Kernels before the change (keep_first_above) drop it: the 120 ms
+ * deadline set at 20 ms was still standing.
+ */
+static struct db_pkt *first_above_case(bool keep_first_above)
+{
+	struct db_fq_codel_params p;
+	struct db_fq_codel q;
+	struct db_pkt *got;
+
+	db_fq_codel_defaults(&p);
+	p.flows = 2;
+	p.codel.ecn = false;
+	p.codel.keep_first_above = keep_first_above;
+	setup(&q, &p, 2);
+	CHECK_EQ(enq(&q, 0, A, 100, 0), DB_ENQ_QUEUED);
+	for (int i = 1; i <= 3; i++)
+		CHECK_EQ(enq(&q, i, B, 1514, 0), DB_ENQ_QUEUED);
+	got = deq(&q, 20 * MS);
+	CHECK(got && id_of(got) == 0);
+	got = deq(&q, 21 * MS);
+	CHECK(got && id_of(got) == 1);
+	CHECK_EQ(enq(&q, 4, A, 100, 300 * MS), DB_ENQ_QUEUED);
+	got = deq(&q, 320 * MS);
+	db_fq_codel_destroy(&q);
+	return got;
+}
+
+TEST(empty_flow_forgets_first_above_time_as_linux_6_12)
+{
+	struct db_pkt *got = first_above_case(false);
+
+	CHECK(got && id_of(got) == 4);
+	for (int i = 0; i < rec.ndrops; i++) /* C's old packets may go; A's must not */
+		CHECK(rec.dropped[i] != 4);
+}
+
+TEST(keep_first_above_drops_as_older_kernels)
+{
+	struct db_pkt *got = first_above_case(true);
+	bool dropped = false;
+
+	for (int i = 0; i < rec.ndrops; i++)
+		dropped |= rec.dropped[i] == 4;
+	CHECK(dropped);
+	CHECK(!got || id_of(got) != 4);
+}
+
+/* Overload drops raise the flow's CoDel count by their number, as Linux's fq_codel. */
+TEST(overload_drops_raise_the_flows_codel_count)
+{
+	struct db_fq_codel_params p;
+	struct db_fq_codel q;
+
+	db_fq_codel_defaults(&p);
+	p.limit = 9;
+	p.drop_batch = 64;
+	setup(&q, &p, 1);
+	for (int i = 0; i < 9; i++)
+		CHECK_EQ(enq(&q, i, A, 1000, 0), DB_ENQ_QUEUED);
+	CHECK_EQ(q.flows[db_fq_codel_bucket(&q, hashes[A])].cvars.count, 0);
+	/* the tenth: over the limit, half the fattest flow's bytes go: 5 packets */
+	enq(&q, 9, A, 1000, 0);
+	CHECK_EQ(rec.ndrops, 5);
+	CHECK_EQ(q.flows[db_fq_codel_bucket(&q, hashes[A])].cvars.count, 5);
+	db_fq_codel_destroy(&q);
+}

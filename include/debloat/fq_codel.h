@@ -37,6 +37,17 @@
  *   [perturb N]           0       hash perturbation (our extension, see below)
  *   [mtu BYTES]           1514    CoDel never drops at <= this backlog (our extension)
  *   [mtu_per_flow]        off     compare the bucket's own backlog with mtu (our extension)
+ *   [keep_first_above]    off     first_above_time survives an empty flow (kernels before
+ *                                 the March 2026 CoDel fix; codel.h, "Kernel versions")
+ *   [wide_inv_sqrt]       off     rec_inv_sqrt in 32 bits instead of Linux's 16 (codel.h)
+ *
+ * Kernel quirks kept, since the kernel's decisions are the specification (Linux 6.12):
+ *  - Overload drops (drop_from_fattest) add their number to the flow's CoDel count
+ *    ("tell codel to increase its signal strength"), wrapping as Linux's u32 does. On a
+ *    flow whose CoDel never dropped, rec_inv_sqrt is still 0: when its first episode
+ *    resumes from that count, the Newton step keeps 0 and the control law adds nothing,
+ *    so drop_next stays at the episode's start and CoDel drops at every dequeue while the
+ *    sojourn stays above target, until count falls back to 1 in a later episode.
  *
  * Where we deliberately differ from Linux:
  *  - perturbation: Linux draws a random one per qdisc instance. We take it as a
