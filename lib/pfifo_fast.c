@@ -12,6 +12,7 @@ static const struct db_opt pfifo_fast_opts[] = {
 	 DB_PFIFO_FAST_TXQUEUELEN_MAX, 0},
 	{"priomap", DB_OPT_U8_LIST, offsetof(struct db_pfifo_fast_params, priomap), 0,
 	 DB_PFIFO_FAST_BANDS - 1, DB_TC_PRIO_MAX + 1},
+	{"ring_batch", DB_OPT_U32, offsetof(struct db_pfifo_fast_params, ring_batch), 1, 65536, 0},
 };
 
 static const uint8_t default_priomap[DB_TC_PRIO_MAX + 1] = {1, 2, 2, 2, 1, 2, 0, 0,
@@ -20,6 +21,7 @@ static const uint8_t default_priomap[DB_TC_PRIO_MAX + 1] = {1, 2, 2, 2, 1, 2, 0,
 void db_pfifo_fast_defaults(struct db_pfifo_fast_params *params)
 {
 	params->txqueuelen = 1000;
+	params->ring_batch = 16;
 	memcpy(params->priomap, default_priomap, sizeof(params->priomap));
 }
 
@@ -46,6 +48,8 @@ int db_pfifo_fast_format(const struct db_pfifo_fast_params *params, char *buf, s
 static bool params_valid(const struct db_pfifo_fast_params *p)
 {
 	if (p->txqueuelen < 1 || p->txqueuelen > DB_PFIFO_FAST_TXQUEUELEN_MAX)
+		return false;
+	if (p->ring_batch < 1 || p->ring_batch > 65536)
 		return false;
 	for (int i = 0; i <= DB_TC_PRIO_MAX; i++)
 		if (p->priomap[i] >= DB_PFIFO_FAST_BANDS)
@@ -80,7 +84,8 @@ int db_pfifo_fast_enqueue(struct db_pfifo_fast *q, struct db_pkt *pkt, uint64_t 
 {
 	struct db_pfifo_fast_band *b = &q->band[db_pfifo_fast_band(q, pkt)];
 
-	if (b->pkts >= q->params.txqueuelen) {
+	/* the producer's slot is free only if neither queued nor read-but-unfreed */
+	if (b->pkts + b->unfreed >= q->params.txqueuelen) {
 		drop(q, b, pkt, DB_DROP_OVERLIMIT);
 		return DB_ENQ_DROPPED;
 	}
@@ -93,6 +98,26 @@ int db_pfifo_fast_enqueue(struct db_pfifo_fast *q, struct db_pkt *pkt, uint64_t 
 	return DB_ENQ_QUEUED;
 }
 
+/* ptr_ring's batch: 1 when the ring is shorter than two batches. */
+static uint32_t ring_batch(const struct db_pfifo_fast_params *p)
+{
+	return p->ring_batch > p->txqueuelen / 2 ? 1 : p->ring_batch;
+}
+
+/*
+ * The consumer has read one slot: it frees the read slots once a batch of them has
+ * gathered, or when it reaches the ring's end (and then starts again at slot 0).
+ */
+static void ring_consumed(const struct db_pfifo_fast_params *p, struct db_pfifo_fast_band *b)
+{
+	b->head++;
+	b->unfreed++;
+	if (b->unfreed >= ring_batch(p) || b->head >= p->txqueuelen)
+		b->unfreed = 0;
+	if (b->head >= p->txqueuelen)
+		b->head = 0;
+}
+
 /* The head packet of band b, off the band's and the discipline's counts; NULL if empty. */
 static struct db_pkt *band_pop(struct db_pfifo_fast *q, struct db_pfifo_fast_band *b)
 {
@@ -100,6 +125,7 @@ static struct db_pkt *band_pop(struct db_pfifo_fast *q, struct db_pfifo_fast_ban
 
 	if (!pkt)
 		return NULL;
+	ring_consumed(&q->params, b);
 	b->pkts--;
 	b->bytes -= pkt->len;
 	q->stats.backlog_pkts--;
@@ -172,7 +198,7 @@ static void ops_defaults(void *params)
 
 const struct db_qdisc_ops db_pfifo_fast_ops = {
 	.kind = "pfifo_fast",
-	.usage = "[txqueuelen PACKETS] [priomap P0 .. P15]",
+	.usage = "[txqueuelen PACKETS] [priomap P0 .. P15] [ring_batch N]",
 	.params_size = sizeof(struct db_pfifo_fast_params),
 	.priv_size = sizeof(struct db_pfifo_fast),
 	.defaults = ops_defaults,

@@ -82,7 +82,7 @@ TEST(bbb_stock_is_the_board_as_shipped)
 	CHECK_STR(p.name, "bbb-stock");
 	CHECK_EQ(p.rate_bps, MBIT(100));
 	CHECK_EQ(p.mtu, 1500);
-	CHECK_STR(p.qdisc, "pfifo_fast");
+	CHECK_STR(p.qdisc, "pfifo_fast ring_batch 32");
 	CHECK_EQ(p.txqueuelen, 1000);
 	CHECK_EQ(p.gso, true);
 	CHECK_EQ(p.tso, false);
@@ -136,7 +136,7 @@ TEST(bbb_bql_profiles_change_one_thing_each)
 	load(&p, "bbb-bql");
 	CHECK_STR(p.name, "bbb-bql");
 	CHECK_EQ(p.bql, true);
-	expect_stock_but(&p, true, "pfifo_fast");
+	expect_stock_but(&p, true, "pfifo_fast ring_batch 32");
 	load(&p, "bbb-bql-fq");
 	CHECK_STR(p.name, "bbb-bql-fq");
 	CHECK_STR(p.qdisc, "fq");
@@ -208,7 +208,7 @@ TEST(describe_says_what_a_run_models)
 
 	load(&p, "bbb-stock");
 	CHECK(lab_profile_describe(&p, buf, sizeof(buf)) > 0);
-	CHECK_STR(buf, "100mbit, qdisc pfifo_fast, txqueuelen 1000, GSO, ring 128, no BQL, "
+	CHECK_STR(buf, "100mbit, qdisc pfifo_fast ring_batch 32, txqueuelen 1000, GSO, ring 128, no BQL, "
 		       "completions every frame, delay 100us, switch 1gbit 128KB, "
 		       "board port 128KB, no TSQ");
 	load(&p, "bbb-bql-fq_codel");
@@ -239,7 +239,7 @@ TEST(describe_names_bql_clamps_tsq_and_mtu)
 	REQUIRE_EQ(lab_profile_set_word(&p, "completion_frames=2", err, sizeof(err)), 0);
 	REQUIRE_EQ(lab_profile_set_word(&p, "switch_buffer=3000", err, sizeof(err)), 0);
 	CHECK(lab_profile_describe(&p, buf, sizeof(buf)) > 0);
-	CHECK_STR(buf, "100mbit, mtu 1400, qdisc pfifo_fast, txqueuelen 1000, GSO, ring 128, "
+	CHECK_STR(buf, "100mbit, mtu 1400, qdisc pfifo_fast ring_batch 32, txqueuelen 1000, GSO, ring 128, "
 		       "BQL 3028..max hold 500ms, completions every 2 frames or 250us, delay "
 		       "100us, switch 1gbit 3000B, board port 128KB, TSQ 3028 bytes");
 	REQUIRE_EQ(lab_profile_set_word(&p, "bql_limit_max=6056", err, sizeof(err)), 0);
@@ -266,7 +266,7 @@ TEST(qdisc_takes_txqueuelen_like_linux)
 	lab_profile_defaults(&p);
 	p.txqueuelen = 64;
 	CHECK(lab_profile_qdisc_spec(&p, buf, sizeof(buf)) > 0);
-	CHECK_STR(buf, "pfifo_fast txqueuelen 64");
+	CHECK_STR(buf, "pfifo_fast ring_batch 32 txqueuelen 64");
 	strcpy(p.qdisc, "pfifo");
 	CHECK(lab_profile_qdisc_spec(&p, buf, sizeof(buf)) > 0);
 	CHECK_STR(buf, "pfifo limit 64");

@@ -377,7 +377,7 @@ TEST(format_and_parse_round_trip)
 
 	db_pfifo_fast_defaults(&p);
 	CHECK(db_pfifo_fast_format(&p, buf, sizeof(buf)) > 0);
-	CHECK_STR(buf, "pfifo_fast txqueuelen 1000 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1");
+	CHECK_STR(buf, "pfifo_fast txqueuelen 1000 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 ring_batch 16");
 
 	p.txqueuelen = 3;
 	p.priomap[0] = 0;
@@ -471,4 +471,60 @@ TEST(ops_table_drives_the_same_discipline)
 	CHECK_EQ(st.backlog_pkts, 1);
 	ops->destroy(&q);
 	CHECK_EQ(d.n, 1);
+}
+
+/*
+ * Linux's ptr_ring frees read slots in batches (16 on x86-64): txqueuelen 100, 68
+ * packets in, 1 out, 33 in: the 33rd is dropped with 99 queued (Linux 6.12).
+ */
+TEST(a_band_frees_read_slots_in_batches_as_ptr_ring)
+{
+	struct db_pfifo_fast q;
+	struct drops d;
+	struct db_pkt p[102];
+	int i;
+
+	setup(&q, &d, 100);
+	for (i = 0; i < 68; i++) {
+		p[i] = tos_pkt(0, 100);
+		REQUIRE_EQ(db_pfifo_fast_enqueue(&q, &p[i], 0), DB_ENQ_QUEUED);
+	}
+	REQUIRE(db_pfifo_fast_dequeue(&q, 0) == &p[0]);
+	for (; i < 68 + 32; i++) {
+		p[i] = tos_pkt(0, 100);
+		REQUIRE_EQ(db_pfifo_fast_enqueue(&q, &p[i], 0), DB_ENQ_QUEUED);
+	}
+	p[i] = tos_pkt(0, 100);
+	CHECK_EQ(db_pfifo_fast_enqueue(&q, &p[i], 0), DB_ENQ_DROPPED);
+	CHECK_EQ(q.stats.backlog_pkts, 99);
+	/* 14 more out (15 read) free nothing; the 16th read frees the batch of 16 slots */
+	for (int k = 0; k < 14; k++)
+		REQUIRE(db_pfifo_fast_dequeue(&q, 0));
+	p[i + 1] = tos_pkt(0, 100);
+	CHECK_EQ(db_pfifo_fast_enqueue(&q, &p[i + 1], 0), DB_ENQ_DROPPED);
+	REQUIRE(db_pfifo_fast_dequeue(&q, 0));
+	for (int k = 0; k < 16; k++) {
+		p[k] = tos_pkt(0, 100); /* those were dequeued: their descriptors are free */
+		CHECK_EQ(db_pfifo_fast_enqueue(&q, &p[k], 0), DB_ENQ_QUEUED);
+	}
+	CHECK_EQ(q.stats.backlog_pkts, 100);
+	db_pfifo_fast_destroy(&q);
+}
+
+/* Below twice the batch the ring frees every slot at once: an exact FIFO of txqueuelen. */
+TEST(a_short_band_is_an_exact_fifo)
+{
+	struct db_pfifo_fast q;
+	struct drops d;
+	struct db_pkt p[8];
+
+	setup(&q, &d, 7);
+	for (int i = 0; i < 7; i++) {
+		p[i] = tos_pkt(0, 100);
+		REQUIRE_EQ(db_pfifo_fast_enqueue(&q, &p[i], 0), DB_ENQ_QUEUED);
+	}
+	REQUIRE(db_pfifo_fast_dequeue(&q, 0) == &p[0]);
+	p[0] = tos_pkt(0, 100);
+	CHECK_EQ(db_pfifo_fast_enqueue(&q, &p[0], 0), DB_ENQ_QUEUED);
+	db_pfifo_fast_destroy(&q);
 }

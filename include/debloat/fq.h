@@ -63,6 +63,10 @@
  *  - No 3-band weighted priority (Linux 6.7+); the pre-6.7 internal high-priority
  *    queue instead. No EDT timestamps, horizon, ce_threshold, orphan_mask or
  *    low_rate_threshold.
+ *  - No fastpath queue (Linux 6.7+): there, a packet of a flow with nothing queued and
+ *    no pacing delay, arriving at an otherwise idle qdisc, goes to a short internal
+ *    queue served before the flows, skipping their round robin. Here every packet
+ *    goes through its flow. Not measured against the kernel.
  *
  * Concurrency: none inside. One caller at a time per instance (qdisc.h).
  */

@@ -22,16 +22,24 @@
  * unless the socket set one, so a caller emulating that exactly passes
  * DB_PKT_HAS_PRIORITY with priority 0.
  *
- * Limits: each band holds `txqueuelen` packets (since Linux 4.16 every band is a
- * ring of txqueuelen; before that txqueuelen bounded the sum). A packet offered to
- * a full band is dropped (DB_DROP_OVERLIMIT) while the other bands still accept.
+ * Limits: each band is a ring of `txqueuelen` slots (Linux 4.16+, a ptr_ring per band;
+ * before that txqueuelen bounded the sum). A packet offered to a full band is dropped
+ * (DB_DROP_OVERLIMIT) while the other bands still accept. As Linux's ptr_ring, the
+ * consumer frees the slots it has read in batches of `ring_batch` (two cache lines of
+ * pointers: 16 on 64-bit machines, 32 on 32-bit ARM such as the BeagleBone and the
+ * Wandboard; 1 when txqueuelen is below twice the batch), and at the ring's end: so a
+ * band refuses packets when its queued packets plus the slots read but not yet freed
+ * fill the ring, and a full band holds between txqueuelen - ring_batch + 1 and
+ * txqueuelen packets. Example (x86-64, txqueuelen 100): 68 packets in, 1 out, then the
+ * 33rd of the next 33 is dropped with 99 queued.
  * A GSO super-packet counts as one packet. With the default 1000 and full-size
  * frames one band alone is ~123 ms at 100 Mbit/s: this is the bloat debloat is
  * about.
  *
  * Parameters (tc-style spec):
- *   pfifo_fast [txqueuelen N] [priomap P0 P1 .. P15]
+ *   pfifo_fast [txqueuelen N] [priomap P0 P1 .. P15] [ring_batch N]
  *   txqueuelen  packets per band, 1..1000000000 (default 1000)
+ *   ring_batch  slots the consumer frees at once, 1..65536 (default 16: 64-bit Linux)
  *   priomap     16 bands 0..2 indexed by priority (default 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1)
  * Linux takes txqueuelen from the device and does not let tc change the priomap;
  * here both are options, so one spec describes the whole discipline.
@@ -57,11 +65,14 @@
 
 struct db_pfifo_fast_params {
 	uint32_t txqueuelen;                   /* packets per band */
+	uint32_t ring_batch;                   /* ptr_ring's consumer batch; 16 */
 	uint8_t priomap[DB_TC_PRIO_MAX + 1];   /* priority -> band */
 };
 
 struct db_pfifo_fast_band {
 	struct db_pktq queue; /* its packets, oldest first */
+	uint32_t head;        /* the ring slot read next */
+	uint32_t unfreed;     /* slots read but not yet freed for the producer */
 	uint32_t pkts;        /* queued now */
 	uint64_t bytes;       /* queued now */
 	uint64_t drops;       /* ever dropped from this band */

@@ -85,7 +85,7 @@ void lab_profile_defaults(struct lab_profile *p)
 			       "128-descriptor ring, no BQL");
 	p->rate_bps = 100000000 / 8;
 	p->mtu = 1500;
-	strcpy(p->qdisc, "pfifo_fast");
+	strcpy(p->qdisc, "pfifo_fast ring_batch 32"); /* 32-bit ARM: pfifo_fast.h */
 	p->txqueuelen = 1000;
 	p->gso = true;
 	p->tso = false;
