@@ -46,6 +46,9 @@ run "$DEBLOAT" lab seed --set tsq=3028
 assert_status "seed takes no --set" 2
 run "$DEBLOAT" lab compare bbb-stock -l 0.5
 assert_status "a load under a second is refused" 2
+run "$DEBLOAT" lab seed --help
+assert_contains "its help speaks of the 2014 email" "$OUT" "2014 email"
+assert_not_contains "and not of \"the seed\"" "$OUT" "the seed"
 
 # The seed itself.
 run "$DEBLOAT" lab seed -l "$length" -d 2 -o "$dir/seed" --json
@@ -70,7 +73,7 @@ assert_eq "run keys" \
 	"$(q '.runs[0] | keys | join(" ")')"
 # The summary is `debloat rrul`'s, key for key (docs/json.md).
 assert_eq "summary keys are rrul's" \
-	"download_fairness download_flows download_mbps flows grade induced_latency_ms latency_idle_ms latency_loaded_ms loss_pct probes rpm upload_fairness upload_flows upload_mbps" \
+	"download_fairness download_flows download_mbps drain_s drained flows grade idle_threshold_ms induced_latency_ms latency_idle_ms latency_loaded_ms loss_pct probes rpm upload_fairness upload_flows upload_mbps" \
 	"$(q '.runs[0].summary | keys | join(" ")')"
 assert_eq "summary = the run's own JSON file's" \
 	"$(jq -cS .summary "$dir/seed/bbb-bql.json")" "$(q '.runs[1].summary' | jq -cS .)"

@@ -99,17 +99,17 @@ void lc_seed_footer(struct printer *p, const struct seed_reading *sr)
 		print_text(
 		    p,
 		    "- Latency under load (p50, all probes): %s ms with bbb-stock, %s ms with "
-		    "bbb-bql-fq_codel, %.1fx lower. The seed saw 4-10x.",
+		    "bbb-bql-fq_codel, %.1fx lower. The 2014 email saw 4-10x.",
 		    a, b, sr->loaded_ratio);
 		print_nl(p);
 		if (sr->loaded_ratio > 10) {
 			print_text(
-			    p, "  More than the seed: the lab's board has no TCP small queues "
+			    p, "  More than in 2014: the lab's board has no TCP small queues "
 			       "(TSQ), so its own flows fill pfifo_fast with 64 KB super-packets.");
 			print_nl(p);
 			print_text(
 			    p,
-			    "  The seed's board ran with TSQ at 3028 bytes; the lab's model of "
+			    "  The 2014 board ran with TSQ at 3028 bytes; the lab's model of "
 			    "it: %s lab compare --set tsq=3028 PROFILE...",
 			    PROG_NAME);
 			print_nl(p);
@@ -132,7 +132,7 @@ void lc_seed_footer(struct printer *p, const struct seed_reading *sr)
 		print_text(
 		    p,
 		    "- bbb-bql's BQL limit settled at %.0f bytes, %.1f full-size frames of %d "
-		    "bytes (the seed: \"two full size packets\").",
+		    "bytes (the 2014 email: \"two full size packets\").",
 		    sr->bql->bql_limit_p50, sr->bql_frames, LC_FULL_FRAME);
 		print_nl(p);
 	}
@@ -146,7 +146,7 @@ void lc_seed_footer(struct printer *p, const struct seed_reading *sr)
 		lc_fmt_num(u3, sizeof(u3), s3->upload.sum_mbps);
 		print_text(p,
 			   "- Throughput, bbb-stock -> bbb-bql-fq_codel: download %s -> %s Mbit/s, "
-			   "upload %s -> %s Mbit/s (the seed: \"an enormous improvement in "
+			   "upload %s -> %s Mbit/s (the 2014 email: \"an enormous improvement in "
 			   "bidirectional throughput\").",
 			   d0, d3, u0, u3);
 		print_nl(p);

@@ -67,7 +67,7 @@ static const char usage_seed[] =
     "\n"
     "Reproduce the 2014 BeagleBone Black result in the lab: `" PROG_NAME " lab compare` of\n"
     "bbb-stock (pfifo_fast, txqueuelen 1000, no BQL), bbb-bql, bbb-bql-fq and\n"
-    "bbb-bql-fq_codel with RRUL, and what the table says against the seed's 4-10x\n"
+    "bbb-bql-fq_codel with RRUL, and what the table says against the 2014 email's 4-10x\n"
     "and \"two full size packets\". Needs root. Four runs of LENGTH + 2 x DELAY seconds.\n"
     "\n"
     "  -l, --length SECONDS   load duration of each run (default 60)\n"
