@@ -21,6 +21,14 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+bool cli_lacks_value(int c, const char *with_value)
+{
+	if (c == ':')
+		return true;
+	/* strchr() with a number above 255 would find the terminating NUL. */
+	return optopt >= 256 || (optopt > 0 && strchr(with_value, optopt));
+}
+
 const char *cli_bad_option(char *const argv[])
 {
 	static char word[3];

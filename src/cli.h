@@ -9,6 +9,8 @@
 #ifndef DEBLOAT_CLI_H
 #define DEBLOAT_CLI_H
 
+#include <stdbool.h>
+
 #define PROG_NAME "debloat"
 
 enum {
@@ -24,6 +26,13 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 
 /* The word getopt_long just rejected: "--nosuch", or "-x" for a short option. */
 const char *cli_bad_option(char *const argv[]);
+/*
+ * After getopt_long returned '?' or ':' (c): does the option lack its value? It does
+ * for a short option among the letters of with_value, or for a long option numbered 256
+ * and up (getopt_long leaves optopt at the option's number). The option is then named
+ * as typed by argv[optind - 1] ("--port", not "-p").
+ */
+bool cli_lacks_value(int c, const char *with_value);
 
 int cmd_audit(int argc, char *argv[]);
 int cmd_bql(int argc, char *argv[]);

@@ -104,9 +104,9 @@ static int parse_args(int argc, char *argv[], struct bql_args *a)
 			a->json = true;
 		else if (c == 'h')
 			return fputs(usage, stdout) == EOF ? 1 : 0;
-		else if (optopt && strchr("in", optopt))
-			return cli_usage_error("bql", usage, "option \"-%c\" needs a value",
-					       optopt);
+		else if (cli_lacks_value(c, "in"))
+			return cli_usage_error("bql", usage, "option \"%s\" needs a value",
+					       argv[optind - 1]);
 		else
 			return cli_usage_error("bql", usage, "unknown option \"%s\"",
 					       cli_bad_option(argv));

@@ -120,9 +120,7 @@ static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
 			a->quiet = true;
 		} else if (c == 'h') {
 			return fputs(usage, stdout) == EOF ? 1 : 0;
-		} else if (optopt && strchr("pstJ", optopt)) {
-			return cli_usage_error(cmd, usage, "option \"-%c\" needs a value", optopt);
-		} else if (c == ':' || (c == '?' && optopt >= 256)) {
+		} else if (cli_lacks_value(c, "pstJ")) {
 			return cli_usage_error(cmd, usage, "option \"%s\" needs a value",
 					       argv[optind - 1]);
 		} else {

@@ -217,10 +217,7 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 		case 'h':
 			return fputs(usage_for(cmd), stdout) == EOF ? 1 : 0;
 		default:
-			if (optopt && strchr("ldspo", optopt))
-				return cli_usage_error(cmd, usage_for(cmd),
-						       "option \"-%c\" needs a value", optopt);
-			if (c == ':' || (optopt >= 256))
+			if (cli_lacks_value(c, "ldspo"))
 				return cli_usage_error(cmd, usage_for(cmd),
 						       "option \"%s\" needs a value",
 						       argv[optind - 1]);

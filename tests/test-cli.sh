@@ -4,6 +4,8 @@
 # `debloat` running the read-only audit. Needs no root and changes nothing.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
+TMPDIR_CLI_ERR=$(mktemp)
+trap 'rm -f "$TMPDIR_CLI_ERR"; cleanup' EXIT
 require_debloat
 
 # The table in src/debloat.c is the source of truth: { "audit", cmd_audit, "..." },
@@ -85,5 +87,23 @@ if command -v jq >/dev/null 2>&1; then
 else
 	echo "SKIP JSON checks: no jq"
 fi
+
+# An option missing its value is named as typed, and no NUL byte reaches the terminal
+# (a long option's number above 255 once made strchr() match the string's end).
+for args in "test ping 127.0.0.1 --label" "test ping 127.0.0.1 --port" "bql --interval" \
+	"lab --profile"; do
+	opt=${args##* }
+	# shellcheck disable=SC2086
+	rc=0
+	"$DEBLOAT" $args >/dev/null 2>"$TMPDIR_CLI_ERR" || rc=$?
+	assert_eq "debloat $args: a usage error" "2" "$rc"
+	if tr -d '\000' <"$TMPDIR_CLI_ERR" | cmp -s - "$TMPDIR_CLI_ERR"; then
+		pass "debloat $args: no NUL byte in the message"
+	else
+		fail "debloat $args: a NUL byte in the message"
+	fi
+	assert_contains "debloat $args: names $opt as typed" "$(cat "$TMPDIR_CLI_ERR")" \
+		"option \"$opt\" needs a value"
+done
 
 finish
