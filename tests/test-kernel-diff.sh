@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# test-kernel-diff.sh - libdebloat against the kernel's own code, decision for decision
+# (docs/design/kernel-fidelity.md).
+#
+#   Debian's linux-source-6.12 package  --(the few files needed, in a temp dir)-->
+#   kernel CoDel + our shims (tests/kdiff/shim) + libdebloat  -->  tests/kdiff/*-diff
+#
+# The package (about 150 MB) is downloaded once into a cache outside the tree
+# (DEBLOAT_KSRC_CACHE, default /var/cache/debloat-ksrc) and reused; nothing of it
+# enters the repository. Without it (no root, no registry) the test says so and skips.
+# KDIFF_TRACES sets the number of seeded traces per algorithm (default 2000).
+. "$(dirname "$0")/lib.sh"
+
+require_cmd gcc tar xz dpkg-deb
+cache=${DEBLOAT_KSRC_CACHE:-/var/cache/debloat-ksrc}
+want=6.12.118-1~deb12u1
+traces=${KDIFF_TRACES:-2000}
+lib="$BUILD/lib/libdebloat.a"
+[ -f "$lib" ] || skip "no $lib: build first"
+
+deb=$(ls "$cache"/linux-source-6.12_*.deb 2>/dev/null | sort -V | tail -n 1)
+if [ -z "$deb" ]; then
+	[ "$(id -u)" -eq 0 ] || skip "no linux-source-6.12 in $cache, and not root to download it"
+	mkdir -p "$cache"
+	(cd "$cache" && apt-get download -q "linux-source-6.12=$want" >/dev/null 2>&1 ||
+		apt-get download -q linux-source-6.12 >/dev/null 2>&1) ||
+		skip "linux-source-6.12 cannot be downloaded here (apt-get download failed)"
+	deb=$(ls "$cache"/linux-source-6.12_*.deb 2>/dev/null | sort -V | tail -n 1)
+	[ -n "$deb" ] || skip "linux-source-6.12 did not arrive in $cache"
+fi
+version=$(dpkg-deb -f "$deb" Version)
+pass "kernel source: Debian linux-source-6.12 $version ($deb)"
+
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"; cleanup' EXIT
+if ! dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dir" --wildcards '*/linux-source-6.12.tar.xz'; then
+	fail "the package holds no linux-source-6.12.tar.xz"
+	finish
+fi
+mkdir -p "$dir/k/net"
+tar -xJf "$dir/usr/src/linux-source-6.12.tar.xz" -C "$dir" \
+	linux-source-6.12/include/net/codel.h linux-source-6.12/include/net/codel_impl.h
+rm -f "$dir/usr/src/linux-source-6.12.tar.xz"
+cp "$dir"/linux-source-6.12/include/net/codel*.h "$dir/k/net/"
+
+if gcc -O2 -std=gnu11 -Wall -Wno-unused-function -I "$TOP/tests/kdiff/shim" -I "$dir/k" \
+	-I "$TOP/include" "$TOP/tests/kdiff/codel-diff.c" "$lib" -o "$dir/codel-diff" \
+	2>"$dir/cc.err"; then
+	pass "the kernel's CoDel compiles beside libdebloat"
+else
+	fail "the kernel's CoDel does not compile: $(head -c 600 "$dir/cc.err")"
+	finish
+fi
+run "$dir/codel-diff" "$traces"
+echo "$OUT" | grep -E '^(info|FAIL) ' || true
+assert_status "codel: $traces traces, every decision as Linux $version" 0
+finish
