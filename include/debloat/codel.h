@@ -37,9 +37,9 @@
  *    Linux has stored rec_inv_sqrt in 16 bits (Q0.16) since 3.7, and so do we by default:
  *    each Newton step starts from the stored value shifted up 16 bits and keeps the top
  *    16 bits of its result. Keeping all 32 (`wide_inv_sqrt`) is closer to exact, but
- *    it is not a small difference: with the same drop count, drop_next moved by up to
- *    3.2 ms, and 16% of random CoDel traces (about 1% of fq_codel traces) dropped or
- *    marked other packets than Linux.
+ *    it is not a small difference: with the same drop count, drop_next moves by up to
+ *    3.2 ms, and random traces drop or mark other packets than Linux
+ *    (tests/test-kernel-diff.sh prints how many traces differ).
  *  - count saturates at 2^32 - 1 instead of wrapping (Linux lets it wrap; unreachable
  *    in practice, but a wrap would make the Newton step overflow).
  *

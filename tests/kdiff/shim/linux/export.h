@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* Symbols are not exported in userspace (tests/kdiff/). */
+#define EXPORT_SYMBOL(s)
