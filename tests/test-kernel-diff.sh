@@ -3,10 +3,11 @@
 # (docs/design/kernel-fidelity.md).
 #
 #   Debian's linux-source-6.12 package  --(the few files needed, in a temp dir)-->
-#   kernel CoDel and DQL + our shims (tests/kdiff/shim) + libdebloat  -->  tests/kdiff/*-diff
+#   kernel CoDel, DQL and ptr_ring + our shims (tests/kdiff/shim) + libdebloat  -->  tests/kdiff/*-diff
 #
-# fq_codel and pfifo_fast are not compared here yet (their kernel files need a qdisc's
-# whole environment); unit tests pin the decisions where they differed.
+# pfifo_fast is its bands: the kernel's ptr_ring, driven as sch_generic.c drives it.
+# fq_codel is not compared here yet (sch_fq_codel.c needs a qdisc's whole environment);
+# unit tests pin its decisions where they differed.
 #
 # The package (about 150 MB) is downloaded once into a cache outside the tree
 # (DEBLOAT_KSRC_CACHE, default /var/cache/debloat-ksrc) and reused; nothing of it
@@ -43,10 +44,11 @@ fi
 mkdir -p "$dir/k/net" "$dir/k/linux"
 k=linux-source-6.12
 tar -xJf "$dir/usr/src/$k.tar.xz" -C "$dir" $k/include/net/codel.h $k/include/net/codel_impl.h \
-	$k/include/linux/dynamic_queue_limits.h $k/lib/dynamic_queue_limits.c
+	$k/include/linux/dynamic_queue_limits.h $k/lib/dynamic_queue_limits.c \
+	$k/include/linux/ptr_ring.h
 rm -f "$dir/usr/src/$k.tar.xz"
 cp "$dir"/$k/include/net/codel*.h "$dir/k/net/"
-cp "$dir"/$k/include/linux/dynamic_queue_limits.h "$dir/k/linux/"
+cp "$dir"/$k/include/linux/dynamic_queue_limits.h "$dir"/$k/include/linux/ptr_ring.h "$dir/k/linux/"
 
 if gcc -O2 -std=gnu11 -Wall -Wno-unused-function -I "$TOP/tests/kdiff/shim" -I "$dir/k" \
 	-I "$TOP/include" "$TOP/tests/kdiff/codel-diff.c" "$lib" -o "$dir/codel-diff" \
@@ -71,4 +73,18 @@ fi
 run "$dir/dql-diff" "$traces"
 echo "$OUT" | grep -E '^FAIL ' || true
 assert_status "dql: $traces traces, every state as Linux $version" 0
+
+# pfifo_fast's bands on the kernel's ptr_ring: 64-byte cache lines give this machine's
+# batch of 16; 128 gives 32, a 32-bit ARM board's (two lines of 4-byte pointers).
+for cache in 64 128; do
+	if ! gcc -O2 -std=gnu11 -Wall -Wno-unused-function -D__KERNEL__ -DKDIFF_CACHE_BYTES=$cache \
+		-I "$TOP/tests/kdiff/shim" -I "$dir/k" -I "$TOP/include" \
+		"$TOP/tests/kdiff/pfifo_fast-diff.c" "$lib" -o "$dir/pfifo_fast-diff" 2>"$dir/cc.err"; then
+		fail "the kernel's ptr_ring does not compile: $(head -c 600 "$dir/cc.err")"
+		continue
+	fi
+	run "$dir/pfifo_fast-diff" "$traces"
+	echo "$OUT" | grep -E '^FAIL ' || true
+	assert_status "pfifo_fast, $cache-byte cache lines: $traces traces as Linux $version's ptr_ring" 0
+done
 finish

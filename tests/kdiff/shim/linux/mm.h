@@ -1,0 +1,2 @@
+/* SPDX-License-Identifier: MIT */
+/* Nothing to declare in userspace (tests/kdiff/). */
