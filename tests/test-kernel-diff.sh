@@ -3,11 +3,11 @@
 # (docs/design/kernel-fidelity.md).
 #
 #   Debian's linux-source-6.12 package  --(the few files needed, in a temp dir)-->
-#   kernel CoDel, DQL and ptr_ring + our shims (tests/kdiff/shim) + libdebloat  -->  tests/kdiff/*-diff
+#   kernel CoDel, DQL, fq_codel and ptr_ring + our shims (tests/kdiff/shim) + libdebloat  -->  tests/kdiff/*-diff
 #
-# pfifo_fast is its bands: the kernel's ptr_ring, driven as sch_generic.c drives it.
-# fq_codel is not compared here yet (sch_fq_codel.c needs a qdisc's whole environment);
-# unit tests pin its decisions where they differed.
+# fq_codel: the kernel's enqueue and dequeue paths taken out of sch_fq_codel.c (the rest
+# of the file is netlink and statistics); pfifo_fast: its bands, the kernel's ptr_ring,
+# driven as sch_generic.c drives them.
 #
 # The package (about 150 MB) is downloaded once into a cache outside the tree
 # (DEBLOAT_KSRC_CACHE, default /var/cache/debloat-ksrc) and reused; nothing of it
@@ -45,7 +45,7 @@ mkdir -p "$dir/k/net" "$dir/k/linux"
 k=linux-source-6.12
 tar -xJf "$dir/usr/src/$k.tar.xz" -C "$dir" $k/include/net/codel.h $k/include/net/codel_impl.h \
 	$k/include/linux/dynamic_queue_limits.h $k/lib/dynamic_queue_limits.c \
-	$k/include/linux/ptr_ring.h
+	$k/include/linux/ptr_ring.h $k/include/net/codel_qdisc.h $k/net/sched/sch_fq_codel.c
 rm -f "$dir/usr/src/$k.tar.xz"
 cp "$dir"/$k/include/net/codel*.h "$dir/k/net/"
 cp "$dir"/$k/include/linux/dynamic_queue_limits.h "$dir"/$k/include/linux/ptr_ring.h "$dir/k/linux/"
@@ -73,6 +73,28 @@ fi
 run "$dir/dql-diff" "$traces"
 echo "$OUT" | grep -E '^FAIL ' || true
 assert_status "dql: $traces traces, every state as Linux $version" 0
+
+# fq_codel: its structures and its enqueue, overload-drop and dequeue paths, as they
+# stand in sch_fq_codel.c from the first structure to fq_codel_dequeue(), less
+# fq_codel_classify() (the harness stands for its no-filter fast path).
+awk '
+/^struct fq_codel_flow \{/ { on = 1 }
+on && /^static unsigned int fq_codel_classify\(/ { skip = 1 }
+on && !skip { print }
+on && /^static struct sk_buff \*fq_codel_dequeue\(/ { last = 1 }
+/^\}/ { if (skip) skip = 0; else if (last) exit }
+' "$dir/$k/net/sched/sch_fq_codel.c" >"$dir/k/fq_codel_core.c"
+if grep -q '^static struct sk_buff \*fq_codel_dequeue(' "$dir/k/fq_codel_core.c" &&
+	gcc -O2 -std=gnu11 -Wall -Wno-unused-function -D__KERNEL__ -I "$TOP/tests/kdiff/shim" \
+		-I "$dir/k" -I "$TOP/include" "$TOP/tests/kdiff/fq_codel-diff.c" "$lib" \
+		-o "$dir/fq_codel-diff" 2>"$dir/cc.err"; then
+	pass "the kernel's fq_codel paths compile beside libdebloat"
+	run "$dir/fq_codel-diff" "$traces"
+	echo "$OUT" | grep -E '^(info|FAIL) ' || true
+	assert_status "fq_codel: $traces traces, every decision as Linux $version" 0
+else
+	fail "the kernel's fq_codel paths do not compile: $(head -c 600 "$dir/cc.err")"
+fi
 
 # pfifo_fast's bands on the kernel's ptr_ring: 64-byte cache lines give this machine's
 # batch of 16; 128 gives 32, a 32-bit ARM board's (two lines of 4-byte pointers).

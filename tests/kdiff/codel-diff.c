@@ -162,7 +162,10 @@ static int trace(uint64_t seed, bool wide, bool keep, char *why, size_t whylen)
 				uint32_t len = 64 + next_random() % 1451;
 				uint8_t tos = (uint8_t)(next_random() & 3);
 
-				skbs[npkts] = (struct sk_buff){len, kdiff_now_ns, tos, npkts};
+				skbs[npkts] = (struct sk_buff){.len = len,
+							       .enqueue_ns = kdiff_now_ns,
+							       .tos = tos,
+							       .id = npkts};
 				ids[npkts] = npkts;
 				pkts[npkts] = (struct db_pkt){.data = &ids[npkts],
 							      .enqueue_ns = kdiff_now_ns,
@@ -177,8 +180,8 @@ static int trace(uint64_t seed, bool wide, bool keep, char *why, size_t whylen)
 			continue;
 		}
 		kq.ndropped = oq.ndropped = 0;
-		struct sk_buff *ks_out = codel_dequeue(NULL, &kbacklog, &kp, &kv, &ks, k_len,
-						       k_time, k_drop, k_dequeue);
+		struct sk_buff *ks_out =
+		    codel_dequeue(NULL, &kbacklog, &kp, &kv, &ks, k_len, k_time, k_drop, k_dequeue);
 		struct db_pkt *o_out =
 		    db_codel_dequeue(&op, &ov, &os, &oq.backlog, kdiff_now_ns, &queue);
 		int kid = ks_out ? ks_out->id : -1, oid = o_out ? *(int *)o_out->data : -1;
@@ -196,8 +199,8 @@ static int trace(uint64_t seed, bool wide, bool keep, char *why, size_t whylen)
 				 "dropping %d first_above %u drop_next %u inv %u; ours %d %d %u %d "
 				 "%u %u %u",
 				 (unsigned long long)seed, ev, kid, kq.ndropped, kv.count,
-				 kv.dropping, kv.first_above_time, kv.drop_next, kv.rec_inv_sqrt, oid,
-				 oq.ndropped, ov.count, ov.dropping, ov.first_above_time,
+				 kv.dropping, kv.first_above_time, kv.drop_next, kv.rec_inv_sqrt,
+				 oid, oq.ndropped, ov.count, ov.dropping, ov.first_above_time,
 				 ov.drop_next, ov.rec_inv_sqrt);
 			return ev;
 		}
@@ -230,8 +233,9 @@ int main(int argc, char **argv)
 			}
 		if (modes[m].must_match) {
 			if (differ) {
-				printf("FAIL %s: %d of %d traces differ from the kernel; first: %s\n",
-				       modes[m].name, differ, traces, first);
+				printf(
+				    "FAIL %s: %d of %d traces differ from the kernel; first: %s\n",
+				    modes[m].name, differ, traces, first);
 				failed++;
 			} else {
 				printf("ok   %s: %d traces of %d events, every decision and state "

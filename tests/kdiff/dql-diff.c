@@ -119,9 +119,11 @@ static int trace(uint64_t seed, char *why, size_t whylen)
 		switch (r % 16) {
 		case 0:
 			if (!reset_both(&k, &o)) {
-				snprintf(why, whylen, "seed %llu event %d: after the reset, kernel "
-					 "adj_limit %u limit %u, ours %u %u", (unsigned long long)seed,
-					 ev, k.adj_limit, k.limit, o.adj_limit, o.limit);
+				snprintf(why, whylen,
+					 "seed %llu event %d: after the reset, kernel "
+					 "adj_limit %u limit %u, ours %u %u",
+					 (unsigned long long)seed, ev, k.adj_limit, k.limit,
+					 o.adj_limit, o.limit);
 				return ev;
 			}
 			break;
@@ -140,9 +142,9 @@ static int trace(uint64_t seed, char *why, size_t whylen)
 			snprintf(why, whylen,
 				 "seed %llu event %d: kernel limit %u avail %d slack %u start %lu; "
 				 "ours limit %u avail %d slack %u start %llu",
-				 (unsigned long long)seed, ev, k.limit, dql_avail(&k), k.lowest_slack,
-				 k.slack_start_time, o.limit, db_dql_avail(&o), o.lowest_slack,
-				 (unsigned long long)o.slack_start_ns);
+				 (unsigned long long)seed, ev, k.limit, dql_avail(&k),
+				 k.lowest_slack, k.slack_start_time, o.limit, db_dql_avail(&o),
+				 o.lowest_slack, (unsigned long long)o.slack_start_ns);
 			return ev;
 		}
 	}

@@ -78,8 +78,8 @@ static int trace(uint64_t seed, int batch, char *why, size_t whylen)
 				int id = npkts++, kok, ook;
 
 				ids[id] = id;
-				pkts[id] = (struct db_pkt){.data = &ids[id], .len = 100, .segs = 1,
-							   .tos = band_tos[b]};
+				pkts[id] = (struct db_pkt){
+				    .data = &ids[id], .len = 100, .segs = 1, .tos = band_tos[b]};
 				kok = __ptr_ring_produce(&ring[b], &pkts[id]) == 0;
 				dropped_id = -1;
 				ook = db_pfifo_fast_enqueue(&q, &pkts[id], 0) == DB_ENQ_QUEUED;
@@ -101,11 +101,12 @@ static int trace(uint64_t seed, int batch, char *why, size_t whylen)
 			if ((uint32_t)len[b] != q.band[b].pkts)
 				ret = ev;
 		if (ret)
-			snprintf(why, whylen,
-				 "seed %llu (txqueuelen %u, batch %d) event %d: kernel bands %d %d %d, "
-				 "ours %u %u %u",
-				 (unsigned long long)seed, txqueuelen, batch, ev, len[0], len[1], len[2],
-				 q.band[0].pkts, q.band[1].pkts, q.band[2].pkts);
+			snprintf(
+			    why, whylen,
+			    "seed %llu (txqueuelen %u, batch %d) event %d: kernel bands %d %d %d, "
+			    "ours %u %u %u",
+			    (unsigned long long)seed, txqueuelen, batch, ev, len[0], len[1], len[2],
+			    q.band[0].pkts, q.band[1].pkts, q.band[2].pkts);
 	}
 	for (int b = 0; b < 3; b++)
 		ptr_ring_cleanup(&ring[b], NULL);

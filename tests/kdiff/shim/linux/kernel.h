@@ -5,9 +5,9 @@
 #include <linux/types.h>
 #include <stdio.h>
 #include <stdlib.h>
-#define max(a, b) ((a) > (b) ? (a) : (b))
-#define min(a, b) ((a) < (b) ? (a) : (b))
-#define clamp(v, lo, hi) min(max(v, lo), hi)
+#define max(a, b)	  ((a) > (b) ? (a) : (b))
+#define min(a, b)	  ((a) < (b) ? (a) : (b))
+#define clamp(v, lo, hi)  min(max(v, lo), hi)
 #define max_t(type, a, b) ((type)(a) > (type)(b) ? (type)(a) : (type)(b))
 #define BUG_ON(c)                                                                                  \
 	do {                                                                                       \
@@ -17,7 +17,7 @@
 		}                                                                                  \
 	} while (0)
 #define WARN_ON_ONCE(c) (!!(c))
-#define barrier() __asm__ __volatile__("" ::: "memory")
-#define smp_wmb() barrier()
-#define smp_rmb() barrier()
+#define barrier()	__asm__ __volatile__("" ::: "memory")
+#define smp_wmb()	barrier()
+#define smp_rmb()	barrier()
 #endif

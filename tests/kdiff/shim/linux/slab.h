@@ -4,10 +4,10 @@
 #define KDIFF_SHIM_SLAB_H
 #include <linux/kernel.h>
 typedef unsigned int gfp_t;
-#define GFP_KERNEL 0u
+#define GFP_KERNEL	 0u
 #define KMALLOC_MAX_SIZE (1UL << 30)
-#define __GFP_ZERO 1u
-#define alloc_hooks(x) (x)
+#define __GFP_ZERO	 1u
+#define alloc_hooks(x)	 (x)
 static inline void *kvmalloc_array_noprof(size_t n, size_t size, gfp_t gfp)
 {
 	(void)gfp;

@@ -28,12 +28,12 @@ typedef int64_t s64;
 		(n) /= (base);                                                                     \
 		rem_;                                                                              \
 	})
-#define likely(x) __builtin_expect(!!(x), 1)
+#define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 /* the kernel's typecheck() is a compile-time check that evaluates to 1 */
 #define typecheck(type, x) (1)
-#define READ_ONCE(x) (x)
-#define WRITE_ONCE(x, v) ((x) = (v))
+#define READ_ONCE(x)	   (x)
+#define WRITE_ONCE(x, v)   ((x) = (v))
 
 /* (val * ep_ro) >> 32: scale a 32-bit value into [0, ep_ro) */
 static inline u32 reciprocal_scale(u32 val, u32 ep_ro)
