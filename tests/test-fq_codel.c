@@ -853,3 +853,34 @@ TEST(overload_drops_raise_the_flows_codel_count)
 	CHECK_EQ(q.flows[db_fq_codel_bucket(&q, hashes[A])].cvars.count, 5);
 	db_fq_codel_destroy(&q);
 }
+
+/*
+ * The kernel quirk kept (fq_codel.h): a flow whose CoDel never dropped has rec_inv_sqrt
+ * 0; overload drops raise its count, so its first episode resumes from that count, the
+ * Newton step keeps 0, and drop_next stays where the episode began.
+ */
+TEST(a_fresh_flow_bumped_by_overload_keeps_rec_inv_sqrt_zero_as_linux)
+{
+	struct db_fq_codel_params p;
+	struct db_fq_codel q;
+	struct db_fq_codel_flow *flow;
+
+	db_fq_codel_defaults(&p);
+	p.limit = 4;
+	p.codel.ecn = false;
+	setup(&q, &p, 1);
+	for (int i = 0; i < 5; i++) /* the fifth is over the limit: 3 go, count 3 */
+		enq(&q, i, A, 1514, 0);
+	flow = &q.flows[db_fq_codel_bucket(&q, hashes[A])];
+	REQUIRE_EQ(flow->cvars.count, 3);
+	REQUIRE_EQ(flow->cvars.rec_inv_sqrt, 0);
+	for (int i = 5; i < 7; i++)
+		CHECK_EQ(enq(&q, i, A, 1514, 0), DB_ENQ_QUEUED);
+	CHECK(deq(&q, 10 * MS) != NULL); /* above target: first_above_time set */
+	deq(&q, 120 * MS);		  /* a whole interval above: the episode begins */
+	CHECK(flow->cvars.dropping);
+	CHECK_EQ(flow->cvars.count, 3);
+	CHECK_EQ(flow->cvars.rec_inv_sqrt, 0);
+	CHECK_EQ(flow->cvars.drop_next, db_codel_time(120 * MS));
+	db_fq_codel_destroy(&q);
+}
