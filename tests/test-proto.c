@@ -417,3 +417,30 @@ TEST(key_file)
 	unlink(path);
 	CHECK_EQ(proto_key_read("/nonexistent/key", key, sizeof(key), &len), -ENOENT);
 }
+
+/* A hostile grant (a 1 us probe interval, a longer test, a 1 ms report step, a probe of
+ * 2 bytes or 60 KB) is held to what was asked and to sane bounds; a sane one is kept. */
+TEST(welcome_clamp_holds_a_hostile_grant_to_what_was_asked)
+{
+	struct proto_hello h = {.duration_ms = 7000, .interval_us = 200000, .probe_len = 66,
+				.step_ms = 200};
+	struct proto_welcome w = {.duration_ms = 7000, .interval_us = 1, .probe_len = 2,
+				  .step_ms = 1};
+	struct proto_welcome sane = {.duration_ms = 5000, .interval_us = 500000, .probe_len = 66,
+				     .step_ms = 200};
+
+	CHECK_EQ(proto_welcome_clamp(&w, &h), 3);
+	CHECK_EQ(w.interval_us, 200000);
+	CHECK_EQ(w.probe_len, 66);
+	CHECK_EQ(w.step_ms, PROTO_GRANT_MIN_STEP_MS);
+	w.duration_ms = 3600000;
+	w.probe_len = 60000;
+	w.interval_us = 3000000000u;
+	CHECK_EQ(proto_welcome_clamp(&w, &h), 3);
+	CHECK_EQ(w.duration_ms, 7000);
+	CHECK_EQ(w.probe_len, PROTO_GRANT_MAX_PROBE_LEN);
+	CHECK_EQ(w.interval_us, PROTO_GRANT_MAX_INTERVAL_US);
+	CHECK_EQ(proto_welcome_clamp(&sane, &h), 0);
+	CHECK_EQ(sane.interval_us, 500000);
+	CHECK_EQ(sane.duration_ms, 5000);
+}

@@ -382,6 +382,9 @@ static int handshake(struct engine *e)
 		     m.type == PROTO_WELCOME ? "a WELCOME that fails our key" : "something else");
 		return -EPROTO;
 	}
+	if (proto_welcome_clamp(&m.u.welcome, &want))
+		note(e->notes, "the server granted more than was asked or than is sane; "
+			       "held to what was asked");
 	memcpy(e->token, m.u.welcome.token, PROTO_TOKEN_LEN);
 	e->duration_ms = m.u.welcome.duration_ms;
 	e->interval_us = m.u.welcome.interval_us ? m.u.welcome.interval_us : want.interval_us;

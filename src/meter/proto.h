@@ -173,6 +173,19 @@ struct proto_probe {
 #define PROTO_PROBE_KEYED 0x01
 #define PROTO_PROBE_LEN 50 /* encoded header length; a MAC adds PROTO_MAC_LEN */
 
+/* What a client accepts of a grant, whatever the server says (a hostile server granting
+ * a 1 us interval would have a client send a million probes a second): */
+#define PROTO_GRANT_MAX_INTERVAL_US 10000000u /* the interval: what was asked .. 10 s */
+#define PROTO_GRANT_MIN_STEP_MS 10u	     /* reports: every 10 ms .. 10 s */
+#define PROTO_GRANT_MAX_STEP_MS 10000u
+#define PROTO_GRANT_MAX_PROBE_LEN 1472u	     /* probe size: what was asked .. one frame */
+/*
+ * Clamp the grant w to what the hello h asked: never a shorter probe interval, a longer
+ * test or a smaller probe than asked, and within the bounds above. Returns how many
+ * fields it changed (0: the grant was sane).
+ */
+int proto_welcome_clamp(struct proto_welcome *w, const struct proto_hello *h);
+
 int proto_probe_encode(const struct proto_probe *p, uint8_t *buf, size_t len);
 /* -EBADMSG for a short datagram or a wrong magic; the padding is ignored. */
 int proto_probe_decode(const uint8_t *buf, size_t len, struct proto_probe *p);
