@@ -229,6 +229,13 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 		return cli_usage_error(cmd, usage_for(cmd),
 				       "the step (%g s) is longer than the load (%g s)",
 				       a->o.step_s, a->o.length_s);
+	/* before anything starts: a run that cannot set it fails its flows midway */
+	if (a->o.cc && (c = engine_cc_check(a->o.cc)) < 0)
+		return cli_usage_error(cmd, usage_for(cmd),
+				       "this host cannot use congestion control \"%s\": %s "
+				       "(see sysctl net.ipv4.tcp_available_congestion_control)",
+				       a->o.cc,
+				       c == -ENOENT ? "no such algorithm" : strerror(-c));
 	return -1;
 bad_value:
 	return cli_usage_error(cmd, usage_for(cmd), "bad %s \"%s\": want %s", opt_what(c), optarg,

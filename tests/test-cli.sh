@@ -106,4 +106,12 @@ for args in "test ping 127.0.0.1 --label" "test ping 127.0.0.1 --port" "bql --in
 		"option \"$opt\" needs a value"
 done
 
+# An unknown congestion control is refused before anything starts (no connection tried).
+rc=0
+"$DEBLOAT" test ping 127.0.0.1 --cc nosuchcc >/dev/null 2>"$TMPDIR_CLI_ERR" || rc=$?
+assert_eq "test --cc nosuchcc: a usage error" "2" "$rc"
+assert_contains "test --cc nosuchcc: names it" "$(cat "$TMPDIR_CLI_ERR")" \
+	'cannot use congestion control "nosuchcc"'
+assert_not_contains "test --cc nosuchcc: before connecting" "$(cat "$TMPDIR_CLI_ERR")" "connect"
+
 finish
