@@ -16,7 +16,7 @@
 struct printer {
 	FILE *out;
 	enum print_mode mode;
-	int err; /* the first error; later calls still run but change nothing */
+	int err;      /* the first error; later calls still run but change nothing */
 	bool compact; /* JSON on one line */
 
 	/* JSON: the open containers; stack[0] is the document's root object. */
@@ -361,13 +361,41 @@ void print_int(struct printer *p, const char *key, int64_t v, unsigned unit_flag
 	text_item(p, key, unit, unit_flags, buf);
 }
 
+char *print_escape(char *out, size_t len, const char *s)
+{
+	size_t o = 0;
+
+	if (!len)
+		return out;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char esc[5];
+		size_t n;
+
+		if (c < 0x20 || c == 0x7f)
+			n = (size_t)snprintf(esc, sizeof(esc), "\\x%02x", c);
+		else if (c == '\\')
+			n = (size_t)snprintf(esc, sizeof(esc), "\\\\");
+		else
+			esc[0] = (char)c, esc[1] = '\0', n = 1;
+		if (o + n >= len)
+			break;
+		memcpy(out + o, esc, n);
+		o += n;
+	}
+	out[o] = '\0';
+	return out;
+}
+
 void print_str(struct printer *p, const char *key, const char *s, unsigned flags)
 {
+	char safe[1024];
+
 	if (p->mode == PRINT_MODE_JSON) {
 		json_add(p, key, s ? json_new_string(s) : NULL, !s);
 		return;
 	}
-	text_item(p, key, UNIT_NONE, flags, s ? s : "unknown");
+	text_item(p, key, UNIT_NONE, flags, s ? print_escape(safe, sizeof(safe), s) : "unknown");
 }
 
 void print_bool(struct printer *p, const char *key, bool b, unsigned flags)
@@ -418,12 +446,12 @@ void print_value(struct printer *p, const struct value *v, unsigned flags)
 	}
 }
 
-void print_double(struct printer *p, const char *key, double v, int decimals,
-		  unsigned unit_flags)
+void print_double(struct printer *p, const char *key, double v, int decimals, unsigned unit_flags)
 {
 	static const char *const unit_name[] = {
-	    [UNIT_NS] = " ns", [UNIT_US] = " us", [UNIT_MS] = " ms", [UNIT_MBPS] = " Mbit/s",
-	    [UNIT_BPS] = " bit/s", [UNIT_BYTES] = " bytes", [UNIT_PACKETS] = " packets"};
+	    [UNIT_NS] = " ns",		[UNIT_US] = " us",     [UNIT_MS] = " ms",
+	    [UNIT_MBPS] = " Mbit/s",	[UNIT_BPS] = " bit/s", [UNIT_BYTES] = " bytes",
+	    [UNIT_PACKETS] = " packets"};
 	enum unit unit = (enum unit)(unit_flags & UNIT_MASK);
 	const char *name = unit < sizeof(unit_name) / sizeof(*unit_name) ? unit_name[unit] : NULL;
 	char buf[64];
@@ -436,7 +464,10 @@ void print_double(struct printer *p, const char *key, double v, int decimals,
 		return;
 	}
 	if (isfinite(v))
-		snprintf(buf, sizeof(buf), "%.*f%s", decimals < 0 ? 0 : decimals > 9 ? 9 : decimals,
+		snprintf(buf, sizeof(buf), "%.*f%s",
+			 decimals < 0	? 0
+			 : decimals > 9 ? 9
+					: decimals,
 			 v, name ? name : "");
 	else
 		snprintf(buf, sizeof(buf), "n/a");

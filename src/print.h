@@ -56,6 +56,8 @@ void print_close(struct printer *p);
 
 void print_uint(struct printer *p, const char *key, uint64_t v, unsigned unit_flags);
 void print_int(struct printer *p, const char *key, int64_t v, unsigned unit_flags);
+/* In text, control characters of s come out escaped (print_escape): s may come from the
+ * network or a file. */
 void print_str(struct printer *p, const char *key, const char *s, unsigned flags);
 void print_bool(struct printer *p, const char *key, bool b, unsigned flags);
 /* JSON null; text shows `text` ("unknown") in place of a value. */
@@ -69,6 +71,13 @@ void print_value(struct printer *p, const struct value *v, unsigned flags);
  */
 void print_double(struct printer *p, const char *key, double v, int decimals,
 		  unsigned unit_flags);
+
+/*
+ * Text from the network or a file made safe for a terminal: control characters (C0,
+ * DEL) become \xHH, and a backslash \\, so nothing it holds can move the cursor,
+ * clear the screen or hide itself. Truncated to len - 1 bytes; returns out.
+ */
+char *print_escape(char *out, size_t len, const char *s);
 
 void print_text(struct printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void print_nl(struct printer *p);

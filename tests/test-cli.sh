@@ -114,4 +114,13 @@ assert_contains "test --cc nosuchcc: names it" "$(cat "$TMPDIR_CLI_ERR")" \
 	'cannot use congestion control "nosuchcc"'
 assert_not_contains "test --cc nosuchcc: before connecting" "$(cat "$TMPDIR_CLI_ERR")" "connect"
 
+# A label from a file reaches the terminal escaped: no control character comes out.
+if command -v jq >/dev/null; then
+	jq '.label = "x\u001b[2Jy"' "$TOP/tests/fixtures/runs/bloated.json" >"$TMPDIR_CLI_ERR.json"
+	out=$("$DEBLOAT" compare "$TMPDIR_CLI_ERR.json" | od -An -c)
+	assert_not_contains "compare prints a label's ESC escaped" "$out" '033'
+	assert_contains "as \\x1b" "$("$DEBLOAT" compare "$TMPDIR_CLI_ERR.json")" 'x\x1b[2Jy'
+	rm -f "$TMPDIR_CLI_ERR.json"
+fi
+
 finish

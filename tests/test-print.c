@@ -203,3 +203,35 @@ TEST(doubles_are_numbers_in_json_and_rounded_in_text)
 	CHECK_STR(c.buf, "{\"latency_ms\":12.345,\"step_s\":0.2,\"rpm\":null}\n");
 	free(c.buf);
 }
+
+/* Text from the network or a file cannot drive the terminal: control bytes are escaped. */
+TEST(escape_control_characters_and_backslash)
+{
+	char out[64];
+
+	CHECK_STR(print_escape(out, sizeof(out), "ok"), "ok");
+	CHECK_STR(print_escape(out, sizeof(out), "\x1b[2Jcleared\r\n"), "\\x1b[2Jcleared\\x0d\\x0a");
+	CHECK_STR(print_escape(out, sizeof(out), "a\\b\x7f"), "a\\\\b\\x7f");
+	CHECK_STR(print_escape(out, 6, "\x01\x02"), "\\x01"); /* never half an escape */
+	CHECK_STR(print_escape(out, sizeof(out), "caf\xc3\xa9"), "caf\xc3\xa9"); /* UTF-8 kept */
+}
+
+TEST(print_str_escapes_in_text_and_keeps_json_exact)
+{
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+
+	REQUIRE(p);
+	print_str(p, "cc", "evil\x1b]0;title\x07", 0);
+	REQUIRE_EQ(stop(&c, p), 0);
+	CHECK(!strchr(c.buf, 0x1b) && !strchr(c.buf, 0x07));
+	CHECK(strstr(c.buf, "evil\\x1b]0;title\\x07") != NULL);
+	free(c.buf);
+
+	p = start(&c, PRINT_MODE_JSON);
+	REQUIRE(p);
+	print_str(p, "cc", "evil\x1b", 0);
+	REQUIRE_EQ(stop(&c, p), 0);
+	CHECK(strstr(c.buf, "evil\\u001b") != NULL); /* JSON's own escape, value intact */
+	free(c.buf);
+}

@@ -28,6 +28,7 @@
 #include "meter/loop.h"
 #include "meter/probe.h"
 #include "meter/proto.h"
+#include "print.h"
 
 #define SETUP_TIMEOUT_MS 5000
 /* One send()/recv() of bulk data, as the server's. Uploads cost about a fifth less CPU
@@ -338,7 +339,7 @@ static int handshake(struct engine *e)
 	struct proto_msg m = {.type = PROTO_HELLO};
 	struct proto_hello *h = &m.u.hello, want;
 	uint8_t buf[PROTO_FRAME_HDR + PROTO_MAX_BODY];
-	char host[NI_MAXHOST] = "?";
+	char host[NI_MAXHOST] = "?", etext[4 * sizeof(m.u.error.text)];
 	int n, r, soerr = 0;
 	socklen_t sl = sizeof(soerr);
 
@@ -385,7 +386,8 @@ static int handshake(struct engine *e)
 	}
 	if (m.type == PROTO_ERROR) {
 		fail(e, -ECONNREFUSED, "the server at %s %s: %s", e->o->host,
-		     server_error(m.u.error.code), m.u.error.text);
+		     server_error(m.u.error.code),
+		     print_escape(etext, sizeof(etext), m.u.error.text));
 		return -ECONNREFUSED;
 	}
 	if (m.type != PROTO_WELCOME ||
@@ -646,6 +648,7 @@ static void flow_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	static uint8_t sink[BULK_CHUNK];
 	struct flow_state *f = ctx;
 	struct engine *e = f->e;
+	char etext[4 * 128]; /* a proto_errmsg text, escaped */
 	ssize_t n;
 
 	(void)l;
@@ -709,7 +712,8 @@ broken:
 		/* A flow the server refused: it said why before closing. */
 		if (proto_decode(f->head, (size_t)f->bytes, &m) > 0 && m.type == PROTO_ERROR)
 			fail(e, -ECONNREFUSED, "the server refused flow %s: it %s: %s",
-			     f->spec->name, server_error(m.u.error.code), m.u.error.text);
+			     f->spec->name, server_error(m.u.error.code),
+			     print_escape(etext, sizeof(etext), m.u.error.text));
 	}
 	if (e->phase == PHASE_LOAD)
 		fail(e, n == 0 ? -ECONNRESET : -errno, "the server ended flow %s after %.1f s: %s",
@@ -783,6 +787,7 @@ static void on_control(struct loop *l, int fd, uint32_t events, void *ctx)
 {
 	struct engine *e = ctx;
 	struct proto_msg m;
+	char etext[4 * sizeof(m.u.error.text)];
 	int r;
 
 	(void)l, (void)fd, (void)events;
@@ -797,7 +802,7 @@ static void on_control(struct loop *l, int fd, uint32_t events, void *ctx)
 			return;
 		} else if (m.type == PROTO_ERROR) {
 			fail(e, -ECONNABORTED, "the server ended the test after %.1f s: %s",
-			     elapsed_s(e), m.u.error.text);
+			     elapsed_s(e), print_escape(etext, sizeof(etext), m.u.error.text));
 			return;
 		}
 	}

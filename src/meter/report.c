@@ -220,15 +220,15 @@ static void text_direction(struct printer *p, const char *label, enum series_kin
 
 static void text_document(struct printer *p, const struct test_result *r, const struct summary *s)
 {
-	char b[4][24];
+	char b[4][24], safe[4 * sizeof(r->label)];
 
 	print_text(p, "%s to %s (IPv%d): load %s s, idle %s s before and after, step %s s", r->test,
 		   r->host, r->ip_version, num(b[0], 24, r->length_s, 1),
 		   num(b[1], 24, r->delay_s, 1), num(b[2], 24, r->step_s, 2));
 	if (r->label[0])
-		print_text(p, ", label \"%s\"", r->label);
+		print_text(p, ", label \"%s\"", print_escape(safe, sizeof(safe), r->label));
 	if (r->cc[0])
-		print_text(p, ", cc %s", r->cc);
+		print_text(p, ", cc %s", print_escape(safe, sizeof(safe), r->cc));
 	print_nl(p);
 	print_nl(p);
 

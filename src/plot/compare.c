@@ -124,8 +124,8 @@ static void compare_text(struct printer *p, const struct run *runs, const char *
 		if ((int)strlen(runs[i].name) > w)
 			w = (int)strlen(runs[i].name) > 40 ? 40 : (int)strlen(runs[i].name);
 	}
-	for (size_t i = 0; i < nruns; i++)
-		snprintf(cells[i], sizeof(cells[i]), "%.40s", runs[i].name);
+	for (size_t i = 0; i < nruns; i++) /* a label from a file: no control characters */
+		print_escape(cells[i], 41 < sizeof(cells[i]) ? 41 : sizeof(cells[i]), runs[i].name);
 	text_row(p, "", ptr, nruns, w);
 	for (size_t i = 0; i < nruns; i++) {
 		const char *base = strrchr(files[i], '/');
