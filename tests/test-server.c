@@ -945,3 +945,118 @@ TEST(late_loop_reports_overloaded)
 	close(a);
 	stop(&r);
 }
+
+/* A control connection from source address src with a WELCOME in *w; -1 otherwise. */
+static int open_test_from(const char *src, uint16_t port, const struct proto_msg *hello,
+			  struct proto_msg *w)
+{
+	int fd = client_socket(SOCK_STREAM, src, port);
+
+	if (fd < 0)
+		return -1;
+	if (send_msg(fd, hello) < 0 || recv_msg(fd, w) < 0 || w->type != PROTO_WELCOME) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* One address holding all it may cannot keep a second address from testing. */
+TEST(one_address_cannot_hold_every_test_slot)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 0), m;
+	int held[2], x, other;
+
+	test_config(&c, &r);
+	c.bind = "0.0.0.0";
+	c.max_clients = 3;
+	c.max_tests_per_addr = 2;
+	REQUIRE_EQ(start(&r, &c), 0);
+	for (int i = 0; i < 2; i++) {
+		held[i] = open_test_from("127.0.0.1", server_port(r.s), &h, &m);
+		CHECK(held[i] >= 0);
+	}
+	x = client_socket(SOCK_STREAM, "127.0.0.1", server_port(r.s));
+	CHECK(send_msg(x, &h) == 0 && recv_msg(x, &m) == 0);
+	CHECK_EQ(m.type, PROTO_ERROR);
+	CHECK_EQ(m.u.error.code, PROTO_ERR_BUSY);
+	CHECK(strstr(m.u.error.text, "address") != NULL);
+	close(x);
+	other = open_test_from("127.0.0.2", server_port(r.s), &h, &m);
+	CHECK(other >= 0);
+	if (other >= 0)
+		close(other);
+	for (int i = 0; i < 2; i++)
+		if (held[i] >= 0)
+			close(held[i]);
+	stop(&r);
+}
+
+/* One address reconnecting cannot fill the pending table: its oldest make way. */
+TEST(one_address_cannot_fill_the_pending_table)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 0), m;
+	int idle[12], other;
+	char byte;
+
+	test_config(&c, &r);
+	c.bind = "0.0.0.0";
+	c.max_pending = 8;
+	c.max_pending_per_addr = 4;
+	c.hello_timeout_ms = 20000;
+	REQUIRE_EQ(start(&r, &c), 0);
+	for (int i = 0; i < 12; i++) {
+		idle[i] = client_socket(SOCK_STREAM, "127.0.0.1", server_port(r.s));
+		CHECK(idle[i] >= 0);
+		msleep(20);
+	}
+	msleep(100);
+	/* the oldest eight were evicted, the newest four are still pending */
+	CHECK_EQ(recv(idle[0], &byte, 1, 0), 0);
+	CHECK_EQ(recv(idle[7], &byte, 1, 0), 0);
+	set_timeout(idle[11], 200);
+	CHECK_EQ(recv(idle[11], &byte, 1, 0), -1);
+	other = open_test_from("127.0.0.2", server_port(r.s), &h, &m);
+	CHECK(other >= 0);
+	if (other >= 0)
+		close(other);
+	for (int i = 0; i < 12; i++)
+		if (idle[i] >= 0)
+			close(idle[i]);
+	stop(&r);
+}
+
+/* Probes the rate limit drops do not keep a test alive: only answered ones do. */
+TEST(dropped_probes_do_not_keep_a_test_alive)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 2000000), m; /* a probe every 2 s */
+	int fd, udp;
+	uint64_t t0;
+
+	test_config(&c, &r);
+	c.idle_ms = 600;
+	REQUIRE_EQ(start(&r, &c), 0);
+	fd = open_test(server_port(r.s), &h, &m);
+	REQUIRE(fd >= 0);
+	udp = client_socket(SOCK_DGRAM, NULL, server_port(r.s));
+	REQUIRE(udp >= 0);
+	t0 = now_ms();
+	/* the burst of 5 is answered, then every probe is over the rate and dropped */
+	for (uint32_t seq = 0; now_ms() - t0 < 1500 && r.ended == 0; seq++) {
+		probe(udp, server_port(r.s), m.u.welcome.token, seq, PROTO_PROBE_LEN, 0, NULL);
+		msleep(50);
+	}
+	/* it ended while the dropped probes still came (they stopped at 1.5 s) */
+	CHECK_EQ(r.ended, 1);
+	CHECK(now_ms() - t0 < 1400);
+	CHECK_STR(r.last.reason, "idle");
+	close(udp);
+	close(fd);
+	stop(&r);
+}

@@ -107,6 +107,8 @@ void server_config_defaults(struct server_config *c)
 	    .port = PROTO_DEFAULT_PORT,
 	    .max_clients = 32,
 	    .max_pending = 256,
+	    .max_tests_per_addr = 4,
+	    .max_pending_per_addr = 16,
 	    .max_duration_ms = 180000,
 	    .min_interval_us = 10000,
 	    .max_probe_len = 1472,
@@ -358,6 +360,16 @@ static uint32_t clamp32(uint32_t v, uint32_t lo, uint32_t hi)
 }
 
 /* true when c became the test's control connection; else c may be gone. */
+/* Tests running for peer's address. A scan of max_clients slots, only at HELLO. */
+static unsigned tests_from(const struct server *s, const struct sockaddr_storage *peer)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < s->cfg.max_clients; i++)
+		n += s->tests[i] && same_addr(&s->tests[i]->addr, peer);
+	return n;
+}
+
 static bool on_hello(struct conn *c, const struct proto_hello *h)
 {
 	struct server *s = c->s;
@@ -377,6 +389,10 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 	}
 	if (h->nflows > PROTO_MAX_FLOWS) {
 		conn_error(c, PROTO_ERR_PARAMS, "too many flows (at most 32)");
+		return false;
+	}
+	if (tests_from(s, &c->peer) >= s->cfg.max_tests_per_addr) {
+		conn_error(c, PROTO_ERR_BUSY, "too many tests from your address");
 		return false;
 	}
 	for (slot = 0; slot < s->cfg.max_clients && s->tests[slot]; slot++)
@@ -624,6 +640,42 @@ static bool accept_shed(struct server *s)
 	return fd >= 0;
 }
 
+/*
+ * The oldest connection that has not said what it is yet, from peer's address (NULL:
+ * any), and how many there are from that address. A walk of the open connections,
+ * only when the pending table or an address's share of it is full.
+ */
+static struct conn *oldest_pending(const struct server *s, const struct sockaddr_storage *peer,
+				   unsigned *n)
+{
+	struct sockaddr_storage addr;
+	struct conn *oldest = NULL;
+
+	*n = 0;
+	if (peer)
+		normalize_addr(peer, &addr);
+	for (struct conn *c = s->conns; c; c = c->next) {
+		if (c->kind != CONN_NEW || (peer && !same_addr(&addr, &c->peer)))
+			continue;
+		(*n)++;
+		if (!oldest || c->since_ns <= oldest->since_ns)
+			oldest = c;
+	}
+	return oldest;
+}
+
+/* Room for one more pending connection from peer: evict the oldest in the way. */
+static void make_pending_room(struct server *s, const struct sockaddr_storage *peer)
+{
+	unsigned n;
+	struct conn *c = oldest_pending(s, peer, &n);
+
+	if (c && n >= s->cfg.max_pending_per_addr)
+		conn_close(c);
+	if (s->npending >= s->cfg.max_pending && (c = oldest_pending(s, NULL, &n)))
+		conn_close(c);
+}
+
 static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 {
 	struct server *s = ctx;
@@ -645,6 +697,7 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 		}
 		if (fd < 0)
 			return; /* EAGAIN, or the peer gave up (ECONNABORTED): try later */
+		make_pending_room(s, &peer);
 		if (s->npending >= s->cfg.max_pending || s->nconns >= max_conns ||
 		    !(c = calloc(1, sizeof(*c)))) {
 			close(fd);
@@ -746,11 +799,11 @@ static void probe_one(struct server *s, const uint8_t *buf, size_t len,
 		t->dropped++;
 		return;
 	}
-	t->active_ns = rx_ns;
 	if (!bucket_take(t, p.stream, rx_ns)) {
 		t->dropped++;
 		return;
 	}
+	t->active_ns = rx_ns; /* only a probe we answer keeps a test alive */
 	p.magic = PROTO_PROBE_MAGIC_REP;
 	p.flags = s->cfg.keylen ? PROTO_PROBE_KEYED : 0;
 	p.server_rx_ns = rx_ns;

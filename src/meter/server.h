@@ -65,6 +65,9 @@ struct server_config {
 	uint16_t port;	      /* 0: an ephemeral port (tests), see server_port() */
 	unsigned max_clients; /* tests at once */
 	unsigned max_pending; /* connections that have not sent HELLO/FLOW yet */
+	/* One address may hold at most this many tests and pending connections, so that it
+	 * cannot lock everyone else out; a full pending table evicts its oldest. */
+	unsigned max_tests_per_addr, max_pending_per_addr;
 	uint32_t max_duration_ms;
 	uint32_t min_interval_us;
 	uint16_t max_probe_len;
