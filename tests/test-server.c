@@ -1060,3 +1060,34 @@ TEST(dropped_probes_do_not_keep_a_test_alive)
 	close(fd);
 	stop(&r);
 }
+
+/* A client that stops reading a download has the flow closed, with what it had queued
+ * bounded, instead of pinning the flow's buffers for as long as its test lives. */
+TEST(a_download_nobody_reads_is_closed)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(1, 10000, 0), m;
+	static uint8_t buf[1 << 16];
+	uint64_t got = 0, until;
+	ssize_t n = 1;
+	int fd, down;
+
+	test_config(&c, &r);
+	c.flow_stall_ms = 500;
+	REQUIRE_EQ(start(&r, &c), 0);
+	fd = open_test(server_port(r.s), &h, &m);
+	REQUIRE(fd >= 0);
+	down = open_flow(server_port(r.s), m.u.welcome.token, 0, PROTO_DOWNLOAD, NULL);
+	REQUIRE(down >= 0);
+	msleep(2000); /* not reading: the server's sends stop making progress */
+	set_timeout(down, 500);
+	until = now_ms() + 3000;
+	while (now_ms() < until && (n = recv(down, buf, sizeof(buf), 0)) > 0)
+		got += (uint64_t)n;
+	CHECK(n <= 0 && now_ms() < until); /* EOF or reset: the flow is gone */
+	CHECK(got < (32u << 20));	    /* only what was queued when it stalled */
+	close(down);
+	close(fd);
+	stop(&r);
+}

@@ -57,7 +57,8 @@ struct conn {
 	int fd;
 	enum conn_kind kind;
 	struct sockaddr_storage peer;
-	uint64_t since_ns; /* accepted, or started closing */
+	uint64_t since_ns;    /* accepted, or started closing */
+	uint64_t progress_ns; /* a flow's last byte moved */
 	struct test *test;
 	uint8_t flow_id;
 	size_t inlen, outlen;
@@ -115,6 +116,7 @@ void server_config_defaults(struct server_config *c)
 	    .grace_ms = 5000,
 	    .idle_ms = 10000,
 	    .hello_timeout_ms = 3000,
+	    .flow_stall_ms = 5000,
 	};
 }
 
@@ -461,6 +463,10 @@ static int flow_setup(struct conn *c, uint8_t tos, const char *cc, bool sender)
 	    setsockopt(c->fd, IPPROTO_TCP, TCP_CONGESTION, cc,
 		       (socklen_t)strnlen(cc, PROTO_CC_LEN)) < 0)
 		return -errno;
+	/* Unsent bytes stay near one send's worth, not the whole autotuned buffer. */
+	v = BULK_LEN;
+	if (sender)
+		setsockopt(c->fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, sizeof(v));
 	return 0;
 }
 
@@ -492,7 +498,7 @@ static void on_flow(struct conn *c, const struct proto_flow *f, size_t rest)
 	c->test = t;
 	c->flow_id = f->flow_id;
 	t->flows[f->flow_id] = c;
-	t->active_ns = loop_now_ns();
+	t->active_ns = c->progress_ns = loop_now_ns();
 	if (c->kind == CONN_DOWNLOAD)
 		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLOUT);
 	else if (rest)
@@ -566,6 +572,7 @@ static void on_bulk_in(struct conn *c)
 			return;
 		if (n <= 0)
 			return conn_close(c);
+		c->progress_ns = loop_now_ns();
 		if (c->kind == CONN_UPLOAD)
 			upload_count(c, (size_t)n);
 		if ((size_t)n < BULK_LEN)
@@ -587,7 +594,7 @@ static void on_bulk_out(struct conn *c)
 	if (n <= 0)
 		return conn_close(c);
 	c->test->tx[c->flow_id] += (uint64_t)n;
-	c->test->active_ns = loop_now_ns();
+	c->test->active_ns = c->progress_ns = loop_now_ns();
 }
 
 static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
@@ -896,6 +903,9 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 			conn_close(c);
 		else if (c->kind == CONN_CLOSING && now - c->since_ns >= CLOSING_MS * NS_PER_MS)
 			conn_close(c);
+		else if ((c->kind == CONN_UPLOAD || c->kind == CONN_DOWNLOAD) &&
+			 now - c->progress_ns >= (uint64_t)s->cfg.flow_stall_ms * NS_PER_MS)
+			conn_close(c); /* stalled: its peer stopped reading or sending */
 	}
 	/* Re-arm the EMFILE reserve if a shed could not take it back. */
 	if (s->reserve_fd < 0)

@@ -74,6 +74,9 @@ struct server_config {
 	const uint8_t *key; /* keyed mode when keylen > 0 */
 	size_t keylen;
 	uint32_t grace_ms, idle_ms, hello_timeout_ms;
+	/* A flow that moves no byte for this long is closed (a client that stops reading
+	 * would otherwise pin the flow's send buffer while its probes keep the test alive). */
+	uint32_t flow_stall_ms;
 	void (*on_test_end)(void *ctx, const struct server_test_summary *t);
 	void *ctx;
 };
