@@ -505,19 +505,14 @@ out:
 
 int run_read_bytes(const char *path, size_t max, char **buf, size_t *len)
 {
-	unsigned char magic[2] = {0};
 	size_t cap = max < (1 << 16) ? max + 1 : 1 << 16, n = 0;
-	FILE *f = fopen(path, "rb");
+	/* "-" is standard input; a pipe (also /dev/stdin, <(...)) is read once, never rewound. */
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	char *b = NULL;
 	int ret = 0;
 
 	if (!f)
 		return -errno;
-	if (fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-		fclose(f);
-		return gz_read_file(path, max, (void **)buf, len);
-	}
-	rewind(f);
 	for (;;) {
 		char *nb;
 		size_t got;
@@ -544,7 +539,18 @@ int run_read_bytes(const char *path, size_t max, char **buf, size_t *len)
 			break;
 		}
 	}
-	fclose(f);
+	if (f != stdin)
+		fclose(f);
+	if (!ret && gz_is_gzip(b, n)) {
+		void *z = NULL;
+
+		ret = gz_inflate(b, n, max, &z, len);
+		free(b);
+		b = ret ? NULL : z;
+		if (!ret)
+			*buf = b;
+		return ret;
+	}
 	if (ret < 0) {
 		free(b);
 		return ret;

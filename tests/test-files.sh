@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# test-files.sh - what commands do with the files they are given, as a new user gives them:
+#
+#	-o onto a FIFO, a symlink, a character device (made here with mknod)
+#	                              -> written in place, each still what it was
+#	-o -                          -> standard output, no file named "-"
+#	a pipe as input (/dev/stdin, <(...), -)
+#	                              -> read like a file (no rewind on a pipe)
+# One writer serves every command that writes a file (src/outfile.c): plot and compare
+# (SVG), snapshot (JSON); test's -o and --flent use the same one.
+. "$(dirname "$0")/lib.sh"
+
+require_debloat
+require_cmd jq
+
+runs="$TOP/tests/fixtures/runs"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"; cleanup' EXIT
+
+# "$@" writes its output to -o TARGET; check TARGET is still what `stat -c %F` said.
+targets() {
+	local what=$1
+	shift
+	# A FIFO, with a reader, so that the writer can open it.
+	rm -f "$dir/fifo" "$dir/fifo.out"
+	mkfifo "$dir/fifo"
+	timeout 20 cat "$dir/fifo" >"$dir/fifo.out" &
+	local reader=$!
+	run timeout 20 "$@" -o "$dir/fifo"
+	wait "$reader" || true
+	assert_status "$what -o FIFO" 0
+	assert_eq "$what -o FIFO leaves a FIFO" fifo "$(stat -c %F "$dir/fifo")"
+	if [ -s "$dir/fifo.out" ]; then pass "$what -o FIFO: the reader got the output"; else fail "$what -o FIFO: the reader got nothing"; fi
+
+	# A symlink to a file: the link stays, its target gets the output.
+	rm -f "$dir/link" "$dir/target"
+	echo old >"$dir/target"
+	ln -s target "$dir/link"
+	run "$@" -o "$dir/link"
+	assert_status "$what -o symlink" 0
+	assert_eq "$what -o symlink leaves a symlink" "symbolic link" "$(stat -c %F "$dir/link")"
+	if [ "$(cat "$dir/target")" != old ] && [ -s "$dir/target" ]; then pass "$what -o symlink: its target has the output"; else fail "$what -o symlink: its target was not written"; fi
+
+	# A device node: /dev/null's numbers, in our own directory.
+	rm -f "$dir/null"
+	if mknod "$dir/null" c 1 3 2>/dev/null; then
+		run "$@" -o "$dir/null"
+		assert_status "$what -o device" 0
+		assert_eq "$what -o device leaves a character device" "character special file" "$(stat -c %F "$dir/null")"
+	else
+		echo "note: cannot mknod here (not root?): device node not tried"
+	fi
+
+	# -o - is standard output.
+	(cd "$dir" && run "$@" -o - && printf '%s' "$OUT" >"$dir/stdout.out"; echo "$RC" >"$dir/stdout.rc")
+	assert_eq "$what -o - exits 0" 0 "$(cat "$dir/stdout.rc")"
+	if [ -s "$dir/stdout.out" ]; then pass "$what -o - writes to standard output"; else fail "$what -o - wrote nothing to standard output"; fi
+	if [ -e "$dir/-" ]; then fail "$what -o - made a file named -"; rm -f "$dir/-"; else pass "$what -o - makes no file named -"; fi
+}
+
+targets plot "$DEBLOAT" plot "$runs/bloated.json"
+targets compare "$DEBLOAT" compare "$runs/bloated.json" "$runs/fixed.json"
+targets snapshot "$DEBLOAT" snapshot lo
+
+# Inputs from pipes.
+run bash -c "cat '$runs/bloated.json' | '$DEBLOAT' compare --json /dev/stdin '$runs/fixed.json'"
+assert_status "compare reads /dev/stdin from a pipe" 0
+run bash -c "cat '$runs/bloated.json' | '$DEBLOAT' compare --json - '$runs/fixed.json'"
+assert_status "compare reads - from a pipe" 0
+run bash -c "'$DEBLOAT' plot <(cat '$runs/bloated.json') -o '$dir/p.svg'"
+assert_status "plot reads <(cat r.json)" 0
+run bash -c "cat '$runs/bloated.flent.gz' | '$DEBLOAT' plot - -o '$dir/g.svg'"
+assert_status "plot reads a gzipped flent file from a pipe" 0
+
+finish
