@@ -6,6 +6,8 @@
 #	-o -                          -> standard output, no file named "-"
 #	a pipe as input (/dev/stdin, <(...), -)
 #	                              -> read like a file (no rewind on a pipe)
+#	a 17 kB .flent.gz of 6 million "{}", an 8 MiB snapshot of "{}"
+#	                              -> refused, saying why, in bounded memory (ulimit -v)
 # One writer serves every command that writes a file (src/outfile.c): plot and compare
 # (SVG), snapshot (JSON); test's -o and --flent use the same one.
 . "$(dirname "$0")/lib.sh"
@@ -71,5 +73,21 @@ run bash -c "'$DEBLOAT' plot <(cat '$runs/bloated.json') -o '$dir/p.svg'"
 assert_status "plot reads <(cat r.json)" 0
 run bash -c "cat '$runs/bloated.flent.gz' | '$DEBLOAT' plot - -o '$dir/g.svg'"
 assert_status "plot reads a gzipped flent file from a pipe" 0
+
+# JSON that is small on disk but huge once parsed, under a memory limit that parsing
+# it would break (json-c takes about 780 bytes per "{}"). ASan cannot run under
+# ulimit -v: the plain build only.
+if ldd "$DEBLOAT" 2>/dev/null | grep -q libasan; then
+	echo "note: sanitizer build: the memory-bound checks need the plain build"
+else
+	{ printf '{"x":['; (yes '{},' || true) | head -n 6000000 | tr -d '\n'; printf '{}]}'; } | gzip -9 >"$dir/bomb.flent.gz"
+	run bash -c "ulimit -v 600000; '$DEBLOAT' plot '$dir/bomb.flent.gz' -o '$dir/b.svg'"
+	assert_status "a gzip bomb of {} is refused" 1
+	assert_contains "the gzip bomb's refusal says why" "$ERR" "too many values"
+	{ printf '{"interfaces":['; (yes '{},' || true) | head -n 2796000 | tr -d '\n'; printf '{}]}'; } >"$dir/snap.json"
+	run bash -c "ulimit -v 600000; '$DEBLOAT' audit --from '$dir/snap.json'"
+	assert_status "an 8 MiB snapshot of {} is refused" 1
+	assert_contains "the snapshot's refusal says why" "$ERR" "too many values"
+fi
 
 finish
