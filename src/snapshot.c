@@ -833,8 +833,9 @@ static int read_iface(struct reader *rd, const struct jval *o, const char *path,
 	    (r = get_u32(rd, o, path, "txqueuelen", true, &ifc->txqueuelen)) < 0 ||
 	    (r = get_u32(rd, o, path, "tx_queues", true, &ifc->tx_queues)) < 0)
 		return r;
-	if (!ifc->name[0])
-		return fail(rd, -EINVAL, path, "\"name\" is empty");
+	if (iface_name_invalid(ifc->name))
+		return fail(rd, -EINVAL, path, "\"name\" is not an interface name: %s",
+			    iface_name_invalid(ifc->name));
 	r = get_int(rd, o, path, "ifindex", 1, INT32_MAX, &ifindex);
 	if (r < 0 && r != -ENOENT)
 		return r;

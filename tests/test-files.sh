@@ -8,6 +8,8 @@
 #	                              -> read like a file (no rewind on a pipe)
 #	a 17 kB .flent.gz of 6 million "{}", an 8 MiB snapshot of "{}"
 #	                              -> refused, saying why, in bounded memory (ulimit -v)
+#	a snapshot naming an interface "$(id>x)" (or "a/b", or 16 characters)
+#	                              -> refused, never printed in a command to run
 # One writer serves every command that writes a file (src/outfile.c): plot and compare
 # (SVG), snapshot (JSON); test's -o and --flent use the same one.
 . "$(dirname "$0")/lib.sh"
@@ -73,6 +75,18 @@ run bash -c "'$DEBLOAT' plot <(cat '$runs/bloated.json') -o '$dir/p.svg'"
 assert_status "plot reads <(cat r.json)" 0
 run bash -c "cat '$runs/bloated.flent.gz' | '$DEBLOAT' plot - -o '$dir/g.svg'"
 assert_status "plot reads a gzipped flent file from a pipe" 0
+
+# Interface names from a file go into commands a user runs as root.
+for name in '$(id>x)' 'a/b' 'eth0;reboot' 'abcdefghijklmnop' '..'; do
+	jq --arg n "$name" '.interfaces[0].name = $n' "$TOP/tests/fixtures/beaglebone-black.json" >"$dir/evil.json"
+	run "$DEBLOAT" audit --from "$dir/evil.json"
+	assert_status "audit --from refuses the interface name '$name'" 1
+	assert_contains "the refusal of '$name' says why" "$ERR" "interfaces[0]"
+	if [[ "$OUT" == *"$name"* ]]; then fail "'$name' was printed"; else pass "'$name' is not printed"; fi
+done
+jq '.interfaces[0].name = "v.1@x_y-z+1"' "$TOP/tests/fixtures/beaglebone-black.json" >"$dir/ok.json"
+run "$DEBLOAT" audit --from "$dir/ok.json"
+assert_contains "a name with . @ _ - + is read" "$OUT" "v.1@x_y-z+1"
 
 # JSON that is small on disk but huge once parsed, under a memory limit that parsing
 # it would break (json-c takes about 780 bytes per "{}"). ASan cannot run under
