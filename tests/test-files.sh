@@ -10,6 +10,7 @@
 #	                              -> refused, saying why, in bounded memory (ulimit -v)
 #	a snapshot naming an interface "$(id>x)" (or "a/b", or 16 characters)
 #	                              -> refused, never printed in a command to run
+#	undo with nothing to undo     -> creates no state directory, no lock file
 # One writer serves every command that writes a file (src/outfile.c): plot and compare
 # (SVG), snapshot (JSON); test's -o and --flent use the same one.
 . "$(dirname "$0")/lib.sh"
@@ -75,6 +76,15 @@ run bash -c "'$DEBLOAT' plot <(cat '$runs/bloated.json') -o '$dir/p.svg'"
 assert_status "plot reads <(cat r.json)" 0
 run bash -c "cat '$runs/bloated.flent.gz' | '$DEBLOAT' plot - -o '$dir/g.svg'"
 assert_status "plot reads a gzipped flent file from a pipe" 0
+
+# undo with nothing to undo leaves the machine's state directory as it was (absent).
+if [ "$(id -u)" = 0 ]; then
+	run "$DEBLOAT" undo --state-dir "$dir/state"
+	assert_status "undo with nothing to undo" 0
+	if [ -e "$dir/state" ]; then fail "undo with nothing to undo created $(find "$dir/state" | tr '\n' ' ')"; else pass "undo with nothing to undo creates no state directory or lock"; fi
+else
+	echo "note: not root: undo not tried"
+fi
 
 # Interface names from a file go into commands a user runs as root.
 for name in '$(id>x)' 'a/b' 'eth0;reboot' 'abcdefghijklmnop' '..'; do
