@@ -22,5 +22,11 @@ int gz_write_file(const char *path, const void *buf, size_t len);
 int gz_read_file(const char *path, size_t max_len, void **buf, size_t *len);
 int gz_inflate(const void *in, size_t in_len, size_t max_len, void **buf, size_t *len);
 bool gz_is_gzip(const void *buf, size_t len);
+/*
+ * A file that may be gzipped, told by its first bytes: inflated when it is, as it is when
+ * not, at most max bytes either way (-EFBIG beyond), NUL-terminated. "-" is standard
+ * input; pipes (/dev/stdin, <(...)) are read once, never rewound.
+ */
+int gz_read_any(const char *path, size_t max, char **buf, size_t *len);
 
 #endif

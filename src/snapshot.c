@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gz.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
 #include "snapshot.h"
@@ -1086,14 +1087,18 @@ int snapshot_read_file(const char *path, struct host *out, char *err, size_t err
 {
 	struct reader rd = {.err = err, .errlen = errlen};
 	struct json_error je = {0};
-	struct jval *doc = NULL;
+	char *buf = NULL;
+	size_t len = 0;
 	int r;
 
-	r = json_read_file(path, SNAPSHOT_MAX_BYTES, &doc, &je);
+	/* Gzipped or not, like result files (snapshot -o - | gzip works). */
+	r = gz_read_any(path, SNAPSHOT_MAX_BYTES, &buf, &len);
+	if (r == -EBADMSG)
+		return fail(&rd, r, NULL, "corrupt or truncated gzip data");
 	if (r < 0)
 		return parse_failed(&rd, r, &je);
-	r = snapshot_from_json(doc, out, err, errlen);
-	json_free(doc);
+	r = snapshot_parse(buf, len, out, err, errlen);
+	free(buf);
 	return r;
 }
 

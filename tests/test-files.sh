@@ -11,6 +11,8 @@
 #	a snapshot naming an interface "$(id>x)" (or "a/b", or 16 characters)
 #	                              -> refused, never printed in a command to run
 #	undo with nothing to undo     -> creates no state directory, no lock file
+#	a gzipped snapshot, a snapshot on a pipe
+#	                              -> audited as the plain file is
 # One writer serves every command that writes a file (src/outfile.c): plot and compare
 # (SVG), snapshot (JSON); test's -o and --flent use the same one.
 . "$(dirname "$0")/lib.sh"
@@ -76,6 +78,17 @@ run bash -c "'$DEBLOAT' plot <(cat '$runs/bloated.json') -o '$dir/p.svg'"
 assert_status "plot reads <(cat r.json)" 0
 run bash -c "cat '$runs/bloated.flent.gz' | '$DEBLOAT' plot - -o '$dir/g.svg'"
 assert_status "plot reads a gzipped flent file from a pipe" 0
+
+# Snapshots gzipped and piped: the same audit as the plain file.
+bbb="$TOP/tests/fixtures/beaglebone-black.json"
+"$DEBLOAT" audit --json --from "$bbb" | jq -S 'del(.snapshot.file)' >"$dir/plain.audit" || true
+gzip -c "$bbb" >"$dir/bbb.json.gz"
+run "$DEBLOAT" audit --json --from "$dir/bbb.json.gz"
+assert_status "audit --from a gzipped snapshot" 0
+assert_eq "a gzipped snapshot audits as the plain one" "$(cat "$dir/plain.audit")" "$(jq -S 'del(.snapshot.file)' <<<"$OUT" 2>/dev/null)"
+run bash -c "gzip -c '$bbb' | '$DEBLOAT' audit --json --from -"
+assert_status "audit --from - reads a gzipped snapshot from a pipe" 0
+assert_eq "a piped snapshot audits as the plain one" "$(cat "$dir/plain.audit")" "$(jq -S 'del(.snapshot.file)' <<<"$OUT" 2>/dev/null)"
 
 # undo with nothing to undo leaves the machine's state directory as it was (absent).
 if [ "$(id -u)" = 0 ]; then
