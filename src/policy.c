@@ -658,7 +658,7 @@ static struct finding *find_code(struct verdict *v, const char *code)
 /*
  * The fixes above name fq_codel (fifo-qdisc) and cake or htb (no-bql). Where this
  * kernel lacks them, say what to use instead: fq_codel, then cake, then a short pfifo
- * with a shorter txqueuelen (issue 6's fallback order).
+ * with a shorter txqueuelen (fix's fallback order, src/fix/plan.c).
  */
 static void find_qdisc_unavailable(const struct iface *ifc, const struct host *host,
 				   struct verdict *v)
