@@ -723,6 +723,12 @@ void policy_iface(const struct iface *ifc, const struct host *host, struct verdi
 		out->ungraded_why = "loopback";
 		return;
 	}
+	/* noop drops every packet (a down ifb, a device never set up): nothing queues there
+	 * to judge, and grading it A+ would praise a queue that is not in use. */
+	if (ifc->qdisc && !strcmp(ifc->qdisc->kind, "noop")) {
+		out->ungraded_why = "not judged: its qdisc is noop (it sends nothing)";
+		return;
+	}
 	find_fifo(ifc, out);
 	find_txqueuelen(ifc, out);
 	find_no_bql(ifc, host, out);
