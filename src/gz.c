@@ -196,11 +196,17 @@ int gz_read_any(const char *path, size_t max, char **buf, size_t *len)
 	size_t cap = max < (1 << 16) ? max + 1 : 1 << 16, n = 0;
 	/* "-" is standard input; a pipe (also /dev/stdin, <(...)) is read once, never rewound. */
 	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	struct stat st;
 	char *b = NULL;
 	int ret = 0;
 
 	if (!f)
 		return -errno;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (f != stdin)
+			fclose(f);
+		return -EISDIR;
+	}
 	for (;;) {
 		char *nb;
 		size_t got;
