@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-lab.sh - what the lab's emulator costs (issue 5), in one run:
+# bench-lab.sh - what the lab's emulator costs, in one run:
 #
 #   1. one TCP flow (iperf3 -R, cubic, 8 s: the board sends) through `debloat lab`
 #      with profile gige-noqueue (1 Gbit/s, no added queueing):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-latency-irtt.sh - our UDP round-trip times against irtt's and the kernel's ICMP
-# echo, on the same path in the same run. Issue 4's bounds: our idle median within
+# echo, on the same path in the same run. The bounds we hold to: our idle median within
 # 20 us + 10% of irtt's, our loaded median within 15% of irtt's; the script says whether
 # each holds (it reports, it does not fail: exit 0 either way).
 #
@@ -228,7 +228,7 @@ else
 	printf '%-16s %12s %12s %12s %12s %10s\n' loaded "$(f "$loaded_ours_udp")" "$(f "$loaded_ours_icmp")" \
 		"$(f "$loaded_irtt")" "$(f "$loaded_ping")" "$(ratio "$loaded_ours_udp" "$loaded_irtt")"
 	echo
-	echo "issue 4's bounds, debloat UDP against irtt (and, for reference, against kernel ping):"
+	echo "the bounds, debloat UDP against irtt (and, for reference, against kernel ping):"
 	printf '  idle   |ours - irtt| <= 20 us + 10%% of irtt: %-5s   against ping: %-5s   irtt against ping: %s\n' \
 		"$idle_vs_irtt" "$idle_vs_ping" "$idle_irtt_vs_ping"
 	printf '  loaded |ours - irtt| <= 15%% of irtt:         %-5s   against ping: %-5s   irtt against ping: %s\n' \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench-tcp-cpu.sh - what a byte costs: `debloat test tcp_nup --streams 8` against
-# `iperf3 -P 8` on loopback, in the same run (issue 4: ours should cost no more CPU per
+# `iperf3 -P 8` on loopback, in the same run (ours should cost no more CPU per
 # byte than iperf3).
 #
 # Both tools are measured the same way: one long-lived server each (ours, iperf3 -s),

@@ -17,7 +17,9 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\n%s", usage);
+	/* One line, and where the whole usage is: a page of help would bury the error. */
+	(void)usage;
+	fprintf(stderr, "\nsee '%s%s%s --help'\n", PROG_NAME, cmd ? " " : "", cmd ? cmd : "");
 	return EXIT_USAGE;
 }
 

@@ -18,8 +18,9 @@ enum {
 };
 
 /*
- * "debloat: audit: unknown option "--nosuch"" and the command's usage on stderr;
- * returns EXIT_USAGE. cmd may be NULL for the top level.
+ * "debloat: audit: unknown option "--nosuch"" and "see 'debloat audit --help'" on
+ * stderr, two lines, not the whole help; returns EXIT_USAGE. cmd may be NULL for the top
+ * level. usage is kept for the callers' sake and not printed.
  */
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "host/host.h"
 #include "json.h"
+#include "outfile.h"
 #include "snapshot.h"
 
 static const char usage[] =
@@ -64,42 +65,14 @@ static int parse_args(int argc, char *argv[], struct snapshot_args *a)
 	return -1;
 }
 
-/* Write to a temporary file beside path, then rename it over path. */
 static int write_file(const char *path, struct jval *doc)
 {
-	const char *slash = strrchr(path, '/');
-	char tmp[4096];
-	FILE *f;
-	int fd, r;
+	struct outfile o;
+	int r = outfile_open(&o, path);
 
-	/* ".NAME.XXXXXX" in the same directory, so the rename cannot cross filesystems. */
-	if (slash)
-		r = snprintf(tmp, sizeof(tmp), "%.*s/.%s.XXXXXX", (int)(slash - path), path,
-			     slash + 1);
-	else
-		r = snprintf(tmp, sizeof(tmp), ".%s.XXXXXX", path);
-	if (r < 0 || (size_t)r >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	f = fdopen(fd, "w");
-	if (!f) {
-		r = -errno;
-		close(fd);
-		unlink(tmp);
-		return r;
-	}
-	r = json_write(f, doc);
-	if (r == 0 && (fflush(f) == EOF || fsync(fileno(f)) < 0 || fchmod(fileno(f), 0644) < 0))
-		r = -errno;
-	if (fclose(f) == EOF && r == 0)
-		r = -errno;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
 	if (r < 0)
-		unlink(tmp);
-	return r;
+		return r;
+	return outfile_close(&o, json_write(o.f, doc));
 }
 
 int cmd_snapshot(int argc, char *argv[])

@@ -167,7 +167,8 @@ int cmd_undo(int argc, char *argv[])
 	}
 	apply_env_init(&env, a.state_dir);
 	r = apply_state_path(&env, "journal", path, sizeof(path));
-	if (!r)
+	/* No state directory: no fix ever ran or is running, nothing to lock or create. */
+	if (!r && !(access(env.state_dir, F_OK) < 0 && errno == ENOENT))
 		r = apply_lock(&env, false, &lockfd);
 	if (r == -EBUSY) {
 		fprintf(stderr,

@@ -50,11 +50,10 @@ static int find_subcommand(const char *name)
 	return -1;
 }
 
-/* "debloat: unknown command "nosuch"", then the usage. */
+/* "debloat: unknown command "nosuch"", then where the list of commands is. */
 static int usage_error(const char *what, const char *word)
 {
-	fprintf(stderr, "%s: %s \"%s\"\n", PROG_NAME, what, word);
-	show_usage(stderr);
+	fprintf(stderr, "%s: %s \"%s\"\nsee '%s --help'\n", PROG_NAME, what, word, PROG_NAME);
 	return EXIT_USAGE;
 }
 

@@ -14,24 +14,10 @@
 #include <zlib.h>
 
 #include "gz.h"
+#include "outfile.h"
 
 #define GZIP_WINDOW (15 + 16) /* zlib's spelling of "gzip wrapper, 32 KiB window" */
 #define READ_CHUNK  16384
-
-static int write_all(int fd, const unsigned char *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 /* Compress into memory first: a failure then costs no file system work at all. */
 static int deflate_buffer(const void *buf, size_t len, unsigned char **out, size_t *out_len)
@@ -71,39 +57,12 @@ int gz_write_file(const char *path, const void *buf, size_t len)
 {
 	unsigned char *z = NULL;
 	size_t zlen = 0;
-	char *tmp = NULL;
-	int fd = -1, r;
+	int r;
 
 	r = deflate_buffer(buf, len, &z, &zlen);
 	if (r < 0)
 		return r;
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
-		tmp = NULL;
-		r = -ENOMEM;
-		goto out;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	r = write_all(fd, z, zlen);
-	/* mkostemp makes the file 0600; a snapshot is not a secret. */
-	if (r == 0 && fchmod(fd, 0644) < 0)
-		r = -errno;
-	if (r == 0 && fsync(fd) < 0)
-		r = -errno;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	fd = -1;
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-out:
-	if (r < 0 && tmp)
-		unlink(tmp);
-	free(tmp);
+	r = outfile_write(path, z, zlen);
 	free(z);
 	return r;
 }
@@ -113,23 +72,25 @@ static int zerr(int zr)
 	return zr == Z_MEM_ERROR ? -ENOMEM : -EBADMSG;
 }
 
-int gz_read_file(const char *path, size_t max_len, void **buf, size_t *len)
+/* Inflate from fd, or (fd < 0) from the whole of mem. */
+static int inflate_from(int fd, const void *mem, size_t memlen, size_t max_len, void **buf,
+			size_t *len)
 {
 	unsigned char in[READ_CHUNK];
 	z_stream zs = {0};
 	unsigned char *out = NULL, *grown;
 	size_t cap = 0, used = 0, before;
 	bool ended = false, eof = false;
-	int fd, r, zr;
+	int r, zr;
 
-	if (max_len > SIZE_MAX - 2)
+	if (max_len > SIZE_MAX - 2 || memlen > UINT_MAX)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (inflateInit2(&zs, GZIP_WINDOW) != Z_OK) {
-		close(fd);
+	if (inflateInit2(&zs, GZIP_WINDOW) != Z_OK)
 		return -ENOMEM;
+	if (fd < 0) {
+		eof = true;
+		zs.next_in = (unsigned char *)mem;
+		zs.avail_in = (uInt)memlen;
 	}
 	for (;;) {
 		if (zs.avail_in == 0 && !eof) {
@@ -202,7 +163,94 @@ int gz_read_file(const char *path, size_t max_len, void **buf, size_t *len)
 	r = 0;
 out:
 	inflateEnd(&zs);
-	close(fd);
 	free(out);
 	return r;
+}
+
+int gz_read_file(const char *path, size_t max_len, void **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int r;
+
+	if (fd < 0)
+		return -errno;
+	r = inflate_from(fd, NULL, 0, max_len, buf, len);
+	close(fd);
+	return r;
+}
+
+int gz_inflate(const void *in, size_t in_len, size_t max_len, void **buf, size_t *len)
+{
+	return inflate_from(-1, in, in_len, max_len, buf, len);
+}
+
+bool gz_is_gzip(const void *buf, size_t len)
+{
+	const unsigned char *b = buf;
+
+	return len >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
+
+int gz_read_any(const char *path, size_t max, char **buf, size_t *len)
+{
+	size_t cap = max < (1 << 16) ? max + 1 : 1 << 16, n = 0;
+	/* "-" is standard input; a pipe (also /dev/stdin, <(...)) is read once, never rewound. */
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+	struct stat st;
+	char *b = NULL;
+	int ret = 0;
+
+	if (!f)
+		return -errno;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (f != stdin)
+			fclose(f);
+		return -EISDIR;
+	}
+	for (;;) {
+		char *nb;
+		size_t got;
+
+		if (!b || n == cap) {
+			/* cap reaches max + 1 at most: a file that fills it is too big */
+			if (b && cap > max) {
+				ret = -EFBIG;
+				break;
+			}
+			if (b)
+				cap = cap > max / 2 ? max + 1 : cap * 2;
+			nb = realloc(b, cap + 1);
+			if (!nb) {
+				ret = -ENOMEM;
+				break;
+			}
+			b = nb;
+		}
+		got = fread(b + n, 1, cap - n, f);
+		n += got;
+		if (got == 0) {
+			ret = ferror(f) ? -EIO : 0;
+			break;
+		}
+	}
+	if (f != stdin)
+		fclose(f);
+	if (!ret && gz_is_gzip(b, n)) {
+		void *z = NULL;
+
+		ret = gz_inflate(b, n, max, &z, len);
+		free(b);
+		b = ret ? NULL : z;
+		if (!ret)
+			*buf = b;
+		return ret;
+	}
+	if (ret < 0) {
+		free(b);
+		return ret;
+	}
+	b[n] = '\0';
+	*buf = b;
+	*len = n;
+	return 0;
 }

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* iface.c - the few helpers of the interface description in iface.h. */
+#include <ctype.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "iface.h"
 
@@ -35,4 +37,24 @@ void iface_free(struct iface *ifc)
 	free(ifc->bql);
 	ifc->bql = NULL;
 	ifc->nbql = 0;
+}
+
+const char *iface_name_invalid(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (!len)
+		return "empty";
+	if (len >= IFNAMSIZ)
+		return "longer than the kernel's 15 characters";
+	if (!strcmp(name, ".") || !strcmp(name, ".."))
+		return "\".\" and \"..\" are not interface names";
+	for (const char *c = name; *c; c++) {
+		if (*c == '/' || *c == ':' || isspace((unsigned char)*c))
+			return "contains '/', ':' or white space, which the kernel refuses";
+		if (!isalnum((unsigned char)*c) && !strchr("._-+@", *c))
+			return "contains characters a shell would interpret (only letters, digits "
+			       "and ._-+@ are printed in commands)";
+	}
+	return NULL;
 }

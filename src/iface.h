@@ -95,6 +95,13 @@ struct iface {
 
 void iface_note_unreadable(struct iface *ifc, const char *what, int err);
 void iface_free(struct iface *ifc); /* frees what it points to, not ifc itself */
+/*
+ * NULL when name is one the kernel accepts (dev_valid_name: 1 to IFNAMSIZ - 1 bytes, not
+ * "." or "..", no '/', ':' or white space) and that a shell reads as one plain word
+ * (letters, digits, and "._-+@"), else why not. Names from a file are printed in
+ * commands to run as root: a name like "$(id>x)" is refused rather than printed.
+ */
+const char *iface_name_invalid(const char *name);
 void qdisc_free_children(struct qdisc *q);
 
 #endif

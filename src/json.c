@@ -142,8 +142,44 @@ static int parse_error(struct json_error *err, const char *buf, size_t offset, c
 	return -EINVAL;
 }
 
+/*
+ * What json-c will allocate for the document, estimated from its text before parsing: an
+ * object is a hash table of 16 slots whatever its size (about 700 bytes, more than 200
+ * times the 3 bytes of "{},"), an array about 300, any other value about 80. Text that is
+ * small on disk can so become gigabytes once parsed; refuse it before json-c allocates.
+ * Returns the offset where the budget ran out, or len when it did not.
+ */
+static size_t within_budget(const char *buf, size_t len)
+{
+	uint64_t cost = 0;
+	bool in_string = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = buf[i];
+
+		if (in_string) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_string = false;
+			continue;
+		}
+		if (c == '"')
+			in_string = true;
+		cost += c == '{'	       ? JSON_COST_OBJECT
+			: c == '['	       ? JSON_COST_ARRAY
+			: c == ',' || c == ':' ? JSON_COST_VALUE
+					       : 1;
+		if (cost > JSON_MAX_PARSED_BYTES)
+			return i;
+	}
+	return len;
+}
+
 int json_parse(const char *buf, size_t len, struct jval **out, struct json_error *err)
 {
+	size_t over;
+
 	struct json_tokener *tok;
 	struct json_object *o;
 	enum json_tokener_error jerr;
@@ -151,6 +187,11 @@ int json_parse(const char *buf, size_t len, struct jval **out, struct json_error
 
 	if (len > INT32_MAX)
 		return -EFBIG;
+	over = within_budget(buf, len);
+	if (over < len)
+		return parse_error(err, buf, over,
+				   "too many values: would take more than " JSON_MAX_PARSED_MB
+				   " MB once parsed");
 	tok = json_tokener_new();
 	if (!tok)
 		return -ENOMEM;

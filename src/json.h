@@ -57,7 +57,18 @@ int json_write(FILE *f, struct jval *v);
 /* Compact text owned by v (valid until v changes or is freed); NULL when out of memory. */
 const char *json_text(struct jval *v, size_t *len);
 
-/* Parse exactly one document (whitespace around it is fine, anything else is not). */
+/*
+ * Parse exactly one document (whitespace around it is fine, anything else is not).
+ * A document whose values would take more than JSON_MAX_PARSED_BYTES of memory once
+ * parsed (estimated from the text before anything is allocated: an empty object costs
+ * json-c about 700 bytes) is -EINVAL with err saying so: memory stays bounded whatever
+ * the input, also for a small gzip file that inflates to millions of "{}".
+ */
+#define JSON_MAX_PARSED_MB    "256"
+#define JSON_MAX_PARSED_BYTES (256ull << 20)
+#define JSON_COST_OBJECT      700
+#define JSON_COST_ARRAY	      300
+#define JSON_COST_VALUE	      80
 int json_parse(const char *buf, size_t len, struct jval **out, struct json_error *err);
 /* Read and parse a file of at most max_bytes; -EFBIG beyond that. */
 int json_read_file(const char *path, size_t max_bytes, struct jval **out, struct json_error *err);

@@ -658,7 +658,7 @@ static struct finding *find_code(struct verdict *v, const char *code)
 /*
  * The fixes above name fq_codel (fifo-qdisc) and cake or htb (no-bql). Where this
  * kernel lacks them, say what to use instead: fq_codel, then cake, then a short pfifo
- * with a shorter txqueuelen (issue 6's fallback order).
+ * with a shorter txqueuelen (fix's fallback order, src/fix/plan.c).
  */
 static void find_qdisc_unavailable(const struct iface *ifc, const struct host *host,
 				   struct verdict *v)
@@ -721,6 +721,12 @@ void policy_iface(const struct iface *ifc, const struct host *host, struct verdi
 	/* Loopback has no wire: its queue never waits for one. */
 	if (ifc->loopback) {
 		out->ungraded_why = "loopback";
+		return;
+	}
+	/* noop drops every packet (a down ifb, a device never set up): nothing queues there
+	 * to judge, and grading it A+ would praise a queue that is not in use. */
+	if (ifc->qdisc && !strcmp(ifc->qdisc->kind, "noop")) {
+		out->ungraded_why = "not judged: its qdisc is noop (it sends nothing)";
 		return;
 	}
 	find_fifo(ifc, out);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gz.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
 #include "snapshot.h"
@@ -833,8 +834,9 @@ static int read_iface(struct reader *rd, const struct jval *o, const char *path,
 	    (r = get_u32(rd, o, path, "txqueuelen", true, &ifc->txqueuelen)) < 0 ||
 	    (r = get_u32(rd, o, path, "tx_queues", true, &ifc->tx_queues)) < 0)
 		return r;
-	if (!ifc->name[0])
-		return fail(rd, -EINVAL, path, "\"name\" is empty");
+	if (iface_name_invalid(ifc->name))
+		return fail(rd, -EINVAL, path, "\"name\" is not an interface name: %s",
+			    iface_name_invalid(ifc->name));
 	r = get_int(rd, o, path, "ifindex", 1, INT32_MAX, &ifindex);
 	if (r < 0 && r != -ENOENT)
 		return r;
@@ -1085,14 +1087,18 @@ int snapshot_read_file(const char *path, struct host *out, char *err, size_t err
 {
 	struct reader rd = {.err = err, .errlen = errlen};
 	struct json_error je = {0};
-	struct jval *doc = NULL;
+	char *buf = NULL;
+	size_t len = 0;
 	int r;
 
-	r = json_read_file(path, SNAPSHOT_MAX_BYTES, &doc, &je);
+	/* Gzipped or not, like result files (snapshot -o - | gzip works). */
+	r = gz_read_any(path, SNAPSHOT_MAX_BYTES, &buf, &len);
+	if (r == -EBADMSG)
+		return fail(&rd, r, NULL, "corrupt or truncated gzip data");
 	if (r < 0)
 		return parse_failed(&rd, r, &je);
-	r = snapshot_from_json(doc, out, err, errlen);
-	json_free(doc);
+	r = snapshot_parse(buf, len, out, err, errlen);
+	free(buf);
 	return r;
 }
 

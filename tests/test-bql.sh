@@ -123,7 +123,7 @@ for bad in "-i 9" "-i 0" "-i abc" "-i -5" "-i" "-n 0" "-n x" "--nosuch" "eth0 et
 	run fake "$DEBLOAT" bql $bad
 	assert_status "bad options \"$bad\" exit 2" 2
 done
-assert_contains "usage on a bad option" "$ERR" "Usage: debloat bql"
+assert_contains "a bad option says where the help is" "$ERR" "see 'debloat bql --help'"
 
 # SIGINT and SIGTERM end the view cleanly, status 0, output flushed.
 for s in INT TERM; do

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-flent.sh - flent itself loads and plots what we write (issue 4, "Must show"):
+# test-flent.sh - flent itself loads and plots what we write:
 # a hand-built rrul result (tests/meter-fixture.h), with EGRESS_INFO and SYSCTLS from a
 # read-only audit of the loopback, is written by build/tests/make-flent; then
 #	flent -i FILE -f stats             must succeed and print our series

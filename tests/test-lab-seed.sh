@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-lab-seed.sh - `debloat lab seed` reproduces the 2014 BeagleBone result (issue 8).
+# test-lab-seed.sh - `debloat lab seed` reproduces the 2014 BeagleBone result.
 #
 #   client ns (debloat test rrul) <-tun-> emulator (bbb-* profile) <-tun-> board ns (server)
 #   four times: bbb-stock, bbb-bql, bbb-bql-fq, bbb-bql-fq_codel

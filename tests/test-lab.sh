@@ -15,7 +15,7 @@
 #  - `lab show` prints a profile that loads back to the same profile, and checks the
 #    rules across keys once after all `--set`s (any order); telemetry in CSV
 #    (header + one line per 10 ms) and JSON (docs/json.md's keys).
-# Fidelity (issue 5), one test run per profile:
+# Fidelity, one test run per profile:
 #  - fifo100 (100 Mbit/s, pfifo 1000, no BQL, no GSO): one TCP download reaches
 #    >= 93 Mbit/s of goodput (the 1448-byte MSS ceiling is 94.1), as `debloat test`
 #    measures it (on a machine short of CPU, the meter's own sampling can miss it);

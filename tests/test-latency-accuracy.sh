@@ -15,12 +15,12 @@
 #  - idle, our UDP probe's median not below ping's less 20 us + 10%: a UDP round trip
 #    through a server process cannot beat the kernel's own echo (this catches us
 #    subtracting more "server time" than the server held the probe);
-#  - idle, our UDP median no higher than irtt's plus 20 us + 10% (issue 4's idle bound,
+#  - idle, our UDP median no higher than irtt's plus 20 us + 10% (our idle bound,
 #    one-sided: irtt stamps in user space after the Go runtime wakes it, so on a veth
 #    it reads several times the kernel's RTT, and a two-sided bound would demand that
 #    we add the same overhead; bench/bench-latency-irtt.sh shows the figures);
 #  - the load built a queue: ping's loaded median at least 10x its idle one;
-#  - loaded, our UDP median within 15% of irtt's and within 15% of ping's (issue 4's
+#  - loaded, our UDP median within 15% of irtt's and within 15% of ping's (our
 #    loaded bound).
 
 # shellcheck source=tests/lib.sh

@@ -70,6 +70,14 @@ done
 for page in "$man"/*.scd; do
 	name=$(basename "$page" .scd)
 	assert_contains "$name is built (man/meson.build)" "$(cat "$man/meson.build")" "'$name'"
+	# scdoc joins consecutive indented lines into one paragraph: each example needs a
+	# blank line after it to render as a line of its own.
+	joined=$(awk '/^# /{on=($0=="# EXAMPLES"); prev=""; next}
+		on && /^\t/ && prev ~ /^\t/ {print NR": "$0} {prev=$0}' "$page")
+	if [ -z "$joined" ]; then pass "$name: each example is a line of its own"; else fail "$name: examples that scdoc joins into one line: $joined"; fi
+	# flent opens only files named *.flent.gz.
+	bad=$(grep -nE -- '--flent [^ ]+' "$page" | grep -vE -- '--flent ([^ ]+\.flent\.gz|_[A-Z]+_|\*?FILE)' || true)
+	if [ -z "$bad" ]; then pass "$name: --flent examples end in .flent.gz"; else fail "$name: a --flent file without .flent.gz: $bad"; fi
 done
 
 finish

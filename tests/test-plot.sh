@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test-plot.sh - `debloat plot` and `debloat compare` end to end (issue 7), on two real
+# test-plot.sh - `debloat plot` and `debloat compare` end to end, on two real
 # runs over a 20 Mbit/s shaper between two namespaces (tests/fixtures/runs/README.md):
 #
 #	bloated.json / bloated.flent.gz   tbf 20mbit, a 1000-packet pfifo behind it

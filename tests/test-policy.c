@@ -119,6 +119,21 @@ TEST(loopback_is_listed_but_never_graded)
 	CHECK_STR(v.ungraded_why, "loopback");
 }
 
+TEST(noop_qdisc_is_not_judged)
+{
+	/* A down ifb: noop drops everything, so nothing queues; A+ would be praise for nothing. */
+	struct qdisc root = q_root("noop");
+	struct iface ifc = board(&root, NULL, 0);
+	struct verdict v;
+
+	snprintf(ifc.operstate, sizeof(ifc.operstate), "down");
+	policy_iface(&ifc, NULL, &v);
+	CHECK(!v.graded);
+	CHECK_EQ(v.nfindings, 0);
+	REQUIRE(v.ungraded_why);
+	CHECK(strstr(v.ungraded_why, "not judged") != NULL);
+}
+
 TEST(unknown_speed_leaves_the_delay_and_the_grade_unknown)
 {
 	struct qdisc root = q_root("pfifo_fast");

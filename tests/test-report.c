@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test-report.c - meter/report.h: our JSON document has the keys of issue 4's contract. */
+/* test-report.c - meter/report.h: our JSON document has the keys docs/json.md promises. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

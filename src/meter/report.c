@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "meter/report.h"
+#include "outfile.h"
 
 static const char *kind_name(enum series_kind k)
 {
@@ -282,47 +283,17 @@ void result_print(struct printer *p, const struct test_result *r, const struct s
 
 int result_write_json(const char *path, const struct test_result *r, const struct summary *s)
 {
-	size_t len = strlen(path);
-	char *tmp = malloc(len + 8);
-	struct printer *p = NULL;
-	FILE *f = NULL;
-	int fd, ret;
+	struct printer *p;
+	struct outfile o;
+	int ret = outfile_open(&o, path);
 
-	if (!tmp)
-		return -ENOMEM;
-	snprintf(tmp, len + 8, "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = -errno;
-		free(tmp);
+	if (ret < 0)
 		return ret;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		ret = -errno;
-		close(fd);
-		goto out;
-	}
-	p = print_new(f, PRINT_MODE_JSON);
-	if (!p) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	p = print_new(o.f, PRINT_MODE_JSON);
+	if (!p)
+		return outfile_close(&o, -ENOMEM);
 	result_print(p, r, s);
 	ret = print_finish(p);
-	if (!ret && fsync(fileno(f)) < 0)
-		ret = -errno;
-out:
 	print_free(p);
-	if (f && fclose(f) == EOF && !ret)
-		ret = -EIO;
-	/* mkstemp makes 0600; a result file is as readable as any other output. */
-	if (!ret && chmod(tmp, 0644) < 0)
-		ret = -errno;
-	if (!ret && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	free(tmp);
-	return ret;
+	return outfile_close(&o, ret);
 }

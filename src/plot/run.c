@@ -505,54 +505,7 @@ out:
 
 int run_read_bytes(const char *path, size_t max, char **buf, size_t *len)
 {
-	unsigned char magic[2] = {0};
-	size_t cap = max < (1 << 16) ? max + 1 : 1 << 16, n = 0;
-	FILE *f = fopen(path, "rb");
-	char *b = NULL;
-	int ret = 0;
-
-	if (!f)
-		return -errno;
-	if (fread(magic, 1, 2, f) == 2 && magic[0] == 0x1f && magic[1] == 0x8b) {
-		fclose(f);
-		return gz_read_file(path, max, (void **)buf, len);
-	}
-	rewind(f);
-	for (;;) {
-		char *nb;
-		size_t got;
-
-		if (!b || n == cap) {
-			/* cap reaches max + 1 at most: a file that fills it is too big */
-			if (b && cap > max) {
-				ret = -EFBIG;
-				break;
-			}
-			if (b)
-				cap = cap > max / 2 ? max + 1 : cap * 2;
-			nb = realloc(b, cap + 1);
-			if (!nb) {
-				ret = -ENOMEM;
-				break;
-			}
-			b = nb;
-		}
-		got = fread(b + n, 1, cap - n, f);
-		n += got;
-		if (got == 0) {
-			ret = ferror(f) ? -EIO : 0;
-			break;
-		}
-	}
-	fclose(f);
-	if (ret < 0) {
-		free(b);
-		return ret;
-	}
-	b[n] = '\0';
-	*buf = b;
-	*len = n;
-	return 0;
+	return gz_read_any(path, max, buf, len);
 }
 
 int run_read(const char *path, struct run *out, char *err, size_t errlen)

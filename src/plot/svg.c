@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "outfile.h"
 #include "plot/svg.h"
 
 static int reserve(struct svg *s, size_t more)
@@ -88,37 +89,5 @@ void svg_free(struct svg *s)
 
 int svg_write_file(const char *path, const char *buf, size_t len)
 {
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 8);
-	int fd, ret = 0;
-
-	if (!tmp)
-		return -ENOMEM;
-	snprintf(tmp, plen + 8, "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		ret = -errno;
-		free(tmp);
-		return ret;
-	}
-	for (size_t off = 0; off < len && !ret;) {
-		ssize_t n = write(fd, buf + off, len - off);
-
-		if (n < 0 && errno != EINTR)
-			ret = -errno;
-		else if (n > 0)
-			off += (size_t)n;
-	}
-	if (!ret && fsync(fd) < 0)
-		ret = -errno;
-	if (close(fd) < 0 && !ret)
-		ret = -errno;
-	if (!ret && chmod(tmp, 0644) < 0)
-		ret = -errno;
-	if (!ret && rename(tmp, path) < 0)
-		ret = -errno;
-	if (ret)
-		unlink(tmp);
-	free(tmp);
-	return ret;
+	return outfile_write(path, buf, len);
 }
