@@ -203,10 +203,12 @@ static struct proto_msg hello_msg(uint8_t nflows, uint32_t duration_ms, uint32_t
 	return m;
 }
 
-/* A control connection with a WELCOME in *w; -1 (and *w's type says what came). */
-static int open_test(uint16_t port, const struct proto_msg *hello, struct proto_msg *w)
+/* A control connection from source address src (NULL: any) with a WELCOME in *w; -1
+ * (and *w's type says what came). */
+static int open_test_from(const char *src, uint16_t port, const struct proto_msg *hello,
+			  struct proto_msg *w)
 {
-	int fd = client_socket(SOCK_STREAM, NULL, port);
+	int fd = client_socket(SOCK_STREAM, src, port);
 
 	if (fd < 0)
 		return -1;
@@ -215,6 +217,11 @@ static int open_test(uint16_t port, const struct proto_msg *hello, struct proto_
 		return -1;
 	}
 	return fd;
+}
+
+static int open_test(uint16_t port, const struct proto_msg *hello, struct proto_msg *w)
+{
+	return open_test_from(NULL, port, hello, w);
 }
 
 static int open_flow(uint16_t port, const uint8_t *token, uint8_t id, uint8_t dir, const char *cc)
@@ -944,21 +951,6 @@ TEST(late_loop_reports_overloaded)
 	CHECK(m.u.final.flags & PROTO_REPORT_OVERLOADED);
 	close(a);
 	stop(&r);
-}
-
-/* A control connection from source address src with a WELCOME in *w; -1 otherwise. */
-static int open_test_from(const char *src, uint16_t port, const struct proto_msg *hello,
-			  struct proto_msg *w)
-{
-	int fd = client_socket(SOCK_STREAM, src, port);
-
-	if (fd < 0)
-		return -1;
-	if (send_msg(fd, hello) < 0 || recv_msg(fd, w) < 0 || w->type != PROTO_WELCOME) {
-		close(fd);
-		return -1;
-	}
-	return fd;
 }
 
 /* One address holding all it may cannot keep a second address from testing. */
