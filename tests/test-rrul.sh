@@ -22,7 +22,8 @@
 #  - rrul -l 8 -d 2, pfifo 1000: loaded latency >= 10x idle, both directions loaded
 #    (60..100 Mbit/s: two-way TCP, see below), no upload step without a value;
 #    pfifo 20: loaded latency falls >= 3x;
-#  - tcp_nup / tcp_ndown --streams 2: goodput 85..100 Mbit/s each way, series named
+#  - tcp_nup / tcp_ndown --streams 2: goodput at least 0.85 of iperf3's on the same
+#    path in the same run (2 reno flows; 85..95 Mbit/s on a quiet machine), series named
 #    "TCP upload::1", "TCP upload::2";
 #  - -o writes the JSON contract's keys;
 #  - a refused connection, an unknown host, an unknown congestion control, a server
@@ -91,6 +92,19 @@ assert_num() { # assert_num DESC AWK-CONDITION
 	if awk "BEGIN { exit !($2) }"; then pass "$1"; else fail "$1: not ($2)"; fi
 }
 
+# The anchor on the same path, now: iperf3 with 2 reno flows for 4 s (ARGS: -R for the
+# download). Its goodput in Mbit/s; the bounds below are relative to it, so a slower
+# machine (the path has no offloads: its rate is CPU-bound on two cores) moves both.
+anchor() {
+	ip netns exec "$S" iperf3 -s -1 -B 10.99.2.1 -p 5299 >/dev/null 2>&1 &
+	local srv=$!
+	sleep 0.5
+	ip netns exec "$C" timeout 20 iperf3 -c 10.99.2.1 -p 5299 -P 2 -C reno -t 4 --json "$@" |
+		jq '.end.sum_received.bits_per_second / 1e6'
+	wait "$srv" 2>/dev/null || true
+}
+require_cmd iperf3
+
 # --- ping: no load, idle RTT ------------------------------------------------------
 client test ping 10.99.2.1 -l 1 -d 0.5 -o "$T/ping.json"
 assert_status "ping test runs" 0
@@ -133,8 +147,11 @@ assert_num "pfifo 1000: loaded latency >= 10x idle ($idle -> $deep ms)" "$deep >
 # 75..93 Mbit/s per direction (rrul: 76..92), 84..87 over 30 s, and leaving out the
 # first and last second does not lift it (77..93). The meter's upload is the
 # server's own byte count within 1% (the rest arrives after the load ends).
-assert_num "rrul: both directions loaded, at most the bottleneck ($down, $up)" \
-	"$down >= 60 && $down <= 100 && $up >= 60 && $up <= 100"
+anchor_up=$(anchor)
+anchor_down=$(anchor -R)
+echo "     iperf3 on the same path now: upload $anchor_up Mbit/s, download $anchor_down Mbit/s"
+assert_num "rrul: both directions loaded (>= 0.6 of iperf3's one-way), at most the bottleneck ($down, $up)" \
+	"$down >= 0.6 * $anchor_down && $down <= 100 && $up >= 0.6 * $anchor_up && $up <= 100"
 # Upload goodput comes from the server's REPORTs, placed by the server's clock: the
 # REPORTs that queue behind the downloads and arrive bunched leave no step empty.
 missing=$(jq '. as $r | [.series[] | select(.kind == "upload") | .values | to_entries[] |
@@ -177,8 +194,10 @@ client test tcp_ndown 10.99.2.1 --streams 2 -l 4 -d 0.5 --cc reno --json
 assert_status "tcp_ndown --streams 2 runs" 0
 down=$(jq .summary.download_mbps <<<"$OUT")
 echo "     one-way loads: upload $up Mbit/s, download $down Mbit/s"
-assert_num "upload 85..100 Mbit/s ($up)" "$up >= 85 && $up <= 100"
-assert_num "download 85..100 Mbit/s ($down)" "$down >= 85 && $down <= 100"
+assert_num "upload at least 0.85 of iperf3's ($up vs $anchor_up Mbit/s), at most 100" \
+	"$up >= 0.85 * $anchor_up && $up <= 100"
+assert_num "download at least 0.85 of iperf3's ($down vs $anchor_down Mbit/s), at most 100" \
+	"$down >= 0.85 * $anchor_down && $down <= 100"
 
 # --- errors ---------------------------------------------------------------------------
 client rrul 10.99.2.1 -p 9 -l 1 -d 0
@@ -195,8 +214,8 @@ client rrul
 assert_status "missing host: exit 2" 2
 
 client test tcp_ndown 10.99.2.1 -l 1 -d 0 --cc nosuchcc
-assert_status "unknown congestion control: exit 1" 1
-assert_contains "unknown congestion control: says so" "$ERR" "congestion control"
+assert_status "unknown congestion control: a usage error before anything starts" 2
+assert_contains "unknown congestion control: says so" "$ERR" 'congestion control "nosuchcc"'
 
 # --- a server that stops answering: exit 1, and what was measured is still written --
 ( sleep 2; kill -STOP "$SERVER_PID" ) &
