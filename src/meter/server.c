@@ -463,10 +463,6 @@ static int flow_setup(struct conn *c, uint8_t tos, const char *cc, bool sender)
 	    setsockopt(c->fd, IPPROTO_TCP, TCP_CONGESTION, cc,
 		       (socklen_t)strnlen(cc, PROTO_CC_LEN)) < 0)
 		return -errno;
-	/* Unsent bytes stay near one send's worth, not the whole autotuned buffer. */
-	v = BULK_LEN;
-	if (sender)
-		setsockopt(c->fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &v, sizeof(v));
 	return 0;
 }
 
