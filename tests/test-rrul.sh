@@ -150,8 +150,8 @@ assert_num "pfifo 1000: loaded latency >= 10x idle ($idle -> $deep ms)" "$deep >
 anchor_up=$(anchor)
 anchor_down=$(anchor -R)
 echo "     iperf3 on the same path now: upload $anchor_up Mbit/s, download $anchor_down Mbit/s"
-assert_num "rrul: both directions loaded (>= 0.6 of iperf3's one-way), at most the bottleneck ($down, $up)" \
-	"$down >= 0.6 * $anchor_down && $down <= 100 && $up >= 0.6 * $anchor_up && $up <= 100"
+assert_num "rrul: both directions loaded (>= 0.35 of iperf3's one-way: neither starved), at most the bottleneck ($down, $up)" \
+	"$down >= 0.35 * $anchor_down && $down <= 100 && $up >= 0.35 * $anchor_up && $up <= 100"
 # Upload goodput comes from the server's REPORTs, placed by the server's clock: the
 # REPORTs that queue behind the downloads and arrive bunched leave no step empty.
 missing=$(jq '. as $r | [.series[] | select(.kind == "upload") | .values | to_entries[] |
