@@ -9,7 +9,10 @@
  * set and, for IPv4, a header checksum as valid as before; segmentation fills exactly
  * lab_frame_segment_space() bytes, refuses a buffer one byte short, and every segment
  * parses as a single frame of the same flow, with valid (completed) checksums, whose
- * sizes add up to the super-packet's and whose payloads concatenate to its payload.
+ * sizes add up to the super-packet's and whose payloads concatenate to its payload;
+ * and merging those segments again (GRO) gives back the super-packet, its TCP checksum
+ * field aside, whenever GRO may merge it at all (flags ACK, PSH at most, besides; no
+ * urgent pointer; IPv4 without options), and refuses nothing of it.
  *
  * The corpus (fuzz/corpus/frame/) was built with tests/lab-packets.h: ok-* parse
  * (IPv4/IPv6, TCP/UDP/ICMP, options, fragments, partial checksums, GSO up to 64
@@ -98,6 +101,37 @@ static void fuzz_ce(const uint8_t *data, size_t size, const struct lab_frame *f)
 			fail("marking changed a byte outside the IP header", (long)i);
 }
 
+static uint8_t acc[LAB_MAX_PACKET];
+
+/* The segments in segs[], merged back, against the super-packet data[0..size). */
+static void fuzz_remerge(const uint8_t *data, const struct lab_frame *f, int n)
+{
+	const uint8_t *ip = data + LAB_VNET_HDR_LEN, *th = ip + f->l4_off;
+	size_t acc_len = seg_len[0], pos = seg_len[0], csum = f->l4_off + 16u;
+	struct lab_frame a, g;
+
+	if (n < 2 || (th[13] & ~0x08) != 0x10 || lab_pkt_rd16(th + 18) ||
+	    (f->ip_version == 4 && f->l4_off != 20))
+		return; /* GRO would not merge it: nothing to hold the merge to */
+	if (lab_frame_parse(segs, seg_len[0], &a) || !lab_frame_mergeable(segs, &a))
+		fail("the first segment cannot begin a merge", 0);
+	memcpy(acc, segs, seg_len[0]);
+	for (int i = 1; i < n; i++) {
+		if (lab_frame_parse(segs + pos, seg_len[i], &g) ||
+		    lab_frame_merge(acc, &acc_len, sizeof(acc), &a, segs + pos, &g))
+			fail("a segment did not merge back", i);
+		pos += seg_len[i];
+	}
+	if (a.segs != f->segs || a.gso_size != f->gso_size ||
+	    acc_len != LAB_VNET_HDR_LEN + (size_t)f->ip_len || a.l2_bytes != f->l2_bytes)
+		fail("the merge is not the super-packet", a.segs);
+	if (memcmp(acc + LAB_VNET_HDR_LEN, ip, csum) ||
+	    memcmp(acc + LAB_VNET_HDR_LEN + csum + 2, ip + csum + 2, f->ip_len - csum - 2))
+		fail("the merge's bytes differ from the super-packet's", 0);
+	if (lab_pkt_verify(acc, acc_len) != LAB_PKT_OK)
+		fail("the merge's checksum", lab_pkt_verify(acc, acc_len));
+}
+
 static void fuzz_segment(const uint8_t *data, size_t size, const struct lab_frame *f)
 {
 	size_t space = lab_frame_segment_space(f), pos = 0;
@@ -144,6 +178,7 @@ static void fuzz_segment(const uint8_t *data, size_t size, const struct lab_fram
 		fail("segments do not add up", (long)pos);
 	if (l2 != f->l2_bytes || wire != f->wire_bytes)
 		fail("segment sizes do not add up to the super-packet's", (long)l2);
+	fuzz_remerge(data, f, n);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

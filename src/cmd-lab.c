@@ -41,7 +41,7 @@
 
 static const char usage[] =
     "Usage: " PROG_NAME " lab [--profile P] [--set KEY=VALUE]... [--telemetry FILE]\n"
-    "                   [--json-summary FILE] [-q] [-- COMMAND [ARG...]]\n"
+    "                   [--json-summary FILE] [--no-gro] [-q] [-- COMMAND [ARG...]]\n"
     "       " PROG_NAME " lab profiles\n"
     "       " PROG_NAME " lab show [--profile P] [--set KEY=VALUE]...\n"
     "       " PROG_NAME " lab compare [OPTIONS] PROFILE...\n"
@@ -61,6 +61,9 @@ static const char usage[] =
     "  -t, --telemetry FILE   write the emulator's state every 10 ms: CSV when FILE ends\n"
     "                         in .csv, else JSON (keys: docs/json.md)\n"
     "  -J, --json-summary FILE  also write the summary as JSON\n"
+    "      --no-gro           write every delivered frame on its own (by default the\n"
+    "                         frames of a TCP flow due at the same moment are merged\n"
+    "                         into one write, as the receiver's GRO would)\n"
     "  -q, --quiet            no progress line and no text summary\n"
     "  -h, --help             show this help\n"
     "\n"
@@ -73,6 +76,7 @@ struct lab_args {
 	unsigned nsets;
 	const char *telemetry, *json_summary;
 	bool quiet;
+	bool no_gro;
 	char **command; /* NULL: a shell */
 };
 
@@ -95,6 +99,7 @@ static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
 	    {"telemetry", required_argument, NULL, 't'},
 	    {"json-summary", required_argument, NULL, 'J'},
 	    {"quiet", no_argument, NULL, 'q'},
+	    {"no-gro", no_argument, NULL, 'G'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -118,6 +123,8 @@ static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
 			a->json_summary = optarg;
 		} else if (c == 'q' && !show) {
 			a->quiet = true;
+		} else if (c == 'G' && !show) {
+			a->no_gro = true;
 		} else if (c == 'h') {
 			return fputs(usage, stdout) == EOF ? 1 : 0;
 		} else if (cli_lacks_value(c, "pstJ")) {
@@ -492,8 +499,12 @@ static int lab_report(const struct lab_args *a, const struct lab_profile *p, con
 		      struct lab_world *w, struct lab_state *st, const struct lab_run *run,
 		      struct lab_telemetry_writer *tw, FILE *json)
 {
-	struct lab_summary sum = {
-	    .profile = p->name, .describe = describe, .run = lab_run_stats(run), .bql = p->bql};
+	struct lab_summary sum = {.profile = p->name,
+				  .describe = describe,
+				  .run = lab_run_stats(run),
+				  .bql = p->bql,
+				  .error_bound_ns = lab_run_error_bound_ns(p),
+				  .rate_mbps = (double)p->rate_bps * 8 / 1e6};
 	int ret, r;
 
 	stop_child(&st->cmd_pid, &st->cmd_status, true, st->signal ? st->signal : SIGTERM, 2000);
@@ -625,7 +636,8 @@ static int lab_main(const struct lab_args *a)
 				     .on_signal = on_signal,
 				     .ctx = &st,
 				     .telemetry = tw,
-				     .describe = describe};
+				     .describe = describe,
+				     .no_gro = a->no_gro};
 	if (lab_run_loop(run, &rc, err, sizeof(err)) < 0)
 		fprintf(stderr, "%s: lab: %s\n", PROG_NAME, err);
 	ret = lab_report(a, &p, describe, &w, &st, run, tw, json);

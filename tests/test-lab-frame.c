@@ -3,8 +3,9 @@
  * test-lab-frame.c - src/lab/frame.c: parsing vnet + IPv4/IPv6 + TCP/UDP/ICMP into a
  * flow key and qdisc/wire sizes, rejecting truncated and inconsistent packets and bad
  * GSO headers without touching the output; CE marking with a valid IPv4 checksum;
- * segmenting TSO super-packets as a NIC would. Packets come from lab-packets.h,
- * whose checker completes and verifies every checksum.
+ * segmenting TSO super-packets as a NIC would, and merging the segments again as GRO
+ * would (the same super-packet back; nothing merged that GRO would not merge). Packets come from
+ * lab-packets.h, whose checker completes and verifies every checksum.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -806,4 +807,236 @@ TEST(segment_reports_enospc_when_out_or_nseg_is_short)
 	REQUIRE_EQ(lab_frame_parse(buf, (size_t)n, &f), 0);
 	CHECK_EQ(lab_frame_segment(buf, (size_t)n, &f, out, (size_t)n - 1, seg_len, 1), -ENOSPC);
 	CHECK_EQ(lab_frame_segment(buf, (size_t)n, &f, out, (size_t)n, seg_len, 0), -ENOSPC);
+}
+
+/* buf's super-packet (from s), segmented into out, merged back segment by segment into
+ * acc: the number of segments merged in (after the first), or -1 at the first refusal. */
+static uint8_t acc[LAB_MAX_PACKET];
+static size_t acc_len;
+static struct lab_frame acc_f;
+
+static int remerge(int n)
+{
+	struct lab_frame f, g;
+	size_t pos = 0;
+	int segs;
+
+	if (lab_frame_parse(buf, (size_t)n, &f))
+		return -2;
+	segs = lab_frame_segment(buf, (size_t)n, &f, out, sizeof(out), seg_len, LAB_MAX_SEGS);
+	for (int i = 0; i < segs; i++) {
+		if (lab_frame_parse(out + pos, seg_len[i], &g))
+			return -2;
+		if (i == 0) {
+			if (!lab_frame_mergeable(out, &g))
+				return -1;
+			memcpy(acc, out, seg_len[0]);
+			acc_len = seg_len[0];
+			acc_f = g;
+		} else if (lab_frame_merge(acc, &acc_len, sizeof(acc), &acc_f, out + pos, &g)) {
+			return -1;
+		}
+		pos += seg_len[i];
+	}
+	return segs - 1;
+}
+
+/* acc equals the super-packet in buf: headers but the vnet hdr_len and the TCP
+ * checksum field, which the builder completes; the payload; the parse. */
+static void check_same_as_built(int n, const struct lab_pkt_spec *s)
+{
+	struct lab_frame f, g;
+	struct lab_pkt_vnet v;
+	unsigned csum;
+
+	REQUIRE_EQ(lab_frame_parse(buf, (size_t)n, &f), 0);
+	REQUIRE_EQ(acc_len, (size_t)n);
+	REQUIRE_EQ(lab_frame_parse(acc, acc_len, &g), 0);
+	CHECK_EQ(g.segs, f.segs);
+	CHECK_EQ(g.gso_size, f.gso_size);
+	CHECK_EQ(g.l2_bytes, f.l2_bytes);
+	CHECK_EQ(g.hdr_len, f.hdr_len);
+	lab_pkt_vnet_read(acc, &v);
+	CHECK_EQ(v.gso_type, s->family == 4 ? 1 : 4);
+	CHECK_EQ(v.hdr_len, f.hdr_len);
+	csum = LAB_VNET_HDR_LEN + f.l4_off + 16u;
+	CHECK(!memcmp(acc + LAB_VNET_HDR_LEN, buf + LAB_VNET_HDR_LEN, csum - LAB_VNET_HDR_LEN));
+	CHECK(!memcmp(acc + csum + 2, buf + csum + 2, (size_t)n - csum - 2));
+	CHECK_EQ(lab_pkt_verify(acc, acc_len), LAB_PKT_OK);
+}
+
+TEST(merge_gives_back_the_super_packet_its_segments_came_from)
+{
+	struct lab_pkt_spec s;
+	int n;
+
+	lab_pkt_init(&s, 4, IPPROTO_TCP);
+	s.tcp_opt_len = 12;
+	s.tcp_flags = LAB_TCP_ACK | LAB_TCP_PSH; /* PSH on the last segment only */
+	s.payload_len = 44 * 1448;
+	s.gso_size = 1448;
+	s.seq = 0xffff0000; /* wraps inside */
+	s.ip_id = 0xfffe;
+	n = build(&s);
+	CHECK_EQ(remerge(n), 43);
+	check_same_as_built(n, &s);
+
+	lab_pkt_init(&s, 6, IPPROTO_TCP);
+	s.tcp_flags = LAB_TCP_ACK;
+	s.tcp_opt_len = 12;
+	s.payload_len = 5 * 1428 + 7; /* a short last segment */
+	s.gso_size = 1428;
+	n = build(&s);
+	CHECK_EQ(remerge(n), 5);
+	check_same_as_built(n, &s);
+}
+
+TEST(merge_stops_at_the_largest_packet_and_segment_count)
+{
+	struct lab_pkt_spec s;
+	int n;
+
+	/* 45 full segments of 1448 make 65,160 bytes of payload: the 46th would not fit
+	 * in an IPv4 packet, so the merge stops there. */
+	lab_pkt_init(&s, 4, IPPROTO_TCP);
+	s.tcp_flags = LAB_TCP_ACK;
+	s.payload_len = 44 * 1448;
+	s.gso_size = 1448;
+	n = build(&s);
+	REQUIRE_EQ(remerge(n), 43);
+	s.seq += s.payload_len;
+	s.payload_len = 1448;
+	s.gso_size = 0;
+	s.partial_csum = true;
+	n = build(&s);
+	{
+		struct lab_frame g;
+
+		REQUIRE_EQ(lab_frame_parse(buf, (size_t)n, &g), 0);
+		CHECK_EQ(lab_frame_merge(acc, &acc_len, sizeof(acc), &acc_f, buf, &g), 0);
+		s.seq += 1448;
+		n = build(&s);
+		REQUIRE_EQ(lab_frame_parse(buf, (size_t)n, &g), 0);
+		CHECK_EQ(lab_frame_merge(acc, &acc_len, sizeof(acc), &acc_f, buf, &g), -EAGAIN);
+		CHECK_EQ(acc_f.segs, 45);
+	}
+
+	/* 64 segments of 100 bytes is LAB_MAX_SEGS: the 65th is refused. */
+	lab_pkt_init(&s, 4, IPPROTO_TCP);
+	s.tcp_flags = LAB_TCP_ACK;
+	s.payload_len = 64 * 100;
+	s.gso_size = 100;
+	n = build(&s);
+	REQUIRE_EQ(remerge(n), 63);
+	s.seq += s.payload_len;
+	s.payload_len = 100;
+	s.gso_size = 0;
+	s.partial_csum = true;
+	n = build(&s);
+	{
+		struct lab_frame g;
+
+		REQUIRE_EQ(lab_frame_parse(buf, (size_t)n, &g), 0);
+		CHECK_EQ(lab_frame_merge(acc, &acc_len, sizeof(acc), &acc_f, buf, &g), -EAGAIN);
+	}
+}
+
+/* One mergeable full segment in acc, then buf built from s2 offered to it. */
+static int merge_pair(const struct lab_pkt_spec *s1, const struct lab_pkt_spec *s2)
+{
+	struct lab_frame g;
+	uint8_t before[LAB_MAX_PACKET];
+	size_t before_len;
+	int n, r;
+
+	n = build(s1);
+	if (!CHECK_EQ(lab_frame_parse(buf, (size_t)n, &acc_f), 0))
+		return -EBADMSG;
+	memcpy(acc, buf, (size_t)n);
+	acc_len = (size_t)n;
+	memcpy(before, acc, acc_len);
+	before_len = acc_len;
+	n = build(s2);
+	if (!CHECK_EQ(lab_frame_parse(buf, (size_t)n, &g), 0))
+		return -EBADMSG;
+	r = lab_frame_merge(acc, &acc_len, sizeof(acc), &acc_f, buf, &g);
+	if (r) /* a refusal changes nothing */
+		CHECK(acc_len == before_len && !memcmp(acc, before, acc_len));
+	return r;
+}
+
+TEST(merge_refuses_what_gro_would_not_merge)
+{
+	struct lab_pkt_spec a, b;
+
+	lab_pkt_init(&a, 4, IPPROTO_TCP);
+	a.tcp_flags = LAB_TCP_ACK;
+	a.tcp_opt_len = 12;
+	a.payload_len = 1448;
+	a.partial_csum = true;
+	b = a;
+	b.seq = a.seq + 1448;
+	b.ip_id = (uint16_t)(a.ip_id + 1);
+	CHECK_EQ(merge_pair(&a, &b), 0); /* the baseline: these two merge */
+
+	struct lab_pkt_spec c = b;
+	c.seq += 1; /* a gap */
+	CHECK_EQ(merge_pair(&a, &c), -EAGAIN);
+	c = b;
+	c.sport++; /* another flow */
+	CHECK_EQ(merge_pair(&a, &c), -EAGAIN);
+	c = b;
+	c.ack++; /* another ACK number */
+	CHECK_EQ(merge_pair(&a, &c), -EAGAIN);
+	c = b;
+	c.tos = LAB_ECN_CE; /* marked on the way: GRO keeps it apart */
+	CHECK_EQ(merge_pair(&a, &c), -EAGAIN);
+	c = b;
+	c.payload_len = 0; /* a pure ACK */
+	CHECK_EQ(merge_pair(&a, &c), -EAGAIN);
+	c = b;
+	c.payload_len = 1449; /* more than the MSS */
+	CHECK_EQ(merge_pair(&a, &c), -EAGAIN);
+	c = b;
+	c.tcp_flags = LAB_TCP_ACK | LAB_TCP_FIN;
+	CHECK_EQ(merge_pair(&a, &c), -EAGAIN);
+	c = b;
+	c.tcp_flags = LAB_TCP_ACK | LAB_TCP_CWR;
+	CHECK_EQ(merge_pair(&a, &c), -EAGAIN);
+	c = b;
+	c.partial_csum = false; /* a complete checksum: not how a tun hands segments up */
+	CHECK_EQ(merge_pair(&a, &c), -EAGAIN);
+	c = b;
+	c.tcp_opt_len = 0; /* other options */
+	CHECK_EQ(merge_pair(&a, &c), -EAGAIN);
+	c = b;
+	c.ttl--;
+	CHECK_EQ(merge_pair(&a, &c), -EAGAIN);
+
+	/* A short segment, or PSH, ends a super-packet: nothing more merges after it. */
+	c = a;
+	c.payload_len = 1000;
+	b.seq = a.seq + 1000;
+	CHECK_EQ(merge_pair(&c, &b), -EAGAIN);
+	c = a;
+	c.tcp_flags = LAB_TCP_ACK | LAB_TCP_PSH;
+	b.seq = a.seq + 1448;
+	CHECK_EQ(merge_pair(&c, &b), -EAGAIN);
+	/* PSH and the window of the segment merged in are taken. */
+	c = b;
+	c.tcp_flags = LAB_TCP_ACK | LAB_TCP_PSH;
+	c.window = (uint16_t)(a.window + 5);
+	CHECK_EQ(merge_pair(&a, &c), 0);
+	CHECK_EQ(acc[LAB_VNET_HDR_LEN + acc_f.l4_off + 13], LAB_TCP_ACK | LAB_TCP_PSH);
+	CHECK_EQ(lab_pkt_rd16(acc + LAB_VNET_HDR_LEN + acc_f.l4_off + 14), c.window);
+	CHECK_EQ(lab_pkt_verify(acc, acc_len), LAB_PKT_OK);
+	/* UDP and IPv4 options never begin a merge. */
+	lab_pkt_init(&c, 4, IPPROTO_UDP);
+	c.payload_len = 100;
+	REQUIRE_EQ(lab_frame_parse(buf, (size_t)build(&c), &acc_f), 0);
+	CHECK(!lab_frame_mergeable(buf, &acc_f));
+	c = a;
+	c.ip_opt_len = 4;
+	REQUIRE_EQ(lab_frame_parse(buf, (size_t)build(&c), &acc_f), 0);
+	CHECK(!lab_frame_mergeable(buf, &acc_f));
 }

@@ -167,7 +167,13 @@ TEST(telemetry_open_fails_on_a_bad_path)
 TEST(summary_json_keys)
 {
 	struct lab_run_stats r;
-	struct lab_summary s = {"fifo100", "100mbit, ...", &r, false, 3, {5, -1}};
+	struct lab_summary s = {.profile = "fifo100",
+				.describe = "100mbit, ...",
+				.run = &r,
+				.exit_status = 3,
+				.error_bound_ns = 25000,
+				.rate_mbps = 100,
+				.tun_queue_drops = {5, -1}};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -176,6 +182,7 @@ TEST(summary_json_keys)
 	struct json_error jerr;
 	int64_t v;
 	double d;
+	bool kept = true;
 
 	REQUIRE(f);
 	memset(&r, 0, sizeof(r));
@@ -218,8 +225,55 @@ TEST(summary_json_keys)
 	CHECK(json_get(json_get(doc, "tun_queue_drops"), "client") == NULL);
 	CHECK_EQ(json_get_int(doc, "tun_write_drops", &v), 0);
 	CHECK_EQ(v, 2);
+	/* p99 30 us over a bound of 25 us: the run did not keep time. */
+	CHECK_EQ(json_double_of(json_get(doc, "sched_error_bound_us"), &d), 0);
+	CHECK(d > 24.99 && d < 25.01);
+	CHECK(json_get(doc, "kept_time") && json_bool_of(json_get(doc, "kept_time"), &kept) == 0 &&
+	      !kept);
 	json_free(doc);
 	free(buf);
+}
+
+TEST(summary_text_says_whether_the_emulator_kept_time)
+{
+	struct lab_run_stats r;
+	struct lab_summary s = {.profile = "bbb-stock",
+				.describe = "100mbit",
+				.run = &r,
+				.exit_status = 0,
+				.error_bound_ns = 246000,
+				.rate_mbps = 100,
+				.tun_queue_drops = {0, 0}};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct printer *p;
+
+	for (int late = 0; late < 2; late++) {
+		memset(&r, 0, sizeof(r));
+		r.duration_ns = 1000000000;
+		r.sched_error = (struct lab_dist){100, 1000, 2000, late ? 3000000 : 200000,
+						  late ? 9000000 : 300000};
+		f = open_memstream(&buf, &len);
+		REQUIRE(f);
+		p = print_new(f, PRINT_MODE_TEXT);
+		REQUIRE(p);
+		lab_summary_print(p, &s);
+		CHECK_EQ(print_finish(p), 0);
+		print_free(p);
+		fclose(f);
+		if (late) {
+			CHECK(strstr(buf, "THE EMULATOR FELL BEHIND") != NULL);
+			CHECK(strstr(buf, "do not trust them") != NULL);
+		} else {
+			CHECK(strstr(buf, "the emulator kept time") != NULL);
+			CHECK(strstr(buf, "FELL BEHIND") == NULL);
+		}
+		free(buf);
+		buf = NULL;
+	}
+	CHECK_EQ(lab_run_error_bound_ns(&(struct lab_profile){.rate_bps = 12500000, .mtu = 1500}),
+		 246080);
 }
 
 TEST(netns_names_carry_the_pid)

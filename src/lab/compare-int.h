@@ -62,6 +62,8 @@ struct lc_run {
 	double bql_limit_p50; /* bytes; NaN when unknown or without BQL */
 	double bql_limit_max;
 	double ring_max;
+	double sched_p99_us;   /* the emulator's scheduling error p99; NaN when unknown */
+	double sched_bound_us; /* the bound it had to keep (lab_run_error_bound_ns) */
 	struct lc_stage stages[LC_MAX_STAGES];
 	size_t nstages;
 	bool plotted; /* P.svg was written */
@@ -97,6 +99,9 @@ struct seed_reading {
 	 */
 	double worst_down_pct, worst_up_pct;
 	double bql_down_pct;
+	/* Download + upload of the fixed setups over stock's, the lower of the two: the
+	 * 2014 email's "enormous improvement in bidirectional throughput". */
+	double worst_total_ratio;
 };
 
 /* What the seed's four runs say (the runs found by profile name; NaN where missing). */

@@ -189,6 +189,34 @@ static void lab_rows(struct table *t)
 	table_row(t, "ring max descriptors");
 	stage_rows(t, false);
 	stage_rows(t, true);
+	for (size_t i = 0; i < t->n; i++)
+		lc_fmt_num(t->cells[i], CELL_LEN, t->runs[i].sched_p99_us / 1e3);
+	table_row(t, "emulator error p99 ms");
+}
+
+/* A run over its bound: whether it kept time, for the table's note and the JSON. */
+static bool fell_behind(const struct lc_run *lr)
+{
+	return isfinite(lr->sched_p99_us) && isfinite(lr->sched_bound_us) &&
+	       lr->sched_p99_us > lr->sched_bound_us;
+}
+
+/* Under the table: the runs whose emulator fell behind, in words. */
+static void timing_notes(struct printer *p, const struct lc_run *runs, size_t n)
+{
+	char a[24], b[24];
+
+	for (size_t i = 0; i < n; i++) {
+		if (!fell_behind(&runs[i]))
+			continue;
+		lc_fmt_num(a, sizeof(a), runs[i].sched_p99_us / 1e3);
+		lc_fmt_num(b, sizeof(b), runs[i].sched_bound_us / 1e3);
+		print_text(p,
+			   "%s: the emulator fell behind (scheduling error p99 %s ms, over %s "
+			   "ms): its p99 latencies are not to be trusted",
+			   runs[i].stem, a, b);
+		print_nl(p);
+	}
 }
 
 void lc_print_table(struct printer *p, const struct lc_run *runs, size_t n, size_t base)
@@ -215,6 +243,7 @@ void lc_print_table(struct printer *p, const struct lc_run *runs, size_t n, size
 	print_text(p, "the board's transmit path (lab):");
 	print_nl(p);
 	lab_rows(&t);
+	timing_notes(p, runs, n);
 	if (n > 1) {
 		print_text(p, "(xN: the run's value over %s's)", runs[base].stem);
 		print_nl(p);
@@ -297,6 +326,11 @@ void lc_json_run(struct printer *p, const char *dir, const struct lc_run *lr,
 	lc_json_num(p, "bql_limit_bytes", lr->bql ? lr->bql_limit_p50 : NAN);
 	lc_json_num(p, "bql_limit_max_bytes", lr->bql ? lr->bql_limit_max : NAN);
 	lc_json_num(p, "ring_max_descriptors", lr->ring_max);
+	lc_json_num(p, "sched_error_p99_us", lr->sched_p99_us);
+	if (isfinite(lr->sched_p99_us) && isfinite(lr->sched_bound_us))
+		print_bool(p, "kept_time", !fell_behind(lr), PRINT_JSON_ONLY);
+	else
+		print_null(p, "kept_time", "-", PRINT_JSON_ONLY);
 	print_open_object(p, "drops");
 	for (size_t k = 0; k < lr->nstages; k++)
 		lc_json_num(p, lr->stages[k].name, lr->stages[k].drops);

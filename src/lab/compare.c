@@ -247,6 +247,7 @@ static int load_profiles(const struct lc_args *a, struct lc_run *runs)
 
 		lr->profile = a->profiles[i];
 		lr->bql_limit_p50 = lr->bql_limit_max = lr->ring_max = NAN;
+	lr->sched_p99_us = lr->sched_bound_us = NAN;
 		if (lab_profile_load(prof, a->profiles[i], err, sizeof(err)) < 0) {
 			cli_usage_error(a->cmd, a->usage, "%s", err);
 			goto out;
@@ -514,6 +515,7 @@ static int read_lab_summary(const char *path, struct lc_run *lr)
 	int r;
 
 	lr->bql_limit_p50 = lr->bql_limit_max = lr->ring_max = NAN;
+	lr->sched_p99_us = lr->sched_bound_us = NAN;
 	r = json_read_file(path, 4u << 20, &doc, &jerr);
 	if (r < 0)
 		return r;
@@ -523,6 +525,8 @@ static int read_lab_summary(const char *path, struct lc_run *lr)
 		lr->bql_limit_max = num_at(bql, "limit_max_bytes");
 	}
 	lr->ring_max = num_at(json_get(doc, "ring"), "max_descriptors");
+	lr->sched_p99_us = num_at(json_get(doc, "sched_error"), "p99_us");
+	lr->sched_bound_us = num_at(doc, "sched_error_bound_us");
 	stages = json_get(doc, "stages");
 	if (stages)
 		json_object_foreach(stages, read_stage, lr);

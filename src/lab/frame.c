@@ -22,6 +22,7 @@
 #define TCP_CSUM_OFF 16
 #define TCP_FIN	     0x01
 #define TCP_PSH	     0x08
+#define TCP_ACK	     0x10
 #define TCP_CWR	     0x80
 
 static inline uint16_t rd16(const uint8_t *p)
@@ -356,4 +357,98 @@ int lab_frame_segment(const uint8_t *buf, size_t len, const struct lab_frame *f,
 		pos += seg_len[i];
 	}
 	return f->segs;
+}
+
+/* The TCP segment's flags, and payload bytes. */
+static uint8_t tcp_flags(const uint8_t *buf, const struct lab_frame *f)
+{
+	return buf[LAB_VNET_HDR_LEN + f->l4_off + 13];
+}
+
+static uint32_t tcp_payload(const struct lab_frame *f)
+{
+	return f->ip_len - f->hdr_len;
+}
+
+/* lab_frame_mergeable(), with the flags b of a merge may have besides. */
+static bool mergeable(const uint8_t *buf, const struct lab_frame *f, uint8_t also)
+{
+	const uint8_t *ip = buf + LAB_VNET_HDR_LEN, *th = ip + f->l4_off;
+
+	if (f->l4_proto != IPPROTO_TCP || is_gso(f) || f->hdr_len >= f->ip_len ||
+	    f->vnet_flags != VNET_F_NEEDS_CSUM || f->csum_start != f->l4_off ||
+	    f->csum_offset != TCP_CSUM_OFF)
+		return false;
+	if ((tcp_flags(buf, f) & (uint8_t)~also) != TCP_ACK || rd16(th + 18))
+		return false; /* other flags, or an urgent pointer */
+	if (f->ip_version == 4)
+		return f->l4_off == 20 && (rd16(ip + 6) & 0x3fff) == 0;
+	return true;
+}
+
+bool lab_frame_mergeable(const uint8_t *buf, const struct lab_frame *f)
+{
+	return mergeable(buf, f, 0);
+}
+
+/* Header bytes that must agree for a merge (frame.h), IP and TCP. */
+static bool same_headers(const uint8_t *a, const uint8_t *b, const struct lab_frame *fa,
+			 const struct lab_frame *fb)
+{
+	const uint8_t *ta = a + fa->l4_off, *tb = b + fb->l4_off;
+
+	if (fa->ip_version != fb->ip_version || fa->hdr_len != fb->hdr_len)
+		return false;
+	if (fa->ip_version == 4) {
+		if (memcmp(a, b, 2) || memcmp(a + 6, b + 6, 4) || memcmp(a + 12, b + 12, 8))
+			return false; /* version, TOS; flags, TTL, protocol; addresses */
+	} else if (memcmp(a, b, 4) || memcmp(a + 6, b + 6, 34)) {
+		return false; /* version, class, flow label; next header, hops; addresses */
+	}
+	/* Ports; ACK number; data offset; options. */
+	return !memcmp(ta, tb, 4) && !memcmp(ta + 8, tb + 8, 5) &&
+	       !memcmp(ta + 20, tb + 20, (size_t)(fa->hdr_len - fa->l4_off) - 20);
+}
+
+int lab_frame_merge(uint8_t *acc, size_t *acclen, size_t cap, struct lab_frame *fa,
+		    const uint8_t *b, const struct lab_frame *fb)
+{
+	uint8_t *ip = acc + LAB_VNET_HDR_LEN, *th = ip + fa->l4_off;
+	const uint8_t *bip = b + LAB_VNET_HDR_LEN, *bth = bip + fb->l4_off;
+	uint32_t have = tcp_payload(fa), add, mss, ip_len, pseudo;
+	struct lab_frame merged;
+	size_t len;
+
+	if (!(is_gso(fa) ? fa->l4_proto == IPPROTO_TCP : mergeable(acc, fa, 0)) ||
+	    !mergeable(b, fb, TCP_PSH) || (tcp_flags(acc, fa) & (TCP_PSH | TCP_FIN)))
+		return -EAGAIN;
+	mss = is_gso(fa) ? fa->gso_size : have;
+	add = tcp_payload(fb);
+	ip_len = fa->ip_len + add;
+	len = LAB_VNET_HDR_LEN + (size_t)ip_len;
+	if (have % mss || add > mss || ip_len > 65535 || len > cap || *acclen < len - add ||
+	    (have + add + mss - 1) / mss > LAB_MAX_SEGS || !same_headers(ip, bip, fa, fb) ||
+	    rd32(bth + 4) != rd32(th + 4) + have)
+		return -EAGAIN;
+
+	memcpy(ip + fa->ip_len, bip + fb->hdr_len, add);
+	acc[1] = fa->ip_version == 4 ? VNET_GSO_TCPV4 : VNET_GSO_TCPV6;
+	wrh16(acc + 2, fa->hdr_len);
+	wrh16(acc + 4, (uint16_t)mss);
+	if (fa->ip_version == 4) {
+		wr16(ip + 2, (uint16_t)ip_len);
+		ipv4_header_csum(ip, 20);
+		pseudo = sum16(ip + 12, 8, IPPROTO_TCP);
+	} else {
+		wr16(ip + 4, (uint16_t)(ip_len - 40));
+		pseudo = sum16(ip + 8, 32, IPPROTO_TCP);
+	}
+	th[13] |= (uint8_t)(bth[13] & TCP_PSH);
+	memcpy(th + 14, bth + 14, 2); /* the window */
+	wr16(th + TCP_CSUM_OFF, fold(pseudo + ip_len - fa->l4_off));
+	if (lab_frame_parse(acc, len, &merged) < 0)
+		return -EAGAIN; /* cannot happen: every field above was checked */
+	*fa = merged;
+	*acclen = len;
+	return 0;
 }

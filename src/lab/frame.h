@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * frame.h - the packets the lab reads from and writes to its tun devices: parse,
- * ECN-mark, segment. Pure: no I/O, no allocation, no clock.
+ * ECN-mark, segment, and merge segments again (GRO). Pure: no I/O, no allocation,
+ * no clock.
  *
  * Every buffer starts with the 10-byte struct virtio_net_hdr that a tun opened with
  * IFF_VNET_HDR puts in front of each packet (emulation.md section 1), followed by an
@@ -122,5 +123,40 @@ int lab_frame_segment(const uint8_t *buf, size_t len, const struct lab_frame *f,
 
 /* Bytes lab_frame_segment() needs for f's segments. */
 size_t lab_frame_segment_space(const struct lab_frame *f);
+
+/*
+ * Whether a packet may begin a merge (lab_frame_merge): a TCP segment, not GSO, with
+ * 1 or more payload bytes, flags exactly ACK, NEEDS_CSUM with csum_start at the TCP
+ * header and csum_offset 16 (as the kernel hands a tun with offloads its segments,
+ * and as lab_frame_segment writes them), no urgent pointer, and IPv4 without
+ * options or fragmentation (or IPv6). buf and f as from lab_frame_parse().
+ */
+bool lab_frame_mergeable(const uint8_t *buf, const struct lab_frame *f);
+
+/*
+ * Merge TCP segment b into acc, as Linux's GRO merges the in-order segments of one
+ * flow that a NIC hands up in one poll. acc (*acclen bytes, in a buffer of cap) is a
+ * segment that lab_frame_mergeable() accepted, or what earlier merges made of one;
+ * fa is its parse. b continues acc when:
+ *  - b passes lab_frame_mergeable(), except that PSH may be set besides ACK;
+ *  - acc carries no PSH and its last segment is a full MSS (the MSS is acc's
+ *    payload while it is one segment, its gso_size after), and b carries at most
+ *    an MSS;
+ *  - every header field but these agrees: addresses, ports, IP version, TOS/traffic
+ *    class and flow label, TTL/hop limit, IPv4 flags, TCP header length, options
+ *    and ACK number (the IPv4 ID, the lengths, checksums, TCP window and sequence
+ *    number may differ);
+ *  - b's sequence number is where acc's payload ends;
+ *  - the result fits cap, 65535 bytes of IP packet and LAB_MAX_SEGS segments.
+ * Then b's payload is appended and acc becomes the super-packet a sender's GSO
+ * would have made of the same segments: vnet gso_type TCPV4/TCPV6 with gso_size
+ * the MSS and hdr_len its headers, IP length (and IPv4 header checksum) for the
+ * new size, TCP window and PSH as b's, and the TCP checksum field the
+ * pseudo-header sum for the new length (the checksum stays partial). *acclen and
+ * *fa are updated. Returns 0 when merged, -EAGAIN when b does not continue acc
+ * (nothing changed).
+ */
+int lab_frame_merge(uint8_t *acc, size_t *acclen, size_t cap, struct lab_frame *fa,
+		    const uint8_t *b, const struct lab_frame *fb);
 
 #endif

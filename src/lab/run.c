@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "frame.h"
+#include "gro.h"
 #include "hist.h"
 #include "telemetry.h"
 
@@ -31,8 +32,16 @@ static void hist_dist(const struct hist *h, struct lab_dist *d)
 #define LATE_SAMPLES 128
 #define LATE_EVERY   32
 
+/* A direction's GRO output: the lab_run and the direction. */
+struct gro_ctx {
+	struct lab_run *r;
+	enum lab_dir dir;
+};
+
 struct lab_run {
 	struct lab_profile profile;
+	struct lab_gro *gro[2];
+	struct gro_ctx gro_ctx[2];
 	struct lab_emu *emu;
 	const struct lab_run_config *cfg;
 	int epfd, timerfd;
@@ -42,7 +51,7 @@ struct lab_run {
 	struct hist sched, wake, write_cost;
 	uint64_t late[LATE_SAMPLES];
 	unsigned nlate;
-	uint64_t margin95_ns, margin99_ns; /* the lateness quantiles, + bookkeeping */
+	uint64_t margin95_ns, margin99_ns;  /* the lateness quantiles, + bookkeeping */
 	bool cheap;			    /* the last window used < half the CPU budget */
 	bool spin_ok;			    /* this window's CPU is within LAB_RUN_CPU_BUDGET */
 	uint64_t cpu_prev_ns, wall_prev_ns; /* the window's start */
@@ -82,25 +91,47 @@ static bool set_realtime(bool on)
 	return sched_setscheduler(0, policy, &sp) == 0;
 }
 
-static void deliver(enum lab_dir dir, const uint8_t *buf, size_t len, uint64_t due_ns, void *ctx)
+/* Write one packet of `frames` deliveries to direction dir's receiving tun. */
+static void write_tun(const uint8_t *buf, size_t len, unsigned frames, const uint64_t *due_ns,
+		      size_t delivered_bytes, void *ctx)
 {
-	struct lab_run *r = ctx;
-	struct lab_dir_stats *d = &r->stats.dir[dir];
-	int fd = dir == LAB_BOARD_TX ? r->cfg->client_tun : r->cfg->board_tun;
+	struct gro_ctx *g = ctx;
+	struct lab_run *r = g->r;
+	struct lab_dir_stats *d = &r->stats.dir[g->dir];
+	int fd = g->dir == LAB_BOARD_TX ? r->cfg->client_tun : r->cfg->board_tun;
 	uint64_t now = now_ns();
 	ssize_t n;
 
-	hist_record(&r->sched, now > due_ns ? now - due_ns : 0);
+	for (unsigned i = 0; i < frames; i++)
+		hist_record(&r->sched, now > due_ns[i] ? now - due_ns[i] : 0);
 	n = write(fd, buf, len);
 	hist_record(&r->write_cost, now_ns() - now);
+	d->writes++;
 	if (n >= 0) {
-		d->delivered_pkts++;
-		d->delivered_bytes += (uint64_t)n;
+		d->delivered_pkts += frames;
+		d->delivered_bytes += delivered_bytes;
 	} else if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENOBUFS) {
-		d->write_drops++;
+		d->write_drops += frames;
 	} else {
-		d->write_errors++;
+		d->write_errors += frames;
 	}
+}
+
+static void deliver(enum lab_dir dir, const uint8_t *buf, size_t len, uint64_t due_ns, void *ctx)
+{
+	struct lab_run *r = ctx;
+
+	if (r->cfg->no_gro)
+		write_tun(buf, len, 1, &due_ns, len, &r->gro_ctx[dir]);
+	else
+		lab_gro_offer(r->gro[dir], buf, len, due_ns);
+}
+
+/* After each step of the emulator: what it delivered is written (gro.h). */
+static void flush_deliveries(struct lab_run *r)
+{
+	lab_gro_flush(r->gro[LAB_BOARD_TX]);
+	lab_gro_flush(r->gro[LAB_CLIENT_TX]);
 }
 
 int lab_run_new(const struct lab_profile *p, struct lab_run **out, char *err, size_t errlen)
@@ -119,6 +150,16 @@ int lab_run_new(const struct lab_profile *p, struct lab_run **out, char *err, si
 		snprintf(err, errlen, "out of memory");
 		lab_run_free(r);
 		return -ENOMEM;
+	}
+	for (int d = 0; d < 2; d++) {
+		struct lab_gro_out gout = {.emit = write_tun, .ctx = &r->gro_ctx[d]};
+
+		r->gro_ctx[d] = (struct gro_ctx){.r = r, .dir = (enum lab_dir)d};
+		if (lab_gro_new(&gout, &r->gro[d]) < 0) {
+			snprintf(err, errlen, "out of memory");
+			lab_run_free(r);
+			return -ENOMEM;
+		}
 	}
 	r->profile = *p;
 	r->margin95_ns = r->margin99_ns = 20000;
@@ -139,6 +180,8 @@ void lab_run_free(struct lab_run *r)
 		return;
 	if (r->emu)
 		lab_emu_destroy(r->emu);
+	lab_gro_free(r->gro[0]);
+	lab_gro_free(r->gro[1]);
 	if (r->epfd >= 0)
 		close(r->epfd);
 	if (r->timerfd >= 0)
@@ -148,6 +191,13 @@ void lab_run_free(struct lab_run *r)
 	hist_free(&r->write_cost);
 	free(r->buf);
 	free(r);
+}
+
+uint64_t lab_run_error_bound_ns(const struct lab_profile *p)
+{
+	uint64_t frame = (uint64_t)p->mtu + LAB_ETH_HDR_LEN + LAB_WIRE_OVERHEAD;
+
+	return p->rate_bps ? 2 * frame * 1000000000ull / p->rate_bps : 0;
 }
 
 const struct lab_run_stats *lab_run_stats(const struct lab_run *r)
@@ -255,8 +305,7 @@ static int wait_events(struct lab_run *r, uint64_t deadline, bool precise, struc
 	if (deadline <= now)
 		return 0;
 	precise = precise && r->spin_ok;
-	until =
-	    precise ? (deadline > now + margin(r) ? deadline - margin(r) : now) : deadline;
+	until = precise ? (deadline > now + margin(r) ? deadline - margin(r) : now) : deadline;
 	if (until > now) {
 		n = sleep_until(r, now, until, ev, maxev);
 		if (n < 0 && n != -EINTR)
@@ -299,6 +348,7 @@ static void read_tun(struct lab_run *r, int fd, enum lab_dir dir)
 		lab_emu_advance(r->emu, t);
 		if (lab_emu_input(r->emu, dir, r->buf, (size_t)n, t) == -EBADMSG)
 			r->stats.input_errors++;
+		flush_deliveries(r);
 	}
 }
 
@@ -434,6 +484,7 @@ int lab_run_loop(struct lab_run *r, const struct lab_run_config *c, char *err, s
 		}
 		now = now_ns();
 		lab_emu_advance(r->emu, now);
+		flush_deliveries(r);
 		if (now >= tel_next) {
 			sample_telemetry(r, &prev, now, t0);
 			cpu_budget(r, now);
@@ -443,6 +494,7 @@ int lab_run_loop(struct lab_run *r, const struct lab_run_config *c, char *err, s
 				tel_next = now + LAB_RUN_TELEMETRY_NS;
 		}
 	}
+	flush_deliveries(r);
 	if (r->stats.realtime)
 		set_realtime(false);
 	now = now_ns();

@@ -63,8 +63,9 @@ struct lab_telemetry_writer;
 struct lab_dir_stats {
 	uint64_t read_pkts, read_bytes; /* read from the sending tun (vnet header included) */
 	uint64_t delivered_pkts, delivered_bytes; /* written to the receiving tun (the same) */
-	uint64_t write_drops;			  /* writes refused with EAGAIN or ENOBUFS */
-	uint64_t write_errors;			  /* writes refused otherwise */
+	uint64_t write_drops;  /* packets in writes refused with EAGAIN or ENOBUFS */
+	uint64_t write_errors; /* packets in writes refused otherwise */
+	uint64_t writes;       /* write() calls: fewer than packets where GRO merged them */
 };
 
 struct lab_run_stats {
@@ -94,6 +95,7 @@ struct lab_run_config {
 	struct lab_telemetry_writer *telemetry; /* NULL: no telemetry file */
 	const char *describe;			/* the profile's describe line, for telemetry */
 	bool force_timerfd; /* wait as on kernels without epoll_pwait2 (tests) */
+	bool no_gro;	    /* one write per delivered packet, never merged (gro.h) */
 };
 
 struct lab_run;
@@ -107,6 +109,14 @@ void lab_run_free(struct lab_run *r);
  * stats still cover the time run). Call once.
  */
 int lab_run_loop(struct lab_run *r, const struct lab_run_config *c, char *err, size_t errlen);
+
+/*
+ * How well the loop must keep time for profile p: two full frames (mtu + Ethernet
+ * header + LAB_WIRE_OVERHEAD) at the board's line rate, 246 us at 100 Mbit/s. A run
+ * whose scheduling error p99 is above it delivered 1 packet in 100 more than two
+ * frames late: its latency tails are the emulator's as much as the model's.
+ */
+uint64_t lab_run_error_bound_ns(const struct lab_profile *p);
 
 /* What the loop measured; valid after lab_run_loop returned. */
 const struct lab_run_stats *lab_run_stats(const struct lab_run *r);

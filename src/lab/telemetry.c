@@ -310,6 +310,7 @@ static void print_direction(struct printer *p, const char *key, const char *labe
 	print_double(p, "mbps", mbps, 3, UNIT_MBPS | PRINT_JSON_ONLY);
 	print_double(p, "wire_util", util, 4, UNIT_NONE | PRINT_JSON_ONLY);
 	print_uint(p, "read_packets", d->read_pkts, UNIT_NONE | PRINT_JSON_ONLY);
+	print_uint(p, "tun_writes", d->writes, UNIT_NONE | PRINT_JSON_ONLY);
 	print_uint(p, "tun_write_drops", d->write_drops, UNIT_NONE | PRINT_JSON_ONLY);
 	print_uint(p, "tun_write_errors", d->write_errors, UNIT_NONE | PRINT_JSON_ONLY);
 	print_close(p);
@@ -336,6 +337,33 @@ static void add_stage_counts(struct line *l, const struct lab_telemetry *t, bool
 	}
 	if (!any)
 		add(l, " none");
+}
+
+/* Whether the emulator kept time (run.h's bound), in JSON and in words. */
+static void print_timing(struct printer *p, const struct lab_summary *s)
+{
+	const struct lab_dist *d = &s->run->sched_error;
+	bool kept = !d->count || d->p99_ns <= s->error_bound_ns;
+	struct line l = {0};
+	char a[32], b[32];
+
+	print_double(p, "sched_error_bound_us", (double)s->error_bound_ns / 1e3, 1,
+		     UNIT_NONE | PRINT_JSON_ONLY);
+	print_bool(p, "kept_time", kept, PRINT_JSON_ONLY);
+	fmt_ns(a, sizeof(a), d->p99_ns);
+	fmt_ns(b, sizeof(b), s->error_bound_ns);
+	if (kept)
+		add(&l,
+		    "  the emulator kept time: scheduling error p99 %s, within %s (two full "
+		    "frames at %g Mbit/s)",
+		    a, b, s->rate_mbps);
+	else
+		add(&l,
+		    "  THE EMULATOR FELL BEHIND: scheduling error p99 %s, over %s (two full "
+		    "frames at %g Mbit/s); this run's latency tails (p99) are the emulator's as "
+		    "much as the model's: do not trust them",
+		    a, b, s->rate_mbps);
+	put(p, &l);
 }
 
 void lab_summary_print(struct printer *p, const struct lab_summary *s)
@@ -421,6 +449,7 @@ void lab_summary_print(struct printer *p, const struct lab_summary *s)
 	put(p, &l);
 	dist_line(p, "    of it: wake-up lateness ", "wake_late", &r->wake_late);
 	dist_line(p, "    tun write() time ", "tun_write", &r->tun_write);
+	print_timing(p, s);
 
 	print_double(p, "cpu_s", r->cpu_s, 3, UNIT_NONE | PRINT_JSON_ONLY);
 	print_double(p, "cpu_s_per_gbit", gbit > 0 ? r->cpu_s / gbit : NAN, 3,

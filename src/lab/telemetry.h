@@ -66,6 +66,8 @@ struct lab_summary {
 	const struct lab_run_stats *run;
 	bool bql;	 /* the profile has BQL: report its limit */
 	int exit_status; /* the command's, or -1 when there was none */
+	uint64_t error_bound_ns; /* lab_run_error_bound_ns() of the profile */
+	double rate_mbps;	 /* the board's line rate, to say what the bound is */
 	/* Packets each namespace's kernel dropped at its tun because the emulator did not
 	 * read them in time (outside the model); -1 when unknown. [LAB_BOARD_TX]: the
 	 * board's tun. */
