@@ -10,6 +10,8 @@
 #   make static     a static, stripped binary for a board: ARCH=armhf|arm64|native,
 #                   in build-static-ARCH/bin/debloat (scripts/build-static.sh)
 #   make smoke      both ARM static binaries under qemu-user (tests/test-static.sh)
+#   make vm-check   the static binary inside Debian's own kernels under QEMU, real
+#                   e1000e and virtio-net NICs (root; tests/vm/vm-check.sh)
 #   make install    binary, man pages, bash completion, systemd units into
 #                   $(DESTDIR)$(PREFIX); make uninstall removes what it installed
 BUILD ?= build
@@ -22,7 +24,7 @@ ARCH ?= native
 PREFIX ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all build check demo asan-check fuzz bench clean static smoke install uninstall
+.PHONY: all build check demo asan-check fuzz bench clean static smoke vm-check install uninstall
 
 all: build
 
@@ -77,6 +79,13 @@ smoke:
 	@scripts/build-static.sh armhf $(MESON_OPTS)
 	@scripts/build-static.sh arm64 $(MESON_OPTS)
 	STATIC_SMOKE=1 BUILD=$(BUILD) bash tests/test-static.sh
+
+# Debian's kernels under QEMU with real NIC drivers; kernel packages are cached in
+# DEBLOAT_VM_CACHE (default /var/cache/debloat-vm).
+vm-check:
+	@scripts/install-deps.sh vm
+	@scripts/build-static.sh native $(MESON_OPTS) >/dev/null
+	tests/vm/vm-check.sh build-static-native/bin/debloat || [ $$? -eq 77 ]
 
 # meson installs into $(DESTDIR)$(PREFIX) and logs what it installed, for uninstall.
 install:

@@ -12,6 +12,9 @@
 #                                   and qemu-user (libmnl-dev ships no libmnl.a:
 #                                   scripts/static-libmnl.sh)
 #   scripts/install-deps.sh install build + scdoc (man pages) and man-db (to render them)
+#   scripts/install-deps.sh vm      cross + what tests/vm/vm-check.sh boots Debian's kernels
+#                                   with: qemu-system-x86, busybox-static, cpio, kmod,
+#                                   xz-utils, jq (the kernels themselves it downloads)
 #
 # Already-installed packages cost one dpkg-query each and no network. As root it
 # runs apt-get (update once, then install); otherwise it names what is missing and fails.
@@ -22,6 +25,7 @@ build_pkgs=(gcc libc6-dev make meson ninja-build pkg-config libmnl-dev libjson-c
 test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 iputils-ping librsvg2-bin libxml2-utils rt-tests)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 install_pkgs=(scdoc man-db)
+vm_pkgs=(qemu-system-x86 busybox-static cpio kmod xz-utils zstd jq iproute2)
 cross_arches=(armhf arm64)
 cross_pkgs=(crossbuild-essential-armhf crossbuild-essential-arm64 qemu-user
 	libmnl-dev:armhf libjson-c-dev:armhf zlib1g-dev:armhf
@@ -33,8 +37,9 @@ test) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${install_pkgs[@]}") ;;
 fuzz) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${install_pkgs[@]}" "${fuzz_pkgs[@]}") ;;
 install) want=("${build_pkgs[@]}" "${install_pkgs[@]}") ;;
 cross) want=("${build_pkgs[@]}" "${cross_pkgs[@]}") ;;
+vm) want=("${build_pkgs[@]}" "${cross_pkgs[@]}" "${vm_pkgs[@]}") ;;
 *)
-	echo "usage: $0 build|test|fuzz|install|cross" >&2
+	echo "usage: $0 build|test|fuzz|install|cross|vm" >&2
 	exit 2
 	;;
 esac

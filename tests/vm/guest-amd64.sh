@@ -1,0 +1,107 @@
+#!/bin/sh
+# guest-amd64.sh - /init of the amd64 guest (tests/vm/image.sh puts it there): two real
+# NICs on one of Debian's kernels, checked with our static binary:
+#   e1000e      10.0.2.15/24, its peer 10.0.2.2 (one TX queue, BQL since 3.3);
+#   virtio-net  10.0.3.15/24, its peer 10.0.3.2 (two queue pairs, so mq; 100 Mbit/s
+#               as QEMU reports it; BQL only from 6.11).
+# Both peers are tap devices in a network namespace the host made, where a
+# `debloat server` listens; nothing else is reachable.
+#
+# The guest only runs commands and prints what they print, each between
+# "VMOUT-BEGIN NAME" and "VMOUT-END NAME STATUS" on the serial console, NAME being
+# IFACE/STEP for the steps of one NIC; tests/vm/vm-check.sh judges them. Every NIC
+# starts from the bloated state a board ships with: pfifo_fast as the default qdisc
+# (set before the drivers load, so the NICs get it) and txqueuelen 1000.
+export PATH=/bin:/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mkdir -p /var/lib
+dmesg -n 1
+echo "VMGUEST-BEGIN $(uname -r)"
+
+out() { # NAME COMMAND...
+	name=$1
+	shift
+	echo "VMOUT-BEGIN $name"
+	"$@" 2>&1
+	st=$?
+	echo # the output may not end its last line
+	echo "VMOUT-END $name $st"
+}
+# What undo must restore and audit does not show, one line per knob.
+state() { # IFACE
+	echo "txqueuelen $(cat /sys/class/net/$1/tx_queue_len)"
+	for q in /sys/class/net/$1/queues/tx-*; do
+		echo "limit_max $(basename "$q") $(cat "$q/byte_queue_limits/limit_max" 2>/dev/null)"
+	done
+	echo "default_qdisc $(sysctl -n net.core.default_qdisc)"
+	echo "tcp_ecn $(sysctl -n net.ipv4.tcp_ecn)"
+	tc qdisc show dev "$1" | sed 's/^/qdisc /'
+}
+# Four seconds of TCP upload to the peer's server, with `debloat bql` sampling the
+# queues meanwhile: completions move BQL's limit and bytes are in flight.
+loaded_bql() { # IFACE PEER
+	debloat test tcp_upload "$2" -l 4 -d 1 -s 0.5 --json >/tmp/load.json 2>&1 &
+	sleep 2
+	debloat bql -n 3 --json "$1"
+	st=$?
+	wait
+	return $st
+}
+
+check_nic() { # IFACE PEER
+	out "$1/state0" state "$1"
+	out "$1/audit0" debloat audit --json "$1"
+	out "$1/bql" loaded_bql "$1" "$2"
+	out "$1/audit1" debloat audit --json "$1"
+	out "$1/plan" debloat fix --dry-run --json "$1"
+	out "$1/fix" debloat fix --json "$1"
+	out "$1/state1" state "$1"
+	out "$1/audit2" debloat audit --json "$1"
+	out "$1/fix2" debloat fix --json "$1"
+	out "$1/server-plan" debloat fix --dry-run --role server --json "$1"
+	out "$1/undo" debloat undo --json
+	out "$1/state2" state "$1"
+	out "$1/audit3" debloat audit --json "$1"
+}
+
+sysctl -w net.core.default_qdisc=pfifo_fast >/dev/null
+modprobe e1000e
+modprobe virtio_pci 2>/dev/null # built in on some kernels
+modprobe virtio_net
+ip link set lo up
+for i in $(seq 100); do [ -e /sys/class/net/eth1 ] && break; sleep 0.1; done
+e1000e= virtio=
+for d in /sys/class/net/eth*; do # virtio-net's device is the virtio device, not PCI
+	case $(basename "$(readlink "$d/device/driver")") in
+	e1000e) e1000e=$(basename "$d") ;;
+	virtio_net) virtio=$(basename "$d") ;;
+	esac
+done
+for pair in "$e1000e 10.0.2.15" "$virtio 10.0.3.15"; do
+	set -- $pair
+	[ $# -eq 2 ] || continue
+	ip link set "$1" up
+	ip addr add "$2/24" dev "$1"
+done
+for n in $e1000e $virtio; do
+	for i in $(seq 100); do [ "$(cat /sys/class/net/$n/carrier 2>/dev/null)" = 1 ] && break; sleep 0.1; done
+	echo "VMINFO nic $n $(basename "$(readlink /sys/class/net/$n/device/driver)") carrier $(cat /sys/class/net/$n/carrier)"
+done
+
+[ -n "$e1000e" ] && check_nic "$e1000e" 10.0.2.2
+[ -n "$virtio" ] && check_nic "$virtio" 10.0.3.2
+
+# RRUL through the e1000e to the host side's server: function, not timing (TCG).
+if [ -n "$e1000e" ]; then
+	out rrul debloat rrul 10.0.2.2 -l 5 -d 1 -o /tmp/rrul.json --flent /tmp/rrul.flent.gz
+	out rrul-json cat /tmp/rrul.json
+	out rrul-flent gzip -dc /tmp/rrul.flent.gz
+fi
+
+echo "VMGUEST-END"
+sync
+poweroff -f

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# image.sh - a boot image for one of Debian's kernels: its vmlinuz and an initramfs of
+# busybox-static, the kernel's modules the guest checks need, our static binary and
+# the guest's script. Debian packages only; downloads are cached.
+#
+#   tests/vm/image.sh KERNEL DEBLOAT GUEST_SCRIPT OUTDIR
+#
+# KERNEL is one of the pinned kernels (kernels.txt: NAME PACKAGE PATTERN): the named
+# package is fetched with `apt-get download` into $DEBLOAT_VM_CACHE (default
+# /var/cache/debloat-vm) once; when Debian no longer carries it, the newest package
+# matching PATTERN is taken, and the choice is printed. Leaves OUTDIR/vmlinuz,
+# OUTDIR/initrd.gz and OUTDIR/kernel (the package and version used).
+#
+# The initramfs: /init (the guest script), /bin/busybox with its applets, /bin/debloat,
+# /lib/modules/VERSION with the modules below and what they depend on (uncompressed,
+# depmod run over them), so that the kernel's own request_module() of a qdisc finds
+# /sbin/modprobe as /proc/sys/kernel/modprobe says.
+set -euo pipefail
+
+[ $# -eq 4 ] || { echo "usage: $0 KERNEL DEBLOAT GUEST_SCRIPT OUTDIR" >&2; exit 2; }
+name=$1 debloat=$2 guest=$3 out=$4
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${DEBLOAT_VM_CACHE:-/var/cache/debloat-vm}
+mkdir -p "$cache" "$out"
+
+line=$(awk -v n="$name" '$1 == n' "$here/kernels.txt")
+[ -n "$line" ] || { echo "image: unknown kernel \"$name\" (tests/vm/kernels.txt)" >&2; exit 2; }
+read -r _ pkg pattern modules <<<"$line"
+
+# The package: pinned, else the newest of its line that Debian carries.
+deb=$(ls "$cache/${pkg}_"*.deb 2>/dev/null | head -n 1 || true)
+if [ -z "$deb" ]; then
+	if ! (cd "$cache" && apt-get download "$pkg" >/dev/null 2>&1); then
+		alt=$(apt-cache search --names-only "$pattern" 2>/dev/null | awk '{ print $1 }' | sort -V | tail -n 1)
+		[ -n "$alt" ] || { echo "image: Debian carries neither $pkg nor anything like $pattern" >&2; exit 1; }
+		echo "image: $pkg is gone from Debian's archive; using $alt" >&2
+		pkg=$alt
+		(cd "$cache" && apt-get download "$pkg" >/dev/null 2>&1) ||
+			{ echo "image: cannot download $pkg" >&2; exit 1; }
+	fi
+	deb=$(ls "$cache/${pkg}_"*.deb | head -n 1)
+fi
+tree=$cache/tree-$(basename "$deb" .deb)
+if [ ! -d "$tree/lib/modules" ]; then
+	rm -rf "$tree.tmp"
+	mkdir -p "$tree.tmp"
+	dpkg-deb -x "$deb" "$tree.tmp"
+	mv "$tree.tmp" "$tree"
+fi
+kver=$(ls "$tree/lib/modules" | head -n 1)
+cp "$tree/boot/vmlinuz-$kver" "$out/vmlinuz"
+echo "$pkg $kver" >"$out/kernel"
+
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,run,var/lib,etc,lib/modules/"$kver"}
+cp /bin/busybox "$root/bin/busybox"
+for a in $("$root/bin/busybox" --list); do
+	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
+done
+ln -s ../bin/busybox "$root/sbin/modprobe"
+cp "$debloat" "$root/bin/debloat"
+cp "$guest" "$root/init"
+chmod +x "$root/init"
+
+# The modules asked for, with their dependencies (modules.dep of a depmod over the
+# package's tree, made once), uncompressed.
+if [ ! -f "$tree/lib/modules/$kver/modules.dep" ]; then
+	depmod -b "$tree" "$kver"
+fi
+want=()
+for m in ${modules//,/ }; do
+	path=$(awk -F: -v m="$m" '{ n = $1; sub(/.*\//, "", n); sub(/\.ko(\.xz|\.zst|\.gz)?$/, "", n);
+		gsub(/-/, "_", n); if (n == m) { print $0; exit } }' "$tree/lib/modules/$kver/modules.dep")
+	[ -n "$path" ] || { echo "image: $kver has no module $m (built in?)" >&2; continue; }
+	for f in ${path//:/ }; do want+=("$f"); done
+done
+for f in $(printf '%s\n' "${want[@]}" | sort -u); do
+	mkdir -p "$root/lib/modules/$kver/$(dirname "$f")"
+	case "$f" in
+	*.xz) xz -dc "$tree/lib/modules/$kver/$f" >"$root/lib/modules/$kver/${f%.xz}" ;;
+	*.zst) zstd -qdc "$tree/lib/modules/$kver/$f" >"$root/lib/modules/$kver/${f%.zst}" ;;
+	*) cp "$tree/lib/modules/$kver/$f" "$root/lib/modules/$kver/$f" ;;
+	esac
+done
+cp "$tree/lib/modules/$kver/modules.builtin" "$tree/lib/modules/$kver/modules.order" \
+	"$root/lib/modules/$kver/" 2>/dev/null || true
+depmod -b "$root" "$kver"
+(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initrd.gz"

@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# vm-check.sh - debloat on Debian's own kernels and real NIC drivers, under QEMU (TCG,
+# no KVM needed): `make vm-check`.
+#
+#   tests/vm/vm-check.sh [--json] [--kernel NAME]... [STATIC_DEBLOAT]
+#
+# For each kernel of tests/vm/kernels.txt (or those named): tests/vm/image.sh makes a
+# boot image (the kernel package and busybox-static from Debian, cached in
+# $DEBLOAT_VM_CACHE; our static binary, default build-static-native/bin/debloat, and
+# tests/vm/guest-amd64.sh as /init); the guest boots with an e1000e and a two-queue
+# virtio-net NIC whose other ends are tap devices in a network namespace made here,
+# where a `debloat server` listens (nothing else is reachable, and the host's own
+# interfaces are never touched). The guest prints every command's output between
+# markers on its serial console; this script judges them with jq, one pass/fail line
+# per check (the suite's format, closing "N passed, N failed"), then one table
+# (kernel, driver, check, result) or, with --json, {"results": [{"kernel", "driver",
+# "check", "result", "detail"}], "seconds"}.
+#
+# VM_LOGS=DIR keeps each guest's serial log there. Each boot is bounded (VM_TIMEOUT
+# seconds, default 300); the namespace, its taps and
+# every QEMU and server process are removed on exit, also on failure. Needs root
+# (namespaces, taps), qemu-system-x86, busybox-static, cpio, kmod, jq and apt-get
+# (scripts/install-deps.sh vm installs them); exits 77 (skipped) without them.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+
+json=0
+kernels=()
+debloat=$top/build-static-native/bin/debloat
+while [ $# -gt 0 ]; do
+	case $1 in
+	--json) json=1 ;;
+	--kernel) kernels+=("$2"); shift ;;
+	-h | --help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "vm-check: unknown option $1" >&2; exit 2 ;;
+	*) debloat=$1 ;;
+	esac
+	shift
+done
+[ ${#kernels[@]} -gt 0 ] || mapfile -t kernels < <(awk '!/^#/ && NF { print $1 }' "$here/kernels.txt")
+timeout_s=${VM_TIMEOUT:-300}
+
+skip() { echo "SKIP: $*"; echo "0 passed, 0 failed, 1 skipped"; exit 77; }
+[ "$(id -u)" -eq 0 ] || skip "needs root (a network namespace and tap devices)"
+for c in qemu-system-x86_64 busybox cpio depmod jq apt-get ip; do
+	command -v "$c" >/dev/null || skip "needs $c (scripts/install-deps.sh vm)"
+done
+[ -c /dev/net/tun ] || skip "needs /dev/net/tun"
+[ -x "$debloat" ] || { echo "vm-check: no static binary $debloat (make static)" >&2; exit 1; }
+
+ns=dbvm-$$
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+	ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+	ip netns del "$ns" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+rows=() passed=0 failed=0
+start=$SECONDS
+# record KERNEL DRIVER CHECK pass|fail|skip DETAIL
+record() {
+	local line
+	line=$(jq -cn --arg k "$1" --arg d "$2" --arg c "$3" --arg r "$4" --arg x "$5" \
+		'{kernel: $k, driver: $d, check: $c, result: $r, detail: $x}')
+	rows+=("$line")
+	case $4 in
+	pass) passed=$((passed + 1)); [ $json = 1 ] || echo "ok   $1 $2: $3" ;;
+	fail) failed=$((failed + 1)); [ $json = 1 ] || echo "FAIL $1 $2: $3 ($5)" ;;
+	*) [ $json = 1 ] || echo "SKIP $1 $2: $3 ($5)" ;;
+	esac
+}
+
+# The output of step NAME in the serial log LOG (without the markers), and its status.
+section() { awk -v n="$2" '$0 == "VMOUT-BEGIN " n { on = 1; next }
+	on && index($0, "VMOUT-END " n " ") == 1 { exit } on' "$1"; }
+status() { awk -v n="$2" 'index($0, "VMOUT-END " n " ") == 1 { print $3; exit }' "$1"; }
+# check K D NAME JQ_FILTER STEP_JSON...: pass when the filter gives true
+jqcheck() {
+	local k=$1 d=$2 name=$3 filter=$4 input=$5 got
+	if got=$(jq -e "$filter" <<<"$input" 2>&1) && [ "$got" = true ]; then
+		record "$k" "$d" "$name" pass ""
+	else
+		record "$k" "$d" "$name" fail "jq: $filter -> ${got:0:200}"
+	fi
+}
+
+# The host side: a namespace with one tap per NIC and a server in it.
+ip netns add "$ns"
+ip -n "$ns" link set lo up
+ip -n "$ns" tuntap add dev tape mode tap
+ip -n "$ns" tuntap add dev tapv mode tap multi_queue
+ip -n "$ns" addr add 10.0.2.2/24 dev tape
+ip -n "$ns" addr add 10.0.3.2/24 dev tapv
+ip -n "$ns" link set tape up
+ip -n "$ns" link set tapv up
+ip netns exec "$ns" "$debloat" server -4 >"$work/server.log" 2>&1 &
+pids+=($!)
+
+judge_nic() { # KERNEL LOG IFACE DRIVER BQL_EXPECTED(yes|no)
+	local k=$1 log=$2 i=$3 d=$4 bql=$5 a0 a1 a3 plan fix fix2 bqlout s0 s1 s2 sp
+	a0=$(section "$log" "$i/audit0") a1=$(section "$log" "$i/audit1") a3=$(section "$log" "$i/audit3")
+	plan=$(section "$log" "$i/plan") fix=$(section "$log" "$i/fix") fix2=$(section "$log" "$i/fix2")
+	bqlout=$(section "$log" "$i/bql") sp=$(section "$log" "$i/server-plan")
+	s0=$(section "$log" "$i/state0") s1=$(section "$log" "$i/state1") s2=$(section "$log" "$i/state2")
+
+	jqcheck "$k" "$d" "audit sees the driver, a speed and a TX ring" \
+		".interfaces[0].driver == \"$d\" and .interfaces[0].speed_mbps > 0 and .interfaces[0].rings.tx > 0" "$a0"
+	jqcheck "$k" "$d" "audit finds the FIFO (pfifo_fast) it starts from" \
+		'[.interfaces[0].findings[].code] | index("fifo-qdisc") != null' "$a1"
+	if [ "$d" = virtio_net ]; then
+		jqcheck "$k" "$d" "audit shows mq with a child per TX queue" \
+			'.interfaces[0].qdisc.kind == "mq" and (.interfaces[0].qdisc.children | length) == .interfaces[0].tx_queues and .interfaces[0].tx_queues == 2' "$a0"
+	fi
+	if [ "$bql" = yes ]; then
+		jqcheck "$k" "$d" "BQL in use after traffic" '.interfaces[0].bql.in_use == true' "$a1"
+		jqcheck "$k" "$d" "debloat bql under load: bytes in flight, the limit off its floor" \
+			'[.[] | .interfaces[0].queues[]] | ([.[].inflight] | max) > 0 and ([.[].limit] | max) > 0' \
+			"$(jq -s . <<<"$bqlout" 2>&1)"
+	else
+		jqcheck "$k" "$d" "BQL not in use: this kernel's driver has none" \
+			'.interfaces[0].bql.in_use != true' "$a1"
+	fi
+	jqcheck "$k" "$d" "fix applies every step it planned" \
+		'.result == "applied" and .refused_steps == 0 and .error == null' "$fix"
+	local root
+	root=$(jq -r '[.interfaces[0].steps[] | select(.knob == "root-qdisc") | .after][0] // ""' <<<"$fix" 2>/dev/null || true)
+	if [ "$bql" = yes ]; then
+		case $root in
+		fq_codel* | mq*) record "$k" "$d" "fix puts fq_codel at the root (or under mq)" pass "" ;;
+		*) record "$k" "$d" "fix puts fq_codel at the root (or under mq)" fail "root step: \"$root\"" ;;
+		esac
+	else
+		case $root in
+		cake* | htb*) record "$k" "$d" "fix shapes (no BQL): $root" pass "" ;;
+		*) record "$k" "$d" "fix shapes a driver without BQL" fail "root step: \"$root\"" ;;
+		esac
+	fi
+	if grep -q '^qdisc qdisc pfifo_fast' <<<"$s1"; then
+		record "$k" "$d" "the kernel's qdisc tree after fix has no pfifo_fast" fail "$(grep '^qdisc' <<<"$s1" | head -n 3)"
+	else
+		record "$k" "$d" "the kernel's qdisc tree after fix has no pfifo_fast" pass ""
+	fi
+	jqcheck "$k" "$d" "audit after fix: no FIFO finding" \
+		'[.interfaces[0].findings[].code] | index("fifo-qdisc") == null' "$(section "$log" "$i/audit2")"
+	jqcheck "$k" "$d" "a second fix changes nothing" \
+		'.applied == 0 and .error == null' "$fix2"
+	if [ "$bql" = yes ]; then
+		jqcheck "$k" "$d" "--role server plans fq" \
+			'[.interfaces[0].steps[] | select(.knob == "root-qdisc") | .after | test("fq( |$)")] | any' "$sp"
+	else
+		jqcheck "$k" "$d" "--role server still shapes (no BQL)" \
+			'[.interfaces[0].steps[] | select(.knob == "root-qdisc") | .after | test("^(cake|htb)")] | any' "$sp"
+	fi
+	if [ "$(status "$log" "$i/undo")" = 0 ] && [ -n "$s0" ] && [ "$s0" = "$s2" ]; then
+		record "$k" "$d" "undo restores the qdisc tree, txqueuelen, limit_max and sysctls exactly" pass ""
+	else
+		record "$k" "$d" "undo restores the qdisc tree, txqueuelen, limit_max and sysctls exactly" fail \
+			"$(diff <(echo "$s0") <(echo "$s2") | head -n 6 | tr '\n' ' ')"
+	fi
+	jqcheck "$k" "$d" "undo restores rings and offloads exactly" \
+		"(.interfaces[0] | {rings, offloads, txqueuelen}) == ($(jq -c '.interfaces[0] | {rings, offloads, txqueuelen}' <<<"$a0" 2>/dev/null || echo null))" "$a3"
+	# The knobs beyond the root qdisc that fix changed, each back as it was.
+	local knobs
+	knobs=$(jq -r '[.interfaces[0].steps[] | select(.status == "applied") | .knob] | unique | join(",")' <<<"$fix" 2>/dev/null || true)
+	if grep -q bql <<<"$knobs"; then
+		if [ "$(grep '^limit_max' <<<"$s1")" != "$(grep '^limit_max' <<<"$s0")" ] &&
+			[ "$(grep '^limit_max' <<<"$s2")" = "$(grep '^limit_max' <<<"$s0")" ]; then
+			record "$k" "$d" "BQL limit_max changed by fix and restored by undo" pass ""
+		else
+			record "$k" "$d" "BQL limit_max changed by fix and restored by undo" fail "$(grep '^limit_max' <<<"$s1" | tr '\n' ' ')"
+		fi
+	fi
+	if grep -q ring <<<"$knobs"; then
+		local r0 r3
+		r0=$(jq -c '.interfaces[0].rings' <<<"$a0") r3=$(jq -c '.interfaces[0].rings' <<<"$a3")
+		if [ "$r0" = "$r3" ]; then
+			record "$k" "$d" "TX ring changed by fix and restored by undo" pass ""
+		else
+			record "$k" "$d" "TX ring changed by fix and restored by undo" fail "$r0 -> $r3"
+		fi
+	fi
+	[ $json = 1 ] || echo "     ($k $d: fix changed: ${knobs:-nothing})"
+}
+
+for k in "${kernels[@]}"; do
+	img=$work/$k
+	if ! "$here/image.sh" "$k" "$debloat" "$here/guest-amd64.sh" "$img" >"$work/image-$k.log" 2>&1; then
+		record "$k" - "boot image" fail "$(tail -n 3 "$work/image-$k.log" | tr '\n' ' ')"
+		continue
+	fi
+	log=$work/serial-$k.log
+	t0=$SECONDS
+	ip netns exec "$ns" timeout "$timeout_s" qemu-system-x86_64 -M q35 -m 768 -smp 2 \
+		-nographic -no-reboot -monitor none \
+		-kernel "$img/vmlinuz" -initrd "$img/initrd.gz" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=1" \
+		-netdev tap,id=n0,ifname=tape,script=no,downscript=no \
+		-device e1000e,netdev=n0,mac=52:54:00:12:34:56 \
+		-netdev tap,id=n1,ifname=tapv,script=no,downscript=no,queues=2 \
+		-device virtio-net-pci,netdev=n1,mq=on,vectors=6,speed=100,duplex=full,mac=52:54:00:12:34:57 \
+		</dev/null 2>&1 | tr -d '\r' >"$log" || true
+	[ $json = 1 ] || echo "     ($k: $(cat "$img/kernel"), booted and checked in $((SECONDS - t0)) s)"
+	[ -z "${VM_LOGS:-}" ] || { mkdir -p "$VM_LOGS" && cp "$log" "$VM_LOGS/serial-$k.log"; }
+	kver=$(grep -ao 'VMGUEST-BEGIN [^ ]*' "$log" | head -n 1 | cut -d' ' -f2)
+	if ! grep -q '^VMGUEST-END' "$log"; then
+		record "$k" - "the guest ran to its end" fail "no end marker within ${timeout_s}s; last lines: $(tail -n 5 "$log" | tr '\n' ' ')"
+		continue
+	fi
+	record "$k" - "the guest ran to its end ($kver)" pass ""
+	major=${kver%%.*} rest=${kver#*.} minor=${rest%%.*}
+	for drv in e1000e virtio_net; do
+		grep -q "^VMINFO nic [^ ]* $drv " "$log" ||
+			record "$k" "$drv" "the NIC is there" fail "the guest found no $drv interface"
+	done
+	while read -r _ iface drv _ carrier; do
+		if [ "$carrier" != 1 ]; then
+			record "$k" "$drv" "link up" fail "carrier $carrier"
+			continue
+		fi
+		case $drv in
+		e1000e) judge_nic "$k" "$log" "$iface" e1000e yes ;;
+		virtio_net)
+			# virtio_net has BQL from Linux 6.11.
+			if [ "$major" -gt 6 ] || { [ "$major" -eq 6 ] && [ "$minor" -ge 11 ]; }; then
+				judge_nic "$k" "$log" "$iface" virtio_net yes
+			else
+				judge_nic "$k" "$log" "$iface" virtio_net no
+			fi
+			;;
+		esac
+	done < <(grep '^VMINFO nic ' "$log" | cut -d' ' -f2-)
+	jqcheck "$k" e1000e "rrul through the NIC to the host side's server: JSON results" \
+		'.test == "rrul" and (.summary | type) == "object"' "$(section "$log" rrul-json)"
+	jqcheck "$k" e1000e "rrul: a flent file flent can read" \
+		'.metadata.NAME == "rrul" and (.x_values | length) > 0' "$(section "$log" rrul-flent)"
+done
+
+secs=$((SECONDS - start))
+if [ $json = 1 ]; then
+	printf '%s\n' "${rows[@]}" | jq -s --argjson s "$secs" '{results: ., seconds: $s}'
+else
+	echo
+	printf '%-11s %-11s %-6s %s\n' KERNEL DRIVER RESULT CHECK
+	printf '%s\n' "${rows[@]}" | jq -r '[.kernel, .driver, .result, .check] | @tsv' |
+		awk -F'\t' '{ printf "%-11s %-11s %-6s %s\n", $1, $2, $3, $4 }'
+	echo "vm-check: ${#kernels[@]} kernel(s) in $secs s"
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
