@@ -126,9 +126,9 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 			a->json = true;
 		else if (c == 'h')
 			return fputs(usage, stdout) == EOF ? 1 : 0;
-		else if (optopt && strchr("pbcDiLk", optopt))
-			return cli_usage_error("server", usage, "option \"-%c\" needs a value",
-					       optopt);
+		else if (cli_lacks_value(c, "pbcDiLk"))
+			return cli_usage_error("server", usage, "option \"%s\" needs a value",
+					       argv[optind - 1]);
 		else
 			return cli_usage_error("server", usage, "unknown option \"%s\"",
 					       cli_bad_option(argv));

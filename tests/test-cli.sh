@@ -93,7 +93,7 @@ fi
 # An option missing its value is named as typed, and no NUL byte reaches the terminal
 # (a long option's number above 255 once made strchr() match the string's end).
 for args in "test ping 127.0.0.1 --label" "test ping 127.0.0.1 --port" "bql --interval" \
-	"lab --profile"; do
+	"lab --profile" "server --port" "server -k" "server --key-file"; do
 	opt=${args##* }
 	# shellcheck disable=SC2086
 	rc=0
