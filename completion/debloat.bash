@@ -143,7 +143,7 @@ _debloat()
 		--kind)
 			mapfile -t COMPREPLY < <(compgen -W "all latency throughput cdf box" -- "$cur")
 			;;
-		--cc)
+		--cc | --allow-cc)
 			local cc
 			cc=$(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null)
 			mapfile -t COMPREPLY < <(compgen -W "$cc" -- "$cur")

@@ -410,17 +410,26 @@ fail:
 	return 1;
 }
 
-static int start_server(struct lab_world *w, const sigset_t *mask, int sfd, struct lab_state *st)
+static int start_server(struct lab_world *w, const struct lab_profile *p, const sigset_t *mask,
+			int sfd, struct lab_state *st)
 {
-	char *argv[] = {PROG_NAME, "server", "-p", LAB_SERVER_PORT, "-D", "86400", NULL};
+	/* Clients run the profile's cc (--cc), which the host need not allow to
+	 * unprivileged sockets: the lab's own server may set it for them. */
+	char cc[sizeof(p->cc)];
+	char *argv[] = {PROG_NAME,    "server", "-p", LAB_SERVER_PORT, "-D", "86400",
+			"--allow-cc", cc,	NULL};
 	struct lab_spawn s = {.nsfd = w->board_ns,
 			      .path = "/proc/self/exe",
 			      .argv = argv,
 			      .sigmask = mask,
 			      .own_pgrp = true,
 			      .null_stdio = true};
-	int r = lab_spawn(&s, &st->server_pid);
+	int r;
 
+	snprintf(cc, sizeof(cc), "%s", p->cc);
+	if (!cc[0])
+		argv[6] = NULL;
+	r = lab_spawn(&s, &st->server_pid);
 	if (r < 0) {
 		fprintf(stderr, "%s: lab: cannot start the server in %s: %s\n", PROG_NAME,
 			w->board_name, strerror(-r));
@@ -622,7 +631,7 @@ static int lab_main(const struct lab_args *a)
 		fprintf(stderr, "%s: lab: cannot start the reaper: %s\n", PROG_NAME, strerror(-r));
 		goto restore;
 	}
-	if (world_build(&w, &p, a->quiet) || (ret = start_server(&w, &old, sfd, &st)))
+	if (world_build(&w, &p, a->quiet) || (ret = start_server(&w, &p, &old, sfd, &st)))
 		goto teardown;
 	if (!a->quiet)
 		fprintf(stderr, "lab: %s up: client %s <-> board %s (%s)\n", p.name,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "meter/cc.h"
 #include "meter/egress.h"
 #include "meter/engine.h"
 #include "meter/flent.h"
@@ -230,7 +231,7 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 				       "the step (%g s) is longer than the load (%g s)",
 				       a->o.step_s, a->o.length_s);
 	/* before anything starts: a run that cannot set it fails its flows midway */
-	if (a->o.cc && (c = engine_cc_check(a->o.cc)) < 0)
+	if (a->o.cc && (c = cc_usable(a->o.cc)) < 0)
 		return cli_usage_error(cmd, usage_for(cmd),
 				       "this host cannot use congestion control \"%s\": %s "
 				       "(see sysctl net.ipv4.tcp_available_congestion_control)",

@@ -210,18 +210,6 @@ static int wait_fd(int fd, short events, int timeout_ms)
 	return n ? 0 : -ETIMEDOUT;
 }
 
-int engine_cc_check(const char *cc)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, strlen(cc)))
-		r = -errno;
-	close(fd);
-	return r;
-}
-
 /* A non-blocking TCP socket connecting to e->addr (EINPROGRESS is fine), or -errno. */
 static int tcp_socket(struct engine *e, uint8_t tos, const char *cc, bool nodelay)
 {
@@ -328,7 +316,7 @@ static const char *server_error(uint16_t code)
 	case PROTO_ERR_PARAMS:
 		return "cannot serve these parameters";
 	case PROTO_ERR_CC:
-		return "does not have this congestion control";
+		return "refuses this congestion control";
 	default:
 		return "refused the test";
 	}

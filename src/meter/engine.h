@@ -68,13 +68,6 @@ struct engine_notes {
 };
 
 /*
- * Can this host's TCP use congestion control cc? 0, or -errno of setting it on a
- * socket as every flow will: -ENOENT (no such algorithm, or its module cannot load),
- * -EPERM (not in net.ipv4.tcp_allowed_congestion_control for this user).
- */
-int engine_cc_check(const char *cc);
-
-/*
  * Run the test. r must be zeroed; it is filled (result_init and series) as soon as
  * the server accepted the test, and keeps what was measured even when the run fails
  * midway (r->nsteps > 0 then): the caller can still write it. Returns 0, or -errno with
