@@ -34,6 +34,7 @@
 #include "lab/run.h"
 #include "lab/telemetry.h"
 #include "lab/tun.h"
+#include "meter/cc.h"
 #include "print.h"
 
 #define LAB_SERVER_PORT "9911"
@@ -581,6 +582,23 @@ static int lab_check(void)
 	return 0;
 }
 
+/*
+ * Before anything starts: a congestion control this host does not have would only
+ * show as every flow failing. Loading its module is fine here (the operator asked for
+ * it); -EPERM only means not allowed for unprivileged sockets, and the lab is root.
+ */
+static int check_cc(const struct lab_profile *p)
+{
+	int r = p->cc[0] ? cc_usable(p->cc) : 0;
+
+	if (r < 0 && r != -EPERM)
+		return cli_usage_error("lab", usage,
+				       "this host cannot use congestion control \"%s\": %s "
+				       "(see sysctl net.ipv4.tcp_available_congestion_control)",
+				       p->cc, r == -ENOENT ? "no such algorithm" : strerror(-r));
+	return 0;
+}
+
 static int lab_main(const struct lab_args *a)
 {
 	struct lab_world w = {.client_ns = -1,
@@ -600,7 +618,7 @@ static int lab_main(const struct lab_args *a)
 	int sfd = -1, ret, r;
 
 	ret = load_profile(a, &p);
-	if (ret || (ret = lab_check()))
+	if (ret || (ret = check_cc(&p)) || (ret = lab_check()))
 		return ret;
 	if (lab_profile_describe(&p, describe, sizeof(describe)) < 0)
 		describe[0] = '\0';

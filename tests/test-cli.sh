@@ -116,6 +116,14 @@ assert_contains "test --cc nosuchcc: names it" "$(cat "$TMPDIR_CLI_ERR")" \
 	'cannot use congestion control "nosuchcc"'
 assert_not_contains "test --cc nosuchcc: before connecting" "$(cat "$TMPDIR_CLI_ERR")" "connect"
 
+# The lab too: a profile's cc is checked before anything starts (no namespace, no
+# emulator; the command would only run `true`). As root or not.
+rc=0
+timeout 30 "$DEBLOAT" lab --set cc=nosuchcc -q -- true >/dev/null 2>"$TMPDIR_CLI_ERR" || rc=$?
+assert_eq "lab --set cc=nosuchcc: a usage error" "2" "$rc"
+assert_contains "lab --set cc=nosuchcc: names it" "$(cat "$TMPDIR_CLI_ERR")" \
+	'cannot use congestion control "nosuchcc"'
+
 # A label from a file reaches the terminal escaped: no control character comes out.
 if command -v jq >/dev/null; then
 	jq '.label = "x\u001b[2Jy"' "$TOP/tests/fixtures/runs/bloated.json" >"$TMPDIR_CLI_ERR.json"
