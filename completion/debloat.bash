@@ -143,7 +143,12 @@ _debloat()
 		--kind)
 			mapfile -t COMPREPLY < <(compgen -W "all latency throughput cdf box" -- "$cur")
 			;;
-		--cc)
+		--local | --bind)
+			local addrs
+			addrs=$(ip -o addr show 2>/dev/null | awk '{ sub("/.*", "", $4); print $4 }')
+			mapfile -t COMPREPLY < <(compgen -W "$addrs" -- "$cur")
+			;;
+		--cc | --allow-cc)
 			local cc
 			cc=$(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null)
 			mapfile -t COMPREPLY < <(compgen -W "$cc" -- "$cur")

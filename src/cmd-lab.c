@@ -34,6 +34,7 @@
 #include "lab/run.h"
 #include "lab/telemetry.h"
 #include "lab/tun.h"
+#include "meter/cc.h"
 #include "print.h"
 
 #define LAB_SERVER_PORT "9911"
@@ -410,17 +411,26 @@ fail:
 	return 1;
 }
 
-static int start_server(struct lab_world *w, const sigset_t *mask, int sfd, struct lab_state *st)
+static int start_server(struct lab_world *w, const struct lab_profile *p, const sigset_t *mask,
+			int sfd, struct lab_state *st)
 {
-	char *argv[] = {PROG_NAME, "server", "-p", LAB_SERVER_PORT, "-D", "86400", NULL};
+	/* Clients run the profile's cc (--cc), which the host need not allow to
+	 * unprivileged sockets: the lab's own server may set it for them. */
+	char cc[sizeof(p->cc)];
+	char *argv[] = {PROG_NAME,    "server", "-p", LAB_SERVER_PORT, "-D", "86400",
+			"--allow-cc", cc,	NULL};
 	struct lab_spawn s = {.nsfd = w->board_ns,
 			      .path = "/proc/self/exe",
 			      .argv = argv,
 			      .sigmask = mask,
 			      .own_pgrp = true,
 			      .null_stdio = true};
-	int r = lab_spawn(&s, &st->server_pid);
+	int r;
 
+	snprintf(cc, sizeof(cc), "%s", p->cc);
+	if (!cc[0])
+		argv[6] = NULL;
+	r = lab_spawn(&s, &st->server_pid);
 	if (r < 0) {
 		fprintf(stderr, "%s: lab: cannot start the server in %s: %s\n", PROG_NAME,
 			w->board_name, strerror(-r));
@@ -572,6 +582,23 @@ static int lab_check(void)
 	return 0;
 }
 
+/*
+ * Before anything starts: a congestion control this host does not have would only
+ * show as every flow failing. Loading its module is fine here (the operator asked for
+ * it); -EPERM only means not allowed for unprivileged sockets, and the lab is root.
+ */
+static int check_cc(const struct lab_profile *p)
+{
+	int r = p->cc[0] ? cc_usable(p->cc) : 0;
+
+	if (r < 0 && r != -EPERM)
+		return cli_usage_error("lab", usage,
+				       "this host cannot use congestion control \"%s\": %s "
+				       "(see sysctl net.ipv4.tcp_available_congestion_control)",
+				       p->cc, r == -ENOENT ? "no such algorithm" : strerror(-r));
+	return 0;
+}
+
 static int lab_main(const struct lab_args *a)
 {
 	struct lab_world w = {.client_ns = -1,
@@ -591,7 +618,7 @@ static int lab_main(const struct lab_args *a)
 	int sfd = -1, ret, r;
 
 	ret = load_profile(a, &p);
-	if (ret || (ret = lab_check()))
+	if (ret || (ret = check_cc(&p)) || (ret = lab_check()))
 		return ret;
 	if (lab_profile_describe(&p, describe, sizeof(describe)) < 0)
 		describe[0] = '\0';
@@ -622,7 +649,7 @@ static int lab_main(const struct lab_args *a)
 		fprintf(stderr, "%s: lab: cannot start the reaper: %s\n", PROG_NAME, strerror(-r));
 		goto restore;
 	}
-	if (world_build(&w, &p, a->quiet) || (ret = start_server(&w, &old, sfd, &st)))
+	if (world_build(&w, &p, a->quiet) || (ret = start_server(&w, &p, &old, sfd, &st)))
 		goto teardown;
 	if (!a->quiet)
 		fprintf(stderr, "lab: %s up: client %s <-> board %s (%s)\n", p.name,

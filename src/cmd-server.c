@@ -14,13 +14,14 @@
 #include <sys/socket.h>
 
 #include "cli.h"
+#include "meter/cc.h"
 #include "meter/server.h"
 #include "print.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " server [-p PORT] [-4|-6] [--bind ADDR] [--max-clients N]\n"
     "                      [--max-duration S] [--min-interval MS] [--max-probe-len B]\n"
-    "                      [--key-file F] [--json]\n"
+    "                      [--key-file F] [--allow-cc NAME[,NAME...]] [--json]\n"
     "\n"
     "Serve latency-under-load tests (debloat rrul, debloat test) on one TCP and UDP\n"
     "port until SIGINT or SIGTERM. Each test gets a token bound to the client's address;\n"
@@ -36,6 +37,9 @@ static const char usage[] =
     "  -i, --min-interval MS   shortest probe interval in ms (default 10)\n"
     "  -L, --max-probe-len B   longest probe accepted in bytes (default 1472)\n"
     "  -k, --key-file F        private server: clients must know the key in F (HMAC)\n"
+    "      --allow-cc NAMES    congestion controls a client may ask for besides those in\n"
+    "                          net.ipv4.tcp_allowed_congestion_control (comma-separated;\n"
+    "                          each must be loaded already: the server loads no module)\n"
     "  -j, --json              log lines as JSON (keys: docs/json.md)\n"
     "  -h, --help              show this help\n";
 
@@ -62,6 +66,28 @@ static bool parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return true;
 }
 
+enum { OPT_ALLOW_CC = 256 };
+
+/* NAME[,NAME...], each a congestion control name (cc.h). */
+static bool cc_names_ok(const char *list)
+{
+	char name[CC_NAME_MAX + 1];
+
+	for (const char *p = list;; p++) {
+		size_t n = strcspn(p, ",");
+
+		if (n > CC_NAME_MAX)
+			return false;
+		memcpy(name, p, n);
+		name[n] = '\0';
+		if (!cc_name_ok(name))
+			return false;
+		p += n;
+		if (!*p)
+			return true;
+	}
+}
+
 struct server_args {
 	struct server_config cfg;
 	const char *key_file;
@@ -78,6 +104,7 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 	    {"min-interval", required_argument, NULL, 'i'},
 	    {"max-probe-len", required_argument, NULL, 'L'},
 	    {"key-file", required_argument, NULL, 'k'},
+	    {"allow-cc", required_argument, NULL, OPT_ALLOW_CC},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -122,13 +149,20 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 					       optarg, PROTO_PROBE_LEN + PROTO_MAC_LEN);
 		else if (c == 'k')
 			a->key_file = optarg;
+		else if (c == OPT_ALLOW_CC && cc_names_ok(optarg))
+			a->cfg.allow_cc = optarg;
+		else if (c == OPT_ALLOW_CC)
+			return cli_usage_error("server", usage,
+					       "bad --allow-cc \"%s\": want congestion control "
+					       "names separated by commas (e.g. bbr,cubic)",
+					       optarg);
 		else if (c == 'j')
 			a->json = true;
 		else if (c == 'h')
 			return fputs(usage, stdout) == EOF ? 1 : 0;
-		else if (optopt && strchr("pbcDiLk", optopt))
-			return cli_usage_error("server", usage, "option \"-%c\" needs a value",
-					       optopt);
+		else if (cli_lacks_value(c, "pbcDiLk"))
+			return cli_usage_error("server", usage, "option \"%s\" needs a value",
+					       argv[optind - 1]);
 		else
 			return cli_usage_error("server", usage, "unknown option \"%s\"",
 					       cli_bad_option(argv));

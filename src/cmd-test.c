@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "meter/cc.h"
 #include "meter/egress.h"
 #include "meter/engine.h"
 #include "meter/flent.h"
@@ -48,6 +49,7 @@
     "  -p, --port PORT        the server's TCP and UDP port (default 9911)\n" \
     "      --label TEXT       a label stored in the results\n" \
     "      --cc ALGO          TCP congestion control of every flow, at both ends\n" \
+    "      --local ADDR       source address of every socket (an address of this host)\n" \
     "      --streams N        flows of tcp_nup and tcp_ndown (default 4, at most 16)\n" \
     "      --key FILE         the shared key of a private server\n" \
     "  -o, --output FILE      write the result as JSON (keys: docs/json.md)\n" \
@@ -138,10 +140,33 @@ static const char *opt_want(int c)
 	}
 }
 
+/* --local: an address of this host, of the family -4/-6 asked for. -1, or EXIT_USAGE. */
+static int check_local(const char *cmd, const struct engine_opts *o)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int r = engine_local_addr(o->local, &ss, &len);
+
+	if (r == -EINVAL)
+		return cli_usage_error(cmd, usage_for(cmd),
+				       "bad local address \"%s\": want an IP address", o->local);
+	if (r < 0)
+		return cli_usage_error(cmd, usage_for(cmd), "cannot use local address \"%s\": %s",
+				       o->local,
+				       r == -EADDRNOTAVAIL ? "no interface of this host has it"
+							   : strerror(-r));
+	if (o->family != AF_UNSPEC && o->family != ss.ss_family)
+		return cli_usage_error(cmd, usage_for(cmd),
+				       "local address \"%s\" is not an IPv%c address (%s)", o->local,
+				       o->family == AF_INET ? '4' : '6',
+				       o->family == AF_INET ? "-4" : "-6");
+	return -1;
+}
+
 /* -1 to run, else the exit status to return now. argv[optind..] are the operands. */
 static int parse_args(const char *cmd, int argc, char *argv[], struct test_args *a)
 {
-	enum { OPT_LABEL = 256, OPT_CC, OPT_STREAMS, OPT_FLENT, OPT_KEY };
+	enum { OPT_LABEL = 256, OPT_CC, OPT_STREAMS, OPT_FLENT, OPT_KEY, OPT_LOCAL };
 	static const struct option options[] = {
 	    {"length", required_argument, NULL, 'l'},
 	    {"delay", required_argument, NULL, 'd'},
@@ -149,6 +174,7 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 	    {"port", required_argument, NULL, 'p'},
 	    {"label", required_argument, NULL, OPT_LABEL},
 	    {"cc", required_argument, NULL, OPT_CC},
+	    {"local", required_argument, NULL, OPT_LOCAL},
 	    {"streams", required_argument, NULL, OPT_STREAMS},
 	    {"key", required_argument, NULL, OPT_KEY},
 	    {"output", required_argument, NULL, 'o'},
@@ -202,6 +228,9 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 			}
 			a->o.cc = optarg;
 			break;
+		case OPT_LOCAL:
+			a->o.local = optarg;
+			break;
 		case OPT_KEY:
 			a->keyfile = optarg;
 			break;
@@ -229,8 +258,10 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 		return cli_usage_error(cmd, usage_for(cmd),
 				       "the step (%g s) is longer than the load (%g s)",
 				       a->o.step_s, a->o.length_s);
+	if (a->o.local && (c = check_local(cmd, &a->o)) >= 0)
+		return c;
 	/* before anything starts: a run that cannot set it fails its flows midway */
-	if (a->o.cc && (c = engine_cc_check(a->o.cc)) < 0)
+	if (a->o.cc && (c = cc_usable(a->o.cc)) < 0)
 		return cli_usage_error(cmd, usage_for(cmd),
 				       "this host cannot use congestion control \"%s\": %s "
 				       "(see sysctl net.ipv4.tcp_available_congestion_control)",

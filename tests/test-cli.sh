@@ -93,7 +93,7 @@ fi
 # An option missing its value is named as typed, and no NUL byte reaches the terminal
 # (a long option's number above 255 once made strchr() match the string's end).
 for args in "test ping 127.0.0.1 --label" "test ping 127.0.0.1 --port" "bql --interval" \
-	"lab --profile"; do
+	"lab --profile" "server --port" "server -k" "server --key-file"; do
 	opt=${args##* }
 	# shellcheck disable=SC2086
 	rc=0
@@ -115,6 +115,14 @@ assert_eq "test --cc nosuchcc: a usage error" "2" "$rc"
 assert_contains "test --cc nosuchcc: names it" "$(cat "$TMPDIR_CLI_ERR")" \
 	'cannot use congestion control "nosuchcc"'
 assert_not_contains "test --cc nosuchcc: before connecting" "$(cat "$TMPDIR_CLI_ERR")" "connect"
+
+# The lab too: a profile's cc is checked before anything starts (no namespace, no
+# emulator; the command would only run `true`). As root or not.
+rc=0
+timeout 30 "$DEBLOAT" lab --set cc=nosuchcc -q -- true >/dev/null 2>"$TMPDIR_CLI_ERR" || rc=$?
+assert_eq "lab --set cc=nosuchcc: a usage error" "2" "$rc"
+assert_contains "lab --set cc=nosuchcc: names it" "$(cat "$TMPDIR_CLI_ERR")" \
+	'cannot use congestion control "nosuchcc"'
 
 # A label from a file reaches the terminal escaped: no control character comes out.
 if command -v jq >/dev/null; then

@@ -114,8 +114,9 @@ TEST(udp_probe_round_trip_less_server_time)
 	int fd = loopback_udp(&srv);
 
 	REQUIRE(fd >= 0);
-	REQUIRE_EQ(probe_open(&ps, PROBE_UDP, 2, 0xb8, (struct sockaddr *)&srv, sizeof(srv), 64),
-		   0);
+	REQUIRE_EQ(
+	    probe_open(&ps, PROBE_UDP, 2, 0xb8, (struct sockaddr *)&srv, sizeof(srv), NULL, 0, 64),
+	    0);
 	CHECK_EQ(probe_receive(&ps, &rep), 0); /* nothing yet */
 	REQUIRE_EQ(probe_send(&ps, token, 7, probe_now_ns()), 0);
 	REQUIRE_EQ(wait_readable(fd), 0);
@@ -152,7 +153,7 @@ TEST(icmp_probe_or_an_honest_error)
 	uint8_t token[PROTO_TOKEN_LEN] = {0};
 	struct probe_stream ps;
 	struct probe_reply rep;
-	int r = probe_open(&ps, PROBE_ICMP, 3, 0, (struct sockaddr *)&lo, sizeof(lo), 0);
+	int r = probe_open(&ps, PROBE_ICMP, 3, 0, (struct sockaddr *)&lo, sizeof(lo), NULL, 0, 0);
 
 	if (r == -EPERM || r == -EACCES)
 		SKIP("neither a ping socket nor a raw socket is allowed here");

@@ -575,6 +575,86 @@ TEST(flow_errors_token_id_cc)
 	stop(&r);
 }
 
+/* A kernel list for the server to read instead of /proc's; path must hold "XXXXXX". */
+static void write_list(char *path, const char *list)
+{
+	int fd = mkstemp(path);
+
+	if (fd >= 0) {
+		if (write(fd, list, strlen(list)) < 0)
+			path[0] = '\0';
+		close(fd);
+	}
+}
+
+/* The answer to a HELLO asking for congestion control cc; the message in *m. */
+static int hello_cc(uint16_t port, const char *cc, struct proto_msg *m)
+{
+	struct proto_msg h = hello_msg(1, 1000, 0);
+	int fd = client_socket(SOCK_STREAM, NULL, port), r = -1;
+
+	snprintf(h.u.hello.cc, sizeof(h.u.hello.cc), "%s", cc);
+	if (fd >= 0 && send_msg(fd, &h) == 0 && recv_msg(fd, m) == 0)
+		r = 0;
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
+TEST(cc_only_from_the_allow_list)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(1, 10000, 0), m, e;
+	char allowed[] = "/tmp/test-server-allowed-XXXXXX";
+	char available[] = "/tmp/test-server-available-XXXXXX";
+	int fd, f;
+
+	/* The lists of a host where only reno may be picked; cubic is loaded. */
+	write_list(allowed, "reno\n");
+	write_list(available, "reno cubic\n");
+	REQUIRE(allowed[0] && available[0]);
+	test_config(&c, &r);
+	c.allowed_cc_path = allowed;
+	c.available_cc_path = available;
+	REQUIRE_EQ(start(&r, &c), 0);
+	/* Refused at HELLO, with the name and why. */
+	CHECK(hello_cc(server_port(r.s), "cubic", &m) == 0);
+	CHECK_EQ(m.type, PROTO_ERROR);
+	CHECK_EQ(m.u.error.code, PROTO_ERR_CC);
+	CHECK(strstr(m.u.error.text, "\"cubic\"") && strstr(m.u.error.text, "not allowed"));
+	/* Not loaded: refused before any setsockopt that could load a module as root. */
+	CHECK(hello_cc(server_port(r.s), "nosuchcc", &m) == 0);
+	CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_ERR_CC);
+	CHECK(hello_cc(server_port(r.s), "reno", &m) == 0);
+	CHECK_EQ(m.type, PROTO_WELCOME);
+	/* A FLOW asking for more than its HELLO did is refused too. */
+	fd = open_test(server_port(r.s), &h, &m);
+	REQUIRE(fd >= 0);
+	f = open_flow(server_port(r.s), m.u.welcome.token, 0, PROTO_DOWNLOAD, "cubic");
+	CHECK(recv_msg(f, &e) == 0 && e.type == PROTO_ERROR && e.u.error.code == PROTO_ERR_CC);
+	CHECK(strstr(e.u.error.text, "not allowed") != NULL);
+	close(f);
+	close(fd);
+	stop(&r);
+
+	/* The operator adds cubic, and a name that is not loaded: that one stays refused. */
+	memset(&r, 0, sizeof(r));
+	test_config(&c, &r);
+	c.allowed_cc_path = allowed;
+	c.available_cc_path = available;
+	c.allow_cc = "cubic,nosuchcc";
+	REQUIRE_EQ(start(&r, &c), 0);
+	CHECK(hello_cc(server_port(r.s), "cubic", &m) == 0);
+	CHECK_EQ(m.type, PROTO_WELCOME);
+	CHECK(hello_cc(server_port(r.s), "nosuchcc", &m) == 0);
+	CHECK(m.type == PROTO_ERROR && m.u.error.code == PROTO_ERR_CC);
+	CHECK(strstr(m.u.error.text, "not available") != NULL);
+	stop(&r);
+	unlink(allowed);
+	unlink(available);
+}
+
 TEST(test_expires_after_duration_plus_grace)
 {
 	struct running r = {0};

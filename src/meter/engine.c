@@ -86,6 +86,8 @@ struct engine {
 
 	struct sockaddr_storage addr;
 	socklen_t addrlen;
+	struct sockaddr_storage local; /* --local, bound by every socket when local_len */
+	socklen_t local_len;
 	int ctrl;
 	uint8_t rx[CTRL_BUF];
 	size_t rxlen;
@@ -210,18 +212,6 @@ static int wait_fd(int fd, short events, int timeout_ms)
 	return n ? 0 : -ETIMEDOUT;
 }
 
-int engine_cc_check(const char *cc)
-{
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), r = 0;
-
-	if (fd < 0)
-		return -errno;
-	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, strlen(cc)))
-		r = -errno;
-	close(fd);
-	return r;
-}
-
 /* A non-blocking TCP socket connecting to e->addr (EINPROGRESS is fine), or -errno. */
 static int tcp_socket(struct engine *e, uint8_t tos, const char *cc, bool nodelay)
 {
@@ -232,6 +222,8 @@ static int tcp_socket(struct engine *e, uint8_t tos, const char *cc, bool nodela
 		return -errno;
 	r = set_tos(fd, e->addr.ss_family, tos);
 	if (!r && cc && *cc && setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, cc, strlen(cc)))
+		r = -errno;
+	if (!r && e->local_len && bind(fd, (struct sockaddr *)&e->local, e->local_len))
 		r = -errno;
 	if (!r && nodelay) /* the control connection: small messages, no delay */
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -244,6 +236,28 @@ static int tcp_socket(struct engine *e, uint8_t tos, const char *cc, bool nodela
 	return fd;
 }
 
+int engine_local_addr(const char *local, struct sockaddr_storage *out, socklen_t *len)
+{
+	struct addrinfo hints = {.ai_flags = AI_NUMERICHOST | AI_PASSIVE,
+				 .ai_socktype = SOCK_DGRAM};
+	struct addrinfo *res;
+	int fd, r = 0;
+
+	if (getaddrinfo(local, NULL, &hints, &res))
+		return -EINVAL;
+	fd = socket(res->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen))
+		r = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (!r) {
+		memcpy(out, res->ai_addr, res->ai_addrlen);
+		*len = res->ai_addrlen;
+	}
+	freeaddrinfo(res);
+	return r;
+}
+
 static int resolve(struct engine *e)
 {
 	struct addrinfo hints = {.ai_family = e->o->family, .ai_socktype = SOCK_STREAM};
@@ -251,10 +265,23 @@ static int resolve(struct engine *e)
 	char port[8];
 	int r;
 
+	if (e->o->local) {
+		r = engine_local_addr(e->o->local, &e->local, &e->local_len);
+		if (r < 0) {
+			fail(e, r, "cannot use local address %s: %s", e->o->local,
+			     r == -EINVAL ? "not an IP address" : strerror(-r));
+			return r;
+		}
+		/* The server's address must be of the source's family. */
+		hints.ai_family = e->local.ss_family;
+	}
 	snprintf(port, sizeof(port), "%u", e->o->port ? e->o->port : PROTO_DEFAULT_PORT);
 	r = getaddrinfo(e->o->host, port, &hints, &res);
 	if (r) {
-		fail(e, -EHOSTUNREACH, "cannot resolve %s: %s", e->o->host,
+		fail(e, -EHOSTUNREACH, "cannot resolve %s%s: %s", e->o->host,
+		     !e->o->local		  ? ""
+		     : hints.ai_family == AF_INET ? " to an IPv4 address (as --local)"
+						  : " to an IPv6 address (as --local)",
 		     r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
 		return -EHOSTUNREACH;
 	}
@@ -328,7 +355,7 @@ static const char *server_error(uint16_t code)
 	case PROTO_ERR_PARAMS:
 		return "cannot serve these parameters";
 	case PROTO_ERR_CC:
-		return "does not have this congestion control";
+		return "refuses this congestion control";
 	default:
 		return "refused the test";
 	}
@@ -468,7 +495,8 @@ static int open_probes(struct engine *e)
 		int r;
 
 		r = probe_open(&p->ps, t->kind, (uint8_t)i, t->tos, (struct sockaddr *)&e->addr,
-			       e->addrlen, (uint16_t)e->r->granted_probe_len);
+			       e->addrlen, e->local_len ? (struct sockaddr *)&e->local : NULL,
+			       e->local_len, (uint16_t)e->r->granted_probe_len);
 		if (r < 0) {
 			/* Said in the result, never replaced by another kind of probe. */
 			snprintf(

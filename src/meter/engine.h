@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "meter/result.h"
 #include "meter/tests.h"
@@ -55,6 +56,7 @@ struct engine_opts {
 	unsigned streams;   /* tcp_nup / tcp_ndown; 0 = default */
 	const char *label;  /* may be NULL */
 	const char *cc;	    /* congestion control for every flow, NULL = default */
+	const char *local;  /* source address of every socket (numeric), NULL = any */
 	const uint8_t *key; /* shared key of a private server, NULL = none */
 	size_t keylen;
 	void (*progress)(void *ctx, const struct engine_progress *p); /* per step; NULL */
@@ -68,11 +70,12 @@ struct engine_notes {
 };
 
 /*
- * Can this host's TCP use congestion control cc? 0, or -errno of setting it on a
- * socket as every flow will: -ENOENT (no such algorithm, or its module cannot load),
- * -EPERM (not in net.ipv4.tcp_allowed_congestion_control for this user).
+ * The source address local (numeric IPv4 or IPv6, "fe80::1%eth0" too) as a socket
+ * address with port 0 in *out, *len, after checking that a socket can bind to it:
+ * 0; -EINVAL (not an IP address), -EADDRNOTAVAIL (no interface of this host has it),
+ * or another -errno of bind(). Outputs untouched on failure.
  */
-int engine_cc_check(const char *cc);
+int engine_local_addr(const char *local, struct sockaddr_storage *out, socklen_t *len);
 
 /*
  * Run the test. r must be zeroed; it is filled (result_init and series) as soon as

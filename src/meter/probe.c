@@ -104,7 +104,8 @@ static int open_icmp(struct probe_stream *ps)
 }
 
 int probe_open(struct probe_stream *ps, enum probe_kind kind, uint8_t id, uint8_t tos,
-	       const struct sockaddr *server, socklen_t server_len, uint16_t probe_len)
+	       const struct sockaddr *server, socklen_t server_len, const struct sockaddr *local,
+	       socklen_t local_len, uint16_t probe_len)
 {
 	struct probe_stream s = {.kind = kind, .id = id, .tos = tos, .fd = -1};
 	int one = 1, r;
@@ -135,6 +136,8 @@ int probe_open(struct probe_stream *ps, enum probe_kind kind, uint8_t id, uint8_
 	 * clock after recvmsg, a few microseconds later. */
 	if (!r && setsockopt(s.fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) &&
 	    errno != ENOPROTOOPT)
+		r = -errno;
+	if (!r && local && bind(s.fd, local, local_len))
 		r = -errno;
 	/* Connected: the kernel drops datagrams from anyone but the server. */
 	if (!r && connect(s.fd, (struct sockaddr *)&s.server, s.server_len))

@@ -58,11 +58,13 @@ struct probe_reply {
 
 /*
  * Open stream `id` of `kind` towards server (the UDP port matters for UDP only),
- * marked tos. -errno: for ICMP, -EPERM/-EACCES when neither a ping socket nor a raw
- * socket is allowed. probe_len is the UDP request size (at least PROTO_PROBE_LEN).
+ * marked tos, from source address local (its port 0; NULL: the kernel's choice).
+ * -errno: for ICMP, -EPERM/-EACCES when neither a ping socket nor a raw socket is
+ * allowed. probe_len is the UDP request size (at least PROTO_PROBE_LEN).
  */
 int probe_open(struct probe_stream *ps, enum probe_kind kind, uint8_t id, uint8_t tos,
-	       const struct sockaddr *server, socklen_t server_len, uint16_t probe_len);
+	       const struct sockaddr *server, socklen_t server_len, const struct sockaddr *local,
+	       socklen_t local_len, uint16_t probe_len);
 void probe_close(struct probe_stream *ps);
 
 /*

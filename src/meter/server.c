@@ -23,6 +23,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "meter/cc.h"
 #include "meter/loop.h"
 #include "meter/server.h"
 
@@ -117,6 +118,8 @@ void server_config_defaults(struct server_config *c)
 	    .idle_ms = 10000,
 	    .hello_timeout_ms = 3000,
 	    .flow_stall_ms = 5000,
+	    .allowed_cc_path = CC_ALLOWED_PATH,
+	    .available_cc_path = CC_AVAILABLE_PATH,
 	};
 }
 
@@ -372,14 +375,38 @@ static unsigned tests_from(const struct server *s, const struct sockaddr_storage
 	return n;
 }
 
+/*
+ * May a client have congestion control cc (NUL-terminated, at most PROTO_CC_LEN - 1)?
+ * The kernel's lists are read on every request: an operator who changes the sysctl
+ * need not restart the server. A list that cannot be read is empty.
+ */
+static int cc_allowed(const struct server *s, const char *cc)
+{
+	char allowed[512], available[512];
+
+	cc_list_read(s->cfg.allowed_cc_path, allowed, sizeof(allowed));
+	cc_list_read(s->cfg.available_cc_path, available, sizeof(available));
+	return cc_server_allows(cc, allowed, available, s->cfg.allow_cc);
+}
+
+/* The ERROR text for a congestion control that cc_allowed() or setsockopt() refused. */
+static void cc_refusal(char *text, size_t len, const char *cc, int r)
+{
+	snprintf(text, len, "congestion control \"%.*s\" is %s", PROTO_CC_LEN, cc,
+		 r == -ENOENT ? "not available here"
+			      : "not allowed here (see tcp_allowed_congestion_control)");
+}
+
 static bool on_hello(struct conn *c, const struct proto_hello *h)
 {
 	struct server *s = c->s;
 	struct proto_msg m = {.type = PROTO_WELCOME};
 	struct proto_welcome *w = &m.u.welcome;
 	uint16_t min_len = PROTO_PROBE_LEN + (s->cfg.keylen ? PROTO_MAC_LEN : 0);
+	char text[128];
 	unsigned slot;
 	struct test *t;
+	int r;
 
 	if (s->cfg.keylen && proto_hello_verify(h, s->cfg.key, s->cfg.keylen) < 0) {
 		conn_error(c, PROTO_ERR_AUTH, "bad or missing key (HMAC)");
@@ -391,6 +418,13 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 	}
 	if (h->nflows > PROTO_MAX_FLOWS) {
 		conn_error(c, PROTO_ERR_PARAMS, "too many flows (at most 32)");
+		return false;
+	}
+	/* Refused here, not when the first download flow comes: the client hears why
+	 * before its test starts. */
+	if (h->cc[0] && (r = cc_allowed(s, h->cc)) < 0) {
+		cc_refusal(text, sizeof(text), h->cc, r);
+		conn_error(c, PROTO_ERR_CC, text);
 		return false;
 	}
 	if (tests_from(s, &c->peer) >= s->cfg.max_tests_per_addr) {
@@ -454,14 +488,17 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 /* IP_TOS / IPV6_TCLASS and the congestion control of one flow socket. -errno from cc. */
 static int flow_setup(struct conn *c, uint8_t tos, const char *cc, bool sender)
 {
-	int v = tos;
+	int v = tos, r;
 
 	/* One of the two applies, depending on the socket's family; the other fails. */
 	setsockopt(c->fd, IPPROTO_IP, IP_TOS, &v, sizeof(v));
 	setsockopt(c->fd, IPPROTO_IPV6, IPV6_TCLASS, &v, sizeof(v));
-	if (sender && cc[0] &&
-	    setsockopt(c->fd, IPPROTO_TCP, TCP_CONGESTION, cc,
-		       (socklen_t)strnlen(cc, PROTO_CC_LEN)) < 0)
+	if (!sender || !cc[0])
+		return 0;
+	r = cc_allowed(c->s, cc);
+	if (r < 0)
+		return r;
+	if (setsockopt(c->fd, IPPROTO_TCP, TCP_CONGESTION, cc, (socklen_t)strlen(cc)) < 0)
 		return -errno;
 	return 0;
 }
@@ -472,7 +509,7 @@ static void on_flow(struct conn *c, const struct proto_flow *f, size_t rest)
 {
 	struct server *s = c->s;
 	struct test *t = find_test(s, f->token);
-	char text[96];
+	char text[128];
 	const char *cc;
 	int r;
 
@@ -485,8 +522,7 @@ static void on_flow(struct conn *c, const struct proto_flow *f, size_t rest)
 	r = flow_setup(c, f->tos, cc, f->direction == PROTO_DOWNLOAD);
 	if (r < 0) {
 		t->flags |= PROTO_REPORT_FLOW_REFUSED;
-		snprintf(text, sizeof(text), "congestion control \"%.*s\" is %s here", PROTO_CC_LEN,
-			 cc, r == -ENOENT ? "not available" : "not allowed");
+		cc_refusal(text, sizeof(text), cc, r);
 		return conn_error(c, PROTO_ERR_CC, text);
 	}
 	s->npending--;

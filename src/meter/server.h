@@ -16,8 +16,13 @@
  *    frame). Download: the server writes raw bytes (zeros) after reading FLOW. A FLOW
  *    must come from the same IP address as the HELLO, name a flow_id < nflows that is
  *    not in use yet; else ERROR (token, params) and close. A download flow whose cc
- *    (FLOW's cc, else HELLO's) cannot be set gets ERROR cc and is closed; REPORT and
- *    FINAL then carry PROTO_REPORT_FLOW_REFUSED.
+ *    (FLOW's cc, else HELLO's) is not allowed or cannot be set gets ERROR cc and is
+ *    closed; REPORT and FINAL then carry PROTO_REPORT_FLOW_REFUSED.
+ *  - Congestion control: a HELLO or FLOW may name one only if it is in the kernel's
+ *    tcp_allowed_congestion_control (read again for every request) or in the
+ *    operator's allow_cc and registered (cc.h); else ERROR cc (a HELLO's closes the
+ *    test before it starts). The name is checked before any setsockopt, so no client
+ *    makes a root server load a kernel module.
  *  - The test lives while the control connection is open, until STOP (answered by
  *    FINAL), granted duration + 5 s (FINAL, then close), or 10 s in which nothing
  *    moves (no control frame, no upload byte, no download byte taken, no valid probe).
@@ -77,6 +82,11 @@ struct server_config {
 	/* A flow that moves no byte for this long is closed (a client that stops reading
 	 * would otherwise pin the flow's send buffer while its probes keep the test alive). */
 	uint32_t flow_stall_ms;
+	/* Congestion controls a client may ask for besides the kernel's allowed list:
+	 * comma-separated names, NULL for none. The lists' paths are cc.h's; tests point
+	 * them elsewhere. */
+	const char *allow_cc;
+	const char *allowed_cc_path, *available_cc_path;
 	void (*on_test_end)(void *ctx, const struct server_test_summary *t);
 	void *ctx;
 };
