@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "fix/apply.h"
+#include "fix/fallback.h"
 #include "fix/journal.h"
 #include "fix/persist.h"
 #include "fix/plan.h"
@@ -348,7 +349,12 @@ struct fix_run {
 	char error[768];
 	struct persist_files persisted;
 	bool try_confirmed;
+	bool named;		/* interfaces were named on the command line */
+	char fell_back[96];	/* kinds the kernel would not load (fallback.h), or "" */
 };
+
+/* Plans again after the kernel refused a kind: at most once per kind it may refuse. */
+#define FIX_MAX_FALLBACKS 4
 
 __attribute__((format(printf, 2, 3))) static void fail(struct fix_run *r, const char *fmt, ...)
 {
@@ -438,6 +444,7 @@ static int read_and_plan(struct fix_run *r, char *const names[], size_t nnames)
 		return ret;
 	}
 	assume_available(&r->host);
+	r->named = nnames > 0;
 	plan_init(&r->plan, &r->a.opts);
 	if (r->a.apply_persisted)
 		ret = plan_from_persisted(r, names[0]);
@@ -570,10 +577,53 @@ static int do_persist(struct fix_run *r)
 	return ret;
 }
 
+/*
+ * After the kernel refused step `failed` with ENOENT: when that step names qdisc kinds
+ * the kernel could not load (fallback.h), count them as missing and plan again, the
+ * same host less those kinds. 1: a new plan is ready; 0: nothing to fall back from;
+ * -1: the new plan cannot be made (fail() said why).
+ */
+static int fall_back(struct fix_run *r, size_t failed)
+{
+	const struct plan_step *s = &r->plan.steps[failed];
+	char names[64], what[96];
+	size_t bad = 0;
+	int ret;
+
+	if (s->knob.kind != KNOB_ROOT_QDISC &&
+	    !(s->knob.kind == KNOB_SYSCTL && !strcmp(s->knob.name, "net.core.default_qdisc")))
+		return 0;
+	if (!fallback_mark(&r->host, &host_default_paths, s->after, names, sizeof(names)))
+		return 0;
+	fprintf(stderr,
+		"%s: fix: this kernel lists %s but cannot load it (%s): everything was put back; "
+		"planning again without it\n",
+		PROG_NAME, names, s->msg[0] ? s->msg : strerror(-s->err));
+	if (r->fell_back[0] && strlen(r->fell_back) + 1 < sizeof(r->fell_back))
+		strcat(r->fell_back, " ");
+	if (strlen(r->fell_back) + strlen(names) < sizeof(r->fell_back))
+		strcat(r->fell_back, names);
+	plan_free(&r->plan);
+	plan_init(&r->plan, &r->a.opts);
+	ret = plan_build(&r->plan, &r->host, r->named);
+	if (ret < 0) {
+		fail(r, "cannot build the plan: %s", strerror(-ret));
+		return -1;
+	}
+	ret = apply_read_befores(&r->plan, &r->env.knobs, &bad);
+	if (ret < 0) {
+		knob_describe(&r->plan.steps[bad].knob, what, sizeof(what));
+		fail(r, "cannot read %s: %s", what, strerror(-ret));
+		return -1;
+	}
+	plan_settle(&r->plan);
+	return 1;
+}
+
 static int apply(struct fix_run *r)
 {
 	size_t failed;
-	int ret, rollback_err;
+	int ret, rollback_err, fb = 0;
 
 	if (load_journal(r) < 0)
 		return -1;
@@ -582,8 +632,18 @@ static int apply(struct fix_run *r)
 		fail(r, "%s", strerror(-ret));
 		return ret;
 	}
-	ret =
-	    apply_plan(&r->plan, &r->journal, r->journal_existed, &r->env, &failed, &rollback_err);
+	for (unsigned tries = 0;; tries++) {
+		ret = apply_plan(&r->plan, &r->journal, r->journal_existed, &r->env, &failed,
+				 &rollback_err);
+		if (ret != -ENOENT || failed == SIZE_MAX || rollback_err || r->a.apply_persisted ||
+		    tries == FIX_MAX_FALLBACKS)
+			break;
+		fb = fall_back(r, failed);
+		if (fb <= 0)
+			break;
+	}
+	if (fb < 0)
+		return -1;
 	if (ret < 0 && failed == SIZE_MAX) {
 		fail(r, "cannot write the journal %s: %s; nothing was changed", r->journal_path,
 		     strerror(-ret));
@@ -614,6 +674,13 @@ static void print_outcome(struct printer *p, struct fix_run *r)
 	print_uint(p, "refused_steps", refused, PRINT_JSON_ONLY);
 	print_str(p, "role", plan_role_name(r->a.opts.role), PRINT_JSON_ONLY);
 	print_str(p, "state_dir", r->env.state_dir, PRINT_JSON_ONLY);
+	if (r->fell_back[0]) {
+		print_str(p, "fell_back_from", r->fell_back, PRINT_JSON_ONLY);
+		print_text(p, "the kernel could not load %s: planned again without it", r->fell_back);
+		print_nl(p);
+	} else {
+		print_null(p, "fell_back_from", NULL, PRINT_JSON_ONLY);
+	}
 	if (!strcmp(r->result, "dry-run")) {
 		print_text(p, "dry run: nothing was changed");
 		print_nl(p);

@@ -125,6 +125,29 @@ void avail_qdiscs(const struct host_paths *paths, const char *release,
 	free(config);
 }
 
+bool avail_loaded_or_builtin(const struct host_paths *paths, const char *release, const char *kind)
+{
+	bool listed[HOST_NQDISC_KINDS] = {false};
+	char path[PATH_MAX];
+	struct stat st;
+	int r;
+
+	if (!strcmp(kind, "pfifo_fast") || !strcmp(kind, "pfifo"))
+		return true;
+	r = snprintf(path, sizeof(path), "%s/module/sch_%s", paths->sysfs ? paths->sysfs : "", kind);
+	if (paths->sysfs && r > 0 && (size_t)r < sizeof(path) && stat(path, &st) == 0)
+		return true;
+	if (!paths->modules || !release || !*release)
+		return false;
+	r = snprintf(path, sizeof(path), "%s/%s/modules.builtin", paths->modules, release);
+	if (r <= 0 || (size_t)r >= sizeof(path) || scan_list(path, listed) < 0)
+		return false;
+	for (size_t k = 0; k < HOST_NQDISC_KINDS; k++)
+		if (!strcmp(avail_qdisc_kinds[k], kind))
+			return listed[k];
+	return false;
+}
+
 enum qdisc_avail avail_of(const struct qdisc_kind_avail *kinds, size_t n, const char *kind)
 {
 	for (size_t i = 0; i < n; i++)

@@ -32,6 +32,15 @@ extern const char *const avail_qdisc_kinds[HOST_NQDISC_KINDS];
 void avail_qdiscs(const struct host_paths *paths, const char *release,
 		  struct qdisc_kind_avail out[HOST_NQDISC_KINDS]);
 
+/*
+ * After the kernel refused to make KIND (ENOENT, with the table above saying yes or
+ * unknown): whether it can still make it, that is, its module is loaded now
+ * (paths->sysfs/module/sch_KIND) or built in (modules.builtin of `release` lists it).
+ * False means the kernel's own attempt to load it failed: the module modules.dep
+ * lists is missing or refuses to load.
+ */
+bool avail_loaded_or_builtin(const struct host_paths *paths, const char *release, const char *kind);
+
 /* The entry for a kind in a host's table; QDISC_AVAIL_UNKNOWN when not listed. */
 enum qdisc_avail avail_of(const struct qdisc_kind_avail *kinds, size_t n, const char *kind);
 

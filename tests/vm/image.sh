@@ -25,7 +25,7 @@ mkdir -p "$cache" "$out"
 
 line=$(awk -v n="$name" '$1 == n' "$here/kernels.txt")
 [ -n "$line" ] || { echo "image: unknown kernel \"$name\" (tests/vm/kernels.txt)" >&2; exit 2; }
-read -r _ pkg pattern modules <<<"$line"
+read -r _ pkg pattern modules _ <<<"$line"
 
 # The package: pinned, else the newest of its line that Debian carries.
 deb=$(ls "$cache/${pkg}_"*.deb 2>/dev/null | head -n 1 || true)
@@ -68,8 +68,13 @@ chmod +x "$root/init"
 if [ ! -f "$tree/lib/modules/$kver/modules.dep" ]; then
 	depmod -b "$tree" "$kver"
 fi
-want=()
+want=() ghosts=()
 for m in ${modules//,/ }; do
+	if [ "${m#-}" != "$m" ]; then # listed, file missing
+		ghosts+=("$(awk -F: -v m="${m#-}" '{ n = $1; sub(/.*\//, "", n); sub(/\.ko(\.xz|\.zst|\.gz)?$/, "", n);
+			if (n == m) { sub(/\.(xz|zst|gz)$/, "", $1); print $1; exit } }' "$tree/lib/modules/$kver/modules.dep")")
+		continue
+	fi
 	path=$(awk -F: -v m="$m" '{ n = $1; sub(/.*\//, "", n); sub(/\.ko(\.xz|\.zst|\.gz)?$/, "", n);
 		gsub(/-/, "_", n); if (n == m) { print $0; exit } }' "$tree/lib/modules/$kver/modules.dep")
 	[ -n "$path" ] || { echo "image: $kver has no module $m (built in?)" >&2; continue; }
@@ -86,4 +91,7 @@ done
 cp "$tree/lib/modules/$kver/modules.builtin" "$tree/lib/modules/$kver/modules.order" \
 	"$root/lib/modules/$kver/" 2>/dev/null || true
 depmod -b "$root" "$kver"
+for g in "${ghosts[@]}"; do
+	[ -n "$g" ] && echo "$g:" >>"$root/lib/modules/$kver/modules.dep"
+done
 (cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$out/initrd.gz"

@@ -190,8 +190,35 @@ judge_nic() { # KERNEL LOG IFACE DRIVER BQL_EXPECTED(yes|no)
 	[ $json = 1 ] || echo "     ($k $d: fix changed: ${knobs:-nothing})"
 }
 
+judge_fallback() { # KERNEL LOG
+	local k=$1 log=$2 i fb s0 s1 s2
+	i=$(grep '^VMINFO nic ' "$log" | awk '$4 == "virtio_net" { print $3; exit }')
+	fb=$(section "$log" "$i/fallback") s0=$(section "$log" "$i/state0")
+	s1=$(section "$log" "$i/state1") s2=$(section "$log" "$i/state2")
+	jqcheck "$k" virtio_net "cake listed but not loadable: fix falls back and applies" \
+		'.result == "applied" and .fell_back_from == "cake" and .error == null' "$fb"
+	jqcheck "$k" virtio_net "the fallback shapes with htb and fq_codel under it" \
+		'[.interfaces[0].steps[] | select(.knob == "root-qdisc") | .after | test("^htb .*fq_codel")] | any' "$fb"
+	if grep -q "lists cake but cannot load it" <<<"$(section "$log" "$i/fallback-stderr")"; then
+		record "$k" virtio_net "fix says which kind it could not load" pass ""
+	else
+		record "$k" virtio_net "fix says which kind it could not load" fail "$(section "$log" "$i/fallback-stderr" | head -n 2 | tr '\n' ' ')"
+	fi
+	if grep -q '^qdisc qdisc htb' <<<"$s1" && grep -q '^qdisc qdisc fq_codel' <<<"$s1"; then
+		record "$k" virtio_net "the kernel's tree after the fallback is htb with fq_codel" pass ""
+	else
+		record "$k" virtio_net "the kernel's tree after the fallback is htb with fq_codel" fail "$(grep '^qdisc' <<<"$s1" | head -n 3 | tr '\n' ' ')"
+	fi
+	if [ -n "$s0" ] && [ "$s0" = "$s2" ]; then
+		record "$k" virtio_net "undo after the fallback restores everything" pass ""
+	else
+		record "$k" virtio_net "undo after the fallback restores everything" fail "$(diff <(echo "$s0") <(echo "$s2") | head -n 6 | tr '\n' ' ')"
+	fi
+}
+
 for k in "${kernels[@]}"; do
 	img=$work/$k
+	mode=$(awk -v n="$k" '$1 == n { print $5 }' "$here/kernels.txt")
 	if ! "$here/image.sh" "$k" "$debloat" "$here/guest-amd64.sh" "$img" >"$work/image-$k.log" 2>&1; then
 		record "$k" - "boot image" fail "$(tail -n 3 "$work/image-$k.log" | tr '\n' ' ')"
 		continue
@@ -201,7 +228,7 @@ for k in "${kernels[@]}"; do
 	ip netns exec "$ns" timeout "$timeout_s" qemu-system-x86_64 -M q35 -m 768 -smp 2 \
 		-nographic -no-reboot -monitor none \
 		-kernel "$img/vmlinuz" -initrd "$img/initrd.gz" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=1" \
+		-append "console=ttyS0 panic=-1 quiet loglevel=1${mode:+ dbvm=$mode}" \
 		-netdev tap,id=n0,ifname=tape,script=no,downscript=no \
 		-device e1000e,netdev=n0,mac=52:54:00:12:34:56 \
 		-netdev tap,id=n1,ifname=tapv,script=no,downscript=no,queues=2 \
@@ -216,6 +243,10 @@ for k in "${kernels[@]}"; do
 	fi
 	record "$k" - "the guest ran to its end ($kver)" pass ""
 	major=${kver%%.*} rest=${kver#*.} minor=${rest%%.*}
+	if [ "$mode" = fallback ]; then
+		judge_fallback "$k" "$log"
+		continue
+	fi
 	for drv in e1000e virtio_net; do
 		grep -q "^VMINFO nic [^ ]* $drv " "$log" ||
 			record "$k" "$drv" "the NIC is there" fail "the guest found no $drv interface"
@@ -248,9 +279,9 @@ if [ $json = 1 ]; then
 	printf '%s\n' "${rows[@]}" | jq -s --argjson s "$secs" '{results: ., seconds: $s}'
 else
 	echo
-	printf '%-11s %-11s %-6s %s\n' KERNEL DRIVER RESULT CHECK
+	printf '%-17s %-11s %-6s %s\n' KERNEL DRIVER RESULT CHECK
 	printf '%s\n' "${rows[@]}" | jq -r '[.kernel, .driver, .result, .check] | @tsv' |
-		awk -F'\t' '{ printf "%-11s %-11s %-6s %s\n", $1, $2, $3, $4 }'
+		awk -F'\t' '{ printf "%-17s %-11s %-6s %s\n", $1, $2, $3, $4 }'
 	echo "vm-check: ${#kernels[@]} kernel(s) in $secs s"
 fi
 echo "$passed passed, $failed failed"
