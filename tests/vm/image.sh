@@ -5,11 +5,14 @@
 #
 #   tests/vm/image.sh KERNEL DEBLOAT GUEST_SCRIPT OUTDIR
 #
-# KERNEL is one of the pinned kernels (kernels.txt: NAME PACKAGE PATTERN): the named
-# package is fetched with `apt-get download` into $DEBLOAT_VM_CACHE (default
-# /var/cache/debloat-vm) once; when Debian no longer carries it, the newest package
-# matching PATTERN is taken, and the choice is printed. Leaves OUTDIR/vmlinuz,
-# OUTDIR/initrd.gz and OUTDIR/kernel (the package and version used).
+# KERNEL is one of the pinned kernels (kernels.txt: NAME PACKAGE PATTERN ...), whose
+# name begins with its Debian architecture (amd64-, armhf-, arm64-): the named
+# package is fetched with `apt-get download PACKAGE:ARCH` into $DEBLOAT_VM_CACHE
+# (default /var/cache/debloat-vm) once; when Debian no longer carries it, the newest
+# package matching PATTERN is taken, and the choice is printed. Leaves OUTDIR/vmlinuz,
+# OUTDIR/initrd.gz and OUTDIR/kernel (the package and version used). DEBLOAT must be
+# a static binary for that architecture; busybox is the host's for its own
+# architecture, else busybox-static:ARCH downloaded the same way.
 #
 # The initramfs: /init (the guest script), /bin/busybox with its applets, /bin/debloat,
 # /lib/modules/VERSION with the modules below and what they depend on (uncompressed,
@@ -26,16 +29,18 @@ mkdir -p "$cache" "$out"
 line=$(awk -v n="$name" '$1 == n' "$here/kernels.txt")
 [ -n "$line" ] || { echo "image: unknown kernel \"$name\" (tests/vm/kernels.txt)" >&2; exit 2; }
 read -r _ pkg pattern modules _ <<<"$line"
+arch=${name%%-*}
+host_arch=$(dpkg --print-architecture)
 
 # The package: pinned, else the newest of its line that Debian carries.
 deb=$(ls "$cache/${pkg}_"*.deb 2>/dev/null | head -n 1 || true)
 if [ -z "$deb" ]; then
-	if ! (cd "$cache" && apt-get download "$pkg" >/dev/null 2>&1); then
+	if ! (cd "$cache" && apt-get download "$pkg:$arch" >/dev/null 2>&1); then
 		alt=$(apt-cache search --names-only "$pattern" 2>/dev/null | awk '{ print $1 }' | sort -V | tail -n 1)
 		[ -n "$alt" ] || { echo "image: Debian carries neither $pkg nor anything like $pattern" >&2; exit 1; }
 		echo "image: $pkg is gone from Debian's archive; using $alt" >&2
 		pkg=$alt
-		(cd "$cache" && apt-get download "$pkg" >/dev/null 2>&1) ||
+		(cd "$cache" && apt-get download "$pkg:$arch" >/dev/null 2>&1) ||
 			{ echo "image: cannot download $pkg" >&2; exit 1; }
 	fi
 	deb=$(ls "$cache/${pkg}_"*.deb | head -n 1)
@@ -54,8 +59,20 @@ echo "$pkg $kver" >"$out/kernel"
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,run,var/lib,etc,lib/modules/"$kver"}
-cp /bin/busybox "$root/bin/busybox"
-for a in $("$root/bin/busybox" --list); do
+if [ "$arch" = "$host_arch" ]; then
+	cp /bin/busybox "$root/bin/busybox"
+else
+	bb=$(ls "$cache"/busybox-static_*_"$arch".deb 2>/dev/null | head -n 1 || true)
+	if [ -z "$bb" ]; then
+		(cd "$cache" && apt-get download "busybox-static:$arch" >/dev/null 2>&1) ||
+			{ echo "image: cannot download busybox-static:$arch" >&2; exit 1; }
+		bb=$(ls "$cache"/busybox-static_*_"$arch".deb | head -n 1)
+	fi
+	dpkg-deb --fsys-tarfile "$bb" | tar -xO ./bin/busybox >"$root/bin/busybox"
+	chmod +x "$root/bin/busybox"
+fi
+# The applets, as the host's busybox of the same Debian release names them.
+for a in $(/bin/busybox --list); do
 	[ -e "$root/bin/$a" ] || ln -s busybox "$root/bin/$a"
 done
 ln -s ../bin/busybox "$root/sbin/modprobe"

@@ -7,7 +7,7 @@
 # For each kernel of tests/vm/kernels.txt (or those named): tests/vm/image.sh makes a
 # boot image (the kernel package and busybox-static from Debian, cached in
 # $DEBLOAT_VM_CACHE; our static binary, default build-static-native/bin/debloat, and
-# tests/vm/guest-amd64.sh as /init); the guest boots with an e1000e and a two-queue
+# tests/vm/guest.sh as /init); the guest boots with an e1000e and a two-queue
 # virtio-net NIC whose other ends are tap devices in a network namespace made here,
 # where a `debloat server` listens (nothing else is reachable, and the host's own
 # interfaces are never touched). The guest prints every command's output between
@@ -219,7 +219,7 @@ judge_fallback() { # KERNEL LOG
 for k in "${kernels[@]}"; do
 	img=$work/$k
 	mode=$(awk -v n="$k" '$1 == n { print $5 }' "$here/kernels.txt")
-	if ! "$here/image.sh" "$k" "$debloat" "$here/guest-amd64.sh" "$img" >"$work/image-$k.log" 2>&1; then
+	if ! "$here/image.sh" "$k" "$debloat" "$here/guest.sh" "$img" >"$work/image-$k.log" 2>&1; then
 		record "$k" - "boot image" fail "$(tail -n 3 "$work/image-$k.log" | tr '\n' ' ')"
 		continue
 	fi

@@ -1,7 +1,7 @@
 #!/bin/sh
-# guest-amd64.sh - /init of the amd64 guest (tests/vm/image.sh puts it there): two real
-# NICs on one of Debian's kernels, checked with our static binary:
-#   e1000e      10.0.2.15/24, its peer 10.0.2.2 (one TX queue, BQL since 3.3);
+# guest.sh - /init of every guest (tests/vm/image.sh puts it there): the real NICs of
+# one of Debian's kernels, checked with our static binary. Each NIC it finds:
+#   e1000e      10.0.2.15/24, its peer 10.0.2.2 (amd64 guests: one TX queue, BQL);
 #   virtio-net  10.0.3.15/24, its peer 10.0.3.2 (two queue pairs, so mq; 100 Mbit/s
 #               as QEMU reports it; BQL only from 6.11).
 # Both peers are tap devices in a network namespace the host made, where a
@@ -55,6 +55,7 @@ loaded_bql() { # IFACE PEER
 check_nic() { # IFACE PEER
 	out "$1/state0" state "$1"
 	out "$1/audit0" debloat audit --json "$1"
+	out "$1/snapshot" debloat snapshot
 	out "$1/bql" loaded_bql "$1" "$2"
 	out "$1/audit1" debloat audit --json "$1"
 	out "$1/plan" debloat fix --dry-run --json "$1"
@@ -69,11 +70,17 @@ check_nic() { # IFACE PEER
 }
 
 sysctl -w net.core.default_qdisc=pfifo_fast >/dev/null
-modprobe e1000e
+modprobe e1000e 2>/dev/null # amd64 guests only
 modprobe virtio_pci 2>/dev/null # built in on some kernels
 modprobe virtio_net
 ip link set lo up
-for i in $(seq 100); do [ -e /sys/class/net/eth1 ] && break; sleep 0.1; done
+want=0 # the NICs QEMU gave: e1000e (82574L), virtio-net (transitional or modern)
+for d in /sys/bus/pci/devices/*; do
+	case "$(cat "$d/vendor" 2>/dev/null):$(cat "$d/device" 2>/dev/null)" in
+	0x8086:0x10d3 | 0x1af4:0x1000 | 0x1af4:0x1041) want=$((want + 1)) ;;
+	esac
+done
+for i in $(seq 100); do [ "$(ls -d /sys/class/net/eth* 2>/dev/null | grep -c .)" -ge "$want" ] && break; sleep 0.1; done
 e1000e= virtio=
 for d in /sys/class/net/eth*; do # virtio-net's device is the virtio device, not PCI
 	case $(basename "$(readlink "$d/device/driver")") in
