@@ -428,10 +428,33 @@ static void assume_available(struct host *h)
 				h->qdisc_kinds[i].avail = QDISC_AVAIL_YES;
 }
 
+/* The plan for r->host (or from the persisted file of `ifname`), its befores read. */
+static int make_plan(struct fix_run *r, const char *ifname)
+{
+	size_t failed = 0;
+	char what[96];
+	int ret;
+
+	plan_init(&r->plan, &r->a.opts);
+	if (r->a.apply_persisted)
+		ret = plan_from_persisted(r, ifname);
+	else if ((ret = plan_build(&r->plan, &r->host, r->named)) < 0)
+		fail(r, "cannot build the plan: %s", strerror(-ret));
+	if (ret < 0)
+		return ret;
+	ret = apply_read_befores(&r->plan, &r->env.knobs, &failed);
+	if (ret < 0) {
+		knob_describe(&r->plan.steps[failed].knob, what, sizeof(what));
+		fail(r, "cannot read %s: %s", what, strerror(-ret));
+		return ret;
+	}
+	plan_settle(&r->plan);
+	return 0;
+}
+
 static int read_and_plan(struct fix_run *r, char *const names[], size_t nnames)
 {
-	size_t bad = 0, failed = 0;
-	char what[96];
+	size_t bad = 0;
 	int ret;
 
 	ret = host_read(&r->host, &host_default_paths, names, nnames, &bad);
@@ -445,21 +468,7 @@ static int read_and_plan(struct fix_run *r, char *const names[], size_t nnames)
 	}
 	assume_available(&r->host);
 	r->named = nnames > 0;
-	plan_init(&r->plan, &r->a.opts);
-	if (r->a.apply_persisted)
-		ret = plan_from_persisted(r, names[0]);
-	else if ((ret = plan_build(&r->plan, &r->host, nnames > 0)) < 0)
-		fail(r, "cannot build the plan: %s", strerror(-ret));
-	if (ret < 0)
-		return ret;
-	ret = apply_read_befores(&r->plan, &r->env.knobs, &failed);
-	if (ret < 0) {
-		knob_describe(&r->plan.steps[failed].knob, what, sizeof(what));
-		fail(r, "cannot read %s: %s", what, strerror(-ret));
-		return ret;
-	}
-	plan_settle(&r->plan);
-	return 0;
+	return make_plan(r, nnames ? names[0] : NULL);
 }
 
 static int load_journal(struct fix_run *r)
@@ -586,9 +595,7 @@ static int do_persist(struct fix_run *r)
 static int fall_back(struct fix_run *r, size_t failed)
 {
 	const struct plan_step *s = &r->plan.steps[failed];
-	char names[64], what[96];
-	size_t bad = 0;
-	int ret;
+	char names[64];
 
 	if (s->knob.kind != KNOB_ROOT_QDISC &&
 	    !(s->knob.kind == KNOB_SYSCTL && !strcmp(s->knob.name, "net.core.default_qdisc")))
@@ -604,20 +611,7 @@ static int fall_back(struct fix_run *r, size_t failed)
 	if (strlen(r->fell_back) + strlen(names) < sizeof(r->fell_back))
 		strcat(r->fell_back, names);
 	plan_free(&r->plan);
-	plan_init(&r->plan, &r->a.opts);
-	ret = plan_build(&r->plan, &r->host, r->named);
-	if (ret < 0) {
-		fail(r, "cannot build the plan: %s", strerror(-ret));
-		return -1;
-	}
-	ret = apply_read_befores(&r->plan, &r->env.knobs, &bad);
-	if (ret < 0) {
-		knob_describe(&r->plan.steps[bad].knob, what, sizeof(what));
-		fail(r, "cannot read %s: %s", what, strerror(-ret));
-		return -1;
-	}
-	plan_settle(&r->plan);
-	return 1;
+	return make_plan(r, NULL) < 0 ? -1 : 1;
 }
 
 static int apply(struct fix_run *r)

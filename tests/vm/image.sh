@@ -85,16 +85,21 @@ chmod +x "$root/init"
 if [ ! -f "$tree/lib/modules/$kver/modules.dep" ]; then
 	depmod -b "$tree" "$kver"
 fi
+# The modules.dep line of module NAME ("path.ko.xz: dep.ko.xz ..."), or nothing.
+dep_line() {
+	awk -F: -v m="$1" '{ n = $1; sub(/.*\//, "", n); sub(/\.ko(\.xz|\.zst|\.gz)?$/, "", n);
+		gsub(/-/, "_", n); if (n == m) { print $0; exit } }' "$tree/lib/modules/$kver/modules.dep"
+}
 want=() ghosts=()
 for m in ${modules//,/ }; do
-	if [ "${m#-}" != "$m" ]; then # listed, file missing
-		ghosts+=("$(awk -F: -v m="${m#-}" '{ n = $1; sub(/.*\//, "", n); sub(/\.ko(\.xz|\.zst|\.gz)?$/, "", n);
-			if (n == m) { sub(/\.(xz|zst|gz)$/, "", $1); print $1; exit } }' "$tree/lib/modules/$kver/modules.dep")")
+	path=$(dep_line "${m#-}")
+	[ -n "$path" ] || { echo "image: $kver has no module ${m#-} (built in?)" >&2; continue; }
+	if [ "${m#-}" != "$m" ]; then # listed, its file left out: the kernel cannot load it
+		path=${path%%:*}
+		path=${path%.xz} path=${path%.zst} path=${path%.gz}
+		ghosts+=("$path")
 		continue
 	fi
-	path=$(awk -F: -v m="$m" '{ n = $1; sub(/.*\//, "", n); sub(/\.ko(\.xz|\.zst|\.gz)?$/, "", n);
-		gsub(/-/, "_", n); if (n == m) { print $0; exit } }' "$tree/lib/modules/$kver/modules.dep")
-	[ -n "$path" ] || { echo "image: $kver has no module $m (built in?)" >&2; continue; }
 	for f in ${path//:/ }; do want+=("$f"); done
 done
 for f in $(printf '%s\n' "${want[@]}" | sort -u); do
