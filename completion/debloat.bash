@@ -125,8 +125,10 @@ _debloat()
 	if [[ "$prev" == -* ]] && _debloat_options "$prog" "$cmd" value | grep -qxF -- "$prev"; then
 		[ "$cmd" = plot ] && [ "$prev" = -k ] && prev=--kind # server's -k is --key-file
 		case "$cmd:$prev" in # fix and undo: -s is --state-dir, -r --role
-		fix:-s | undo:-s) prev=--state-dir ;;
-		fix:-r) prev=--role ;;
+		fix:-s | undo:-s | prove:-s) prev=--state-dir ;;
+		fix:-r | prove:-r) prev=--role ;;
+		prove:-t) prev=--test ;;
+		prove:-o) prev=--outdir ;;
 		esac
 		case "$prev" in
 		--state-dir | --root)
@@ -135,6 +137,14 @@ _debloat()
 			;;
 		--role)
 			mapfile -t COMPREPLY < <(compgen -W "host server" -- "$cur")
+			;;
+		--test)
+			mapfile -t COMPREPLY < <(compgen -W \
+				"rrul rrul_be tcp_upload tcp_download tcp_nup tcp_ndown ping" -- "$cur")
+			;;
+		--outdir)
+			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
+			compopt -o filenames 2>/dev/null
 			;;
 		-f | --from | -o | --output | -k | --key-file | --key | --flent)
 			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
@@ -195,6 +205,13 @@ _debloat()
 		;;
 	rrul)
 		[ "$operands" -eq 0 ] && mapfile -t COMPREPLY < <(compgen -A hostname -- "$cur")
+		;;
+	prove) # SERVER, then interfaces
+		if [ "$operands" -eq 0 ]; then
+			mapfile -t COMPREPLY < <(compgen -A hostname -- "$cur")
+		else
+			mapfile -t COMPREPLY < <(compgen -W "$(_debloat_interfaces)" -- "$cur")
+		fi
 		;;
 	help)
 		[ "$operands" -eq 0 ] &&

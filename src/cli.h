@@ -42,6 +42,7 @@ int cmd_fix(int argc, char *argv[]);
 int cmd_lab(int argc, char *argv[]);
 int cmd_undo(int argc, char *argv[]);
 int cmd_plot(int argc, char *argv[]);
+int cmd_prove(int argc, char *argv[]);
 int cmd_server(int argc, char *argv[]);
 int cmd_snapshot(int argc, char *argv[]);
 int cmd_test(int argc, char *argv[]);

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <debloat/units.h>
+
 #include "cli.h"
 #include "fix/apply.h"
 #include "fix/fallback.h"
@@ -25,7 +27,8 @@
 
 static const char usage[] =
     "Usage: " PROG_NAME " fix [IFACE...] [--all] [--dry-run] [--json] [--try SECONDS]\n"
-    "           [--persist] [--force] [--role host|server] [--state-dir DIR] [--root DIR]\n"
+    "           [--persist] [--force] [--role host|server] [--shape RATE] [--state-dir DIR]\n"
+    "           [--root DIR]\n"
     "       " PROG_NAME " fix --confirm [--state-dir DIR]\n"
     "       " PROG_NAME " fix --apply-persisted IFACE [--json] [--state-dir DIR] [--root DIR]\n"
     "\n"
@@ -46,6 +49,8 @@ static const char usage[] =
     "  -f, --force           replace a root qdisc undo cannot rebuild (a user's htb tree);\n"
     "                        undo then restores the kernel's default\n"
     "  -r, --role ROLE       host (default: fq_codel) or server (fq, for pacing)\n"
+    "      --shape RATE      shape every named interface at RATE (tc's spelling: 80mbit),\n"
+    "                        virtual links too: for a bottleneck beyond this host\n"
     "  -s, --state-dir DIR   where the journal lives (default " APPLY_STATE_DIR ")\n"
     "      --root DIR        write --persist's files under DIR instead of /\n"
     "      --apply-persisted apply the setup --persist saved for IFACE (at boot)\n"
@@ -55,7 +60,12 @@ enum {
 	OPT_CONFIRM = 256,
 	OPT_ROOT,
 	OPT_APPLY_PERSISTED,
+	OPT_SHAPE,
 };
+
+/* --shape's range, bytes/s: 64 kbit/s to 100 Gbit/s. */
+#define FIX_SHAPE_MIN 8000ULL
+#define FIX_SHAPE_MAX 12500000000ULL
 
 struct fix_args {
 	bool all, dry_run, json, confirm, persist, apply_persisted;
@@ -78,6 +88,7 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 	    {"state-dir", required_argument, NULL, 's'},
 	    {"root", required_argument, NULL, OPT_ROOT},
 	    {"apply-persisted", no_argument, NULL, OPT_APPLY_PERSISTED},
+	    {"shape", required_argument, NULL, OPT_SHAPE},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -133,10 +144,19 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 		case OPT_APPLY_PERSISTED:
 			a->apply_persisted = true;
 			break;
+		case OPT_SHAPE:
+			if (db_parse_rate(optarg, &a->opts.shape_rate) < 0 ||
+			    a->opts.shape_rate < FIX_SHAPE_MIN || a->opts.shape_rate > FIX_SHAPE_MAX)
+				return cli_usage_error("fix", usage,
+						       "--shape takes a rate from 64kbit to 100gbit "
+						       "(\"80mbit\"), not \"%s\"",
+						       optarg);
+			break;
 		case 'h':
 			return fputs(usage, stdout) == EOF ? 1 : 0;
 		default:
-			if (optopt == 't' || optopt == 'r' || optopt == 's' || optopt == OPT_ROOT)
+			if (optopt == 't' || optopt == 'r' || optopt == 's' || optopt == OPT_ROOT ||
+			    optopt == OPT_SHAPE)
 				return cli_usage_error("fix", usage, "option \"%s\" needs a value",
 						       cli_bad_option(argv));
 			return cli_usage_error("fix", usage, "unknown option \"%s\"",
@@ -152,6 +172,10 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 		return cli_usage_error("fix", usage, "name interfaces or give --all, not both");
 	if (!a->all && optind == argc)
 		return cli_usage_error("fix", usage, "name an interface, or give --all");
+	if (a->apply_persisted && a->opts.shape_rate)
+		return cli_usage_error("fix", usage, "--apply-persisted applies what was saved: no --shape");
+	if (a->all && a->opts.shape_rate)
+		return cli_usage_error("fix", usage, "--shape is for the interfaces named, not --all");
 	if (a->dry_run && (a->try_seconds || a->persist))
 		return cli_usage_error("fix", usage,
 				       "--dry-run changes nothing: no --try or --persist with it");
@@ -527,6 +551,30 @@ static void countdown(unsigned left, void *arg)
 	fflush(stderr);
 }
 
+/*
+ * A program that runs `fix --try` and must know when the change is in place (prove)
+ * passes a pipe's write end as DEBLOAT_FIX_READY_FD: once everything is applied and the
+ * trial begins, "ready\n" is written to it and it is closed. A fix that ends without a
+ * trial (already fixed, refused, failed) only closes it, at exit.
+ */
+static void tell_ready(void)
+{
+	const char *v = getenv("DEBLOAT_FIX_READY_FD");
+	char *end;
+	long fd;
+
+	if (!v || !*v)
+		return;
+	errno = 0;
+	fd = strtol(v, &end, 10);
+	if (*end || errno || fd < 3 || fd > INT_MAX)
+		return;
+	if (write((int)fd, "ready\n", 6) != 6)
+		fprintf(stderr, "%s: fix: cannot tell DEBLOAT_FIX_READY_FD: %s\n", PROG_NAME,
+			strerror(errno));
+	close((int)fd);
+}
+
 static int try_wait(struct fix_run *r)
 {
 	struct sigaction sa = {.sa_handler = on_signal}, old[3];
@@ -542,6 +590,7 @@ static int try_wait(struct fix_run *r)
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &sa, &old[i]);
+	tell_ready();
 	ret =
 	    apply_wait_confirm(&r->env, r->a.try_seconds, isatty(STDIN_FILENO) ? STDIN_FILENO : -1,
 			       &stop_waiting, isatty(STDERR_FILENO) ? countdown : NULL, NULL);

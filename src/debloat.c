@@ -25,6 +25,7 @@ static const struct {
     {"compare", cmd_compare, "Show several test results side by side, with ratios to the first"},
     {"fix", cmd_fix, "Apply the recommended queueing setup, journaled so undo can restore it"},
     {"undo", cmd_undo, "Restore what fix changed, from its journal"},
+    {"prove", cmd_prove, "Measure, fix on trial, measure again: keep the fix only if it is better"},
     {"lab", cmd_lab, "Emulate a board's link between two namespaces and measure across it"},
 };
 

@@ -69,6 +69,7 @@ struct iface {
 	char operstate[16];
 	char root_qdisc[QDISC_KIND_MAX]; /* IFLA_QDISC: the root's kind, even a hidden noop */
 	uint32_t mtu, txqueuelen, tx_queues;
+	uint32_t gso_max_size; /* IFLA_GSO_MAX_SIZE; 0 when the kernel does not say */
 
 	bool have_stats;
 	uint64_t tx_packets, tx_bytes;

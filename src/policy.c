@@ -370,6 +370,29 @@ void policy_shaper_rate(uint32_t speed_mbps, char *buf, size_t len)
 		say(buf, len, "%llumbit", (unsigned long long)(kbit / 1000));
 }
 
+uint64_t policy_shaper_bytes(uint32_t speed_mbps)
+{
+	return (uint64_t)speed_mbps * 950 * 1000 / 8;
+}
+
+uint32_t policy_gso_cap(const struct iface *ifc)
+{
+	return 2 * ((ifc->mtu ? ifc->mtu : 1500) + 14);
+}
+
+unsigned policy_fifo_len(const struct iface *ifc, uint64_t rate)
+{
+	unsigned most = ifc->speed_mbps && ifc->speed_mbps <= 10 ? POLICY_FIFO_10M : POLICY_FIFO_MAX;
+	uint64_t n;
+
+	if (!rate)
+		rate = (uint64_t)ifc->speed_mbps * 1000000 / 8;
+	if (!rate)
+		return most;
+	n = rate * POLICY_FIFO_MS / 1000 / policy_gso_cap(ifc);
+	return n < POLICY_FIFO_MIN ? POLICY_FIFO_MIN : n > most ? most : (unsigned)n;
+}
+
 static enum qdisc_avail kind_avail(const struct host *host, const char *kind)
 {
 	return host ? avail_of(host->qdisc_kinds, HOST_NQDISC_KINDS, kind) : QDISC_AVAIL_UNKNOWN;
@@ -669,8 +692,9 @@ static void find_qdisc_unavailable(const struct iface *ifc, const struct host *h
 	bool want_fq_codel = find_code(v, "fifo-qdisc") != NULL;
 	const struct finding *nobql = find_code(v, "no-bql");
 	bool want_shaper = nobql && nobql->severity != SEVERITY_INFO;
-	unsigned short_len = ifc->speed_mbps && ifc->speed_mbps <= 10 ? 50 : 100;
-	char rate[32];
+	bool shaped = want_shaper && htb != QDISC_AVAIL_NO;
+	unsigned short_len = policy_fifo_len(ifc, shaped ? policy_shaper_bytes(ifc->speed_mbps) : 0);
+	char rate[32], gso[64] = "";
 	struct finding *f;
 
 	if (!(want_fq_codel && fq_codel == QDISC_AVAIL_NO) &&
@@ -700,16 +724,19 @@ static void find_qdisc_unavailable(const struct iface *ifc, const struct host *h
 	    "this kernel (%s) has %s: the best it can do is a short FIFO",
 	    kernel_release(host) ? kernel_release(host) : "release unknown",
 	    fq_codel == QDISC_AVAIL_NO ? "neither fq_codel nor cake" : "neither cake nor htb");
-	if (want_shaper && htb != QDISC_AVAIL_NO)
+	if (ifc->gso_max_size > policy_gso_cap(ifc))
+		say(gso, sizeof(gso), " gso_max_size %u", policy_gso_cap(ifc));
+	if (shaped)
 		say(f->recommendation, sizeof(f->recommendation),
 		    "tc qdisc replace dev %s root handle 1: htb default 1; tc class add dev %s "
 		    "parent 1: classid 1:1 htb rate %s; tc qdisc add dev %s parent 1:1 pfifo "
-		    "limit %u",
-		    ifc->name, ifc->name, rate, ifc->name, short_len);
+		    "limit %u; ip link set dev %s txqueuelen %u%s",
+		    ifc->name, ifc->name, rate, ifc->name, short_len, ifc->name, short_len, gso);
 	else
 		say(f->recommendation, sizeof(f->recommendation),
-		    "tc qdisc replace dev %s root pfifo limit %u; ip link set dev %s txqueuelen %u",
-		    ifc->name, short_len, ifc->name, short_len);
+		    "tc qdisc replace dev %s root pfifo limit %u; ip link set dev %s txqueuelen "
+		    "%u%s",
+		    ifc->name, short_len, ifc->name, short_len, gso);
 }
 
 void policy_iface(const struct iface *ifc, const struct host *host, struct verdict *out)

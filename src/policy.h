@@ -133,6 +133,24 @@ enum grade policy_grade(int64_t delay_us);
 bool policy_is_fifo(const char *kind);
 /* "95mbit", "950mbit", "9500kbit": ~95% of line rate, spelled as tc takes it. */
 void policy_shaper_rate(uint32_t speed_mbps, char *buf, size_t len);
+/* That rate in bytes/s (0 when the speed is unknown). */
+uint64_t policy_shaper_bytes(uint32_t speed_mbps);
+
+/*
+ * The short FIFO of the last resort (no fq_codel, no cake), short in time: about
+ * POLICY_FIFO_MS at rate (bytes/s; 0: the link speed) in packets of policy_gso_cap
+ * bytes, at least POLICY_FIFO_MIN, at most 100 (50 at <= 10 Mbit/s; 100 when neither
+ * rate nor speed is known). TCP hands a qdisc GSO super-packets whether or not the
+ * device segments (it segments after the qdisc), so a FIFO counting packets is short
+ * in time only with gso_max_size capped: policy_gso_cap is two full frames (MTU + 14
+ * each; 3028 bytes at MTU 1500).
+ */
+#define POLICY_FIFO_MS	 10
+#define POLICY_FIFO_MIN	 8
+#define POLICY_FIFO_MAX	 100
+#define POLICY_FIFO_10M	 50
+unsigned policy_fifo_len(const struct iface *ifc, uint64_t rate);
+uint32_t policy_gso_cap(const struct iface *ifc);
 
 const char *grade_name(enum grade g);
 const char *severity_name(enum severity s);

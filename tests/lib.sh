@@ -139,6 +139,13 @@ assert_not_contains() {
 	fi
 }
 
+# assert_true DESC TEST...: passes when the test command succeeds.
+assert_true() {
+	local desc=$1
+	shift
+	if "$@"; then pass "$desc"; else fail "$desc"; fi
+}
+
 # assert_status DESC EXPECTED: checks $RC from the last run.
 assert_status() {
 	if [ "$RC" -eq "$2" ]; then

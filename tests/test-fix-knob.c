@@ -171,6 +171,9 @@ static bool matches_tc(const struct fixture *f)
 	if (!strncmp(f->spec, "txqueuelen ", 11)) {
 		txqlen = (unsigned)atoi(f->spec + 11);
 		n = knob_txqueuelen_request(f->ifindex, txqlen, 1234, ours, sizeof(ours));
+	} else if (!strncmp(f->spec, "gso_max_size ", 13)) {
+		n = knob_gso_max_size_request(f->ifindex, (uint32_t)atoi(f->spec + 13), 1234, ours,
+					      sizeof(ours));
 	} else {
 		n = knob_qdisc_requests_at(f->spec, f->ifindex, f->ntxq, f->replace, f->major,
 					   &standard, 1234, ours, sizeof(ours), err, sizeof(err));
@@ -258,6 +261,7 @@ GOLDEN(golden_mq_trees_equal_tc, 3, "add-mq", "replace-mq")
 GOLDEN(golden_htb_trees_equal_tc, 4, "add-htb", "replace-htb")
 GOLDEN(golden_delete_equals_tc, 1, "delete-")
 GOLDEN(golden_txqueuelen_equals_ip, 2, "txqueuelen-")
+GOLDEN(golden_gso_max_size_equals_ip, 1, "gso-max-size-")
 
 TEST(every_fixture_is_checked)
 {
@@ -265,12 +269,13 @@ TEST(every_fixture_is_checked)
 	static const char *const families[] = {
 	    "add-fq_codel", "replace-fq_codel", "add-fq-",	 "replace-fq-",	  "add-cake",
 	    "replace-cake", "add-pfifo",	"replace-pfifo", "replace-bfifo", "add-mq",
-	    "replace-mq",   "add-htb",		"replace-htb",	 "delete-",	  "txqueuelen-"};
+	    "replace-mq",   "add-htb",		"replace-htb",	 "delete-",	  "txqueuelen-",
+	    "gso-max-size-"};
 
 	if (!little_endian())
 		SKIP("the fixtures were captured on a little-endian machine");
 	/* A fixture in no family above would be compared by no golden test but this one. */
-	CHECK_EQ(fixtures(all, 1, false), fixtures(families, 15, false));
+	CHECK_EQ(fixtures(all, 1, false), fixtures(families, 16, false));
 	CHECK(fixtures(all, 1, false) >= 33);
 }
 
@@ -595,9 +600,9 @@ TEST(undecodable_options_are_not_rebuildable)
 TEST(kind_names_round_trip)
 {
 	static const char *const names[] = {"root-qdisc", "txqueuelen", "bql-limit-max", "ring-tx",
-					    "ring-rx",	  "offload",	"sysctl"};
+					    "ring-rx",	  "offload",	"sysctl",	 "gso-max-size"};
 
-	for (int i = 0; i < 7; i++) {
+	for (int i = 0; i < 8; i++) {
 		CHECK_STR(knob_kind_name((enum knob_kind)i), names[i]);
 		CHECK_EQ(knob_kind_from_name(names[i]), i);
 	}
@@ -623,6 +628,9 @@ TEST(describe_names_the_thing)
 	k.kind = KNOB_RING_TX;
 	knob_describe(&k, buf, sizeof(buf));
 	CHECK_STR(buf, "eth0 TX ring");
+	k.kind = KNOB_GSO_MAX_SIZE;
+	knob_describe(&k, buf, sizeof(buf));
+	CHECK_STR(buf, "eth0 gso_max_size");
 	k.kind = KNOB_RING_RX;
 	knob_describe(&k, buf, sizeof(buf));
 	CHECK_STR(buf, "eth0 RX ring");

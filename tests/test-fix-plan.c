@@ -75,6 +75,7 @@ static struct iface bbb(struct qdisc *root, struct bql_queue *q0)
 	struct iface ifc = {.ifindex = 2,
 			    .physical = true,
 			    .mtu = 1500,
+			    .gso_max_size = 65536,
 			    .txqueuelen = 1000,
 			    .tx_queues = 1,
 			    .have_stats = true,
@@ -230,9 +231,12 @@ TEST(beaglebone_fallback_chain_for_every_combination_of_kinds)
 		struct bql_queue q0;
 		struct iface ifc = bbb(&root, &q0);
 		char have[64], want[64];
+		/* The FIFO: 10 ms in packets of two frames at the shaper's 95 Mbit/s, or at
+		 * 100 Mbit/s without a shaper (policy_fifo_len). */
 		const char *leaf = fq_codel ? "fq_codel limit 800 ecn"
 				   : cake   ? "cake"
-					    : "pfifo limit 100";
+				   : htb    ? "pfifo limit 39"
+					    : "pfifo limit 41";
 		bool fifo;
 		const struct plan_step *s;
 		struct host h;
@@ -259,7 +263,12 @@ TEST(beaglebone_fallback_chain_for_every_combination_of_kinds)
 		s = step_of(&p, KNOB_TXQUEUELEN, NULL);
 		CHECK_EQ(s != NULL, fifo);
 		if (s)
-			CHECK_STR(s->after, "100");
+			CHECK_STR(s->after, htb ? "39" : "41");
+		/* A FIFO leaf comes with GSO packets capped at two frames. */
+		s = step_of(&p, KNOB_GSO_MAX_SIZE, NULL);
+		CHECK_EQ(s != NULL, fifo);
+		if (s)
+			CHECK_STR(s->after, "3028");
 		/* Each kind that was wanted and missing is said, with what is done instead. */
 		if (!cake)
 			CHECK(has_note(&p.targets[0], "no cake") ||
@@ -293,7 +302,7 @@ TEST(beaglebone_on_a_kernel_without_fq_codel_fq_cake_shapes_with_htb_and_pfifo)
 
 	plan_one(&p, &ifc, &h, PLAN_ROLE_SERVER);
 	REQUIRE(step_of(&p, KNOB_ROOT_QDISC, NULL));
-	CHECK_STR(step_of(&p, KNOB_ROOT_QDISC, NULL)->after, "htb 95mbit pfifo limit 100");
+	CHECK_STR(step_of(&p, KNOB_ROOT_QDISC, NULL)->after, "htb 95mbit pfifo limit 39");
 	CHECK(has_note(&p.targets[0], "no fq, fq_codel nor cake"));
 	CHECK(has_note(&p.targets[0], "htb shapes at 95mbit"));
 	plan_free(&p);
@@ -695,5 +704,70 @@ TEST(plan_build_skips_what_all_should_not_touch)
 	CHECK(!plan_refused(&p));
 	for (size_t i = 0; i < p.nsteps; i++)
 		CHECK(p.steps[i].target != 1);
+	plan_free(&p);
+}
+
+/* A rate given (prove's measured bottleneck) shapes a virtual link, even at noqueue. */
+TEST(a_given_rate_shapes_a_named_virtual_link)
+{
+	struct qdisc root = {.kind = "noqueue"};
+	struct iface ifc = {.ifindex = 5,
+			    .kind = "veth",
+			    .mtu = 1500,
+			    .gso_max_size = 65536,
+			    .txqueuelen = 1000,
+			    .tx_queues = 1,
+			    .speed_mbps = 10000,
+			    .ring_tx = -1,
+			    .ring_tx_max = -1,
+			    .ring_rx = -1,
+			    .ring_rx_max = -1,
+			    .qdisc = &root};
+	struct host fifo_only = make_host("htb"), with_cake = make_host("cake htb");
+	struct plan_options o = {.role = PLAN_ROLE_HOST};
+	const struct plan_step *root_step;
+	struct plan p;
+
+	snprintf(ifc.name, sizeof(ifc.name), "veth0");
+	/* Without a rate: noqueue stays, nothing to do. */
+	plan_init(&p, &o);
+	CHECK_EQ(plan_iface(&p, &ifc, &fifo_only, true), 0);
+	CHECK(step_of(&p, KNOB_ROOT_QDISC, NULL) == NULL);
+	plan_free(&p);
+	/* 80 Mbit/s on a kernel with htb only: htb over a FIFO of 10 ms in two-frame
+	 * packets (10^7 B/s * 10 ms / 3028 = 33), txqueuelen the same, GSO capped. */
+	o.shape_rate = 10000000;
+	plan_init(&p, &o);
+	CHECK_EQ(plan_iface(&p, &ifc, &fifo_only, true), 0);
+	root_step = step_of(&p, KNOB_ROOT_QDISC, NULL);
+	REQUIRE(root_step);
+	CHECK_STR(root_step->after, "htb 80mbit pfifo limit 33");
+	CHECK(strstr(root_step->why, "below the bottleneck") != NULL);
+	REQUIRE(step_of(&p, KNOB_TXQUEUELEN, NULL));
+	CHECK_STR(step_of(&p, KNOB_TXQUEUELEN, NULL)->after, "33");
+	REQUIRE(step_of(&p, KNOB_GSO_MAX_SIZE, NULL));
+	CHECK_STR(step_of(&p, KNOB_GSO_MAX_SIZE, NULL)->after, "3028");
+	CHECK(step_of(&p, KNOB_GSO_MAX_SIZE, NULL)->optional);
+	plan_free(&p);
+	/* A slow rate keeps at least PLAN_FIFO_MIN packets; cake needs no FIFO nor cap. */
+	o.shape_rate = 125000; /* 1 Mbit/s */
+	plan_init(&p, &o);
+	CHECK_EQ(plan_iface(&p, &ifc, &fifo_only, true), 0);
+	REQUIRE(step_of(&p, KNOB_ROOT_QDISC, NULL));
+	CHECK_STR(step_of(&p, KNOB_ROOT_QDISC, NULL)->after, "htb 1mbit pfifo limit 8");
+	plan_free(&p);
+	plan_init(&p, &o);
+	CHECK_EQ(plan_iface(&p, &ifc, &with_cake, true), 0);
+	REQUIRE(step_of(&p, KNOB_ROOT_QDISC, NULL));
+	CHECK_STR(step_of(&p, KNOB_ROOT_QDISC, NULL)->after, "cake bandwidth 1mbit");
+	CHECK(step_of(&p, KNOB_GSO_MAX_SIZE, NULL) == NULL);
+	CHECK(step_of(&p, KNOB_TXQUEUELEN, NULL) == NULL);
+	plan_free(&p);
+	/* A gso_max_size already at or below the cap is left alone. */
+	ifc.gso_max_size = 3000;
+	o.shape_rate = 10000000;
+	plan_init(&p, &o);
+	CHECK_EQ(plan_iface(&p, &ifc, &fifo_only, true), 0);
+	CHECK(step_of(&p, KNOB_GSO_MAX_SIZE, NULL) == NULL);
 	plan_free(&p);
 }

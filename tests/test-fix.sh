@@ -54,13 +54,6 @@ fi
 devs=(veth0)
 [ "$have_tap" -eq 1 ] && devs+=(tap0) || echo "SKIP tap0 parts (no tun device or speed setting here)"
 
-# assert_true DESC TEST...: passes when the test command succeeds.
-assert_true() {
-	local desc=$1
-	shift
-	if "$@"; then pass "$desc"; else fail "$desc"; fi
-}
-
 fix() { run "${X[@]}" "$DEBLOAT" fix --state-dir "$ST" "$@"; }
 undo() { run "${X[@]}" "$DEBLOAT" undo --state-dir "$ST" "$@"; }
 
@@ -78,6 +71,7 @@ state_in_ns() {
 			tc -j qdisc show dev "$d" | sed 's/"handle":"[^"]*",//g'
 		fi
 		echo "txqueuelen $(cat "/sys/class/net/$d/tx_queue_len") mtu $(cat "/sys/class/net/$d/mtu")"
+		ip -d link show dev "$d" | grep -o 'gso_max_size [0-9]*' || true
 		ethtool -k "$d" | grep -E '^(tcp-segmentation-offload|generic-segmentation-offload|generic-receive-offload):' || true
 		ethtool -g "$d" 2>/dev/null || true
 		for q in /sys/class/net/"$d"/queues/tx-*/byte_queue_limits; do
@@ -160,8 +154,9 @@ for d in "${devs[@]}"; do
 	if [ -z "$fifo" ]; then
 		pass "audit $d: no FIFO finding left"
 	else
+		lim=$("${X[@]}" tc qdisc show dev "$d" | sed -n 's/.*pfifo.* limit \([0-9]*\)p.*/\1/p' | head -n 1)
 		assert_contains "audit $d: the FIFO left is the fallback audit itself recommends" \
-			"$why" "root pfifo limit 100"
+			"$why" "root pfifo limit $lim;"
 	fi
 	was=$(jq "$sel | .worst_delay_us // 0" <<<"$audit_before")
 	now=$(jq "$sel | .worst_delay_us // 0" <<<"$audit")
@@ -338,7 +333,7 @@ rm -f "$ST/journal"
 
 # ---- a second fix extends the journal and keeps the oldest before ----
 fix veth0 --json
-assert_eq "fix veth0 alone: its root, txqueuelen and tcp_ecn" 3 "$(jq .applied <<<"$OUT")"
+assert_eq "fix veth0 alone: its root, txqueuelen, gso_max_size and tcp_ecn" 4 "$(jq .applied <<<"$OUT")"
 fix veth0 --role server --json
 assert_eq "fix again with another role: nothing new on this kernel (no fq)" 0 \
 	"$(jq .applied <<<"$OUT")"
@@ -368,7 +363,8 @@ if [ "$have_tap" -eq 1 ]; then
 	unit=$root/etc/systemd/system/debloat-fix@.service
 	inst=$root/etc/systemd/system/sys-subsystem-net-devices-tap0.device.wants/debloat-fix@tap0.service
 	hook=$root/etc/network/if-up.d/debloat
-	assert_contains "the conf has the root qdisc" "$(cat "$conf")" 'set root-qdisc tap0 - - "pfifo limit 100"'
+	assert_contains "the conf has the root qdisc" "$(cat "$conf")" 'set root-qdisc tap0 - - "pfifo limit '
+	assert_contains "the conf caps GSO packets under the FIFO" "$(cat "$conf")" 'set gso-max-size tap0 - - "3028"'
 	assert_contains "the conf has the sysctl" "$(cat "$conf")" 'set sysctl - - net.ipv4.tcp_ecn "1"'
 	exe=$(readlink -f "$DEBLOAT")
 	assert_eq "the unit is systemd/debloat-fix@.service for this binary" \

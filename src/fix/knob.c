@@ -46,6 +46,7 @@ static const char *const kind_names[] = {
     [KNOB_RING_RX] = "ring-rx",
     [KNOB_OFFLOAD] = "offload",
     [KNOB_SYSCTL] = "sysctl",
+    [KNOB_GSO_MAX_SIZE] = "gso-max-size",
 };
 
 const char *knob_kind_name(enum knob_kind kind)
@@ -86,6 +87,9 @@ void knob_describe(const struct knob *k, char *buf, size_t len)
 		break;
 	case KNOB_SYSCTL:
 		snprintf(buf, len, "%s", k->name);
+		break;
+	case KNOB_GSO_MAX_SIZE:
+		snprintf(buf, len, "%s gso_max_size", k->ifname);
 		break;
 	default:
 		snprintf(buf, len, "unknown knob");
@@ -458,7 +462,7 @@ static unsigned tx_queue_count(const struct knob_env *env, const char *ifname, u
 }
 
 struct link_facts {
-	uint32_t txqueuelen, tx_queues;
+	uint32_t txqueuelen, tx_queues, gso_max_size;
 };
 
 static int link_facts(int ifindex, struct link_facts *out)
@@ -480,6 +484,7 @@ static int link_facts(int ifindex, struct link_facts *out)
 		if (links[i].ifindex == ifindex) {
 			out->txqueuelen = links[i].txqueuelen;
 			out->tx_queues = links[i].tx_queues;
+			out->gso_max_size = links[i].gso_max_size;
 			r = 0;
 		}
 		iface_free(&links[i]);
@@ -841,6 +846,51 @@ static int write_txqueuelen(const struct knob *k, const char *val, char *msg, si
 	return send_requests(buf, (size_t)n, NULL, msg, msglen);
 }
 
+static int read_gso_max_size(const struct knob *k, char *val, size_t len)
+{
+	struct link_facts facts;
+	int ifindex = ifindex_of(k->ifname), r;
+
+	if (ifindex < 0)
+		return ifindex;
+	r = link_facts(ifindex, &facts);
+	if (r < 0)
+		return r;
+	if (!facts.gso_max_size) /* a kernel that does not report it */
+		return -ENOENT;
+	return put_u64(val, len, facts.gso_max_size);
+}
+
+static int write_gso_max_size(const struct knob *k, const char *val, char *msg, size_t msglen)
+{
+	unsigned char buf[64];
+	struct link_facts facts;
+	uint64_t v;
+	int ifindex, n, r;
+
+	if (parse_number(val, UINT32_MAX, &v) < 0 || v == 0) {
+		set_msg(msg, msglen, "gso_max_size must be a number of bytes, not \"%s\"", val);
+		return -EINVAL;
+	}
+	ifindex = ifindex_of(k->ifname);
+	if (ifindex < 0)
+		return ifindex;
+	n = knob_gso_max_size_request(ifindex, (uint32_t)v, 0, buf, sizeof(buf));
+	if (n < 0)
+		return n;
+	r = send_requests(buf, (size_t)n, NULL, msg, msglen);
+	if (r < 0)
+		return r;
+	r = link_facts(ifindex, &facts);
+	if (r < 0)
+		return r;
+	if (facts.gso_max_size != v) {
+		set_msg(msg, msglen, "this kernel ignores a new gso_max_size on a link that exists");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 static int bql_path(const struct knob *k, const struct knob_env *env, char *path, size_t len)
 {
 	int n, r;
@@ -1047,6 +1097,8 @@ int knob_read(const struct knob *k, const struct knob_env *env, char *val, size_
 		return read_offload(k, val, len);
 	case KNOB_SYSCTL:
 		return read_sysctl(k, env, val, len);
+	case KNOB_GSO_MAX_SIZE:
+		return read_gso_max_size(k, val, len);
 	}
 	return -EINVAL;
 }
@@ -1072,6 +1124,8 @@ int knob_write(const struct knob *k, const struct knob_env *env, const char *val
 		return write_offload(k, val, msg, msglen);
 	case KNOB_SYSCTL:
 		return write_sysctl(k, env, val, msg, msglen);
+	case KNOB_GSO_MAX_SIZE:
+		return write_gso_max_size(k, val, msg, msglen);
 	}
 	return -EINVAL;
 }
@@ -1168,6 +1222,7 @@ int knob_value_equal(enum knob_kind kind, const char *a, const char *b)
 	case KNOB_TXQUEUELEN:
 	case KNOB_RING_TX:
 	case KNOB_RING_RX:
+	case KNOB_GSO_MAX_SIZE:
 		return numbers_equal(a, b, false);
 	case KNOB_BQL_LIMIT_MAX:
 		return numbers_equal(a, b, true);

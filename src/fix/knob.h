@@ -26,6 +26,10 @@
  *                    "tx-tcp-segmentation", "tx-generic-segmentation", "rx-gro")
  *   KNOB_SYSCTL      the file's contents without the trailing newline (name:
  *                    dotted, e.g. "net.ipv4.tcp_ecn")
+ *   KNOB_GSO_MAX_SIZE  bytes, decimal: the largest GSO packet the stack hands this
+ *                    device's qdisc (IFLA_GSO_MAX_SIZE, `ip link set DEV gso_max_size
+ *                    N`). A kernel that takes the attribute but ignores it on a link
+ *                    that exists (older ones) reads back unchanged: -EOPNOTSUPP.
  *
  * Root-qdisc specs (the only trees fix builds, so the only ones it must restore):
  *   KIND [OPTS]               KIND at the root, handle R:
@@ -83,6 +87,7 @@ enum knob_kind {
 	KNOB_RING_RX,
 	KNOB_OFFLOAD,
 	KNOB_SYSCTL,
+	KNOB_GSO_MAX_SIZE,
 };
 
 #define KNOB_VALUE_MAX 512
@@ -102,7 +107,8 @@ struct knob_env {
 	const char *proc_root;  /* "/proc" */
 };
 
-/* "root-qdisc", "txqueuelen", "bql-limit-max", "ring-tx", "ring-rx", "offload", "sysctl" */
+/* "root-qdisc", "txqueuelen", "bql-limit-max", "ring-tx", "ring-rx", "offload", "sysctl",
+ * "gso-max-size" */
 const char *knob_kind_name(enum knob_kind kind);
 int knob_kind_from_name(const char *name); /* -EINVAL if unknown */
 
@@ -169,6 +175,8 @@ int knob_qdisc_requests_at(const char *spec, int ifindex, unsigned ntxq, int rep
 			   size_t len, char *err, size_t errlen);
 /* RTM_NEWLINK setting IFLA_TXQLEN, as `ip link set DEV txqueuelen N` sends it. */
 int knob_txqueuelen_request(int ifindex, uint32_t txqueuelen, uint32_t seq, void *buf, size_t len);
+/* RTM_NEWLINK setting IFLA_GSO_MAX_SIZE, as `ip link set DEV gso_max_size N` sends it. */
+int knob_gso_max_size_request(int ifindex, uint32_t size, uint32_t seq, void *buf, size_t len);
 
 /*
  * Is this root qdisc (kind + its decoded options, children attached as qdisc_tree

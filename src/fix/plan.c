@@ -78,6 +78,7 @@ int plan_phase(enum knob_kind kind)
 	case KNOB_RING_RX:
 		return 3;
 	case KNOB_OFFLOAD:
+	case KNOB_GSO_MAX_SIZE:
 		return 4;
 	case KNOB_SYSCTL:
 	default:
@@ -87,7 +88,8 @@ int plan_phase(enum knob_kind kind)
 
 bool plan_knob_optional(enum knob_kind kind)
 {
-	return kind == KNOB_RING_TX || kind == KNOB_RING_RX || kind == KNOB_OFFLOAD;
+	return kind == KNOB_RING_TX || kind == KNOB_RING_RX || kind == KNOB_OFFLOAD ||
+	       kind == KNOB_GSO_MAX_SIZE;
 }
 
 int plan_add_target(struct plan *p, const char *name)
@@ -178,9 +180,10 @@ static const char *fq_codel_params(uint32_t speed_mbps)
 	return "";
 }
 
-static unsigned short_fifo(uint32_t speed_mbps)
+/* policy.h's FIFO of the last resort and its GSO cap. */
+static uint32_t gso_cap(const struct iface *ifc)
 {
-	return speed_mbps && speed_mbps <= 10 ? PLAN_SHORT_FIFO_10M : PLAN_SHORT_FIFO;
+	return policy_gso_cap(ifc);
 }
 
 /* What goes at the leaves: the role's kind, or the best this kernel has instead. */
@@ -190,9 +193,9 @@ struct leaf {
 };
 
 static void choose_leaf(struct plan *p, struct plan_target *t, const struct iface *ifc,
-			const struct host *h, struct leaf *leaf)
+			const struct host *h, uint64_t rate, struct leaf *leaf)
 {
-	unsigned n = short_fifo(ifc->speed_mbps);
+	unsigned n = policy_fifo_len(ifc, rate);
 	bool want_fq = p->opts.role == PLAN_ROLE_SERVER;
 
 	leaf->fifo = false;
@@ -216,8 +219,9 @@ static void choose_leaf(struct plan *p, struct plan_target *t, const struct ifac
 	}
 	target_note(t,
 		    "this kernel has no %sfq_codel nor cake: the best it can do is a short FIFO, "
-		    "pfifo limit %u with txqueuelen %u",
-		    want_fq ? "fq, " : "", n, n);
+		    "pfifo limit %u (about %u ms) with txqueuelen %u and GSO packets of at most "
+		    "%u bytes",
+		    want_fq ? "fq, " : "", n, POLICY_FIFO_MS, n, gso_cap(ifc));
 	say(leaf->spec, sizeof(leaf->spec), "pfifo limit %u", n);
 	leaf->fifo = true;
 }
@@ -250,29 +254,45 @@ static bool multi_queue(const struct iface *ifc)
 	return (ifc->qdisc && !strcmp(ifc->qdisc->kind, "mq")) || ifc->nbql > 1;
 }
 
-/* The root-qdisc step; *fifo_left says whether a FIFO remains for txqueuelen to size. */
+/* The rate a shaper on ifc runs at (bytes/s): the one given, else ~95% of line rate. */
+static uint64_t shaper_rate(const struct plan *p, const struct iface *ifc, bool shape)
+{
+	if (!shape)
+		return 0;
+	return p->opts.shape_rate ? p->opts.shape_rate : policy_shaper_bytes(ifc->speed_mbps);
+}
+
+/* The root-qdisc step; *fifo_left says whether a FIFO remains for txqueuelen to size,
+ * and *rate the rate of the shaper above it (0: none). */
 static int plan_root(struct plan *p, int ti, const struct iface *ifc, const struct host *h,
-		     const struct verdict *v, bool *fifo_left)
+		     const struct verdict *v, bool *fifo_left, uint64_t *fifo_rate)
 {
 	struct plan_target *t = &p->targets[ti];
 	const struct finding *fifo = finding_of(v, "fifo-qdisc");
 	struct leaf leaf;
 	char spec[KNOB_VALUE_MAX], why[PLAN_NOTE_MAX], rate[32], was[96] = "";
 	struct knob k = knob_of(KNOB_ROOT_QDISC, ifc->name, 0, NULL);
-	bool shape = ifc->physical && v->bql_in_use == TRI_NO;
+	bool given = p->opts.shape_rate > 0;
+	bool shape = given || (ifc->physical && v->bql_in_use == TRI_NO);
 
 	*fifo_left = false;
-	if (!ifc->physical && ifc->qdisc && !strcmp(ifc->qdisc->kind, "noqueue")) {
+	*fifo_rate = 0;
+	if (!given && !ifc->physical && ifc->qdisc && !strcmp(ifc->qdisc->kind, "noqueue")) {
 		target_note(t, "noqueue at the root: packets do not wait in a qdisc on this "
 			       "virtual link, so its root qdisc is left as it is");
 		return 0;
 	}
-	choose_leaf(p, t, ifc, h, &leaf);
+	/* The leaf's FIFO length follows the shaper's rate, when there will be a shaper. */
+	choose_leaf(p, t, ifc, h,
+		    shaper_rate(p, ifc,
+				shape && (given || ifc->speed_mbps) &&
+				    (have_kind(h, "cake") || have_kind(h, "htb"))),
+		    &leaf);
 	if (fifo && fifo->delay_us >= 0)
 		say(was, sizeof(was), "; the FIFO there now can add %lld.%lld ms",
 		    (long long)(fifo->delay_us / 1000), (long long)(fifo->delay_us % 1000 / 100));
 
-	if (shape && !ifc->speed_mbps) {
+	if (shape && !given && !ifc->speed_mbps) {
 		target_note(t,
 			    "%s has no BQL but the link speed is unknown: no shaper at 95%% of "
 			    "it",
@@ -280,7 +300,10 @@ static int plan_root(struct plan *p, int ti, const struct iface *ifc, const stru
 		shape = false;
 	}
 	if (shape) {
-		policy_shaper_rate(ifc->speed_mbps, rate, sizeof(rate));
+		if (given)
+			db_format_rate(p->opts.shape_rate, rate, sizeof(rate));
+		else
+			policy_shaper_rate(ifc->speed_mbps, rate, sizeof(rate));
 		if (have_kind(h, "cake")) {
 			say(spec, sizeof(spec), "cake bandwidth %s", rate);
 		} else if (have_kind(h, "htb")) {
@@ -288,13 +311,19 @@ static int plan_root(struct plan *p, int ti, const struct iface *ifc, const stru
 				    rate, leaf.spec);
 			say(spec, sizeof(spec), "htb %s %s", rate, leaf.spec);
 			*fifo_left = leaf.fifo;
+			*fifo_rate = shaper_rate(p, ifc, true);
 		} else {
 			target_note(t, "this kernel has neither cake nor htb: no shaper, only %s",
 				    leaf.spec);
 			shape = false;
 		}
 	}
-	if (shape) {
+	if (shape && given) {
+		say(why, sizeof(why),
+		    "shape at %s, below the bottleneck measured beyond %s, so the queue forms "
+		    "here%s",
+		    rate, ifc->name, was);
+	} else if (shape) {
 		say(why, sizeof(why),
 		    "%s has no BQL (%s): shape at %s, ~95%% of %u Mbit/s, so the queue forms in "
 		    "the qdisc, not the TX ring%s",
@@ -317,9 +346,9 @@ static int plan_root(struct plan *p, int ti, const struct iface *ifc, const stru
 	return plan_add_step(p, ti, &k, spec, false, why);
 }
 
-static int plan_txqueuelen(struct plan *p, int ti, const struct iface *ifc)
+static int plan_txqueuelen(struct plan *p, int ti, const struct iface *ifc, uint64_t rate)
 {
-	unsigned n = short_fifo(ifc->speed_mbps);
+	unsigned n = policy_fifo_len(ifc, rate);
 	struct knob k = knob_of(KNOB_TXQUEUELEN, ifc->name, 0, NULL);
 	char val[16], why[PLAN_NOTE_MAX];
 
@@ -330,6 +359,22 @@ static int plan_txqueuelen(struct plan *p, int ti, const struct iface *ifc)
 	say(why, sizeof(why),
 	    "a FIFO remains: txqueuelen sizes it if the root is ever reset to the default");
 	return plan_add_step(p, ti, &k, val, false, why);
+}
+
+/* A FIFO leaf counts packets: cap the packets TCP hands it at two full frames. */
+static int plan_gso_cap(struct plan *p, int ti, const struct iface *ifc)
+{
+	struct knob k = knob_of(KNOB_GSO_MAX_SIZE, ifc->name, 0, NULL);
+	char val[16], why[PLAN_NOTE_MAX];
+
+	if (!ifc->gso_max_size || ifc->gso_max_size <= gso_cap(ifc))
+		return 0;
+	say(val, sizeof(val), "%u", gso_cap(ifc));
+	say(why, sizeof(why),
+	    "TCP hands the qdisc GSO packets of up to %u bytes even with GSO off (it segments "
+	    "after the qdisc): two frames at most keep the FIFO short in time",
+	    ifc->gso_max_size);
+	return plan_add_step(p, ti, &k, val, true, why);
 }
 
 static int plan_bql(struct plan *p, int ti, const struct iface *ifc, const struct verdict *v)
@@ -440,6 +485,7 @@ int plan_iface(struct plan *p, const struct iface *ifc, const struct host *host,
 	struct plan_target *t;
 	struct verdict v;
 	bool fifo_left;
+	uint64_t fifo_rate;
 	int ti, r;
 
 	ti = plan_add_target(p, ifc->name);
@@ -470,15 +516,17 @@ int plan_iface(struct plan *p, const struct iface *ifc, const struct host *host,
 			    "whether %s uses BQL is unknown until traffic has flowed: no shaper "
 			    "now; run fix again after some traffic",
 			    ifc->driver[0] ? ifc->driver : "the driver");
-	r = plan_root(p, ti, ifc, host, &v, &fifo_left);
+	r = plan_root(p, ti, ifc, host, &v, &fifo_left, &fifo_rate);
 	if (!r && fifo_left)
-		r = plan_txqueuelen(p, ti, ifc);
+		r = plan_txqueuelen(p, ti, ifc, fifo_rate);
 	if (!r)
 		r = plan_bql(p, ti, ifc, &v);
 	if (!r)
 		r = plan_rings(p, ti, ifc, &v);
 	if (!r)
 		r = plan_offloads(p, ti, ifc);
+	if (!r && fifo_left)
+		r = plan_gso_cap(p, ti, ifc);
 	return r < 0 ? r : ti;
 }
 
@@ -920,6 +968,7 @@ bool plan_value_equal(const struct knob *k, const char *have, const char *want,
 	case KNOB_BQL_LIMIT_MAX:
 	case KNOB_RING_TX:
 	case KNOB_RING_RX:
+	case KNOB_GSO_MAX_SIZE:
 		if (parse_count(have, &a) == 0 && parse_count(want, &b) == 0)
 			return a == b;
 		return words_equal(have, want);

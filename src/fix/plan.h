@@ -21,16 +21,23 @@
  *                (policy_shaper_rate): "cake bandwidth R", or "htb R LEAF" without cake.
  *                Availability first (host->qdisc_kinds; unknown counts as available,
  *                as in the policy): fq_codel, then cake, then a short pfifo (the
- *                policy's short length: 100 packets, 50 at <= 10 Mbit/s). Each kind
+ *                policy's short length, policy_fifo_len). Each kind
  *                the plan wanted and the kernel lacks is a note saying what it does
  *                instead. A virtual link at noqueue keeps it (nothing queues there).
+ *                With opts.shape_rate, every interface planned is shaped at that rate
+ *                (cake, or htb over the leaf), virtual links included.
+ *                The FIFO is short in time, not only in packets (policy_fifo_len at
+ *                the shaper's rate, else the link speed), and comes with
+ *                gso_max_size capped (policy_gso_cap), so that no packet in it is
+ *                longer than two frames.
  *   txqueuelen   only when a FIFO remains (a pfifo leaf): the same short length.
  *   BQL          limit_max of every TX queue: 3000 at <= 100 Mbit/s, 1514 at <= 10,
  *                only where BQL is in use.
  *   rings        only where BQL is missing: cpsw's lever (RX to lever_rx, which leaves
  *                lever_tx TX descriptors), else TX to ~1 ms of frames (at least 4)
  *                where the driver has a TX ring to shrink.
- *   offloads     TSO, GSO, GRO off at <= 100 Mbit/s (those that are on).
+ *   offloads     TSO, GSO, GRO off at <= 100 Mbit/s (those that are on); gso_max_size
+ *                capped where a FIFO leaf remains (above).
  *   sysctls      net.core.default_qdisc (when this namespace has it) to the role's
  *                kind, net.ipv4.tcp_ecn=1. Host-wide: planned once per plan.
  *
@@ -52,8 +59,6 @@
 #define PLAN_MAX_NOTES	    8
 #define PLAN_NOTE_MAX	    256
 #define PLAN_MAX_STEPS	    4096 /* a 64-queue NIC has 64 BQL knobs; 4096 is plenty */
-#define PLAN_SHORT_FIFO	    100	 /* policy.c's short pfifo / txqueuelen ... */
-#define PLAN_SHORT_FIFO_10M 50	 /* ... and at <= 10 Mbit/s */
 #define PLAN_RING_MIN	    4	 /* host-tuning.md: ethtool -G tx 4..20 */
 
 enum plan_role {
@@ -64,6 +69,12 @@ enum plan_role {
 struct plan_options {
 	enum plan_role role;
 	bool force; /* replace a root qdisc fix cannot rebuild (undo restores "default") */
+	/*
+	 * Shape every planned interface at this rate (bytes/s; 0: only where the driver
+	 * has no BQL, at ~95% of line rate). Given a rate, a named virtual link is shaped
+	 * too, even at noqueue: the caller measured a bottleneck beyond it.
+	 */
+	uint64_t shape_rate;
 };
 
 enum step_status {

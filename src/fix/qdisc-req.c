@@ -244,3 +244,16 @@ int knob_txqueuelen_request(int ifindex, uint32_t txqueuelen, uint32_t seq, void
 		return b.err;
 	return (int)b.len;
 }
+
+int knob_gso_max_size_request(int ifindex, uint32_t size, uint32_t seq, void *buf, size_t len)
+{
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
+	struct nlbuf b;
+
+	nlbuf_init(&b, buf, len);
+	nlbuf_msg(&b, RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, seq, &ifi, sizeof(ifi));
+	nlbuf_u32(&b, IFLA_GSO_MAX_SIZE, size);
+	if (b.err < 0)
+		return b.err;
+	return (int)b.len;
+}

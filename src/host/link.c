@@ -44,6 +44,7 @@ int link_from_msg(const struct nlmsghdr *nlh, struct iface *out)
 	if ((tb[IFLA_MTU] && nl_attr_u32(tb[IFLA_MTU], &ifc.mtu) < 0) ||
 	    (tb[IFLA_TXQLEN] && nl_attr_u32(tb[IFLA_TXQLEN], &ifc.txqueuelen) < 0) ||
 	    (tb[IFLA_NUM_TX_QUEUES] && nl_attr_u32(tb[IFLA_NUM_TX_QUEUES], &ifc.tx_queues) < 0) ||
+	    (tb[IFLA_GSO_MAX_SIZE] && nl_attr_u32(tb[IFLA_GSO_MAX_SIZE], &ifc.gso_max_size) < 0) ||
 	    (tb[IFLA_OPERSTATE] && nl_attr_u8(tb[IFLA_OPERSTATE], &oper) < 0))
 		return -EBADMSG;
 	snprintf(ifc.operstate, sizeof(ifc.operstate), "%s",

@@ -64,7 +64,7 @@ static int iface_of_address(const struct sockaddr_storage *src, char *name, size
 	return ret;
 }
 
-static int egress_iface(const char *server_host, char *name, size_t len)
+int egress_iface(const char *server_host, char *name, size_t len)
 {
 	struct addrinfo hints = {.ai_socktype = SOCK_DGRAM}, *ai;
 	struct sockaddr_storage src;

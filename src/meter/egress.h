@@ -30,6 +30,8 @@
  */
 int egress_info(const char *server_host, char **egress_json, char **sysctls_json);
 
+/* Only the interface's name, found as above; the same errors. */
+int egress_iface(const char *server_host, char *name, size_t len);
 /* The same for a known interface name (tests; the loopback "lo"). */
 int egress_info_iface(const char *iface, char **egress_json, char **sysctls_json);
 

@@ -1,0 +1,975 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-prove.c - `debloat prove`: measure, fix on trial, measure again, keep the change
+ * only when the second measurement is better (prove/verdict.h), else put it back
+ * (prove/trial.h). Writes both runs, the fix's report, a comparison plot and
+ * prove.json into one directory, and prints a report to paste into a forum post.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <debloat/units.h>
+
+#include "cli.h"
+#include "fix/apply.h"
+#include "fix/journal.h"
+#include "host/host.h"
+#include "iface.h"
+#include "json.h"
+#include "meter/cc.h"
+#include "meter/egress.h"
+#include "meter/engine.h"
+#include "meter/flent.h"
+#include "meter/proto.h"
+#include "meter/report.h"
+#include "meter/summary.h"
+#include "meter/tests.h"
+#include "plot/plot.h"
+#include "plot/run.h"
+#include "plot/svg.h"
+#include "outfile.h"
+#include "policy.h"
+#include "print.h"
+#include "prove/trial.h"
+#include "prove/verdict.h"
+
+static const char usage[] =
+    "Usage: " PROG_NAME " prove SERVER [IFACE...] [--test NAME] [-l SECONDS] [-d SECONDS]\n"
+    "           [--shape RATE] [--min-gain X] [--max-loss F] [--role host|server]\n"
+    "           [--keep | --undo] [-o DIR] [--json] [-p PORT] [--key FILE] [--cc ALGO]\n"
+    "           [--state-dir DIR]\n"
+    "\n"
+    "Prove a fix on this host against `" PROG_NAME " server` on SERVER: measure latency\n"
+    "under load, apply `" PROG_NAME " fix` on trial, measure again, and keep the change\n"
+    "only when the second run is better: induced latency at least --min-gain times lower\n"
+    "and no direction's goodput down by more than --max-loss. Otherwise everything is put\n"
+    "back at once. When the upload's bottleneck is beyond this host (its goodput well\n"
+    "below the link speed) or the driver has no BQL, the fix shapes the egress just below\n"
+    "the measured rate, virtual links included. IFACE: the interfaces to fix (default: the\n"
+    "one the route to SERVER leaves by). Needs root.\n"
+    "\n"
+    "  -t, --test NAME       the test of both runs (default rrul; see `" PROG_NAME
+    " test --help`)\n"
+    "  -l, --length SECONDS  load per run (default 30)\n"
+    "  -d, --delay SECONDS   idle time before and after each load (default 5)\n"
+    "      --shape RATE      shape at RATE (tc's spelling: 80mbit) instead of the measured rate\n"
+    "      --min-gain X      keep only if induced latency is X times lower (default 2)\n"
+    "      --max-loss F      keep only if goodput fell by at most F, 0 to 1 or a percentage\n"
+    "                        (default 0.15)\n"
+    "  -r, --role ROLE       host (default) or server: passed to fix\n"
+    "      --keep            keep the change whatever the verdict\n"
+    "      --undo            put it back whatever the verdict (measure only)\n"
+    "  -o, --output DIR      where the files go (default ./debloat-prove-YYYYmmdd-HHMMSS)\n"
+    "  -j, --json            print prove.json on stdout instead of the report\n"
+    "  -p, --port PORT       the server's port (default 9911)\n"
+    "      --key FILE        the shared key of a private server\n"
+    "      --cc ALGO         TCP congestion control of the test's flows, at both ends\n"
+    "  -s, --state-dir DIR   fix's journal (default " APPLY_STATE_DIR ")\n"
+    "  -h, --help            show this help\n"
+    "\n"
+    "Exit status: 0 kept (or nothing to change), 3 put back (not proven better), 1 the\n"
+    "proof could not run (everything put back), 2 bad options.\n";
+
+enum {
+	OPT_SHAPE = 256,
+	OPT_MIN_GAIN,
+	OPT_MAX_LOSS,
+	OPT_KEEP,
+	OPT_UNDO,
+	OPT_KEY,
+	OPT_CC,
+};
+
+#define PROVE_EXIT_PUT_BACK 3
+#define PROVE_MAX_IFACES    8
+
+struct prove_args {
+	const char *server, *test, *out_dir, *keyfile, *state_dir, *role, *cc;
+	char *ifaces[PROVE_MAX_IFACES];
+	size_t nifaces;
+	double length_s, delay_s, min_gain, max_loss;
+	uint64_t shape;
+	unsigned port;
+	bool keep, undo, json;
+};
+
+static bool parse_number(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || errno || !isfinite(v) || v < min || v > max)
+		return false;
+	if (*end == '%' && !end[1])
+		v /= 100;
+	else if (*end)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int parse_args(int argc, char *argv[], struct prove_args *a)
+{
+	static const struct option options[] = {
+	    {"test", required_argument, NULL, 't'},
+	    {"length", required_argument, NULL, 'l'},
+	    {"delay", required_argument, NULL, 'd'},
+	    {"shape", required_argument, NULL, OPT_SHAPE},
+	    {"min-gain", required_argument, NULL, OPT_MIN_GAIN},
+	    {"max-loss", required_argument, NULL, OPT_MAX_LOSS},
+	    {"role", required_argument, NULL, 'r'},
+	    {"keep", no_argument, NULL, OPT_KEEP},
+	    {"undo", no_argument, NULL, OPT_UNDO},
+	    {"output", required_argument, NULL, 'o'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"port", required_argument, NULL, 'p'},
+	    {"key", required_argument, NULL, OPT_KEY},
+	    {"cc", required_argument, NULL, OPT_CC},
+	    {"state-dir", required_argument, NULL, 's'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	struct test_spec spec;
+	double v;
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "t:l:d:r:o:jp:s:h", options, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			a->test = optarg;
+			break;
+		case 'l':
+			if (!parse_number(optarg, 2, 3600, &a->length_s) || strchr(optarg, '%'))
+				return cli_usage_error("prove", usage,
+						       "--length takes 2 to 3600 seconds, not \"%s\"",
+						       optarg);
+			break;
+		case 'd':
+			if (!parse_number(optarg, 1, 60, &a->delay_s) || strchr(optarg, '%'))
+				return cli_usage_error("prove", usage,
+						       "--delay takes 1 to 60 seconds, not \"%s\"",
+						       optarg);
+			break;
+		case OPT_SHAPE:
+			if (db_parse_rate(optarg, &a->shape) < 0 || a->shape < 8000 ||
+			    a->shape > 12500000000ULL)
+				return cli_usage_error("prove", usage,
+						       "--shape takes a rate from 64kbit to 100gbit "
+						       "(\"80mbit\"), not \"%s\"",
+						       optarg);
+			break;
+		case OPT_MIN_GAIN:
+			if (!parse_number(optarg, 1, 1000, &a->min_gain) || strchr(optarg, '%'))
+				return cli_usage_error("prove", usage,
+						       "--min-gain takes a factor from 1 to 1000, "
+						       "not \"%s\"",
+						       optarg);
+			break;
+		case OPT_MAX_LOSS:
+			if (!parse_number(optarg, 0, 100, &v) || v > 1)
+				return cli_usage_error("prove", usage,
+						       "--max-loss takes a fraction from 0 to 1 (or "
+						       "0%% to 100%%), not \"%s\"",
+						       optarg);
+			a->max_loss = v;
+			break;
+		case 'r':
+			if (strcmp(optarg, "host") && strcmp(optarg, "server"))
+				return cli_usage_error("prove", usage,
+						       "--role is host or server, not \"%s\"", optarg);
+			a->role = optarg;
+			break;
+		case OPT_KEEP:
+			a->keep = true;
+			break;
+		case OPT_UNDO:
+			a->undo = true;
+			break;
+		case 'o':
+			a->out_dir = optarg;
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 'p':
+			if (!parse_number(optarg, 1, 65535, &v) || v != floor(v))
+				return cli_usage_error("prove", usage,
+						       "--port takes 1 to 65535, not \"%s\"", optarg);
+			a->port = (unsigned)v;
+			break;
+		case OPT_KEY:
+			a->keyfile = optarg;
+			break;
+		case OPT_CC:
+			a->cc = optarg;
+			break;
+		case 's':
+			a->state_dir = optarg;
+			break;
+		case 'h':
+			return fputs(usage, stdout) == EOF ? 1 : 0;
+		default:
+			if (cli_lacks_value(c, "tldropsh"))
+				return cli_usage_error("prove", usage, "option \"%s\" needs a value",
+						       argv[optind - 1]);
+			return cli_usage_error("prove", usage, "unknown option \"%s\"",
+					       cli_bad_option(argv));
+		}
+	}
+	if (a->keep && a->undo)
+		return cli_usage_error("prove", usage, "--keep or --undo, not both");
+	if (optind >= argc)
+		return cli_usage_error("prove", usage, "missing SERVER");
+	a->server = argv[optind++];
+	for (; optind < argc; optind++) {
+		if (a->nifaces == PROVE_MAX_IFACES)
+			return cli_usage_error("prove", usage, "at most %d interfaces",
+					       PROVE_MAX_IFACES);
+		if (iface_name_invalid(argv[optind]))
+			return cli_usage_error("prove", usage, "\"%s\" is no interface name: %s",
+					       argv[optind], iface_name_invalid(argv[optind]));
+		a->ifaces[a->nifaces++] = argv[optind];
+	}
+	if (test_spec_get(a->test, 0, &spec) < 0)
+		return cli_usage_error("prove", usage, "unknown test \"%s\"", a->test);
+	/* before anything changes: a run that cannot set it fails its flows midway */
+	if (a->cc && (c = cc_usable(a->cc)) < 0)
+		return cli_usage_error("prove", usage,
+				       "this host cannot use congestion control \"%s\": %s", a->cc,
+				       c == -ENOENT ? "no such algorithm" : strerror(-c));
+	return -1;
+}
+
+/* ---- the state of one proof ---- */
+
+struct prove_run {
+	struct prove_args a;
+	struct host host;
+	const struct iface *ifc; /* the first interface */
+	struct verdict audit;
+	char dir[1024];
+	char path[8][1100]; /* files in dir, by enum file */
+	struct prove_numbers before, after;
+	bool have_before, have_after;
+	struct prove_capacity cap;
+	struct prove_verdict verdict;
+	const char *outcome; /* "kept", "put-back", "already-fixed", "nothing-to-change",
+				"failed" */
+	char why[512];
+	bool already; /* the journal holds debloat's change to these interfaces */
+	struct jval *fix; /* fix's JSON report, when it ran */
+	struct trial trial;
+	uint8_t key[64];
+	size_t keylen;
+	char *route_iface; /* the interface found from the route, when none was named */
+};
+
+enum file { F_BEFORE, F_BEFORE_FLENT, F_AFTER, F_AFTER_FLENT, F_FIX, F_FIX_LOG, F_PLOT, F_PROVE };
+static const char *const file_names[] = {"before.json",	    "before.flent.gz", "after.json",
+					 "after.flent.gz",  "fix.json",	       "fix.log",
+					 "compare.svg",	    "prove.json"};
+
+/* The trial's child, for the signal handler: put back before dying. */
+static volatile pid_t trial_pid;
+
+static void on_signal(int sig)
+{
+	static const char changed[] =
+	    PROG_NAME ": prove: interrupted: the change on trial was put back\n";
+	static const char unchanged[] = PROG_NAME ": prove: interrupted: nothing was changed\n";
+	pid_t pid = trial_pid;
+	int status;
+
+	(void)sig;
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		(void)!write(STDERR_FILENO, changed, sizeof(changed) - 1);
+	} else {
+		(void)!write(STDERR_FILENO, unchanged, sizeof(unchanged) - 1);
+	}
+	_exit(1);
+}
+
+static void catch_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static int make_dir(struct prove_run *r)
+{
+	struct stat st;
+	int n;
+
+	if (r->a.out_dir) {
+		n = snprintf(r->dir, sizeof(r->dir), "%s", r->a.out_dir);
+	} else {
+		time_t now = time(NULL);
+		struct tm tm;
+
+		localtime_r(&now, &tm);
+		n = (int)strftime(r->dir, sizeof(r->dir), "debloat-prove-%Y%m%d-%H%M%S", &tm);
+	}
+	if (n <= 0 || (size_t)n >= sizeof(r->dir))
+		return -ENAMETOOLONG;
+	if (mkdir(r->dir, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	if (stat(r->dir, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	for (int i = 0; i <= F_PROVE; i++)
+		snprintf(r->path[i], sizeof(r->path[i]), "%s/%s", r->dir, file_names[i]);
+	return 0;
+}
+
+/* Does the journal hold a step of one of our interfaces? */
+static bool journaled(struct prove_run *r)
+{
+	struct apply_env env;
+	struct journal j;
+	char path[APPLY_PATH_MAX], err[256];
+	bool found = false;
+
+	apply_env_init(&env, r->a.state_dir);
+	if (apply_state_path(&env, "journal", path, sizeof(path)) < 0 ||
+	    journal_read_file(path, &j, err, sizeof(err)) < 0)
+		return false;
+	for (size_t i = 0; i < j.n && !found; i++)
+		for (size_t k = 0; k < r->host.n; k++)
+			found |= !strcmp(j.steps[i].knob.ifname, r->host.ifaces[k].name);
+	journal_free(&j);
+	return found;
+}
+
+static void progress(void *ctx, const struct engine_progress *p)
+{
+	fprintf(stderr, "\r\033[K%s: %5.1f/%.1f s  down %7.2f  up %7.2f Mbit/s", (const char *)ctx,
+		p->elapsed_s, p->total_s, p->download_mbps, p->upload_mbps);
+	fflush(stderr);
+}
+
+/* One test run into its files. 0, or -errno with why filled. */
+static int measure(struct prove_run *r, const char *label, enum file json, enum file flent,
+		   struct prove_numbers *out, char *why, size_t whylen)
+{
+	struct engine_opts o = {.test = r->a.test,
+				.host = r->a.server,
+				.port = (uint16_t)r->a.port,
+				.length_s = r->a.length_s,
+				.delay_s = r->a.delay_s,
+				.step_s = 0.2,
+				.label = label,
+				.cc = r->a.cc};
+	struct test_result *res = calloc(1, sizeof(*res));
+	struct engine_notes notes = {0};
+	struct summary s;
+	int ret;
+
+	if (!res)
+		return -ENOMEM;
+	if (r->keylen)
+		o.key = r->key, o.keylen = r->keylen;
+	if (isatty(STDERR_FILENO) && !r->a.json) {
+		o.progress = progress;
+		o.progress_ctx = (void *)label;
+	}
+	fprintf(stderr, "%s: prove: %s: %s for %.0f s against %s\n", PROG_NAME, label, r->a.test,
+		r->a.length_s + 2 * r->a.delay_s, r->a.server);
+	ret = engine_run(&o, res, &notes, why, whylen);
+	if (o.progress)
+		fputs("\r\033[K", stderr);
+	for (size_t i = 0; i < notes.n; i++)
+		fprintf(stderr, "%s: prove: note: %s\n", PROG_NAME, notes.text[i]);
+	if (res->nsteps && summary_compute(res, &s) == 0) {
+		egress_info(r->a.server, &res->egress_info_json, &res->sysctls_json);
+		if (result_write_json(r->path[json], res, &s) < 0 ||
+		    flent_write(r->path[flent], res) < 0)
+			fprintf(stderr, "%s: prove: cannot write %s's files in %s\n", PROG_NAME,
+				label, r->dir);
+		prove_numbers_of(&s, out);
+	} else if (ret == 0) {
+		snprintf(why, whylen, "the test measured nothing");
+		ret = -EIO;
+	}
+	result_free(res);
+	free(res);
+	return ret;
+}
+
+/* fix's arguments for the trial: IFACE... --json --try S [--shape R] [--role] [--state-dir]. */
+static int fix_argv(struct prove_run *r, char **argv, size_t max, char *try_s, char *rate)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->host.n && n + 10 < max; i++)
+		argv[n++] = r->host.ifaces[i].name;
+	argv[n++] = "--json";
+	argv[n++] = "--try";
+	snprintf(try_s, 16, "%.0f", r->a.length_s + 2 * r->a.delay_s + ENGINE_GRACE_S + 60);
+	argv[n++] = try_s;
+	if (r->cap.shape_rate) {
+		if (db_format_rate(r->cap.shape_rate, rate, 32) < 0)
+			return -EINVAL;
+		argv[n++] = "--shape";
+		argv[n++] = rate;
+	}
+	if (r->a.role) {
+		argv[n++] = "--role";
+		argv[n++] = (char *)r->a.role;
+	}
+	if (r->a.state_dir) {
+		argv[n++] = "--state-dir";
+		argv[n++] = (char *)r->a.state_dir;
+	}
+	argv[n] = NULL;
+	return 0;
+}
+
+/* fix's own words when it failed: its "error", else the last line of its log. */
+static void fix_error(struct prove_run *r, char *buf, size_t len)
+{
+	const char *e = NULL;
+	FILE *f;
+	char line[512];
+
+	if (r->fix && json_get_string(r->fix, "error", &e) == 0 && e) {
+		snprintf(buf, len, "%s", e);
+		return;
+	}
+	snprintf(buf, len, "see %s", r->path[F_FIX_LOG]);
+	f = fopen(r->path[F_FIX_LOG], "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (line[0] != '\r' && strlen(line) > 1) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(buf, len, "%s", line);
+		}
+	fclose(f);
+}
+
+static void read_fix(struct prove_run *r)
+{
+	struct json_error err;
+
+	json_free(r->fix);
+	r->fix = NULL;
+	if (json_read_file(r->path[F_FIX], 16 << 20, &r->fix, &err) < 0)
+		r->fix = NULL;
+}
+
+static const char *fix_result(const struct prove_run *r)
+{
+	const char *s = NULL;
+
+	return r->fix && json_get_string(r->fix, "result", &s) == 0 && s ? s : "";
+}
+
+/* The comparison plot of both runs. */
+static void draw(struct prove_run *r)
+{
+	char *paths[2] = {r->path[F_BEFORE], r->path[F_AFTER]};
+	struct plot_options o = {PLOT_COMPARE, "debloat prove: before and after"};
+	struct run *runs = NULL;
+	char err[256], *svg = NULL;
+	size_t bad = 0, len = 0;
+
+	if (run_read_all(paths, 2, &runs, &bad, err, sizeof(err)) < 0)
+		return;
+	if (plot_render(runs, 2, &o, &svg, &len) == 0)
+		svg_write_file(r->path[F_PLOT], svg, len);
+	free(svg);
+	run_free_all(runs, 2);
+}
+
+/* ---- the report: one print path for text and JSON ---- */
+
+static void print_ms(struct printer *p, const char *key, double v)
+{
+	if (isnan(v))
+		print_null(p, key, "-", PRINT_BARE);
+	else
+		print_double(p, key, v, 1, PRINT_BARE);
+}
+
+static void print_numbers(struct printer *p, const char *key, const char *title,
+			  const struct prove_numbers *n, bool have)
+{
+	if (!have) {
+		print_null(p, key, NULL, PRINT_JSON_ONLY);
+		return;
+	}
+	print_open_object(p, key);
+	print_indent(p, 1);
+	print_text(p, "%-7s induced", title);
+	print_ms(p, "induced_ms", n->induced_ms);
+	print_text(p, "ms, loaded p50");
+	print_ms(p, "loaded_p50_ms", n->loaded_p50_ms);
+	print_text(p, "p99");
+	print_ms(p, "loaded_p99_ms", n->loaded_p99_ms);
+	print_text(p, "ms, idle");
+	print_ms(p, "idle_p50_ms", n->idle_p50_ms);
+	print_text(p, "ms, RPM");
+	if (isnan(n->rpm))
+		print_null(p, "rpm", "-", PRINT_BARE);
+	else
+		print_double(p, "rpm", n->rpm, 0, PRINT_BARE);
+	print_text(p, ", up");
+	print_ms(p, "upload_mbps", n->up_mbps);
+	print_text(p, "down");
+	print_ms(p, "download_mbps", n->down_mbps);
+	print_text(p, "Mbit/s, grade");
+	print_str(p, "grade", n->grade[0] ? n->grade : "-", PRINT_BARE);
+	print_nl(p);
+	print_close(p);
+}
+
+static void print_ratio(struct printer *p, const char *key, double v)
+{
+	if (isnan(v))
+		print_null(p, key, "-", PRINT_BARE);
+	else
+		print_double(p, key, v, 2, PRINT_BARE);
+}
+
+/* "Raspberry Pi 4 Model B Rev 1.4", or the DMI product, or "". */
+static void board_name(char *buf, size_t len)
+{
+	static const char *const files[] = {"/proc/device-tree/model",
+					    "/sys/class/dmi/id/product_name"};
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < 2 && !buf[0]; i++) {
+		FILE *f = fopen(files[i], "r");
+
+		if (!f)
+			continue;
+		if (!fgets(buf, (int)len, f))
+			buf[0] = '\0';
+		buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+}
+
+static void print_interfaces(struct printer *p, struct prove_run *r)
+{
+	char board[128];
+	struct utsname u;
+
+	board_name(board, sizeof(board));
+	if (uname(&u) < 0)
+		u.release[0] = '\0';
+	print_indent(p, 0);
+	print_text(p, "board");
+	print_str(p, "board", board[0] ? board : "unknown", PRINT_BARE);
+	print_text(p, ", kernel");
+	print_str(p, "kernel", u.release, PRINT_BARE);
+	print_nl(p);
+	print_open_array(p, "interfaces");
+	for (size_t i = 0; i < r->host.n; i++) {
+		const struct iface *ifc = &r->host.ifaces[i];
+		struct verdict v;
+
+		policy_iface(ifc, &r->host, &v);
+		print_open_object(p, NULL);
+		print_indent(p, 0);
+		print_str(p, "name", ifc->name, PRINT_BARE);
+		print_text(p, ": driver");
+		print_str(p, "driver", ifc->driver[0] ? ifc->driver : ifc->kind, PRINT_BARE);
+		print_text(p, ",");
+		if (ifc->speed_mbps)
+			print_uint(p, "speed_mbps", ifc->speed_mbps, UNIT_MBPS);
+		else
+			print_null(p, "speed_mbps", "speed unknown", PRINT_BARE);
+		print_text(p, ", BQL");
+		if (v.bql_in_use == TRI_UNKNOWN)
+			print_null(p, "bql_in_use", "unknown", PRINT_BARE);
+		else
+			print_bool(p, "bql_in_use", v.bql_in_use == TRI_YES, PRINT_BARE);
+		print_text(p, ", root qdisc");
+		print_str(p, "qdisc", ifc->root_qdisc[0] ? ifc->root_qdisc : "unknown", PRINT_BARE);
+		print_nl(p);
+		print_close(p);
+	}
+	print_close(p);
+}
+
+/* What fix changed (or would have), from its report. */
+static void print_plan(struct printer *p, struct prove_run *r)
+{
+	struct jval *ifs = r->fix ? json_get(r->fix, "interfaces") : NULL;
+
+	print_open_array(p, "plan");
+	for (size_t i = 0; i < json_array_len(ifs); i++) {
+		struct jval *steps = json_get(json_array_at(ifs, i), "steps");
+
+		for (size_t k = 0; k < json_array_len(steps); k++) {
+			struct jval *s = json_array_at(steps, k);
+			const char *ifname = "", *kind = "", *name = NULL, *before = "", *after = "",
+				   *status = "";
+
+			json_get_string(s, "ifname", &ifname);
+			json_get_string(s, "knob", &kind);
+			json_get_string(s, "name", &name);
+			json_get_string(s, "before", &before);
+			json_get_string(s, "after", &after);
+			json_get_string(s, "status", &status);
+			if (!strcmp(status, "same"))
+				continue;
+			print_open_object(p, NULL);
+			print_indent(p, 1);
+			print_str(p, "ifname", ifname, PRINT_BARE);
+			print_str(p, "kind", kind, PRINT_BARE);
+			if (name && *name)
+				print_str(p, "name", name, PRINT_BARE);
+			print_text(p, ":");
+			print_str(p, "before", before, PRINT_BARE);
+			print_text(p, "->");
+			print_str(p, "after", after, PRINT_BARE);
+			print_text(p, "(");
+			print_str(p, "status", status, PRINT_BARE);
+			print_text(p, ")");
+			print_nl(p);
+			print_close(p);
+		}
+	}
+	print_close(p);
+}
+
+static void print_report(struct printer *p, struct prove_run *r)
+{
+	print_str(p, "server", r->a.server, PRINT_JSON_ONLY);
+	print_str(p, "test", r->a.test, PRINT_JSON_ONLY);
+	print_str(p, "output_dir", r->dir, PRINT_JSON_ONLY);
+	print_interfaces(p, r);
+	print_numbers(p, "before", "before:", &r->before, r->have_before);
+	print_numbers(p, "after", "after:", &r->after, r->have_after);
+	print_open_object(p, "capacity_mbps");
+	if (r->have_before) {
+		print_indent(p, 0);
+		print_text(p, "capacity: up");
+		print_ms(p, "up", r->cap.up_mbps);
+		print_text(p, "down");
+		print_ms(p, "down", r->cap.down_mbps);
+		print_text(p, "Mbit/s (");
+		print_str(p, "source", r->cap.source ? r->cap.source : "none", PRINT_BARE);
+		print_text(p, ")");
+		if (r->cap.shape_rate) {
+			print_text(p, ", shaper");
+			print_double(p, "shape", (double)r->cap.shape_rate * 8 / 1e6, 1, PRINT_BARE);
+			print_text(p, "Mbit/s");
+		} else {
+			print_null(p, "shape", NULL, PRINT_JSON_ONLY);
+		}
+		print_nl(p);
+		print_indent(p, 1);
+		print_str(p, "why", r->cap.why, PRINT_BARE);
+		print_nl(p);
+	}
+	print_close(p);
+	if (r->fix) {
+		print_indent(p, 0);
+		print_text(p, "what fix changed:");
+		print_nl(p);
+	}
+	print_plan(p, r);
+	print_open_object(p, "verdict");
+	print_indent(p, 0);
+	print_text(p, "verdict:");
+	print_str(p, "outcome", r->outcome, PRINT_BARE);
+	print_bool(p, "kept", !strcmp(r->outcome, "kept") || !strcmp(r->outcome, "already-fixed"),
+		   PRINT_JSON_ONLY);
+	print_text(p, "- ");
+	print_str(p, "why", r->why, PRINT_BARE);
+	print_nl(p);
+	if (r->have_after) {
+		print_indent(p, 1);
+		print_text(p, "latency");
+		print_ratio(p, "latency_ratio", r->verdict.latency_ratio);
+		print_text(p, "x lower; goodput up");
+		print_ratio(p, "upload_ratio", r->verdict.upload_ratio);
+		print_text(p, "down");
+		print_ratio(p, "download_ratio", r->verdict.download_ratio);
+		print_text(p, "x of before (min gain");
+		print_double(p, "min_gain", r->a.min_gain, 2, PRINT_BARE);
+		print_text(p, ", max loss");
+		print_double(p, "max_loss", r->a.max_loss, 2, PRINT_BARE);
+		print_text(p, ")");
+		print_nl(p);
+	}
+	print_close(p);
+	print_indent(p, 0);
+	print_text(p, "files in %s", r->dir);
+	print_nl(p);
+}
+
+static int write_report(struct prove_run *r)
+{
+	struct outfile o;
+	struct printer *p;
+	int ret;
+
+	ret = outfile_open(&o, r->path[F_PROVE]);
+	if (ret < 0)
+		return ret;
+	p = print_new(o.f, PRINT_MODE_JSON);
+	if (!p) {
+		outfile_close(&o, 1);
+		return -ENOMEM;
+	}
+	print_report(p, r);
+	ret = print_finish(p);
+	print_free(p);
+	return outfile_close(&o, ret < 0) < 0 ? -EIO : ret;
+}
+
+/* ---- the proof ---- */
+
+static int setup(struct prove_run *r)
+{
+	size_t bad = 0;
+	char name[IF_NAMESIZE];
+	int ret;
+
+	if (!r->a.nifaces) {
+		ret = egress_iface(r->a.server, name, sizeof(name));
+		if (ret < 0) {
+			fprintf(stderr, "%s: prove: cannot find the interface the route to %s uses: %s\n",
+				PROG_NAME, r->a.server, strerror(-ret));
+			return ret;
+		}
+		r->route_iface = strdup(name);
+		if (!r->route_iface)
+			return -ENOMEM;
+		r->a.ifaces[0] = r->route_iface;
+		r->a.nifaces = 1;
+	}
+	ret = host_read(&r->host, &host_default_paths, r->a.ifaces, r->a.nifaces, &bad);
+	if (ret < 0) {
+		fprintf(stderr, "%s: prove: cannot read interface %s: %s\n", PROG_NAME,
+			r->a.ifaces[ret == -ENODEV ? bad : 0], strerror(-ret));
+		return ret;
+	}
+	for (size_t i = 0; i < r->host.n; i++)
+		if (r->host.ifaces[i].loopback) {
+			fprintf(stderr, "%s: prove: %s is loopback: there is nothing to fix\n",
+				PROG_NAME, r->host.ifaces[i].name);
+			return -EINVAL;
+		}
+	r->ifc = &r->host.ifaces[0];
+	policy_iface(r->ifc, &r->host, &r->audit);
+	ret = make_dir(r);
+	if (ret < 0) {
+		fprintf(stderr, "%s: prove: cannot use %s as the output directory: %s\n", PROG_NAME,
+			r->dir, strerror(-ret));
+		return ret;
+	}
+	if (r->a.keyfile) {
+		ret = proto_key_read(r->a.keyfile, r->key, sizeof(r->key), &r->keylen);
+		if (ret < 0) {
+			fprintf(stderr, "%s: prove: cannot read the key %s: %s\n", PROG_NAME,
+				r->a.keyfile, ret == -EINVAL ? "it is empty" : strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The second run and the decision, with the change on trial. */
+static int judge_trial(struct prove_run *r)
+{
+	char why[256], err[512];
+	int ret;
+
+	ret = measure(r, "after", F_AFTER, F_AFTER_FLENT, &r->after, why, sizeof(why));
+	if (ret < 0) {
+		ret = trial_put_back(&r->trial);
+		trial_pid = 0;
+		read_fix(r);
+		r->outcome = "failed";
+		snprintf(r->why, sizeof(r->why),
+			 "the second test failed (%s): the change was %s", why,
+			 ret < 0 ? "not put back: run `debloat undo`" : "put back");
+		return -1;
+	}
+	r->have_after = true;
+	prove_judge(&r->before, &r->after, r->a.min_gain, r->a.max_loss, &r->verdict);
+	bool keep = r->a.keep || (!r->a.undo && r->verdict.kept);
+
+	if (keep) {
+		ret = trial_keep(&r->trial);
+		trial_pid = 0;
+		read_fix(r);
+		if (ret < 0) {
+			fix_error(r, err, sizeof(err));
+			r->outcome = "failed";
+			snprintf(r->why, sizeof(r->why), "keeping the change failed (%s): %s",
+				 strerror(-ret), err);
+			return -1;
+		}
+		r->outcome = "kept";
+		snprintf(r->why, sizeof(r->why), "%s%s", r->verdict.why,
+			 r->a.keep && !r->verdict.kept ? " (kept anyway: --keep)" : "");
+		return 0;
+	}
+	ret = trial_put_back(&r->trial);
+	trial_pid = 0;
+	read_fix(r);
+	r->outcome = "put-back";
+	snprintf(r->why, sizeof(r->why), "%s%s%s", r->verdict.why,
+		 r->a.undo && r->verdict.kept ? " (put back anyway: --undo)" : "",
+		 ret < 0 ? "; putting it back failed: run `debloat undo`" : "; everything was put back");
+	return ret < 0 ? -1 : 1;
+}
+
+/* 0 kept or nothing to do, 1 put back, -1 failed (r->why says why). */
+static int prove(struct prove_run *r)
+{
+	char why[256], try_s[16], rate[32], err[512], *argv[PROVE_MAX_IFACES + 12];
+	int ret;
+
+	r->already = journaled(r);
+	fprintf(stderr,
+		"%s: prove: %s (%s): a baseline, then fix on trial and a second run; "
+		"interrupted or killed, prove puts everything back (should that fail too, `%s "
+		"undo %s` restores it)\n",
+		PROG_NAME, r->ifc->name, r->ifc->driver[0] ? r->ifc->driver : r->ifc->kind,
+		PROG_NAME, r->ifc->name);
+	ret = measure(r, "before", F_BEFORE, F_BEFORE_FLENT, &r->before, why, sizeof(why));
+	if (ret < 0) {
+		r->outcome = "failed";
+		snprintf(r->why, sizeof(r->why), "the baseline test failed (%s): nothing was changed",
+			 why);
+		return -1;
+	}
+	r->have_before = true;
+	prove_capacity(&r->before, r->ifc->speed_mbps, r->audit.bql_in_use,
+		       r->already ? 0 : r->a.shape, &r->cap);
+	if (r->already) {
+		r->cap.shape_rate = 0;
+		r->cap.source = "none";
+		snprintf(r->cap.why, sizeof(r->cap.why),
+			 "debloat's own change is in place (its journal): no new shaper below it");
+		r->outcome = "already-fixed";
+		if (prove_good(&r->before))
+			snprintf(r->why, sizeof(r->why),
+				 "debloat's change is in place and the state is good: induced "
+				 "latency %.1f ms (grade %s); nothing left to fix",
+				 r->before.induced_ms, r->before.grade[0] ? r->before.grade : "-");
+		else
+			snprintf(r->why, sizeof(r->why),
+				 "debloat's change is in place, but induced latency is still %.1f ms: "
+				 "prove does not shape below its own change; the queue may be "
+				 "elsewhere (the download's, upstream); `debloat undo %s` and prove "
+				 "again to start over",
+				 r->before.induced_ms, r->ifc->name);
+		return 0;
+	}
+	if (fix_argv(r, argv, sizeof(argv) / sizeof(*argv), try_s, rate) < 0) {
+		r->outcome = "failed";
+		snprintf(r->why, sizeof(r->why), "cannot spell the shaper's rate");
+		return -1;
+	}
+	fprintf(stderr, "%s: prove: fix on trial%s%s\n", PROG_NAME,
+		r->cap.shape_rate ? ", shaping at " : "", r->cap.shape_rate ? rate : "");
+	ret = trial_start(&r->trial, r->a.state_dir, argv, r->path[F_FIX], r->path[F_FIX_LOG]);
+	trial_pid = r->trial.pid;
+	if (ret < 0) {
+		r->outcome = "failed";
+		snprintf(r->why, sizeof(r->why), "cannot run fix: %s; nothing was changed",
+			 strerror(-ret));
+		return -1;
+	}
+	if (!r->trial.ready) {
+		trial_pid = 0;
+		read_fix(r);
+		if (trial_exit_code(&r->trial) == 0 && !strcmp(fix_result(r), "already-fixed")) {
+			r->outcome = "nothing-to-change";
+			snprintf(r->why, sizeof(r->why),
+				 "fix finds nothing to change on %s: the state measured is the "
+				 "state it would leave",
+				 r->ifc->name);
+			return 0;
+		}
+		fix_error(r, err, sizeof(err));
+		r->outcome = "failed";
+		snprintf(r->why, sizeof(r->why), "fix did not apply (%s): nothing was changed", err);
+		return -1;
+	}
+	return judge_trial(r);
+}
+
+int cmd_prove(int argc, char *argv[])
+{
+	struct prove_run *r = calloc(1, sizeof(*r));
+	struct printer *p;
+	int ret = 1, pr;
+
+	if (!r) {
+		fprintf(stderr, "%s: prove: out of memory\n", PROG_NAME);
+		return 1;
+	}
+	r->a = (struct prove_args){.test = "rrul",
+				   .length_s = 30,
+				   .delay_s = 5,
+				   .min_gain = PROVE_DEFAULT_MIN_GAIN,
+				   .max_loss = PROVE_DEFAULT_MAX_LOSS};
+	pr = parse_args(argc, argv, &r->a);
+	if (pr >= 0) {
+		free(r);
+		return pr;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "%s: prove: needs root (fix changes qdiscs and links)\n", PROG_NAME);
+		free(r);
+		return 1;
+	}
+	if (setup(r) < 0)
+		goto cleanup;
+	catch_signals();
+	pr = prove(r);
+	ret = pr < 0 ? 1 : pr > 0 ? PROVE_EXIT_PUT_BACK : 0;
+	if (r->have_before && r->have_after)
+		draw(r);
+	if ((pr = write_report(r)) < 0) {
+		fprintf(stderr, "%s: prove: cannot write %s: %s\n", PROG_NAME, r->path[F_PROVE],
+			strerror(-pr));
+		ret = 1;
+	}
+	if (pr < 0)
+		fprintf(stderr, "%s: prove: %s\n", PROG_NAME, r->why);
+	p = print_new(stdout, r->a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
+	if (p) {
+		print_report(p, r);
+		if (print_finish(p) < 0)
+			ret = 1;
+		print_free(p);
+	}
+cleanup:
+	json_free(r->fix);
+	host_free(&r->host);
+	free(r->route_iface);
+	free(r);
+	return ret;
+}
