@@ -267,6 +267,8 @@ static struct jval *build_iface(struct builder *b, const struct iface *ifc)
 	put_str(b, o, "root_qdisc", ifc->root_qdisc);
 	put(b, o, "mtu", json_new_uint(ifc->mtu));
 	put(b, o, "txqueuelen", json_new_uint(ifc->txqueuelen));
+	if (ifc->gso_max_size)
+		put(b, o, "gso_max_size", json_new_uint(ifc->gso_max_size));
 	put(b, o, "tx_queues", json_new_uint(ifc->tx_queues));
 	if (ifc->have_stats) {
 		put(b, o, "tx_packets", json_new_uint(ifc->tx_packets));
@@ -832,7 +834,8 @@ static int read_iface(struct reader *rd, const struct jval *o, const char *path,
 	    (r = get_str(rd, o, path, "kind", true, ifc->kind, sizeof(ifc->kind))) < 0 ||
 	    (r = get_u32(rd, o, path, "mtu", true, &ifc->mtu)) < 0 ||
 	    (r = get_u32(rd, o, path, "txqueuelen", true, &ifc->txqueuelen)) < 0 ||
-	    (r = get_u32(rd, o, path, "tx_queues", true, &ifc->tx_queues)) < 0)
+	    (r = get_u32(rd, o, path, "tx_queues", true, &ifc->tx_queues)) < 0 ||
+	    (r = get_u32(rd, o, path, "gso_max_size", false, &ifc->gso_max_size)) < 0)
 		return r;
 	if (iface_name_invalid(ifc->name))
 		return fail(rd, -EINVAL, path, "\"name\" is not an interface name: %s",
