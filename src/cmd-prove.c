@@ -924,7 +924,7 @@ int cmd_prove(int argc, char *argv[])
 {
 	struct prove_run *r = calloc(1, sizeof(*r));
 	struct printer *p;
-	int ret = 1, pr;
+	int ret = 1, pr, wr;
 
 	if (!r) {
 		fprintf(stderr, "%s: prove: out of memory\n", PROG_NAME);
@@ -952,9 +952,9 @@ int cmd_prove(int argc, char *argv[])
 	ret = pr < 0 ? 1 : pr > 0 ? PROVE_EXIT_PUT_BACK : 0;
 	if (r->have_before && r->have_after)
 		draw(r);
-	if ((pr = write_report(r)) < 0) {
+	if ((wr = write_report(r)) < 0) {
 		fprintf(stderr, "%s: prove: cannot write %s: %s\n", PROG_NAME, r->path[F_PROVE],
-			strerror(-pr));
+			strerror(-wr));
 		ret = 1;
 	}
 	if (pr < 0)

@@ -162,23 +162,31 @@ run ip netns exec "$C" "$DEBLOAT" undo --state-dir "$ST" c0
 assert_status "undo after prove" 0
 assert_eq "  c0 exactly as before" "$pristine" "$(c0_state)"
 
-# Start a prove in the background; wait until its second test runs.
+# Start a prove in the background ($BG is prove itself: `ip netns exec` execs it), with
+# a watchdog of 120 s; wait until its second test runs.
 prove_bg() { # prove_bg OUTDIR
-	ip netns exec "$C" timeout 120 "$DEBLOAT" prove 10.77.2.2 c0 --test tcp_upload --cc reno \
-		-l 10 -d 2 -p "$PORT" --state-dir "$ST" -o "$T/$1" >"$T/$1.out" 2>"$T/$1.err" &
+	ip netns exec "$C" "$DEBLOAT" prove 10.77.2.2 c0 --test tcp_upload --cc reno -l 10 -d 2 \
+		-p "$PORT" --state-dir "$ST" -o "$T/$1" >"$T/$1.out" 2>"$T/$1.err" &
 	BG=$!
+	(sleep 120 && kill "$BG") 2>/dev/null &
+	WATCHDOG=$!
 	for _ in $(seq 400); do
 		grep -q "prove: after:" "$T/$1.err" 2>/dev/null && break
 		sleep 0.1
 	done
 	sleep 3
 }
+prove_bg_end() { # the status of the background prove in rc
+	rc=0
+	wait "$BG" 2>/dev/null || rc=$?
+	kill "$WATCHDOG" 2>/dev/null || true
+	wait "$WATCHDOG" 2>/dev/null || true
+}
 
 # ---- the server lost during the second test (SIGKILL: on SIGTERM it finishes the test) ----
 prove_bg lost
 stop_server KILL
-rc=0
-wait "$BG" || rc=$?
+prove_bg_end
 assert_eq "server killed during the second test: exit 1" 1 "$rc"
 assert_contains "  says the second test failed and all was put back" "$(cat "$T/lost.err")" \
 	"the second test failed"
@@ -189,7 +197,8 @@ assert_eq "  c0 exactly as before" "$pristine" "$(c0_state)"
 start_server
 prove_bg killed
 kill -KILL "$BG"
-wait "$BG" 2>/dev/null || true
+prove_bg_end
+assert_eq "prove killed: status 137" 137 "$rc"
 for _ in $(seq 100); do
 	[ "$(c0_state)" = "$pristine" ] && break
 	sleep 0.1
