@@ -27,8 +27,8 @@
 
 static const char usage[] =
     "Usage: " PROG_NAME " fix [IFACE...] [--all] [--dry-run] [--json] [--try SECONDS]\n"
-    "           [--persist] [--force] [--role host|server] [--shape RATE] [--state-dir DIR]\n"
-    "           [--root DIR]\n"
+    "           [--persist] [--force] [--role host|server] [--shape RATE] [--ingress RATE]\n"
+    "           [--state-dir DIR] [--root DIR]\n"
     "       " PROG_NAME " fix --confirm [--state-dir DIR]\n"
     "       " PROG_NAME " fix --apply-persisted IFACE [--json] [--state-dir DIR] [--root DIR]\n"
     "\n"
@@ -51,6 +51,8 @@ static const char usage[] =
     "  -r, --role ROLE       host (default: fq_codel) or server (fq, for pacing)\n"
     "      --shape RATE      shape every named interface at RATE (tc's spelling: 80mbit),\n"
     "                        virtual links too: for a bottleneck beyond this host\n"
+    "      --ingress RATE    shape each named interface's download at RATE, through an\n"
+    "                        ifb device its ingress is redirected to (as sqm-scripts)\n"
     "  -s, --state-dir DIR   where the journal lives (default " APPLY_STATE_DIR ")\n"
     "      --root DIR        write --persist's files under DIR instead of /\n"
     "      --apply-persisted apply the setup --persist saved for IFACE (at boot)\n"
@@ -61,6 +63,7 @@ enum {
 	OPT_ROOT,
 	OPT_APPLY_PERSISTED,
 	OPT_SHAPE,
+	OPT_INGRESS,
 };
 
 /* --shape's range, bytes/s: 64 kbit/s to 100 Gbit/s. */
@@ -89,6 +92,7 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 	    {"root", required_argument, NULL, OPT_ROOT},
 	    {"apply-persisted", no_argument, NULL, OPT_APPLY_PERSISTED},
 	    {"shape", required_argument, NULL, OPT_SHAPE},
+	    {"ingress", required_argument, NULL, OPT_INGRESS},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -152,11 +156,19 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 						       "(\"80mbit\"), not \"%s\"",
 						       optarg);
 			break;
+		case OPT_INGRESS:
+			if (db_parse_rate(optarg, &a->opts.ingress_rate) < 0 ||
+			    a->opts.ingress_rate < FIX_SHAPE_MIN || a->opts.ingress_rate > FIX_SHAPE_MAX)
+				return cli_usage_error("fix", usage,
+						       "--ingress takes a rate from 64kbit to 100gbit "
+						       "(\"80mbit\"), not \"%s\"",
+						       optarg);
+			break;
 		case 'h':
 			return fputs(usage, stdout) == EOF ? 1 : 0;
 		default:
 			if (optopt == 't' || optopt == 'r' || optopt == 's' || optopt == OPT_ROOT ||
-			    optopt == OPT_SHAPE)
+			    optopt == OPT_SHAPE || optopt == OPT_INGRESS)
 				return cli_usage_error("fix", usage, "option \"%s\" needs a value",
 						       cli_bad_option(argv));
 			return cli_usage_error("fix", usage, "unknown option \"%s\"",
@@ -172,10 +184,12 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 		return cli_usage_error("fix", usage, "name interfaces or give --all, not both");
 	if (!a->all && optind == argc)
 		return cli_usage_error("fix", usage, "name an interface, or give --all");
-	if (a->apply_persisted && a->opts.shape_rate)
-		return cli_usage_error("fix", usage, "--apply-persisted applies what was saved: no --shape");
-	if (a->all && a->opts.shape_rate)
-		return cli_usage_error("fix", usage, "--shape is for the interfaces named, not --all");
+	if (a->apply_persisted && (a->opts.shape_rate || a->opts.ingress_rate))
+		return cli_usage_error("fix", usage,
+				       "--apply-persisted applies what was saved: no --shape or --ingress");
+	if (a->all && (a->opts.shape_rate || a->opts.ingress_rate))
+		return cli_usage_error("fix", usage,
+				       "--shape and --ingress are for the interfaces named, not --all");
 	if (a->dry_run && (a->try_seconds || a->persist))
 		return cli_usage_error("fix", usage,
 				       "--dry-run changes nothing: no --try or --persist with it");

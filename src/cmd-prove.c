@@ -42,10 +42,11 @@
 #include "print.h"
 #include "prove/trial.h"
 #include "prove/verdict.h"
+#include "prove/watch.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " prove SERVER [IFACE...] [--test NAME] [-l SECONDS] [-d SECONDS]\n"
-    "           [--shape RATE] [--min-gain X] [--max-loss F] [--role host|server]\n"
+    "           [--shape RATE] [--ingress] [--min-gain X] [--max-loss F] [--role host|server]\n"
     "           [--keep | --undo] [-o DIR] [--json] [-p PORT] [--key FILE] [--cc ALGO]\n"
     "           [--state-dir DIR]\n"
     "\n"
@@ -55,7 +56,8 @@ static const char usage[] =
     "and no direction's goodput down by more than --max-loss. Otherwise everything is put\n"
     "back at once. When the upload's bottleneck is beyond this host (its goodput well\n"
     "below the link speed) or the driver has no BQL, the fix shapes the egress just below\n"
-    "the measured rate, virtual links included. IFACE: the interfaces to fix (default: the\n"
+    "the measured rate, virtual links included; with --ingress, the download too, through\n"
+    "an ifb device. IFACE: the interfaces to fix (default: the\n"
     "one the route to SERVER leaves by). Needs root.\n"
     "\n"
     "  -t, --test NAME       the test of both runs (default rrul; see `" PROG_NAME
@@ -63,6 +65,7 @@ static const char usage[] =
     "  -l, --length SECONDS  load per run (default 30)\n"
     "  -d, --delay SECONDS   idle time before and after each load (default 5)\n"
     "      --shape RATE      shape at RATE (tc's spelling: 80mbit) instead of the measured rate\n"
+    "      --ingress         shape the download too, at its measured goodput (ifb + mirred)\n"
     "      --min-gain X      keep only if induced latency is X times lower (default 2)\n"
     "      --max-loss F      keep only if goodput fell by at most F, 0 to 1 or a percentage\n"
     "                        (default 0.15)\n"
@@ -88,6 +91,7 @@ enum {
 	OPT_UNDO,
 	OPT_KEY,
 	OPT_CC,
+	OPT_INGRESS,
 };
 
 #define PROVE_EXIT_PUT_BACK 3
@@ -100,7 +104,7 @@ struct prove_args {
 	double length_s, delay_s, min_gain, max_loss;
 	uint64_t shape;
 	unsigned port;
-	bool keep, undo, json;
+	bool keep, undo, json, ingress;
 };
 
 static bool parse_number(const char *s, double min, double max, double *out)
@@ -137,6 +141,7 @@ static int parse_args(int argc, char *argv[], struct prove_args *a)
 	    {"port", required_argument, NULL, 'p'},
 	    {"key", required_argument, NULL, OPT_KEY},
 	    {"cc", required_argument, NULL, OPT_CC},
+	    {"ingress", no_argument, NULL, OPT_INGRESS},
 	    {"state-dir", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -217,6 +222,9 @@ static int parse_args(int argc, char *argv[], struct prove_args *a)
 		case OPT_CC:
 			a->cc = optarg;
 			break;
+		case OPT_INGRESS:
+			a->ingress = true;
+			break;
 		case 's':
 			a->state_dir = optarg;
 			break;
@@ -264,6 +272,7 @@ struct prove_run {
 	char dir[1024];
 	char path[8][1100]; /* files in dir, by enum file */
 	struct prove_numbers before, after;
+	struct prove_watch watch_before, watch_after; /* the first interface's counters */
 	bool have_before, have_after;
 	struct prove_capacity cap;
 	struct prove_verdict verdict;
@@ -362,17 +371,30 @@ static bool journaled(struct prove_run *r)
 	return found;
 }
 
+struct progress_ctx {
+	const char *label;
+	struct prove_watch *watch;
+	bool tty;
+};
+
+/* Every step: the interface's counters, and a progress line on a terminal. */
 static void progress(void *ctx, const struct engine_progress *p)
 {
-	fprintf(stderr, "\r\033[K%s: %5.1f/%.1f s  down %7.2f  up %7.2f Mbit/s", (const char *)ctx,
+	struct progress_ctx *c = ctx;
+
+	watch_sample(c->watch);
+	if (!c->tty)
+		return;
+	fprintf(stderr, "\r\033[K%s: %5.1f/%.1f s  down %7.2f  up %7.2f Mbit/s", c->label,
 		p->elapsed_s, p->total_s, p->download_mbps, p->upload_mbps);
 	fflush(stderr);
 }
 
 /* One test run into its files. 0, or -errno with why filled. */
 static int measure(struct prove_run *r, const char *label, enum file json, enum file flent,
-		   struct prove_numbers *out, char *why, size_t whylen)
+		   struct prove_numbers *out, struct prove_watch *watch, char *why, size_t whylen)
 {
+	struct progress_ctx pc = {label, watch, isatty(STDERR_FILENO) && !r->a.json};
 	struct engine_opts o = {.test = r->a.test,
 				.host = r->a.server,
 				.port = (uint16_t)r->a.port,
@@ -390,14 +412,14 @@ static int measure(struct prove_run *r, const char *label, enum file json, enum 
 		return -ENOMEM;
 	if (r->keylen)
 		o.key = r->key, o.keylen = r->keylen;
-	if (isatty(STDERR_FILENO) && !r->a.json) {
-		o.progress = progress;
-		o.progress_ctx = (void *)label;
-	}
+	o.progress = progress;
+	o.progress_ctx = &pc;
+	watch_open(watch, r->ifc->name);
 	fprintf(stderr, "%s: prove: %s: %s for %.0f s against %s\n", PROG_NAME, label, r->a.test,
 		r->a.length_s + 2 * r->a.delay_s, r->a.server);
 	ret = engine_run(&o, res, &notes, why, whylen);
-	if (o.progress)
+	watch_close(watch);
+	if (pc.tty)
 		fputs("\r\033[K", stderr);
 	for (size_t i = 0; i < notes.n; i++)
 		fprintf(stderr, "%s: prove: note: %s\n", PROG_NAME, notes.text[i]);
@@ -418,7 +440,8 @@ static int measure(struct prove_run *r, const char *label, enum file json, enum 
 }
 
 /* fix's arguments for the trial: IFACE... --json --try S [--shape R] [--role] [--state-dir]. */
-static int fix_argv(struct prove_run *r, char **argv, size_t max, char *try_s, char *rate)
+static int fix_argv(struct prove_run *r, char **argv, size_t max, char *try_s, char *rate,
+		    char *down)
 {
 	size_t n = 0;
 
@@ -433,6 +456,12 @@ static int fix_argv(struct prove_run *r, char **argv, size_t max, char *try_s, c
 			return -EINVAL;
 		argv[n++] = "--shape";
 		argv[n++] = rate;
+	}
+	if (r->cap.shape_down_rate) {
+		if (db_format_rate(r->cap.shape_down_rate, down, 32) < 0)
+			return -EINVAL;
+		argv[n++] = "--ingress";
+		argv[n++] = down;
 	}
 	if (r->a.role) {
 		argv[n++] = "--role";
@@ -513,8 +542,29 @@ static void print_ms(struct printer *p, const char *key, double v)
 		print_double(p, key, v, 1, PRINT_BARE);
 }
 
+static void print_queue(struct printer *p, const struct prove_watch *w, uint32_t mtu)
+{
+	print_open_object(p, "queue");
+	print_indent(p, 2);
+	print_text(p, "queue:");
+	print_str(p, "where", watch_where(w, mtu), PRINT_BARE);
+	print_text(p, "(qdisc backlog max");
+	print_uint(p, "qdisc_backlog_max_bytes", w->backlog_max, PRINT_BARE);
+	print_text(p, "B, drops");
+	print_uint(p, "qdisc_drops", watch_drops(w), PRINT_BARE);
+	print_text(p, ", BQL inflight max");
+	if (w->inflight_max < 0)
+		print_null(p, "bql_inflight_max_bytes", "-", PRINT_BARE);
+	else
+		print_int(p, "bql_inflight_max_bytes", w->inflight_max, PRINT_BARE);
+	print_text(p, "B)");
+	print_nl(p);
+	print_close(p);
+}
+
 static void print_numbers(struct printer *p, const char *key, const char *title,
-			  const struct prove_numbers *n, bool have)
+			  const struct prove_numbers *n, bool have, const struct prove_watch *w,
+			  uint32_t mtu)
 {
 	if (!have) {
 		print_null(p, key, NULL, PRINT_JSON_ONLY);
@@ -542,6 +592,7 @@ static void print_numbers(struct printer *p, const char *key, const char *title,
 	print_text(p, "Mbit/s, grade");
 	print_str(p, "grade", n->grade[0] ? n->grade : "-", PRINT_BARE);
 	print_nl(p);
+	print_queue(p, w, mtu);
 	print_close(p);
 }
 
@@ -663,8 +714,10 @@ static void print_report(struct printer *p, struct prove_run *r)
 	print_str(p, "test", r->a.test, PRINT_JSON_ONLY);
 	print_str(p, "output_dir", r->dir, PRINT_JSON_ONLY);
 	print_interfaces(p, r);
-	print_numbers(p, "before", "before:", &r->before, r->have_before);
-	print_numbers(p, "after", "after:", &r->after, r->have_after);
+	print_numbers(p, "before", "before:", &r->before, r->have_before, &r->watch_before,
+		      r->ifc->mtu);
+	print_numbers(p, "after", "after:", &r->after, r->have_after, &r->watch_after,
+		      r->ifc->mtu);
 	print_open_object(p, "capacity_mbps");
 	if (r->have_before) {
 		print_indent(p, 0);
@@ -681,6 +734,14 @@ static void print_report(struct printer *p, struct prove_run *r)
 			print_text(p, "Mbit/s");
 		} else {
 			print_null(p, "shape", NULL, PRINT_JSON_ONLY);
+		}
+		if (r->cap.shape_down_rate) {
+			print_text(p, ", download shaper");
+			print_double(p, "shape_down", (double)r->cap.shape_down_rate * 8 / 1e6, 1,
+				     PRINT_BARE);
+			print_text(p, "Mbit/s");
+		} else {
+			print_null(p, "shape_down", NULL, PRINT_JSON_ONLY);
 		}
 		print_nl(p);
 		print_indent(p, 1);
@@ -802,7 +863,8 @@ static int judge_trial(struct prove_run *r)
 	char why[256], err[512];
 	int ret;
 
-	ret = measure(r, "after", F_AFTER, F_AFTER_FLENT, &r->after, why, sizeof(why));
+	ret = measure(r, "after", F_AFTER, F_AFTER_FLENT, &r->after, &r->watch_after, why,
+		      sizeof(why));
 	if (ret < 0) {
 		ret = trial_put_back(&r->trial);
 		trial_pid = 0;
@@ -846,7 +908,7 @@ static int judge_trial(struct prove_run *r)
 /* 0 kept or nothing to do, 1 put back, -1 failed (r->why says why). */
 static int prove(struct prove_run *r)
 {
-	char why[256], try_s[16], rate[32], err[512], *argv[PROVE_MAX_IFACES + 12];
+	char why[256], try_s[16], rate[32], down[32], err[512], *argv[PROVE_MAX_IFACES + 14];
 	int ret;
 
 	r->already = journaled(r);
@@ -856,7 +918,8 @@ static int prove(struct prove_run *r)
 		"undo %s` restores it)\n",
 		PROG_NAME, r->ifc->name, r->ifc->driver[0] ? r->ifc->driver : r->ifc->kind,
 		PROG_NAME, r->ifc->name);
-	ret = measure(r, "before", F_BEFORE, F_BEFORE_FLENT, &r->before, why, sizeof(why));
+	ret = measure(r, "before", F_BEFORE, F_BEFORE_FLENT, &r->before, &r->watch_before, why,
+		      sizeof(why));
 	if (ret < 0) {
 		r->outcome = "failed";
 		snprintf(r->why, sizeof(r->why), "the baseline test failed (%s): nothing was changed",
@@ -865,9 +928,17 @@ static int prove(struct prove_run *r)
 	}
 	r->have_before = true;
 	prove_capacity(&r->before, r->ifc->speed_mbps, r->audit.bql_in_use,
-		       r->already ? 0 : r->a.shape, &r->cap);
+		       r->already ? 0 : r->a.shape, r->a.ingress, &r->cap);
+	{
+		size_t n = strlen(r->cap.why);
+
+		snprintf(r->cap.why + n, sizeof(r->cap.why) - n,
+			 "; during the baseline the queue was %s (%s's own counters)",
+			 watch_where(&r->watch_before, r->ifc->mtu), r->ifc->name);
+	}
 	if (r->already) {
 		r->cap.shape_rate = 0;
+		r->cap.shape_down_rate = 0;
 		r->cap.source = "none";
 		snprintf(r->cap.why, sizeof(r->cap.why),
 			 "debloat's own change is in place (its journal): no new shaper below it");
@@ -886,13 +957,15 @@ static int prove(struct prove_run *r)
 				 r->before.induced_ms, r->ifc->name);
 		return 0;
 	}
-	if (fix_argv(r, argv, sizeof(argv) / sizeof(*argv), try_s, rate) < 0) {
+	if (fix_argv(r, argv, sizeof(argv) / sizeof(*argv), try_s, rate, down) < 0) {
 		r->outcome = "failed";
 		snprintf(r->why, sizeof(r->why), "cannot spell the shaper's rate");
 		return -1;
 	}
-	fprintf(stderr, "%s: prove: fix on trial%s%s\n", PROG_NAME,
-		r->cap.shape_rate ? ", shaping at " : "", r->cap.shape_rate ? rate : "");
+	fprintf(stderr, "%s: prove: fix on trial%s%s%s%s\n", PROG_NAME,
+		r->cap.shape_rate ? ", shaping at " : "", r->cap.shape_rate ? rate : "",
+		r->cap.shape_down_rate ? ", the download at " : "",
+		r->cap.shape_down_rate ? down : "");
 	ret = trial_start(&r->trial, r->a.state_dir, argv, r->path[F_FIX], r->path[F_FIX_LOG]);
 	trial_pid = r->trial.pid;
 	if (ret < 0) {

@@ -393,6 +393,13 @@ unsigned policy_fifo_len(const struct iface *ifc, uint64_t rate)
 	return n < POLICY_FIFO_MIN ? POLICY_FIFO_MIN : n > most ? most : (unsigned)n;
 }
 
+uint32_t policy_ingress_fifo_bytes(uint64_t rate)
+{
+	uint64_t b = rate * POLICY_FIFO_MS / 1000, least = 3 * POLICY_SUPER_PACKET;
+
+	return b < least ? (uint32_t)least : b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
+}
+
 static enum qdisc_avail kind_avail(const struct host *host, const char *kind)
 {
 	return host ? avail_of(host->qdisc_kinds, HOST_NQDISC_KINDS, kind) : QDISC_AVAIL_UNKNOWN;

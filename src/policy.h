@@ -150,6 +150,13 @@ uint64_t policy_shaper_bytes(uint32_t speed_mbps);
 #define POLICY_FIFO_MAX	 100
 #define POLICY_FIFO_10M	 50
 unsigned policy_fifo_len(const struct iface *ifc, uint64_t rate);
+/*
+ * The FIFO of a download shaper (an ifb after an interface's ingress) counts bytes:
+ * packets arrive there as GRO built them, up to 64 KB, which no gso_max_size caps. About
+ * POLICY_FIFO_MS at rate, and never less than three such packets (one refused at every
+ * turn would stall a flow).
+ */
+uint32_t policy_ingress_fifo_bytes(uint64_t rate);
 uint32_t policy_gso_cap(const struct iface *ifc);
 
 const char *grade_name(enum grade g);

@@ -19,6 +19,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
+#include "fix/ingress.h"
 #include "fix/knob.h"
 #include "fix/qdisc-opts.h"
 #include "harness.h"
@@ -34,7 +35,7 @@ struct fixture {
 	char spec[KNOB_VALUE_MAX];
 	int replace;
 	unsigned major, ntxq;
-	int ifindex;
+	int ifindex, ifb_ifindex;
 	unsigned char bytes[FIXTURE_MAX];
 	size_t len;
 	unsigned nmsgs;
@@ -110,6 +111,8 @@ static bool load_fixture(const char *dir, const char *name, struct fixture *f)
 			f->ifindex = atoi(line + 9);
 		else if (!strncmp(line, "ntxq: ", 6))
 			f->ntxq = (unsigned)atoi(line + 6);
+		else if (!strncmp(line, "ifb_ifindex: ", 13))
+			f->ifb_ifindex = atoi(line + 13);
 		else {
 			size_t n = strlen(line);
 
@@ -159,6 +162,37 @@ static bool little_endian(void)
 	return b == 1;
 }
 
+/*
+ * The download shaper's requests as the fixture's commands sent them: add = create the
+ * ifb, set it up, the ingress qdisc, the filter; else create the ifb, the ingress qdisc,
+ * then delete both. Each at seq 1234, one after the other.
+ */
+static int ingress_requests(const struct fixture *f, bool add, unsigned char *buf, size_t cap)
+{
+	size_t len = 0;
+	int n;
+
+#define APPEND(call)                                                                               \
+	do {                                                                                       \
+		n = (call);                                                                        \
+		if (n < 0)                                                                         \
+			return n;                                                                  \
+		len += (size_t)n;                                                                  \
+	} while (0)
+	APPEND(ingress_link_add_request("ifb4v0", 1234, buf + len, cap - len));
+	if (add)
+		APPEND(ingress_link_up_request(f->ifb_ifindex, 1234, buf + len, cap - len));
+	APPEND(ingress_qdisc_request(f->ifindex, 1234, buf + len, cap - len));
+	if (add) {
+		APPEND(ingress_filter_request(f->ifindex, f->ifb_ifindex, 1234, buf + len, cap - len));
+	} else {
+		APPEND(ingress_qdisc_del_request(f->ifindex, 1234, buf + len, cap - len));
+		APPEND(ingress_link_del_request(f->ifb_ifindex, 1234, buf + len, cap - len));
+	}
+#undef APPEND
+	return (int)len;
+}
+
 /* Build what the fixture's spec asks for and compare; returns false on a difference. */
 static bool matches_tc(const struct fixture *f)
 {
@@ -171,6 +205,8 @@ static bool matches_tc(const struct fixture *f)
 	if (!strncmp(f->spec, "txqueuelen ", 11)) {
 		txqlen = (unsigned)atoi(f->spec + 11);
 		n = knob_txqueuelen_request(f->ifindex, txqlen, 1234, ours, sizeof(ours));
+	} else if (!strcmp(f->spec, "ingress") || !strcmp(f->spec, "ingress default")) {
+		n = ingress_requests(f, !strcmp(f->spec, "ingress"), ours, sizeof(ours));
 	} else if (!strncmp(f->spec, "gso_max_size ", 13)) {
 		n = knob_gso_max_size_request(f->ifindex, (uint32_t)atoi(f->spec + 13), 1234, ours,
 					      sizeof(ours));
@@ -262,6 +298,7 @@ GOLDEN(golden_htb_trees_equal_tc, 4, "add-htb", "replace-htb")
 GOLDEN(golden_delete_equals_tc, 1, "delete-")
 GOLDEN(golden_txqueuelen_equals_ip, 2, "txqueuelen-")
 GOLDEN(golden_gso_max_size_equals_ip, 1, "gso-max-size-")
+GOLDEN(golden_ingress_shaper_equals_ip_and_tc, 2, "ingress-")
 
 TEST(every_fixture_is_checked)
 {
@@ -270,12 +307,12 @@ TEST(every_fixture_is_checked)
 	    "add-fq_codel", "replace-fq_codel", "add-fq-",	 "replace-fq-",	  "add-cake",
 	    "replace-cake", "add-pfifo",	"replace-pfifo", "replace-bfifo", "add-mq",
 	    "replace-mq",   "add-htb",		"replace-htb",	 "delete-",	  "txqueuelen-",
-	    "gso-max-size-"};
+	    "gso-max-size-", "ingress-"};
 
 	if (!little_endian())
 		SKIP("the fixtures were captured on a little-endian machine");
 	/* A fixture in no family above would be compared by no golden test but this one. */
-	CHECK_EQ(fixtures(all, 1, false), fixtures(families, 16, false));
+	CHECK_EQ(fixtures(all, 1, false), fixtures(families, 17, false));
 	CHECK(fixtures(all, 1, false) >= 33);
 }
 
@@ -600,9 +637,10 @@ TEST(undecodable_options_are_not_rebuildable)
 TEST(kind_names_round_trip)
 {
 	static const char *const names[] = {"root-qdisc", "txqueuelen", "bql-limit-max", "ring-tx",
-					    "ring-rx",	  "offload",	"sysctl",	 "gso-max-size"};
+					    "ring-rx",	  "offload",	"sysctl",	 "gso-max-size",
+					    "ingress"};
 
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < 9; i++) {
 		CHECK_STR(knob_kind_name((enum knob_kind)i), names[i]);
 		CHECK_EQ(knob_kind_from_name(names[i]), i);
 	}

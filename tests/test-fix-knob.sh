@@ -231,6 +231,39 @@ else
 	assert_contains "... and cannot set them: EOPNOTSUPP" "$ERR" "EOPNOTSUPP"
 fi
 
+# --- gso_max_size and the download shaper (ingress through an ifb) ---------------------
+expect_read "gso_max_size reads the kernel's 65536" 65536 gso-max-size v0
+knob write gso-max-size v0 3028
+assert_status "gso_max_size 3028 is written" 0
+assert_contains "ip sees it" "$(ip -n "$NS" -d link show v0)" "gso_max_size 3028"
+knob write gso-max-size v0 65536
+knob write gso-max-size v0 0
+assert_contains "gso_max_size 0 is refused: EINVAL" "$ERR" "EINVAL"
+expect_read "no ingress qdisc reads as default" default ingress v0
+knob write ingress v0 "htb 50mbit bfifo limit 196608"
+assert_status "an ingress shaper is written" 0
+expect_read "... and reads back as written" "htb 50mbit bfifo limit 192kb" ingress v0
+assert_contains "v0 has an ingress qdisc" "$(ip netns exec "$NS" tc qdisc show dev v0)" \
+	"qdisc ingress ffff:"
+assert_contains "its filter redirects to ifb4v0" \
+	"$(ip netns exec "$NS" tc filter show dev v0 parent ffff:)" "Egress Redirect to device ifb4v0"
+assert_contains "ifb4v0 is up with the shaper" "$(ip netns exec "$NS" tc qdisc show dev ifb4v0)" \
+	"qdisc htb 1: root"
+knob write ingress v0 "htb 40mbit bfifo limit 196608"
+expect_read "rewriting changes the rate only" "htb 40mbit bfifo limit 192kb" ingress v0
+assert_eq "... one filter still" 1 \
+	"$(ip netns exec "$NS" tc filter show dev v0 parent ffff: | grep -c 'Egress Redirect')"
+knob write ingress v0 default
+assert_status "default removes it" 0
+assert_eq "... no ingress qdisc left" "" "$(ip netns exec "$NS" tc qdisc show dev v0 ingress)"
+assert_eq "... no ifb4v0 left" "" "$(ip -n "$NS" -o link show ifb4v0 2>/dev/null)"
+ip netns exec "$NS" tc qdisc add dev v0 clsact
+expect_read "someone's clsact reads as other" "other: clsact qdisc at v0's ingress" ingress v0
+knob write ingress v0 "htb 50mbit bfifo limit 196608"
+assert_contains "... and is not replaced: EBUSY" "$ERR" "EBUSY"
+assert_eq "... nor ifb4v0 made" "" "$(ip -n "$NS" -o link show ifb4v0 2>/dev/null)"
+ip netns exec "$NS" tc qdisc del dev v0 clsact
+
 # --- sysctls (the namespace's own) ------------------------------------------------------
 ns_ecn=$(in_ns cat /proc/sys/net/ipv4/tcp_ecn)
 expect_read "tcp_ecn reads the namespace's value" "$ns_ecn" sysctl net.ipv4.tcp_ecn

@@ -24,12 +24,12 @@ TEST(a_bottleneck_beyond_the_link_is_shaped_at_the_goodput_in_whole_kbit)
 	struct prove_numbers b = nums(250, 95.6384, NAN);
 	struct prove_capacity c;
 
-	prove_capacity(&b, 10000, TRI_NO, 0, &c);
+	prove_capacity(&b, 10000, TRI_NO, 0, false, &c);
 	CHECK_STR(c.source, "measured");
 	CHECK_EQ(c.shape_rate, 95638ULL * 125);
 	CHECK(strstr(c.why, "beyond this host") != NULL);
 	/* Speed unknown (a tunnel): shaped too. */
-	prove_capacity(&b, 0, TRI_UNKNOWN, 0, &c);
+	prove_capacity(&b, 0, TRI_UNKNOWN, 0, false, &c);
 	CHECK_STR(c.source, "measured");
 	CHECK_EQ(c.shape_rate, 95638ULL * 125);
 }
@@ -39,13 +39,28 @@ TEST(a_full_link_with_bql_is_not_shaped_without_bql_it_is)
 	struct prove_numbers b = nums(40, 930, 900);
 	struct prove_capacity c;
 
-	prove_capacity(&b, 1000, TRI_YES, 0, &c);
+	prove_capacity(&b, 1000, TRI_YES, 0, false, &c);
 	CHECK_STR(c.source, "link");
 	CHECK_EQ(c.shape_rate, 0);
-	prove_capacity(&b, 1000, TRI_NO, 0, &c);
+	prove_capacity(&b, 1000, TRI_NO, 0, false, &c);
 	CHECK_STR(c.source, "measured");
 	CHECK_EQ(c.shape_rate, 930000ULL * 125);
 	CHECK(strstr(c.why, "no BQL") != NULL);
+}
+
+TEST(ingress_shapes_the_download_at_its_goodput_when_there_is_one)
+{
+	struct prove_numbers b = nums(40, 930, 85.5), up_only = nums(40, 50, NAN);
+	struct prove_capacity c;
+
+	prove_capacity(&b, 1000, TRI_YES, 0, true, &c);
+	CHECK_STR(c.source, "link");
+	CHECK_EQ(c.shape_rate, 0);
+	CHECK_EQ(c.shape_down_rate, 85500ULL * 125);
+	prove_capacity(&b, 1000, TRI_YES, 0, false, &c);
+	CHECK_EQ(c.shape_down_rate, 0);
+	prove_capacity(&up_only, 1000, TRI_YES, 0, true, &c);
+	CHECK_EQ(c.shape_down_rate, 0);
 }
 
 TEST(a_given_rate_wins_and_no_upload_means_no_shaper)
@@ -53,10 +68,10 @@ TEST(a_given_rate_wins_and_no_upload_means_no_shaper)
 	struct prove_numbers b = nums(40, 50, 50), d = nums(40, NAN, 50);
 	struct prove_capacity c;
 
-	prove_capacity(&b, 100, TRI_NO, 1000000, &c);
+	prove_capacity(&b, 100, TRI_NO, 1000000, false, &c);
 	CHECK_STR(c.source, "given");
 	CHECK_EQ(c.shape_rate, 1000000);
-	prove_capacity(&d, 100, TRI_NO, 0, &c);
+	prove_capacity(&d, 100, TRI_NO, 0, false, &c);
 	CHECK_STR(c.source, "none");
 	CHECK_EQ(c.shape_rate, 0);
 }

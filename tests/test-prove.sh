@@ -4,7 +4,8 @@
 #	[ dbpc-$$ client ]            [ dbpr-$$ router ]                [ dbps-$$ server ]
 #	  c0 10.77.1.1  <--veth-->  r0 10.77.1.2   r1 10.77.2.1  <--veth-->  s0 10.77.2.2
 #	  prove runs here                          htb 100mbit, pfifo 1000    debloat server
-#	                                           (the bloated modem)
+#	                                           (the bloated modem; for the
+#	                                           download case, on r0 too)
 #
 # The client's c0 is a veth at noqueue: nothing queues on this host, the upload's queue
 # builds in the router's 1000-packet FIFO. This kernel has no fq_codel, fq or cake, so
@@ -14,6 +15,8 @@
 #    before; a second prove recognises its own change and reports nothing left to fix;
 #  - --shape far above the bottleneck (too little gain) and far below it (costs
 #    goodput): put back each time, exit 3, saying why; c0 exactly as before;
+#  - --ingress with the modem's queue on the download: shaped through an ifb, kept with
+#    the download's induced latency >= 5x lower and its goodput >= 85%; undo removes it;
 #  - the server killed during the second test: put back, exit 1, a clear message;
 #  - prove killed by SIGKILL during the second test: its fix child puts everything
 #    back by itself;
@@ -82,7 +85,7 @@ start_server() {
 
 # What prove may change on c0, and the sysctls fix plans: compared before and after.
 c0_state() {
-	ip netns exec "$C" sh -c 'tc qdisc show dev c0; ip -d link show dev c0 |
+	ip netns exec "$C" sh -c 'tc qdisc show dev c0; ip -o link show type ifb; ip -d link show dev c0 |
 		grep -o "qlen [0-9]*\|gso_max_size [0-9]*"; ethtool -k c0 2>/dev/null |
 		grep -E "^(tcp-segmentation-offload|generic-segmentation-offload|generic-receive-offload):";
 		cat /proc/sys/net/ipv4/tcp_ecn /proc/sys/net/core/default_qdisc 2>/dev/null; true'
@@ -148,6 +151,9 @@ assert_true "  upload induced latency $b -> $a ms: at least 5x lower" \
 	ge "$b" "$(awk -v a="$a" 'BEGIN { print 5 * (a < 1 ? 1 : a) }')"
 assert_true "  upload goodput at least 85% of before ($(num .verdict.upload_ratio))" \
 	ge "$(num .verdict.upload_ratio)" 0.85
+assert_eq "  c0's counters put the baseline's queue beyond this host" beyond \
+	"$(num .before.queue.where)"
+assert_eq "  and the second run's in c0's own qdisc" here "$(num .after.queue.where)"
 assert_contains "  c0 is shaped with htb" "$(c0_state)" "htb"
 assert_contains "  GSO packets capped for the FIFO" "$(c0_state)" "gso_max_size 3028"
 assert_true "  the plan is in the report" ge "$(jq '.plan | length' <<<"$OUT")" 2
@@ -161,6 +167,27 @@ assert_eq "  and shapes nothing more" "$fixed" "$(c0_state)"
 run ip netns exec "$C" "$DEBLOAT" undo --state-dir "$ST" c0
 assert_status "undo after prove" 0
 assert_eq "  c0 exactly as before" "$pristine" "$(c0_state)"
+
+# ---- the download: the modem's queue towards the client, shaped through an ifb ----
+ip netns exec "$R" tc qdisc add dev r0 root handle 1: htb default 1
+ip netns exec "$R" tc class add dev r0 parent 1: classid 1:1 htb rate 100mbit ceil 100mbit 2>/dev/null
+ip netns exec "$R" tc qdisc add dev r0 parent 1:1 handle 10: pfifo limit 1000
+prove down --test tcp_download --ingress
+assert_status "prove --ingress on a bloated download: kept, exit 0" 0
+assert_eq "  outcome kept" "kept" "$(num .verdict.outcome)"
+assert_true "  a download shaper at the measured rate ($(num .capacity_mbps.shape_down))" \
+	ge "$(num .capacity_mbps.shape_down)" 50
+b=$(num .before.induced_ms) a=$(num .after.induced_ms)
+assert_true "  download induced latency $b -> $a ms: at least 5x lower" \
+	ge "$b" "$(awk -v a="$a" 'BEGIN { print 5 * (a < 1 ? 1 : a) }')"
+assert_true "  download goodput at least 85% of before ($(num .verdict.download_ratio))" \
+	ge "$(num .verdict.download_ratio)" 0.85
+assert_contains "  c0's ingress is redirected" "$(c0_state)" "qdisc ingress ffff:"
+assert_contains "  to its ifb" "$(c0_state)" "ifb4c0"
+run ip netns exec "$C" "$DEBLOAT" undo --state-dir "$ST" c0
+assert_status "undo after prove --ingress" 0
+assert_eq "  c0 exactly as before, ifb gone" "$pristine" "$(c0_state)"
+ip netns exec "$R" tc qdisc del dev r0 root
 
 # Start a prove in the background ($BG is prove itself: `ip netns exec` execs it), with
 # a watchdog of 120 s; wait until its second test runs.

@@ -22,6 +22,7 @@
 #include "array.h"
 #include "debloat/units.h"
 #include "fix/knob.h"
+#include "fix/ingress.h"
 #include "fix/qdisc-opts.h"
 #include "host/ethtool.h"
 #include "host/link.h"
@@ -47,6 +48,7 @@ static const char *const kind_names[] = {
     [KNOB_OFFLOAD] = "offload",
     [KNOB_SYSCTL] = "sysctl",
     [KNOB_GSO_MAX_SIZE] = "gso-max-size",
+    [KNOB_INGRESS] = "ingress",
 };
 
 const char *knob_kind_name(enum knob_kind kind)
@@ -90,6 +92,9 @@ void knob_describe(const struct knob *k, char *buf, size_t len)
 		break;
 	case KNOB_GSO_MAX_SIZE:
 		snprintf(buf, len, "%s gso_max_size", k->ifname);
+		break;
+	case KNOB_INGRESS:
+		snprintf(buf, len, "%s ingress shaper", k->ifname);
 		break;
 	default:
 		snprintf(buf, len, "unknown knob");
@@ -1099,6 +1104,8 @@ int knob_read(const struct knob *k, const struct knob_env *env, char *val, size_
 		return read_sysctl(k, env, val, len);
 	case KNOB_GSO_MAX_SIZE:
 		return read_gso_max_size(k, val, len);
+	case KNOB_INGRESS:
+		return ingress_read(k, env, val, len);
 	}
 	return -EINVAL;
 }
@@ -1126,6 +1133,8 @@ int knob_write(const struct knob *k, const struct knob_env *env, const char *val
 		return write_sysctl(k, env, val, msg, msglen);
 	case KNOB_GSO_MAX_SIZE:
 		return write_gso_max_size(k, val, msg, msglen);
+	case KNOB_INGRESS:
+		return ingress_write(k, env, val, msg, msglen);
 	}
 	return -EINVAL;
 }
@@ -1218,6 +1227,7 @@ int knob_value_equal(enum knob_kind kind, const char *a, const char *b)
 {
 	switch (kind) {
 	case KNOB_ROOT_QDISC:
+	case KNOB_INGRESS:
 		return qdisc_values_equal(a, b);
 	case KNOB_TXQUEUELEN:
 	case KNOB_RING_TX:

@@ -26,6 +26,8 @@
  *                    "tx-tcp-segmentation", "tx-generic-segmentation", "rx-gro")
  *   KNOB_SYSCTL      the file's contents without the trailing newline (name:
  *                    dotted, e.g. "net.ipv4.tcp_ecn")
+ *   KNOB_INGRESS     the download shaper (fix/ingress.h): "default" (none), or a
+ *                    root-qdisc spec on the ifb device IFACE's ingress is redirected to
  *   KNOB_GSO_MAX_SIZE  bytes, decimal: the largest GSO packet the stack hands this
  *                    device's qdisc (IFLA_GSO_MAX_SIZE, `ip link set DEV gso_max_size
  *                    N`). A kernel that takes the attribute but ignores it on a link
@@ -88,6 +90,7 @@ enum knob_kind {
 	KNOB_OFFLOAD,
 	KNOB_SYSCTL,
 	KNOB_GSO_MAX_SIZE,
+	KNOB_INGRESS,
 };
 
 #define KNOB_VALUE_MAX 512
@@ -108,7 +111,7 @@ struct knob_env {
 };
 
 /* "root-qdisc", "txqueuelen", "bql-limit-max", "ring-tx", "ring-rx", "offload", "sysctl",
- * "gso-max-size" */
+ * "gso-max-size", "ingress" */
 const char *knob_kind_name(enum knob_kind kind);
 int knob_kind_from_name(const char *name); /* -EINVAL if unknown */
 

@@ -69,6 +69,7 @@ int plan_phase(enum knob_kind kind)
 {
 	switch (kind) {
 	case KNOB_ROOT_QDISC:
+	case KNOB_INGRESS:
 		return 0;
 	case KNOB_TXQUEUELEN:
 		return 1;
@@ -346,6 +347,39 @@ static int plan_root(struct plan *p, int ti, const struct iface *ifc, const stru
 	return plan_add_step(p, ti, &k, spec, false, why);
 }
 
+/* The download shaper, when asked for: cake, else htb over fq_codel or a byte FIFO. */
+static int plan_ingress(struct plan *p, int ti, const struct iface *ifc, const struct host *h)
+{
+	struct plan_target *t = &p->targets[ti];
+	struct knob k = knob_of(KNOB_INGRESS, ifc->name, 0, NULL);
+	char spec[KNOB_VALUE_MAX], why[PLAN_NOTE_MAX], rate[32];
+	uint64_t r = p->opts.ingress_rate;
+
+	if (!r)
+		return 0;
+	if (db_format_rate(r, rate, sizeof(rate)) < 0)
+		return -EINVAL;
+	if (have_kind(h, "cake")) {
+		say(spec, sizeof(spec), "cake bandwidth %s", rate);
+	} else if (have_kind(h, "htb") && have_kind(h, "fq_codel")) {
+		say(spec, sizeof(spec), "htb %s fq_codel ecn", rate);
+	} else if (have_kind(h, "htb")) {
+		say(spec, sizeof(spec), "htb %s bfifo limit %u", rate, policy_ingress_fifo_bytes(r));
+		target_note(t,
+			    "this kernel has no cake nor fq_codel: the download's shaper holds a "
+			    "FIFO of %u bytes (GRO's packets are up to 64 KB; no cap reaches them)",
+			    policy_ingress_fifo_bytes(r));
+	} else {
+		target_note(t, "this kernel has neither cake nor htb: the download is not shaped");
+		return 0;
+	}
+	say(why, sizeof(why),
+	    "the download's queue builds upstream: shape %s's ingress at %s through an ifb "
+	    "device so that it forms here",
+	    ifc->name, rate);
+	return plan_add_step(p, ti, &k, spec, false, why);
+}
+
 static int plan_txqueuelen(struct plan *p, int ti, const struct iface *ifc, uint64_t rate)
 {
 	unsigned n = policy_fifo_len(ifc, rate);
@@ -517,6 +551,8 @@ int plan_iface(struct plan *p, const struct iface *ifc, const struct host *host,
 			    "now; run fix again after some traffic",
 			    ifc->driver[0] ? ifc->driver : "the driver");
 	r = plan_root(p, ti, ifc, host, &v, &fifo_left, &fifo_rate);
+	if (!r)
+		r = plan_ingress(p, ti, ifc, host);
 	if (!r && fifo_left)
 		r = plan_txqueuelen(p, ti, ifc, fifo_rate);
 	if (!r)
@@ -964,6 +1000,8 @@ bool plan_value_equal(const struct knob *k, const char *have, const char *want,
 	switch (k->kind) {
 	case KNOB_ROOT_QDISC:
 		return root_equal(have, want, ifc);
+	case KNOB_INGRESS:
+		return false; /* knob_value_equal above compared the specs */
 	case KNOB_TXQUEUELEN:
 	case KNOB_BQL_LIMIT_MAX:
 	case KNOB_RING_TX:
@@ -1004,6 +1042,13 @@ void plan_settle(struct plan *p)
 			    "replaces %s (--force): undo restores the kernel's default, not it",
 			    what);
 			say(s->before, sizeof(s->before), "default");
+			continue;
+		}
+		if (s->knob.kind == KNOB_INGRESS && !strncmp(s->before, "other:", 6)) {
+			t->refused = true;
+			say(t->refused_why, sizeof(t->refused_why),
+			    "%s's ingress has %s: debloat did not make it and will not replace it",
+			    t->name, s->before + 6 + strspn(s->before + 6, " "));
 			continue;
 		}
 		if (plan_value_equal(&s->knob, s->before, s->after, t ? t->ifc : NULL))

@@ -30,6 +30,7 @@
  *                the shaper's rate, else the link speed), and comes with
  *                gso_max_size capped (policy_gso_cap), so that no packet in it is
  *                longer than two frames.
+ *   ingress      only with opts.ingress_rate: the download shaper, right after the root.
  *   txqueuelen   only when a FIFO remains (a pfifo leaf): the same short length.
  *   BQL          limit_max of every TX queue: 3000 at <= 100 Mbit/s, 1514 at <= 10,
  *                only where BQL is in use.
@@ -75,6 +76,12 @@ struct plan_options {
 	 * too, even at noqueue: the caller measured a bottleneck beyond it.
 	 */
 	uint64_t shape_rate;
+	/*
+	 * Shape every planned interface's download at this rate (bytes/s; 0: not), through
+	 * an ifb device (knob KNOB_INGRESS, fix/ingress.h): cake, or htb over fq_codel or a
+	 * byte FIFO (policy_ingress_fifo_bytes).
+	 */
+	uint64_t ingress_rate;
 };
 
 enum step_status {

@@ -18,8 +18,21 @@ void prove_numbers_of(const struct summary *s, struct prove_numbers *out)
 	snprintf(out->grade, sizeof(out->grade), "%s", s->grade);
 }
 
+static void egress(const struct prove_numbers *before, uint32_t link_mbps, enum tristate bql,
+		   uint64_t given, struct prove_capacity *out);
+
 void prove_capacity(const struct prove_numbers *before, uint32_t link_mbps, enum tristate bql,
-		    uint64_t given, struct prove_capacity *out)
+		    uint64_t given, bool ingress, struct prove_capacity *out)
+{
+	double d = before->down_mbps;
+
+	egress(before, link_mbps, bql, given, out);
+	if (ingress && d > 0)
+		out->shape_down_rate = (uint64_t)(d * 1000) * 125;
+}
+
+static void egress(const struct prove_numbers *before, uint32_t link_mbps, enum tristate bql,
+		   uint64_t given, struct prove_capacity *out)
 {
 	double g = before->up_mbps;
 

@@ -15,6 +15,9 @@
  *     wire than the bottleneck delivered: just below it, as it must be to own the queue;
  *   - otherwise (BQL and the link itself the bottleneck) fix's own plan, no shaper
  *     ("link").
+ * With ingress, the download is shaped too, at its goodput in whole kbit/s (always: a
+ * host cannot tell from its own side where the download's queue is, but it is never
+ * on the host's egress), when the test downloaded anything.
  *
  * The verdict. Latency gain is the baseline's induced latency over the second run's,
  * each floored at PROVE_LATENCY_FLOOR_MS (a queue below a millisecond is no queue: 0.2
@@ -54,13 +57,14 @@ struct prove_capacity {
 	double up_mbps, down_mbps; /* the baseline's goodput; NaN without flows */
 	uint32_t link_mbps;	   /* 0: unknown */
 	uint64_t shape_rate;	   /* bytes/s of the egress shaper; 0: none */
+	uint64_t shape_down_rate;  /* bytes/s of the download shaper (ingress); 0: none */
 	const char *source;	   /* "given", "measured", "link", "none" */
-	char why[256];
+	char why[384];
 };
 
-/* given: bytes/s from --shape, or 0. */
+/* given: bytes/s from --shape, or 0; ingress: shape the download too. */
 void prove_capacity(const struct prove_numbers *before, uint32_t link_mbps, enum tristate bql,
-		    uint64_t given, struct prove_capacity *out);
+		    uint64_t given, bool ingress, struct prove_capacity *out);
 
 struct prove_verdict {
 	bool kept;
