@@ -117,6 +117,23 @@ assert_status "an unknown interface: exit 1" 1
 assert_contains "names it" "$ERR" "nosuch0"
 run ip netns exec "$C" "$DEBLOAT" prove 10.77.2.2 lo --state-dir "$ST" -o "$T/bad"
 assert_status "loopback: exit 1" 1
+touch "$T/file"
+run ip netns exec "$C" "$DEBLOAT" prove 10.77.2.2 c0 --state-dir "$ST" -o "$T/file"
+assert_status "-o naming a file, not a directory: exit 1" 1
+assert_contains "  says so" "$ERR" "Not a directory"
+run ip netns exec "$C" "$DEBLOAT" prove 10.77.2.2 c0 --state-dir "$ST" -o /dev/null
+assert_status "-o /dev/null: exit 1" 1
+assert_true "  /dev/null is still a character device" test -c /dev/null
+if command -v setpriv >/dev/null; then
+	asnobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+else
+	asnobody=(runuser -u nobody --)
+fi
+cp "$DEBLOAT" "$T/debloat"
+chmod 755 "$T" "$T/debloat"
+run ip netns exec "$C" "${asnobody[@]}" "$T/debloat" prove 10.77.2.2 c0 -o /tmp
+assert_status "prove as nobody: exit 1" 1
+assert_contains "  needs root" "$ERR" "needs root"
 assert_eq "bad input changed nothing" "$pristine" "$(c0_state)"
 
 # ---- a change that does not pay: put back, and why ----
