@@ -721,9 +721,10 @@ TEST(kernel_choices_are_default)
 	CHECK(knob_root_is_default(&q, "pfifo_fast"));
 	q = make_qdisc("pfifo_fast", 0, TC_H_ROOT);
 	CHECK(knob_root_is_default(&q, "pfifo_fast"));
-	/* someone's explicit pfifo_fast: still nothing but the default */
+	/* someone's explicit pfifo_fast is theirs: deleting it would leave noqueue on a
+	 * device whose own default is noqueue, so it is no default (it reads as a spec) */
 	q = make_qdisc("pfifo_fast", 0x10000, TC_H_ROOT);
-	CHECK(knob_root_is_default(&q, NULL));
+	CHECK(!knob_root_is_default(&q, NULL));
 	/* a handle-0 qdisc is the kernel's own, whatever it is */
 	q = make_qdisc("fq_codel", 0, TC_H_ROOT);
 	add_opt(&q, "limit_packets", 800);

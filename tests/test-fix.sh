@@ -396,4 +396,16 @@ if [ "$have_tap" -eq 1 ]; then
 	assert_eq "undo --persist restores the state" "$before" "$(state "${devs[@]}" veth2)"
 fi
 
+# ---- someone's explicit pfifo_fast on a veth (whose own default is noqueue) ----
+ip -n "$NS" link add vpf0 type veth peer name vpf1
+"${X[@]}" tc qdisc add dev vpf0 root pfifo_fast
+fix vpf0 --json
+assert_eq "a user's pfifo_fast is recorded as itself, not as the default" "pfifo_fast" \
+	"$(jq -r '.interfaces[0].steps[] | select(.knob == "root-qdisc") | .before' <<<"$OUT")"
+undo vpf0
+assert_status "undo vpf0" 0
+assert_contains "undo puts pfifo_fast back, not the veth's noqueue" \
+	"$("${X[@]}" tc qdisc show dev vpf0)" "qdisc pfifo_fast"
+ip -n "$NS" link del vpf0
+
 finish

@@ -644,8 +644,15 @@ static bool leaf_is_default(const struct qdisc *q, const char *default_kind)
 	static const char *const fq_codel_absent[] = {"ce_threshold_us"};
 	static const char *const fq_absent[] = {"maxrate_bps", "ce_threshold_us"};
 
-	if (TC_H_MAJ(q->handle) == 0 || !strcmp(q->kind, "pfifo_fast"))
-		return true; /* made by the kernel; pfifo_fast has nothing tc can set */
+	if (TC_H_MAJ(q->handle) == 0)
+		return true; /* made by the kernel */
+	/*
+	 * A pfifo_fast someone added (it has a handle) is theirs, not the kernel's: deleting
+	 * it would not bring it back where the device's own default is noqueue (a veth, a
+	 * bridge), so it reads as the spec "pfifo_fast", which undo rebuilds.
+	 */
+	if (!strcmp(q->kind, "pfifo_fast"))
+		return false;
 	if (strcmp(q->kind, default_kind))
 		return false;
 	if (!strcmp(q->kind, "fq_codel"))
