@@ -13,6 +13,7 @@
 #include <math.h>
 #include <netdb.h>
 #include <stdbool.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,24 @@ static int write_outputs(const char *cmd, const struct test_args *a, const struc
 	return ret;
 }
 
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* Ctrl-C or SIGTERM ends the test early, keeping what was measured (as iperf3 does). */
+static void catch_interrupts(void)
+{
+	struct sigaction sa = {.sa_handler = on_interrupt}; /* no SA_RESTART: wake the loop */
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 int cmd_test_named(const char *cmd, const char *test, int argc, char *argv[])
 {
 	struct test_args *a = calloc(1, sizeof(*a));
@@ -365,6 +384,8 @@ int cmd_test_named(const char *cmd, const char *test, int argc, char *argv[])
 		a->o.key = a->key, a->o.keylen = keylen;
 	if (isatty(STDERR_FILENO))
 		a->o.progress = show_progress;
+	a->o.interrupt = &interrupted;
+	catch_interrupts();
 	err = engine_run(&a->o, r, &notes, why, sizeof(why));
 	if (a->o.progress)
 		fputs("\r\033[K", stderr);

@@ -1024,6 +1024,11 @@ static int run_loop(struct engine *e)
 			fail(e, r, "the event loop failed: %s", strerror(-r));
 			break;
 		}
+		if (e->o->interrupt && *e->o->interrupt) {
+			e->r->interrupted = true;
+			fail(e, -EINTR, "interrupted after %.1f s",
+			     (double)(mono_ns() - e->t0_mono) / 1e9);
+		}
 	}
 	return e->err;
 }

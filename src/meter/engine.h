@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/socket.h>
 
 #include "meter/result.h"
@@ -61,6 +62,11 @@ struct engine_opts {
 	size_t keylen;
 	void (*progress)(void *ctx, const struct engine_progress *p); /* per step; NULL */
 	void *progress_ctx;
+	/*
+	 * Set (by a signal handler) to end the test now: what was measured is kept, the
+	 * result is marked interrupted and engine_run returns -EINTR. NULL: never.
+	 */
+	volatile sig_atomic_t *interrupt;
 };
 
 /* What the engine wants the user to know besides the numbers (server clamping...). */

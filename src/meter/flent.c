@@ -254,6 +254,8 @@ static int metadata(const struct test_result *r, struct jval *series_meta, struc
 	else
 		snprintf(t0, sizeof(t0), "%s", r->time_utc);
 	/* NOTE carries what makes the numbers doubtful, so it travels with the file. */
+	if (r->interrupted)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "interrupted; ");
 	if (r->server_overloaded)
 		snprintf(note + strlen(note), sizeof(note) - strlen(note), "server overloaded; ");
 	if (r->client_cpu_saturated)

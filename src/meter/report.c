@@ -147,6 +147,7 @@ static void json_document(struct printer *p, const struct test_result *r, const 
 	print_str(p, "time", r->time_utc[0] ? r->time_utc : NULL, PRINT_JSON_ONLY);
 	print_bool(p, "server_overloaded", r->server_overloaded, PRINT_JSON_ONLY);
 	print_bool(p, "client_cpu_saturated", r->client_cpu_saturated, PRINT_JSON_ONLY);
+	print_bool(p, "interrupted", r->interrupted, PRINT_JSON_ONLY);
 	print_str(p, "unavailable", r->unavailable[0] ? r->unavailable : NULL, PRINT_JSON_ONLY);
 	print_open_object(p, "granted");
 	print_uint(p, "interval_us", r->granted_interval_us, PRINT_JSON_ONLY);
@@ -257,6 +258,10 @@ static void text_document(struct printer *p, const struct test_result *r, const 
 		   num(b[1], 24, s->rpm, 0), num(b[2], 24, s->loss_pct, 2));
 	print_nl(p);
 
+	if (r->interrupted) {
+		print_text(p, "warning: interrupted: these numbers cover only the part that ran");
+		print_nl(p);
+	}
 	if (r->server_overloaded) {
 		print_text(p, "warning: the server reported it was overloaded: these numbers may "
 			      "measure the server, not the path");

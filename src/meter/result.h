@@ -66,6 +66,7 @@ struct test_result {
 	/* honesty flags: printed in the summary, stored in the JSON */
 	bool server_overloaded;  /* any REPORT said so */
 	bool client_cpu_saturated; /* our own CPU use > 90% of one core during the load */
+	bool interrupted;	 /* stopped early (Ctrl-C): the numbers cover what ran */
 	char unavailable[128];   /* probe kinds that could not run ("ICMP: no permission") */
 	uint32_t granted_interval_us, granted_probe_len, granted_duration_ms;
 
