@@ -19,6 +19,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const uint8_t key[] = "fuzz key";
+static const uint8_t nonce[PROTO_NONCE_LEN] = {7};
 
 static void fail(const char *what, int r)
 {
@@ -56,9 +57,11 @@ static void fuzz_stream(const uint8_t *buf, size_t len)
 		    memcmp(out, buf, (size_t)n))
 			fail("re-encoded bytes differ", n);
 		if (m.type == PROTO_HELLO)
-			(void)proto_hello_verify(&m.u.hello, key, sizeof(key) - 1);
+			(void)proto_hello_verify(&m.u.hello, nonce, key, sizeof(key) - 1);
 		if (m.type == PROTO_WELCOME)
-			(void)proto_welcome_verify(&m.u.welcome, key, sizeof(key) - 1);
+			(void)proto_welcome_verify(&m.u.welcome, nonce, key, sizeof(key) - 1);
+		if (m.type == PROTO_FLOW)
+			(void)proto_flow_verify(&m.u.flow, nonce, key, sizeof(key) - 1);
 		buf += n;
 		len -= (size_t)n;
 	}

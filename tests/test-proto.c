@@ -52,7 +52,10 @@ static bool same_msg(const struct proto_msg *a, const struct proto_msg *b)
 	case PROTO_FLOW:
 		return !memcmp(fa->token, fb->token, PROTO_TOKEN_LEN) &&
 		       fa->flow_id == fb->flow_id && fa->direction == fb->direction &&
-		       fa->tos == fb->tos && !strcmp(fa->cc, fb->cc);
+		       fa->tos == fb->tos && !strcmp(fa->cc, fb->cc) &&
+		       !memcmp(fa->mac, fb->mac, sizeof(fa->mac));
+	case PROTO_CHALLENGE:
+		return !memcmp(a->u.challenge.nonce, b->u.challenge.nonce, PROTO_NONCE_LEN);
 	case PROTO_REPORT:
 		return ra->server_ns == rb->server_ns && ra->flags == rb->flags &&
 		       ra->nflows == rb->nflows &&
@@ -170,10 +173,18 @@ TEST(error_round_trip_and_text_terminated)
 	CHECK_EQ(strlen(out.u.error.text), 127);
 }
 
+TEST(challenge_round_trip)
+{
+	struct proto_msg m = zeroed(PROTO_CHALLENGE);
+
+	fill(m.u.challenge.nonce, PROTO_NONCE_LEN, 9);
+	round_trip(&m, 3 + PROTO_NONCE_LEN);
+}
+
 TEST(flow_round_trip_and_bad_direction)
 {
 	struct proto_msg m = zeroed(PROTO_FLOW), out;
-	uint8_t buf[64];
+	uint8_t buf[96];
 	int n;
 
 	fill(m.u.flow.token, PROTO_TOKEN_LEN, 4);
@@ -181,10 +192,11 @@ TEST(flow_round_trip_and_bad_direction)
 	m.u.flow.direction = PROTO_DOWNLOAD;
 	m.u.flow.tos = 0xb8;
 	strcpy(m.u.flow.cc, "bbr");
-	round_trip(&m, 3 + 35);
+	m.u.flow.mac[31] = 0x99; /* the keyed tag rides along, 32 bytes after the fields */
+	round_trip(&m, 3 + 35 + 32);
 	m.u.flow.direction = 2;
 	n = proto_encode(&m, buf, sizeof(buf));
-	REQUIRE_EQ(n, 38);
+	REQUIRE_EQ(n, 3 + 35 + 32);
 	memset(&out, 0x44, sizeof(out));
 	CHECK_EQ(proto_decode(buf, (size_t)n, &out), -EBADMSG);
 	CHECK_EQ(out.type, 0x44);
@@ -289,7 +301,9 @@ TEST(decode_malformed_frames)
 	check_bad(buf, n, -EBADMSG);
 	/* Unknown types: known from the header alone. */
 	check_bad(buf, frame(buf, 0, 4, 0), -EPROTO);
-	check_bad(buf, frame(buf, 8, 4, 0), -EPROTO);
+	check_bad(buf, frame(buf, 9, 4, 0), -EPROTO);
+	check_bad(buf, frame(buf, PROTO_CHALLENGE, 4, 0), -EBADMSG); /* a nonce is 16 bytes */
+	check_bad(buf, frame(buf, 9, 4, 0), -EPROTO);
 	check_bad(buf, 3, -EPROTO);
 	check_bad(buf, frame(buf, 255, 0, 0), -EPROTO);
 	/* Oversized: the length alone decides, before the body arrives. */
@@ -371,16 +385,28 @@ TEST(keyed_hello_welcome_probe)
 	struct proto_probe p = {.magic = PROTO_PROBE_MAGIC_REQ, .seq = 9};
 	uint8_t buf[100];
 
-	proto_hello_sign(&h, key, sizeof(key) - 1);
-	CHECK_EQ(proto_hello_verify(&h, key, sizeof(key) - 1), 0);
-	CHECK_EQ(proto_hello_verify(&h, bad, sizeof(bad) - 1), -EACCES);
-	h.duration_ms++;
-	CHECK_EQ(proto_hello_verify(&h, key, sizeof(key) - 1), -EACCES);
+	const uint8_t nonce[PROTO_NONCE_LEN] = {1, 2, 3}, other[PROTO_NONCE_LEN] = {1, 2, 4};
+	struct proto_flow f = {.flow_id = 3, .direction = PROTO_DOWNLOAD};
 
-	proto_welcome_sign(&w, key, sizeof(key) - 1);
-	CHECK_EQ(proto_welcome_verify(&w, key, sizeof(key) - 1), 0);
+	proto_hello_sign(&h, nonce, key, sizeof(key) - 1);
+	CHECK_EQ(proto_hello_verify(&h, nonce, key, sizeof(key) - 1), 0);
+	CHECK_EQ(proto_hello_verify(&h, nonce, bad, sizeof(bad) - 1), -EACCES);
+	/* the same HELLO under another connection's nonce: a replay */
+	CHECK_EQ(proto_hello_verify(&h, other, key, sizeof(key) - 1), -EACCES);
+	h.duration_ms++;
+	CHECK_EQ(proto_hello_verify(&h, nonce, key, sizeof(key) - 1), -EACCES);
+
+	proto_welcome_sign(&w, nonce, key, sizeof(key) - 1);
+	CHECK_EQ(proto_welcome_verify(&w, nonce, key, sizeof(key) - 1), 0);
+	CHECK_EQ(proto_welcome_verify(&w, other, key, sizeof(key) - 1), -EACCES);
 	w.token[3] ^= 1;
-	CHECK_EQ(proto_welcome_verify(&w, key, sizeof(key) - 1), -EACCES);
+	CHECK_EQ(proto_welcome_verify(&w, nonce, key, sizeof(key) - 1), -EACCES);
+
+	proto_flow_sign(&f, nonce, key, sizeof(key) - 1);
+	CHECK_EQ(proto_flow_verify(&f, nonce, key, sizeof(key) - 1), 0);
+	CHECK_EQ(proto_flow_verify(&f, other, key, sizeof(key) - 1), -EACCES);
+	f.flow_id = 4;
+	CHECK_EQ(proto_flow_verify(&f, nonce, key, sizeof(key) - 1), -EACCES);
 
 	proto_probe_encode(&p, buf, sizeof(buf));
 	CHECK_EQ(proto_probe_sign(buf, PROTO_PROBE_LEN + PROTO_MAC_LEN - 1, key, 13), -ENOSPC);

@@ -870,33 +870,92 @@ TEST(garbage_while_a_test_runs)
 	CHECK_STR(r.last.reason, "stop");
 }
 
+/* Keyed: the connection's CHALLENGE, then a HELLO signed over its nonce; the WELCOME. */
+static int open_keyed_test(uint16_t port, struct proto_msg *h, const uint8_t *key, size_t keylen,
+			   struct proto_msg *w, uint8_t *nonce)
+{
+	struct proto_msg c;
+	int fd = client_socket(SOCK_STREAM, NULL, port);
+
+	if (fd < 0)
+		return -1;
+	if (recv_msg(fd, &c) < 0 || c.type != PROTO_CHALLENGE) {
+		close(fd);
+		return -1;
+	}
+	memcpy(nonce, c.u.challenge.nonce, PROTO_NONCE_LEN);
+	proto_hello_sign(&h->u.hello, nonce, key, keylen);
+	if (send_msg(fd, h) < 0 || recv_msg(fd, w) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 TEST(keyed_server)
 {
 	static const uint8_t key[] = "not so secret";
 	struct running r = {0};
 	struct server_config c;
-	struct proto_msg h = hello_msg(0, 10000, 20000), m;
+	struct proto_msg h = hello_msg(1, 10000, 20000), m, ch, replay;
 	struct proto_probe p = {.magic = PROTO_PROBE_MAGIC_REQ, .seq = 4};
 	struct sockaddr_in a;
-	uint8_t buf[200] = {0};
-	int fd, udp;
+	uint8_t buf[200] = {0}, nonce[PROTO_NONCE_LEN], nonce2[PROTO_NONCE_LEN];
+	int fd, fd2, udp, fl;
 	ssize_t n;
 
 	test_config(&c, &r);
 	c.key = key;
 	c.keylen = sizeof(key) - 1;
 	REQUIRE_EQ(start(&r, &c), 0);
-	/* Unsigned HELLO: ERROR auth. */
+	/* The server speaks first; an unsigned HELLO: ERROR auth. */
 	fd = client_socket(SOCK_STREAM, NULL, server_port(r.s));
+	CHECK(recv_msg(fd, &ch) == 0);
+	CHECK_EQ(ch.type, PROTO_CHALLENGE);
 	CHECK(send_msg(fd, &h) == 0 && recv_msg(fd, &m) == 0);
 	CHECK_EQ(m.type, PROTO_ERROR);
 	CHECK_EQ(m.u.error.code, PROTO_ERR_AUTH);
 	close(fd);
-	proto_hello_sign(&h.u.hello, key, sizeof(key) - 1);
-	fd = open_test(server_port(r.s), &h, &m);
+	/* Signed over this connection's nonce: WELCOME, signed over it too. */
+	fd = open_keyed_test(server_port(r.s), &h, key, sizeof(key) - 1, &m, nonce);
 	REQUIRE(fd >= 0);
-	CHECK_EQ(proto_welcome_verify(&m.u.welcome, key, sizeof(key) - 1), 0);
+	REQUIRE_EQ(m.type, PROTO_WELCOME);
+	replay = h; /* what an eavesdropper saw */
+	CHECK_EQ(proto_welcome_verify(&m.u.welcome, nonce, key, sizeof(key) - 1), 0);
 	CHECK_EQ(m.u.welcome.probe_len, PROTO_PROBE_LEN + PROTO_MAC_LEN);
+	/* The same HELLO replayed on a new connection (another nonce): refused. */
+	fd2 = client_socket(SOCK_STREAM, NULL, server_port(r.s));
+	CHECK(recv_msg(fd2, &ch) == 0);
+	CHECK_EQ(ch.type, PROTO_CHALLENGE);
+	memcpy(nonce2, ch.u.challenge.nonce, PROTO_NONCE_LEN);
+	CHECK(memcmp(nonce, nonce2, PROTO_NONCE_LEN) != 0);
+	CHECK(send_msg(fd2, &replay) == 0 && recv_msg(fd2, &ch) == 0);
+	CHECK_EQ(ch.type, PROTO_ERROR);
+	CHECK_EQ(ch.u.error.code, PROTO_ERR_AUTH);
+	close(fd2);
+	/* A FLOW with the token but no key (or signed over another connection's nonce):
+	 * refused; signed over its own connection's nonce: accepted. */
+	for (int round = 0; round < 3; round++) {
+		struct proto_msg f = {.type = PROTO_FLOW}, got;
+
+		fl = client_socket(SOCK_STREAM, NULL, server_port(r.s));
+		CHECK(recv_msg(fl, &ch) == 0 && ch.type == PROTO_CHALLENGE);
+		memcpy(f.u.flow.token, m.u.welcome.token, PROTO_TOKEN_LEN);
+		f.u.flow.direction = PROTO_UPLOAD;
+		if (round == 1)
+			proto_flow_sign(&f.u.flow, nonce, key, sizeof(key) - 1);
+		if (round == 2)
+			proto_flow_sign(&f.u.flow, ch.u.challenge.nonce, key, sizeof(key) - 1);
+		CHECK(send_msg(fl, &f) == 0);
+		if (round < 2) {
+			CHECK(recv_msg(fl, &got) == 0);
+			CHECK_EQ(got.type, PROTO_ERROR);
+			CHECK_EQ(got.u.error.code, PROTO_ERR_AUTH);
+		} else {
+			CHECK(send(fl, "bulk", 4, MSG_NOSIGNAL) == 4);
+		}
+		close(fl);
+	}
 	udp = client_socket(SOCK_DGRAM, "127.0.0.1", 0);
 	/* Unsigned probe: silence. */
 	CHECK_EQ(probe(udp, server_port(r.s), m.u.welcome.token, 1, 100, 300, NULL), 0);
@@ -912,6 +971,8 @@ TEST(keyed_server)
 	CHECK_EQ(proto_probe_verify(buf, (size_t)n, key, sizeof(key) - 1), 0);
 	m = (struct proto_msg){.type = PROTO_STOP};
 	CHECK(send_msg(fd, &m) == 0 && recv_not_report(fd, &m) == 0);
+	CHECK_EQ(m.type, PROTO_FINAL);
+	CHECK_EQ(m.u.final.rx_bytes[0], 4); /* only the signed flow's bytes */
 	CHECK_EQ(m.u.final.probes_answered, 1);
 	CHECK_EQ(m.u.final.probes_dropped, 1);
 	close(udp);

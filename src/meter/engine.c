@@ -57,6 +57,9 @@ struct flow_state {
 	uint8_t id;
 	int fd;
 	bool connected, header_sent;
+	bool challenged; /* keyed: the server's CHALLENGE read and FLOW signed with it */
+	uint8_t chal[PROTO_FRAME_HDR + PROTO_NONCE_LEN];
+	size_t chal_len;
 	uint8_t header[PROTO_FRAME_HDR + PROTO_MAX_BODY];
 	size_t header_len, header_off;
 	uint64_t bytes, bytes_at_step;	     /* download: bytes read */
@@ -92,6 +95,7 @@ struct engine {
 	uint8_t rx[CTRL_BUF];
 	size_t rxlen;
 	uint8_t token[PROTO_TOKEN_LEN];
+	uint8_t nonce[PROTO_NONCE_LEN]; /* keyed: the control connection's CHALLENGE */
 	uint32_t interval_us, step_ms, duration_ms;
 	uint64_t server_ns_last;
 	/*
@@ -361,6 +365,25 @@ static const char *server_error(uint16_t code)
 	}
 }
 
+/* The CHALLENGE a keyed server sends first on the control connection. */
+static int read_challenge(struct engine *e, uint8_t *nonce)
+{
+	struct proto_msg m;
+	int r;
+
+	r = read_msg(e, &m, SETUP_TIMEOUT_MS);
+	if (r > 0 && m.type == PROTO_CHALLENGE) {
+		memcpy(nonce, m.u.challenge.nonce, PROTO_NONCE_LEN);
+		return 0;
+	}
+	r = r < 0 ? r : -EPROTO;
+	fail(e, r, "the server at %s did not challenge our key: %s", e->o->host,
+	     r == -ETIMEDOUT ? "no CHALLENGE in time (is it a keyed debloat server?)"
+	     : r == -EPROTO  ? "it sent something else (a server without a key?)"
+			     : strerror(-r));
+	return r;
+}
+
 static int handshake(struct engine *e)
 {
 	struct proto_msg m = {.type = PROTO_HELLO};
@@ -387,6 +410,9 @@ static int handshake(struct engine *e)
 		     r == -ETIMEDOUT ? "no answer" : strerror(-r));
 		return r;
 	}
+	/* A keyed server speaks first: the nonce our HELLO and its WELCOME sign. */
+	if (e->o->key && (r = read_challenge(e, e->nonce)) < 0)
+		return r;
 	h->version = PROTO_VERSION;
 	h->nflows = (uint8_t)e->spec.nflows;
 	h->duration_ms = (uint32_t)llround(e->total_s * 1000);
@@ -396,7 +422,7 @@ static int handshake(struct engine *e)
 	if (e->o->cc)
 		snprintf(h->cc, sizeof(h->cc), "%s", e->o->cc);
 	if (e->o->key)
-		proto_hello_sign(h, e->o->key, e->o->keylen);
+		proto_hello_sign(h, e->nonce, e->o->key, e->o->keylen);
 	want = *h; /* m is reused for the answer */
 	n = proto_encode(&m, buf, sizeof(buf));
 	r = n < 0 ? n : send_all(e->ctrl, buf, (size_t)n);
@@ -411,6 +437,11 @@ static int handshake(struct engine *e)
 						     : strerror(-r));
 		return r;
 	}
+	if (m.type == PROTO_CHALLENGE && !e->o->key) {
+		fail(e, -EACCES, "the server at %s is private: it needs its shared key (--key FILE)",
+		     e->o->host);
+		return -EACCES;
+	}
 	if (m.type == PROTO_ERROR) {
 		fail(e, -ECONNREFUSED, "the server at %s %s: %s", e->o->host,
 		     server_error(m.u.error.code),
@@ -418,7 +449,7 @@ static int handshake(struct engine *e)
 		return -ECONNREFUSED;
 	}
 	if (m.type != PROTO_WELCOME ||
-	    (e->o->key && proto_welcome_verify(&m.u.welcome, e->o->key, e->o->keylen))) {
+	    (e->o->key && proto_welcome_verify(&m.u.welcome, e->nonce, e->o->key, e->o->keylen))) {
 		fail(e, -EPROTO, "the server at %s answered HELLO with %s", e->o->host,
 		     m.type == PROTO_WELCOME ? "a WELCOME that fails our key" : "something else");
 		return -EPROTO;
@@ -632,10 +663,55 @@ static void on_probe_tick(struct loop *l, uint64_t id, void *ctx)
 
 static void flow_event(struct loop *l, int fd, uint32_t events, void *ctx);
 
-static int flow_open(struct engine *e, struct flow_state *f)
+/* The FLOW frame into f->header, signed over nonce in keyed mode. */
+static int flow_header(struct engine *e, struct flow_state *f, const uint8_t *nonce)
 {
 	struct proto_msg m = {.type = PROTO_FLOW};
 	int n;
+
+	memcpy(m.u.flow.token, e->token, PROTO_TOKEN_LEN);
+	m.u.flow.flow_id = f->id;
+	m.u.flow.direction = f->spec->direction;
+	m.u.flow.tos = f->spec->tos;
+	if (e->o->cc)
+		snprintf(m.u.flow.cc, sizeof(m.u.flow.cc), "%s", e->o->cc);
+	if (e->o->key)
+		proto_flow_sign(&m.u.flow, nonce, e->o->key, e->o->keylen);
+	n = proto_encode(&m, f->header, sizeof(f->header));
+	if (n < 0)
+		return n;
+	f->header_len = (size_t)n;
+	return 0;
+}
+
+/* Keyed: read the flow connection's CHALLENGE (it may come in pieces), then sign FLOW
+ * with its nonce and wait to send it. 1 done, 0 more to read, -errno. */
+static int flow_challenge(struct engine *e, struct flow_state *f)
+{
+	struct proto_msg m;
+	ssize_t n = recv(f->fd, f->chal + f->chal_len, sizeof(f->chal) - f->chal_len, 0);
+	int r;
+
+	if (n == 0)
+		return -ECONNRESET;
+	if (n < 0)
+		return errno == EAGAIN ? 0 : -errno;
+	f->chal_len += (size_t)n;
+	if (f->chal_len < sizeof(f->chal))
+		return 0;
+	r = proto_decode(f->chal, f->chal_len, &m);
+	if (r <= 0 || m.type != PROTO_CHALLENGE)
+		return -EPROTO;
+	r = flow_header(e, f, m.u.challenge.nonce);
+	if (r < 0)
+		return r;
+	f->challenged = true;
+	return loop_mod(e->loop, f->fd, EPOLLOUT) < 0 ? -EIO : 1;
+}
+
+static int flow_open(struct engine *e, struct flow_state *f)
+{
+	int r;
 
 	/* We set our cc on every socket we send from: the uploads. The server does the
 	 * downloads' (FLOW carries it). */
@@ -643,16 +719,12 @@ static int flow_open(struct engine *e, struct flow_state *f)
 			   f->spec->direction == PROTO_UPLOAD && e->o->cc ? e->o->cc : NULL, false);
 	if (f->fd < 0)
 		return f->fd;
-	memcpy(m.u.flow.token, e->token, PROTO_TOKEN_LEN);
-	m.u.flow.flow_id = f->id;
-	m.u.flow.direction = f->spec->direction;
-	m.u.flow.tos = f->spec->tos;
-	if (e->o->cc)
-		snprintf(m.u.flow.cc, sizeof(m.u.flow.cc), "%s", e->o->cc);
-	n = proto_encode(&m, f->header, sizeof(f->header));
-	if (n < 0)
-		return n;
-	f->header_len = (size_t)n;
+	/* Keyed: the server speaks first; FLOW is signed once its nonce is in. */
+	if (e->o->key)
+		return loop_add(e->loop, f->fd, EPOLLIN, flow_event, f);
+	r = flow_header(e, f, NULL);
+	if (r < 0)
+		return r;
 	return loop_add(e->loop, f->fd, EPOLLOUT, flow_event, f);
 }
 
@@ -690,6 +762,14 @@ static void flow_event(struct loop *l, int fd, uint32_t events, void *ctx)
 			return;
 		}
 		f->connected = true;
+	}
+	if (e->o->key && !f->challenged) {
+		int r = flow_challenge(e, f);
+
+		if (r < 0)
+			fail(e, r, "cannot open flow %s: no CHALLENGE from the server: %s",
+			     f->spec->name, strerror(-r));
+		return;
 	}
 	if (!f->header_sent) {
 		n = send(fd, f->header + f->header_off, f->header_len - f->header_off,

@@ -33,7 +33,9 @@
 #define WELCOME_LEN    80
 #define WELCOME_SIGNED 48
 #define ERROR_LEN      130
-#define FLOW_LEN       35
+#define FLOW_SIGNED    35
+#define FLOW_LEN       (FLOW_SIGNED + 32)
+#define CHALLENGE_LEN  PROTO_NONCE_LEN
 
 struct cursor {
 	uint8_t *w;	  /* writing */
@@ -152,6 +154,15 @@ static void put_welcome_fields(struct cursor *c, const struct proto_welcome *w)
 	put_be(c, w->server_ns, 8);
 }
 
+static void put_flow_fields(struct cursor *c, const struct proto_flow *f)
+{
+	put_bytes(c, f->token, PROTO_TOKEN_LEN);
+	put_u8(c, f->flow_id);
+	put_u8(c, f->direction);
+	put_u8(c, f->tos);
+	put_str(c, f->cc, PROTO_CC_LEN);
+}
+
 static int encode_body(const struct proto_msg *m, struct cursor *c)
 {
 	unsigned i;
@@ -170,11 +181,11 @@ static int encode_body(const struct proto_msg *m, struct cursor *c)
 		put_str(c, m->u.error.text, sizeof(m->u.error.text));
 		break;
 	case PROTO_FLOW:
-		put_bytes(c, m->u.flow.token, PROTO_TOKEN_LEN);
-		put_u8(c, m->u.flow.flow_id);
-		put_u8(c, m->u.flow.direction);
-		put_u8(c, m->u.flow.tos);
-		put_str(c, m->u.flow.cc, PROTO_CC_LEN);
+		put_flow_fields(c, &m->u.flow);
+		put_bytes(c, m->u.flow.mac, 32);
+		break;
+	case PROTO_CHALLENGE:
+		put_bytes(c, m->u.challenge.nonce, PROTO_NONCE_LEN);
 		break;
 	case PROTO_REPORT:
 		if (m->u.report.nflows > PROTO_MAX_FLOWS)
@@ -271,8 +282,14 @@ static int decode_body(uint8_t type, struct cursor *c, struct proto_msg *m)
 		m->u.flow.direction = (uint8_t)get_be(c, 1);
 		m->u.flow.tos = (uint8_t)get_be(c, 1);
 		get_str(c, m->u.flow.cc, PROTO_CC_LEN);
+		get_bytes(c, m->u.flow.mac, 32);
 		if (m->u.flow.direction > PROTO_DOWNLOAD)
 			return -EBADMSG;
+		break;
+	case PROTO_CHALLENGE:
+		if (c->left != CHALLENGE_LEN)
+			return -EBADMSG;
+		get_bytes(c, m->u.challenge.nonce, PROTO_NONCE_LEN);
 		break;
 	case PROTO_REPORT:
 		if (c->left < 13)
@@ -323,7 +340,7 @@ int proto_decode(const uint8_t *buf, size_t len, struct proto_msg *msg)
 	if (body > PROTO_MAX_BODY)
 		return -EMSGSIZE;
 	/* An unknown type is known from the header alone: no need to wait for its body. */
-	if (buf[2] < PROTO_HELLO || buf[2] > PROTO_FINAL)
+	if (buf[2] < PROTO_HELLO || buf[2] > PROTO_CHALLENGE)
 		return -EPROTO;
 	if (len < PROTO_FRAME_HDR + body)
 		return 0;
@@ -374,38 +391,71 @@ int proto_probe_decode(const uint8_t *buf, size_t len, struct proto_probe *p)
 	return 0;
 }
 
-void proto_hello_sign(struct proto_hello *h, const uint8_t *key, size_t keylen)
+/* HMAC-SHA256 of nonce || fields (n bytes already encoded in buf after the nonce). */
+static void tag(const uint8_t *nonce, uint8_t *buf, size_t n, const uint8_t *key, size_t keylen,
+		uint8_t *mac)
 {
-	uint8_t buf[HELLO_SIGNED];
-	struct cursor c = {.w = buf, .left = sizeof(buf)};
+	static const uint8_t none[PROTO_NONCE_LEN];
 
-	put_hello_fields(&c, h);
-	hmac_sha256(key, keylen, buf, sizeof(buf), h->mac);
+	memcpy(buf, nonce ? nonce : none, PROTO_NONCE_LEN);
+	hmac_sha256(key, keylen, buf, PROTO_NONCE_LEN + n, mac);
 }
 
-int proto_hello_verify(const struct proto_hello *h, const uint8_t *key, size_t keylen)
+void proto_hello_sign(struct proto_hello *h, const uint8_t *nonce, const uint8_t *key,
+		      size_t keylen)
+{
+	uint8_t buf[PROTO_NONCE_LEN + HELLO_SIGNED];
+	struct cursor c = {.w = buf + PROTO_NONCE_LEN, .left = HELLO_SIGNED};
+
+	put_hello_fields(&c, h);
+	tag(nonce, buf, HELLO_SIGNED, key, keylen, h->mac);
+}
+
+int proto_hello_verify(const struct proto_hello *h, const uint8_t *nonce, const uint8_t *key,
+		       size_t keylen)
 {
 	struct proto_hello copy = *h;
 
-	proto_hello_sign(&copy, key, keylen);
+	proto_hello_sign(&copy, nonce, key, keylen);
 	return hmac_equal(copy.mac, h->mac, sizeof(h->mac)) ? 0 : -EACCES;
 }
 
-void proto_welcome_sign(struct proto_welcome *w, const uint8_t *key, size_t keylen)
+void proto_welcome_sign(struct proto_welcome *w, const uint8_t *nonce, const uint8_t *key,
+			size_t keylen)
 {
-	uint8_t buf[WELCOME_SIGNED];
-	struct cursor c = {.w = buf, .left = sizeof(buf)};
+	uint8_t buf[PROTO_NONCE_LEN + WELCOME_SIGNED];
+	struct cursor c = {.w = buf + PROTO_NONCE_LEN, .left = WELCOME_SIGNED};
 
 	put_welcome_fields(&c, w);
-	hmac_sha256(key, keylen, buf, sizeof(buf), w->mac);
+	tag(nonce, buf, WELCOME_SIGNED, key, keylen, w->mac);
 }
 
-int proto_welcome_verify(const struct proto_welcome *w, const uint8_t *key, size_t keylen)
+int proto_welcome_verify(const struct proto_welcome *w, const uint8_t *nonce, const uint8_t *key,
+			 size_t keylen)
 {
 	struct proto_welcome copy = *w;
 
-	proto_welcome_sign(&copy, key, keylen);
+	proto_welcome_sign(&copy, nonce, key, keylen);
 	return hmac_equal(copy.mac, w->mac, sizeof(w->mac)) ? 0 : -EACCES;
+}
+
+void proto_flow_sign(struct proto_flow *f, const uint8_t *nonce, const uint8_t *key,
+		     size_t keylen)
+{
+	uint8_t buf[PROTO_NONCE_LEN + FLOW_SIGNED];
+	struct cursor c = {.w = buf + PROTO_NONCE_LEN, .left = FLOW_SIGNED};
+
+	put_flow_fields(&c, f);
+	tag(nonce, buf, FLOW_SIGNED, key, keylen, f->mac);
+}
+
+int proto_flow_verify(const struct proto_flow *f, const uint8_t *nonce, const uint8_t *key,
+		      size_t keylen)
+{
+	struct proto_flow copy = *f;
+
+	proto_flow_sign(&copy, nonce, key, keylen);
+	return hmac_equal(copy.mac, f->mac, sizeof(f->mac)) ? 0 : -EACCES;
 }
 
 int proto_probe_sign(uint8_t *buf, size_t len, const uint8_t *key, size_t keylen)

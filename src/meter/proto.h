@@ -26,9 +26,14 @@
  *     padding beyond it is not echoed) and carries the server's receive and send
  *     timestamps so the client can subtract the server's processing time.
  *
- * Keyed mode (private servers): with a shared key, HELLO and WELCOME carry an
- * HMAC-SHA256 of their fields, and every probe request and reply ends with a
- * truncated 16-byte HMAC; anything that fails it is dropped silently.
+ * Keyed mode (private servers): a challenge-response. On every connection it accepts,
+ * a keyed server speaks first: CHALLENGE with a random 16-byte nonce of that
+ * connection. The client's HELLO or FLOW on it carries an HMAC-SHA256 over the nonce
+ * and its fields, and the WELCOME answering a HELLO one over the nonce and its fields,
+ * so a message captured once is worth nothing on another connection (a replayed HELLO
+ * or FLOW is refused), and every flow is bound to a key holder and to the test's token.
+ * Every probe request and reply ends with a truncated 16-byte HMAC; anything that fails
+ * it is dropped silently. An unkeyed server sends no CHALLENGE and ignores the macs.
  *
  * Encoding: all integers big-endian; every TCP message is framed as
  *     u16 body length | u8 type | body
@@ -51,6 +56,7 @@
 #define PROTO_CC_LEN 16   /* TCP_CA_NAME_MAX */
 #define PROTO_MAX_FLOWS 32
 #define PROTO_MAC_LEN 16  /* truncated HMAC-SHA256 on probes */
+#define PROTO_NONCE_LEN 16 /* a keyed server's CHALLENGE */
 
 enum proto_type {
 	PROTO_HELLO = 1,
@@ -60,6 +66,7 @@ enum proto_type {
 	PROTO_REPORT,
 	PROTO_STOP,
 	PROTO_FINAL,
+	PROTO_CHALLENGE, /* keyed server -> client, first on every connection */
 };
 
 enum proto_direction {
@@ -105,12 +112,17 @@ struct proto_errmsg {
 	char text[128];       /* for people; NUL-terminated after decode */
 };
 
+struct proto_challenge {
+	uint8_t nonce[PROTO_NONCE_LEN];
+};
+
 struct proto_flow {
 	uint8_t token[PROTO_TOKEN_LEN];
 	uint8_t flow_id;      /* 0 .. nflows-1 */
 	uint8_t direction;    /* enum proto_direction */
 	uint8_t tos;          /* IP TOS / traffic class for the server's end */
 	char cc[PROTO_CC_LEN];
+	uint8_t mac[32];      /* HMAC-SHA256 over the nonce and the fields above (keyed mode) */
 };
 
 #define PROTO_REPORT_OVERLOADED 0x01 /* the server's loop ran more than a step late */
@@ -143,6 +155,7 @@ struct proto_msg {
 		struct proto_flow flow;
 		struct proto_report report;
 		struct proto_final final;
+		struct proto_challenge challenge;
 	} u;
 };
 
@@ -191,18 +204,26 @@ int proto_probe_encode(const struct proto_probe *p, uint8_t *buf, size_t len);
 int proto_probe_decode(const uint8_t *buf, size_t len, struct proto_probe *p);
 
 /*
- * Keyed mode (added by the server side; additive). The HELLO tag is HMAC-SHA256 over
- * the encoded HELLO body before its mac field (its first 32 bytes), the WELCOME tag
- * over the encoded WELCOME body before its mac (its first 48 bytes). A keyed probe
+ * Keyed mode. Each tag is HMAC-SHA256 over the connection's CHALLENGE nonce followed by
+ * the encoded body before the mac field: HELLO's first 32 bytes, WELCOME's first 48,
+ * FLOW's first 35. A keyed probe
  * carries its 16-byte tag right after the 50-byte header (bytes 50..65), computed
  * over those 50 bytes; any padding comes after the tag and is not covered. A keyed
  * request must therefore be at least PROTO_PROBE_LEN + PROTO_MAC_LEN bytes, and the
  * reply is exactly that long.
  */
-void proto_hello_sign(struct proto_hello *h, const uint8_t *key, size_t keylen);
-int proto_hello_verify(const struct proto_hello *h, const uint8_t *key, size_t keylen);
-void proto_welcome_sign(struct proto_welcome *w, const uint8_t *key, size_t keylen);
-int proto_welcome_verify(const struct proto_welcome *w, const uint8_t *key, size_t keylen);
+void proto_hello_sign(struct proto_hello *h, const uint8_t *nonce, const uint8_t *key,
+		      size_t keylen);
+int proto_hello_verify(const struct proto_hello *h, const uint8_t *nonce, const uint8_t *key,
+		       size_t keylen);
+void proto_welcome_sign(struct proto_welcome *w, const uint8_t *nonce, const uint8_t *key,
+			size_t keylen);
+int proto_welcome_verify(const struct proto_welcome *w, const uint8_t *nonce, const uint8_t *key,
+			 size_t keylen);
+void proto_flow_sign(struct proto_flow *f, const uint8_t *nonce, const uint8_t *key,
+		     size_t keylen);
+int proto_flow_verify(const struct proto_flow *f, const uint8_t *nonce, const uint8_t *key,
+		      size_t keylen);
 /* Write the tag at buf + PROTO_PROBE_LEN over an encoded probe. Bytes in all, -ENOSPC. */
 int proto_probe_sign(uint8_t *buf, size_t len, const uint8_t *key, size_t keylen);
 /* 0 when buf holds a probe with a valid tag, else -EBADMSG (short) or -EACCES. */

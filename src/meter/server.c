@@ -62,6 +62,7 @@ struct conn {
 	uint64_t progress_ns; /* a flow's last byte moved */
 	struct test *test;
 	uint8_t flow_id;
+	uint8_t nonce[PROTO_NONCE_LEN]; /* keyed mode: this connection's CHALLENGE */
 	size_t inlen, outlen;
 	uint8_t in[PROTO_FRAME_HDR + PROTO_MAX_BODY];
 	uint8_t out[OUT_LEN];
@@ -408,7 +409,7 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 	struct test *t;
 	int r;
 
-	if (s->cfg.keylen && proto_hello_verify(h, s->cfg.key, s->cfg.keylen) < 0) {
+	if (s->cfg.keylen && proto_hello_verify(h, c->nonce, s->cfg.key, s->cfg.keylen) < 0) {
 		conn_error(c, PROTO_ERR_AUTH, "bad or missing key (HMAC)");
 		return false;
 	}
@@ -462,7 +463,7 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 	t->end_ns = t->start_ns + ((uint64_t)w->duration_ms + s->cfg.grace_ms) * NS_PER_MS;
 	t->report_ns = t->start_ns + (uint64_t)w->step_ms * NS_PER_MS;
 	if (s->cfg.keylen)
-		proto_welcome_sign(w, s->cfg.key, s->cfg.keylen);
+		proto_welcome_sign(w, c->nonce, s->cfg.key, s->cfg.keylen);
 	t->granted = *w;
 	t->report_timer = loop_timer_at(s->loop, t->report_ns, test_report, t);
 	if (!t->report_timer) {
@@ -513,6 +514,9 @@ static void on_flow(struct conn *c, const struct proto_flow *f, size_t rest)
 	const char *cc;
 	int r;
 
+	/* Keyed: signed over this connection's nonce, so a FLOW seen once is no key. */
+	if (s->cfg.keylen && proto_flow_verify(f, c->nonce, s->cfg.key, s->cfg.keylen) < 0)
+		return conn_error(c, PROTO_ERR_AUTH, "bad or missing key (HMAC)");
 	if (!t || !same_addr(&t->addr, &c->peer))
 		return conn_error(c, PROTO_ERR_TOKEN, "unknown or expired token");
 	if (f->flow_id >= t->nflows || (t->flows_used >> f->flow_id & 1))
@@ -715,6 +719,19 @@ static void make_pending_room(struct server *s, const struct sockaddr_storage *p
 		conn_close(c);
 }
 
+/* Keyed mode: the server speaks first, a nonce this connection's HELLO or FLOW signs. */
+static void challenge(struct conn *c)
+{
+	struct proto_msg m = {.type = PROTO_CHALLENGE};
+
+	if (getrandom(c->nonce, sizeof(c->nonce), 0) != sizeof(c->nonce)) {
+		conn_close(c);
+		return;
+	}
+	memcpy(m.u.challenge.nonce, c->nonce, sizeof(c->nonce));
+	conn_send(c, &m); /* a fresh socket has room; a failure shows on the next read */
+}
+
 static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 {
 	struct server *s = ctx;
@@ -758,6 +775,8 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 		s->conns = c;
 		s->nconns++;
 		s->npending++;
+		if (s->cfg.keylen)
+			challenge(c);
 	}
 }
 
