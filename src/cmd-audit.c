@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fix/apply.h"
+#include "fix/commands.h"
+#include "fix/plan.h"
 #include "host/host.h"
 #include "print.h"
 #include "report.h"
@@ -123,6 +126,88 @@ static int read_live(struct host *h, char *const names[], size_t nnames)
 	return r;
 }
 
+/* Every command of the steps with something to do that belong to target (-1: the host). */
+static void print_commands(struct printer *p, const struct plan *pl, int target)
+{
+	char buf[8192];
+
+	print_open_array(p, "commands");
+	for (size_t i = 0; i < pl->nsteps; i++) {
+		const struct plan_step *s = &pl->steps[i];
+		const struct iface *ifc = s->target >= 0 ? pl->targets[s->target].ifc : NULL;
+		unsigned ntxq = ifc && ifc->nbql ? (unsigned)ifc->nbql : ifc ? ifc->tx_queues : 0;
+
+		if (s->target != target || s->status != STEP_PLANNED)
+			continue;
+		if (knob_commands(&s->knob, s->after, ntxq, buf, sizeof(buf)) < 0)
+			continue;
+		for (char *line = buf, *nl; *line; line = nl + 1) {
+			nl = strchr(line, '\n');
+			*nl = '\0';
+			print_indent(p, 2);
+			print_str(p, NULL, line, PRINT_BARE);
+			print_nl(p);
+		}
+	}
+	print_close(p);
+}
+
+/*
+ * What `debloat fix` would do, as commands: one coherent set per interface (and the
+ * host's sysctls), from the same plan fix makes, so audit's advice cannot contradict it.
+ * Live, steps already at their value are left out; from a snapshot they cannot be told.
+ */
+static void print_fix(struct printer *p, const struct host *h, bool named)
+{
+	struct plan_options o = {.role = PLAN_ROLE_HOST};
+	struct knob_env env = {"/sys", "/proc"};
+	struct plan pl;
+	size_t failed;
+
+	plan_init(&pl, &o);
+	if (plan_build(&pl, h, named) < 0) {
+		plan_free(&pl);
+		return;
+	}
+	if (!h->from_snapshot && apply_read_befores(&pl, &env, &failed) == 0)
+		plan_settle(&pl);
+	print_open_object(p, "fix");
+	print_indent(p, 0);
+	print_nl(p);
+	print_text(p, "to fix it, `%s fix IFACE` does this (or type it, as root):",
+		   PROG_NAME);
+	print_nl(p);
+	print_open_array(p, "interfaces");
+	for (size_t t = 0; t < pl.ntargets; t++) {
+		const struct plan_target *tg = &pl.targets[t];
+
+		print_open_object(p, NULL);
+		print_indent(p, 1);
+		print_str(p, "name", tg->name, PRINT_BARE);
+		print_text(p, ":");
+		if (tg->skipped || tg->refused) {
+			print_str(p, "not_fixed", tg->refused_why, PRINT_BARE);
+			print_nl(p);
+		} else {
+			print_null(p, "not_fixed", NULL, PRINT_JSON_ONLY);
+			if (!plan_count(&pl, STEP_PLANNED))
+				print_text(p, "nothing to change");
+			print_nl(p);
+			print_commands(p, &pl, (int)t);
+		}
+		print_close(p);
+	}
+	print_close(p);
+	print_open_object(p, "host");
+	print_indent(p, 1);
+	print_text(p, "host-wide:");
+	print_nl(p);
+	print_commands(p, &pl, -1);
+	print_close(p);
+	print_close(p);
+	plan_free(&pl);
+}
+
 int cmd_audit(int argc, char *argv[])
 {
 	struct host host = {0};
@@ -146,6 +231,7 @@ int cmd_audit(int argc, char *argv[])
 	if (host.from_snapshot)
 		print_origin(p, a.from, &host);
 	report_audit(p, &host);
+	print_fix(p, &host, argc - optind > 0);
 	r = print_finish(p);
 	if (r < 0) {
 		fprintf(stderr, "%s: audit: cannot write the report: %s\n", PROG_NAME,

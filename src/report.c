@@ -137,9 +137,9 @@ static void print_finding(struct printer *p, const struct finding *f, unsigned l
 	} else {
 		print_delay(p, "delay_ms", "delay_us", -1, PRINT_JSON_ONLY);
 	}
-	print_text(p, "fix:");
-	print_str(p, "recommendation", f->recommendation, PRINT_BARE);
-	print_nl(p);
+	/* The finding's own remedy, alone, is for JSON readers; the text prints one
+	 * coherent set of commands instead (audit's "to fix it" part, from fix's plan). */
+	print_str(p, "recommendation", f->recommendation, PRINT_JSON_ONLY);
 	print_close(p);
 }
 

@@ -93,7 +93,36 @@ assert_contains "text shows mtu and txqueuelen" "$OUT" "mtu 1400 txqueuelen 500"
 assert_contains "text shows the decoded qdisc" "$OUT" "qdisc pfifo"
 assert_contains "text shows the pfifo limit" "$OUT" "root limit 1000p"
 assert_contains "text shows the finding" "$OUT" "fifo-qdisc: pfifo at the root queues up to 1000 packets"
-assert_contains "text shows the fix" "$OUT" "fix: tc qdisc replace dev dbt0 root fq_codel"
+assert_contains "text shows what fix would do" "$OUT" "to fix it, \`debloat fix IFACE\` does this"
+want=$(nsrun "$DEBLOAT" fix --dry-run --json dbt0 |
+	jq -r '.interfaces[0].steps[] | select(.knob == "root-qdisc") | .after')
+assert_contains "  with the root qdisc fix plans ($want)" "$OUT" \
+	"tc qdisc replace dev dbt0 root handle 1: $want"
+if ! nsrun "$DEBLOAT" audit --json dbt0 | jq -e '.qdisc_available.fq_codel' >/dev/null; then
+	assert_not_contains "  and no fq_codel where this kernel has none" \
+		"$(sed -n '/^to fix it/,$p' <<<"$OUT")" "fq_codel"
+fi
+
+# --- audit's commands have fix's effect: typed into one namespace, fix in another ---
+NS2=dbt-audit2-$$
+netns_add "$NS2"
+for ns in "$NS" "$NS2"; do
+	ip -n "$ns" link add dbt8 type veth peer name dbt9
+	ip -n "$ns" link set dbt8 up
+	ip netns exec "$ns" tc qdisc add dev dbt8 root pfifo limit 1000
+done
+cmds=$(nsrun "$DEBLOAT" audit --json dbt8 | jq -r '.fix.interfaces[0].commands[]')
+assert_true "audit lists commands for dbt8" test -n "$cmds"
+while read -r c; do
+	# shellcheck disable=SC2086 # each line is one command, split into words
+	nsrun $c >/dev/null
+done <<<"$cmds"
+ip netns exec "$NS2" "$DEBLOAT" fix --state-dir "$(mktemp -d)" dbt8 >/dev/null
+look() { # the interface as tc and ip see it, handles aside
+	ip netns exec "$1" sh -c 'tc qdisc show dev dbt8; tc class show dev dbt8;
+		ip -d link show dev dbt8 | grep -o "qlen [0-9]*\|gso_max_size [0-9]*"'
+}
+assert_eq "  typed, they leave dbt8 as debloat fix does" "$(look "$NS2")" "$(look "$NS")"
 
 # --- dbt1: htb with a pfifo leaf ---
 run nsrun "$DEBLOAT" audit dbt1 --json
