@@ -52,7 +52,12 @@ static int qdisc_lines(struct out *o, const char *ifname, const char *value, uns
 	struct qdisc_spec s;
 	char err[160], leaf[KNOB_VALUE_MAX], rate[32];
 
-	if (qdisc_spec_parse(value, &s, err, sizeof(err)) < 0)
+	struct qdisc_opts opts;
+
+	/* The grammar, words and values too (as knob_write would send them): nothing
+	 * else reaches a command line. */
+	if (qdisc_spec_parse(value, &s, err, sizeof(err)) < 0 ||
+	    (s.shape != QDISC_SHAPE_DEFAULT && qdisc_spec_opts(&s, &opts, err, sizeof(err)) < 0))
 		return -EINVAL;
 	leaf_text(&s, leaf, sizeof(leaf));
 	switch (s.shape) {
