@@ -2,6 +2,7 @@
 /* policy.c - policy.h: findings, delays and grades from an interface description. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "drivers.h"
@@ -117,6 +118,7 @@ static struct finding *add_finding(struct verdict *v, const char *code)
 	memset(f, 0, sizeof(*f));
 	f->code = code;
 	f->delay_us = -1;
+	f->delay_min_us = -1;
 	return f;
 }
 
@@ -153,8 +155,9 @@ static const char *fq_codel_params(uint32_t speed_mbps)
 
 struct fifo_scan {
 	const struct iface *ifc;
+	uint64_t gso_bytes, tsq_cap; /* a packet's most bytes; POLICY_TSQ_FLOWS x TSQ */
 	const struct qdisc *worst, *worst_parent;
-	int64_t worst_delay_us;
+	int64_t worst_delay_us, worst_min_us;
 	uint64_t worst_packets, worst_bytes; /* the worst FIFO's limit, in its own unit */
 	uint64_t worst_rate_bps;	     /* what drains it; 0 when unknown */
 	const char *worst_unknown_why;
@@ -227,16 +230,24 @@ static void scan_fifos(struct fifo_scan *s, const struct qdisc *q, const struct 
 		const char *why;
 		int64_t d;
 
+		uint64_t frames, most;
+		int64_t dmin;
+
 		fifo_limit(s->ifc, q, &packets, &bytes);
 		rate = drain_rate_bps(s->ifc, parent, &why);
-		d = delay_at_rate_us(
-		    bytes ? bytes : packets * ((uint64_t)s->ifc->mtu + POLICY_FRAME_OVERHEAD),
-		    rate);
+		frames = packets * ((uint64_t)s->ifc->mtu + POLICY_FRAME_OVERHEAD);
+		/* Packets as TCP hands them (GSO), as far as TSQ lets flows queue them. */
+		most = packets > UINT64_MAX / s->gso_bytes ? UINT64_MAX : packets * s->gso_bytes;
+		most = most < s->tsq_cap ? most : s->tsq_cap;
+		most = most > frames ? most : frames;
+		d = delay_at_rate_us(bytes ? bytes : most, rate);
+		dmin = bytes || most == frames ? -1 : delay_at_rate_us(frames, rate);
 		/* An unknown delay outranks any known one: it may be the largest. */
 		if (!s->count || (s->worst_delay_us >= 0 && (d < 0 || d > s->worst_delay_us))) {
 			s->worst = q;
 			s->worst_parent = parent;
 			s->worst_delay_us = d;
+			s->worst_min_us = d < 0 ? -1 : dmin;
 			s->worst_packets = packets;
 			s->worst_bytes = bytes;
 			s->worst_rate_bps = rate;
@@ -248,9 +259,29 @@ static void scan_fifos(struct fifo_scan *s, const struct qdisc *q, const struct 
 		scan_fifos(s, &q->children[i], q);
 }
 
-static void find_fifo(const struct iface *ifc, struct verdict *v)
+/* What one flow's TSQ lets it keep below its socket, from the host's sysctl. */
+static uint64_t tsq_bytes(const struct host *host)
 {
-	struct fifo_scan s = {.ifc = ifc};
+	const struct sysctl_entry *e =
+	    host ? host_sysctl(host, "net.ipv4.tcp_limit_output_bytes") : NULL;
+	unsigned long long v;
+	char *end;
+
+	if (!e || e->err || !e->value[0])
+		return POLICY_TSQ_DEFAULT_BYTES;
+	v = strtoull(e->value, &end, 10);
+	return *end || !v ? POLICY_TSQ_DEFAULT_BYTES : v;
+}
+
+static void find_fifo(const struct iface *ifc, const struct host *host, struct verdict *v)
+{
+	uint64_t frame = (uint64_t)ifc->mtu + POLICY_FRAME_OVERHEAD;
+	struct fifo_scan s = {
+	    .ifc = ifc,
+	    .gso_bytes = ifc->gso_max_size > frame ? ifc->gso_max_size
+			 : ifc->gso_max_size	   ? frame
+						   : POLICY_SUPER_PACKET,
+	    .tsq_cap = POLICY_TSQ_FLOWS * tsq_bytes(host)};
 	char where[64], holds[32], handle[16], unknown[128] = "";
 	const char *params = fq_codel_params(ifc->speed_mbps);
 	struct finding *f;
@@ -261,6 +292,7 @@ static void find_fifo(const struct iface *ifc, struct verdict *v)
 	if (!s.count || !(f = add_finding(v, "fifo-qdisc")))
 		return;
 	f->delay_us = s.worst_delay_us;
+	f->delay_min_us = s.worst_min_us;
 	f->delay_unknown_why = s.worst_unknown_why;
 	f->grades = true;
 	f->layer = LAYER_QDISC;
@@ -290,6 +322,11 @@ static void find_fifo(const struct iface *ifc, struct verdict *v)
 		evidence(f, value_uint("limit_packets", s.worst_packets, UNIT_PACKETS));
 		evidence(f, value_uint("frame_bytes", (uint64_t)ifc->mtu + POLICY_FRAME_OVERHEAD,
 				       UNIT_BYTES));
+		if (s.worst_min_us >= 0) {
+			evidence(f, value_uint("gso_packet_bytes", s.gso_bytes, UNIT_BYTES));
+			evidence(f, value_uint("tsq_bytes", s.tsq_cap / POLICY_TSQ_FLOWS,
+					       UNIT_BYTES));
+		}
 	}
 	if (s.worst_rate_bps)
 		evidence(f, value_uint("rate_bps", s.worst_rate_bps, UNIT_BPS));
@@ -763,7 +800,7 @@ void policy_iface(const struct iface *ifc, const struct host *host, struct verdi
 		out->ungraded_why = "not judged: its qdisc is noop (it sends nothing)";
 		return;
 	}
-	find_fifo(ifc, out);
+	find_fifo(ifc, host, out);
 	find_txqueuelen(ifc, out);
 	find_no_bql(ifc, host, out);
 	find_big_tx_ring(ifc, out);

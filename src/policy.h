@@ -92,6 +92,8 @@ struct finding {
 	struct value evidence[POLICY_MAX_EVIDENCE]; /* the numbers behind it */
 	unsigned nevidence;
 	int64_t delay_us; /* worst-case added queueing delay; -1 when it cannot be told */
+	int64_t delay_min_us; /* fifo-qdisc: the same queue of full-size frames, where GSO
+				 packets make the worst case longer; -1 otherwise */
 	bool grades;	  /* counts towards the grade (an unknown delay then voids it) */
 	const char *delay_unknown_why; /* when delay_us is -1: "link speed unknown" */
 	enum finding_layer layer;
@@ -145,6 +147,17 @@ uint64_t policy_shaper_bytes(uint32_t speed_mbps);
  * in time only with gso_max_size capped: policy_gso_cap is two full frames (MTU + 14
  * each; 3028 bytes at MTU 1500).
  */
+/*
+ * A FIFO that counts packets holds what TCP hands it: GSO packets of up to the
+ * device's gso_max_size (64 KB unless capped), whether or not the device segments
+ * (TCP builds them always; a device without GSO has them split after the qdisc). TSQ
+ * (net.ipv4.tcp_limit_output_bytes) bounds what one flow keeps below its socket, so
+ * fifo-qdisc's worst case is the FIFO full of GSO packets, at most POLICY_TSQ_FLOWS
+ * flows' worth (RRUL's uploads), and never less than the FIFO full of frames; the
+ * finding gives the range, and grades on its top.
+ */
+#define POLICY_TSQ_FLOWS	   4
+#define POLICY_TSQ_DEFAULT_BYTES 1048576 /* when the sysctl cannot be read */
 #define POLICY_FIFO_MS	 10
 #define POLICY_FIFO_MIN	 8
 #define POLICY_FIFO_MAX	 100

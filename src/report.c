@@ -132,9 +132,19 @@ static void print_finding(struct printer *p, const struct finding *f, unsigned l
 	}
 	if (f->delay_us >= 0 || f->grades) {
 		print_text(p, "worst case");
-		print_delay(p, "delay_ms", "delay_us", f->delay_us, 0);
+		if (f->delay_min_us >= 0) {
+			print_text(p, "delay");
+			print_delay(p, "delay_min_ms", "delay_min_us", f->delay_min_us, PRINT_BARE);
+			print_text(p, "(full-size frames) to");
+			print_delay(p, "delay_ms", "delay_us", f->delay_us, PRINT_BARE);
+			print_text(p, "(GSO packets, as TCP hands them)");
+		} else {
+			print_null(p, "delay_min_us", NULL, PRINT_JSON_ONLY);
+			print_delay(p, "delay_ms", "delay_us", f->delay_us, 0);
+		}
 		print_nl(p);
 	} else {
+		print_null(p, "delay_min_us", NULL, PRINT_JSON_ONLY);
 		print_delay(p, "delay_ms", "delay_us", -1, PRINT_JSON_ONLY);
 	}
 	/* The finding's own remedy, alone, is for JSON readers; the text prints one

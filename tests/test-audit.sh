@@ -76,9 +76,16 @@ assert_eq "no txqueuelen finding at veth speed" 0 \
 	"$(jq "[$i.findings[] | select(.code == \"txqueuelen-long\")] | length" <<<"$j")"
 speed=$(jq -r "$i.speed_mbps" <<<"$j")
 if [[ "$speed" =~ ^[0-9]+$ ]] && [ "$speed" -gt 0 ]; then
-	# 1000 frames of 1400 + 38 bytes at the link's speed, in microseconds.
+	# 1000 frames of 1400 + 38 bytes at the link's speed, in microseconds ...
 	want=$(((1000 * 1438 * 8 + speed / 2) / speed))
-	assert_eq "fifo delay is 1000 x 1438 B at $speed Mbit/s" "$want" \
+	assert_eq "fifo delay at least 1000 x 1438 B at $speed Mbit/s" "$want" \
+		"$(jq "$i.findings[] | select(.code == \"fifo-qdisc\") | .delay_min_us" <<<"$j")"
+	# ... and at most 1000 GSO packets, as far as 4 flows' TSQ allowance lets them queue.
+	gso=$(nsrun ip -d link show dbt0 | grep -o 'gso_max_size [0-9]*' | cut -d' ' -f2)
+	tsq=$(nsrun sysctl -n net.ipv4.tcp_limit_output_bytes)
+	most=$((1000 * gso < 4 * tsq ? 1000 * gso : 4 * tsq))
+	want=$(((most * 8 + speed / 2) / speed))
+	assert_eq "fifo delay at most $most B of GSO packets at $speed Mbit/s" "$want" \
 		"$(jq "$i.findings[] | select(.code == \"fifo-qdisc\") | .delay_us" <<<"$j")"
 	assert_eq "dbt0 is graded" true "$(jq "$i.grade != null" <<<"$j")"
 else

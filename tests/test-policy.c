@@ -59,7 +59,12 @@ static const struct finding *find(const struct verdict *v, const char *code)
 	return NULL;
 }
 
-TEST(pfifo_fast_1000_at_100mbit_is_123ms_and_grade_c)
+/*
+ * A FIFO counting packets holds GSO packets as TCP hands them (64 KB here: the board
+ * reports no gso_max_size), up to POLICY_TSQ_FLOWS flows' TSQ allowance (1 MiB each
+ * without the sysctl): 4 MiB at 100 Mbit/s is 335.5 ms; full-size frames, 123 ms.
+ */
+TEST(pfifo_fast_1000_at_100mbit_is_123_to_336ms_and_grade_d)
 {
 	struct qdisc root = q_root("pfifo_fast");
 	struct bql_queue q0 = bql_q(0, 3028, 0);
@@ -70,7 +75,8 @@ TEST(pfifo_fast_1000_at_100mbit_is_123ms_and_grade_c)
 	policy_iface(&ifc, NULL, &v);
 	f = find(&v, "fifo-qdisc");
 	REQUIRE(f);
-	CHECK_EQ(f->delay_us, 123040);
+	CHECK_EQ(f->delay_us, 335544);
+	CHECK_EQ(f->delay_min_us, 123040);
 	CHECK_EQ(f->severity, SEVERITY_CRITICAL);
 	CHECK(strstr(f->message, "pfifo_fast at the root") != NULL);
 	CHECK(strstr(f->recommendation, "tc qdisc replace dev eth0 root fq_codel limit 800") !=
@@ -79,13 +85,39 @@ TEST(pfifo_fast_1000_at_100mbit_is_123ms_and_grade_c)
 	CHECK_EQ(find(&v, "txqueuelen-long")->delay_us, 123040);
 	CHECK(find(&v, "no-bql") == NULL); /* the limit moved: BQL is in use */
 	CHECK(v.graded);
-	CHECK_EQ(v.grade, GRADE_C);
-	CHECK_STR(grade_name(v.grade), "C");
+	CHECK_EQ(v.grade, GRADE_D);
+	CHECK_STR(grade_name(v.grade), "D");
 	/* BQL holds the ring to 3028 bytes (242 us) below the FIFO: the path adds both. */
 	CHECK(find(&v, "bql-limit-high") != NULL);
-	CHECK_EQ(v.qdisc_delay_us, 123040);
+	CHECK_EQ(v.qdisc_delay_us, 335544);
 	CHECK_EQ(v.device_delay_us, 242);
-	CHECK_EQ(v.worst_delay_us, 123040 + 242);
+	CHECK_EQ(v.worst_delay_us, 335544 + 242);
+}
+
+/* gso_max_size capped at two frames (fix's FIFO fallback) and the host's own TSQ. */
+TEST(a_capped_gso_size_and_the_hosts_tsq_bound_the_fifo)
+{
+	struct qdisc root = q_root("pfifo_fast");
+	struct bql_queue q0 = bql_q(0, 3028, 0);
+	struct iface ifc = board(&root, &q0, 1);
+	const struct finding *f;
+	struct verdict v;
+
+	ifc.gso_max_size = 3028;
+	ifc.txqueuelen = 30;
+	policy_iface(&ifc, NULL, &v);
+	f = find(&v, "fifo-qdisc");
+	REQUIRE(f);
+	/* 30 x 3028 B = 90840 B = 7267 us; frames: 30 x 1538 B = 3691 us */
+	CHECK_EQ(f->delay_us, 7267);
+	CHECK_EQ(f->delay_min_us, 3691);
+	/* full-size frames only (a cap below a frame): one number, no range */
+	ifc.gso_max_size = 1000;
+	policy_iface(&ifc, NULL, &v);
+	f = find(&v, "fifo-qdisc");
+	REQUIRE(f);
+	CHECK_EQ(f->delay_us, 3691);
+	CHECK_EQ(f->delay_min_us, -1);
 }
 
 TEST(fq_codel_at_1gbit_has_no_fifo_finding)
@@ -187,10 +219,11 @@ TEST(mq_with_fifo_leaves_at_1gbit)
 	policy_iface(&ifc, NULL, &v);
 	f = find(&v, "fifo-qdisc");
 	REQUIRE(f);
-	CHECK_EQ(f->delay_us, 12304);
+	CHECK_EQ(f->delay_us, 33554); /* 4 MiB of GSO packets at 1 Gbit/s */
+	CHECK_EQ(f->delay_min_us, 12304);
 	CHECK(strstr(f->message, "under mq (the worst of 2 FIFOs)") != NULL);
 	CHECK(strstr(f->recommendation, "default_qdisc=fq_codel") != NULL);
-	CHECK_EQ(v.grade, GRADE_A);
+	CHECK_EQ(v.grade, GRADE_B);
 }
 
 TEST(fifo_under_htb_has_an_unknown_delay)
@@ -232,8 +265,9 @@ TEST(fifo_under_tbf_drains_at_tbf_rate)
 	ifc.physical = false;
 	policy_iface(&ifc, NULL, &v);
 	REQUIRE(find(&v, "fifo-qdisc"));
-	CHECK_EQ(find(&v, "fifo-qdisc")->delay_us, 246080);
-	CHECK_EQ(v.grade, GRADE_D);
+	CHECK_EQ(find(&v, "fifo-qdisc")->delay_us, 6710886); /* 4 MiB at 5 Mbit/s */
+	CHECK_EQ(find(&v, "fifo-qdisc")->delay_min_us, 246080);
+	CHECK_EQ(v.grade, GRADE_F);
 }
 
 TEST(bql_files_at_zero_are_unknown_until_traffic_then_no)
@@ -310,8 +344,10 @@ TEST(txqueuelen_short_enough_is_no_finding)
 	policy_iface(&ifc, NULL, &v);
 	CHECK(find(&v, "txqueuelen-long") == NULL);
 	REQUIRE(find(&v, "fifo-qdisc"));
-	CHECK_EQ(find(&v, "fifo-qdisc")->delay_us, 12304);
-	CHECK_EQ(v.grade, GRADE_A);
+	/* Short in packets, not in time: 100 GSO packets can be 4 MiB (TSQ's bound). */
+	CHECK_EQ(find(&v, "fifo-qdisc")->delay_us, 335544);
+	CHECK_EQ(find(&v, "fifo-qdisc")->delay_min_us, 12304);
+	CHECK_EQ(v.grade, GRADE_D);
 }
 
 TEST(delay_arithmetic_and_grade_scale)
@@ -396,8 +432,8 @@ TEST(beaglebone_black)
 	CHECK(strstr(f->recommendation, "2014 out-of-tree") != NULL);
 	CHECK(find(&v, "qdisc-unavailable") == NULL);
 	CHECK(find(&v, "gso-at-low-speed") == NULL); /* offloads unknown: no claim */
-	/* The path: the qdisc's 123 ms, then the ring's 15.7 ms. */
-	CHECK_EQ(v.worst_delay_us, 123040 + 15749);
+	/* The path: the qdisc's 336 ms of GSO packets, then the ring's 15.7 ms. */
+	CHECK_EQ(v.worst_delay_us, 335544 + 15749);
 	CHECK(v.graded);
 	CHECK(v.grade >= GRADE_C);
 
