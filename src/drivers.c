@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* drivers.c - drivers.h: the table, from bql-and-drivers.md sections 4 and 5. */
+/* drivers.c - drivers.h: the table, from docs/design/bql-and-drivers.md sections 4 and 5. */
 #include <stdio.h>
 #include <string.h>
 

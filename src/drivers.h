@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * drivers.h - what debloat knows about the Ethernet drivers of small boards and common
- * machines, from shared/reference/bql-and-drivers.md sections 4-5: whether the driver
+ * machines, from docs/design/bql-and-drivers.md sections 4-5: whether the driver
  * calls BQL, how big its TX queue is by default, what lever shrinks it, and which
  * board it is on. The policy uses it where sysfs cannot tell (no traffic yet, a ring
  * ethtool does not report) and to make its recommendations name the right command.

@@ -99,7 +99,7 @@ enum tristate policy_bql_in_use(const struct iface *ifc, const char **reason)
 		return TRI_NO;
 	}
 	/* The directory exists for every TX queue whether the driver calls BQL or not
-	 * (bql-and-drivers.md section 3): only traffic tells them apart. */
+	 * (docs/design/bql-and-drivers.md section 3): only traffic tells them apart. */
 	if (ifc->have_stats && ifc->tx_packets > 0) {
 		*reason = "packets were sent, yet every BQL limit stays at its floor";
 		return TRI_NO;
@@ -137,7 +137,7 @@ __attribute__((format(printf, 3, 4))) static void say(char *buf, size_t len, con
 	va_end(ap);
 }
 
-/* host-tuning.md section 1: fq_codel's limit and quantum for the link's speed. */
+/* docs/design/host-tuning.md section 1: fq_codel's limit and quantum for the link's speed. */
 static const char *fq_codel_params(uint32_t speed_mbps)
 {
 	if (!speed_mbps)
@@ -368,7 +368,7 @@ static void find_txqueuelen(const struct iface *ifc, struct verdict *v)
 	/*
 	 * txqueuelen is the size of pfifo_fast's bands; a pfifo or bfifo took it as its
 	 * limit when made and keeps its own since, so lowering txqueuelen helps only
-	 * pfifo_fast. host-tuning.md's 100 is for links of 100 Mbit and less.
+	 * pfifo_fast. docs/design/host-tuning.md's 100 is for links of 100 Mbit and less.
 	 */
 	if (!has_kind(ifc->qdisc, "pfifo_fast") || !ifc->speed_mbps || ifc->speed_mbps > 100 ||
 	    ifc->txqueuelen <= 100)
@@ -453,7 +453,7 @@ static uint64_t frame_bytes(const struct iface *ifc)
 }
 
 /*
- * sysfs first (bql-and-drivers.md section 3: only traffic tells); where it cannot
+ * sysfs first (docs/design/bql-and-drivers.md section 3: only traffic tells); where it cannot
  * tell, the driver table (and for "since X.Y" drivers the kernel's release) can.
  * Evidence beats the table: a cpsw kernel with the out-of-tree patch shows BQL moving.
  */
@@ -510,7 +510,7 @@ static int64_t ring_delay_us(const struct iface *ifc, const struct verdict *v)
 	return policy_fifo_delay_us((uint64_t)v->ring_tx, ifc->mtu, ifc->speed_mbps);
 }
 
-/* The shaper of bql-and-drivers.md section 5, in the form this kernel can make. */
+/* The shaper of docs/design/bql-and-drivers.md section 5, in the form this kernel can make. */
 static void shaper_advice(const struct iface *ifc, const struct host *host, char *buf, size_t len)
 {
 	char rate[32];
@@ -628,7 +628,7 @@ static void find_big_tx_ring(const struct iface *ifc, struct verdict *v)
 		    "the queue forms in the qdisc instead",
 		    ifc->driver);
 	} else {
-		/* host-tuning.md: tx 4..20 before BQL; aim at ~1 ms of frames. */
+		/* docs/design/host-tuning.md: tx 4..20 before BQL; aim at ~1 ms of frames. */
 		uint64_t n = (uint64_t)ifc->speed_mbps * 1000 / 8 / frame_bytes(ifc);
 
 		n = n < 4 ? 4 : n > (uint64_t)v->ring_tx ? (uint64_t)v->ring_tx : n;
@@ -638,7 +638,7 @@ static void find_big_tx_ring(const struct iface *ifc, struct verdict *v)
 	}
 }
 
-/* host-tuning.md: limit_max 3000 at <= 100 Mbit/s, 1514 at <= 10 Mbit/s. */
+/* docs/design/host-tuning.md: limit_max 3000 at <= 100 Mbit/s, 1514 at <= 10 Mbit/s. */
 static void find_bql_limit_high(const struct iface *ifc, struct verdict *v)
 {
 	uint64_t want = ifc->speed_mbps <= 10 ? POLICY_BQL_MAX_10M : POLICY_BQL_MAX_100M;

@@ -32,10 +32,10 @@
  * txqueuelen-long; no-bql, big-tx-ring, bql-limit-high, gso-at-low-speed), so each
  * layer counts with its largest finding, not their sum.
  *
- * Recommendations follow shared/reference/host-tuning.md (fq_codel, limit 800-1200
+ * Recommendations follow docs/design/host-tuning.md (fq_codel, limit 800-1200
  * and quantum 300 at low speeds, txqueuelen 100 at <= 100 Mbit under a FIFO, a
  * shaper at ~95% of line rate where the driver has no BQL) and the board drivers of
- * bql-and-drivers.md (src/drivers.h). Host context (which qdisc kinds this kernel
+ * docs/design/bql-and-drivers.md (src/drivers.h). Host context (which qdisc kinds this kernel
  * has, its release) comes in as a struct host, which may be NULL: then every kind's
  * availability and the release are unknown.
  */
@@ -54,7 +54,7 @@
 #define POLICY_MAX_EVIDENCE   8
 #define POLICY_SUPER_PACKET   65536 /* bytes: the largest TSO/GSO/GRO skb */
 #define POLICY_RING_OK_US     2000  /* a TX ring that drains in less is not "big" */
-#define POLICY_BQL_MAX_100M   3000  /* host-tuning.md: limit_max at <= 100 Mbit/s */
+#define POLICY_BQL_MAX_100M   3000  /* docs/design/host-tuning.md: limit_max at <= 100 Mbit/s */
 #define POLICY_BQL_MAX_10M    1514  /* ... and at <= 10 Mbit/s */
 
 enum severity {

@@ -57,7 +57,7 @@ static struct db_pkt *make_pkt(int id, uint32_t len, uint8_t tos)
 	return pkt;
 }
 
-/* The emulation.md parameters: target 5 ms, interval 100 ms, MTU 1500. */
+/* The docs/design/emulation.md parameters: target 5 ms, interval 100 ms, MTU 1500. */
 static void setup(struct db_codel_qdisc *q, uint32_t limit, bool ecn)
 {
 	struct db_codel_qdisc_params p;
@@ -151,7 +151,7 @@ TEST(time_compare_is_wrap_safe)
 }
 
 /*
- * emulation.md section 3: 20 x 1000 B at t = 0. 10 ms: no drop. 210 ms: 1 drop + 1
+ * docs/design/emulation.md section 3: 20 x 1000 B at t = 0. 10 ms: no drop. 210 ms: 1 drop + 1
  * delivery. 210 ms again: no new drop. 420 ms: 3 drops (Linux's Newton arithmetic), with
  * drop_next 310 -> 360 -> 416.25 -> 465 ms.
  */

@@ -41,7 +41,7 @@ TEST(init_sets_linux_defaults)
 	CHECK_EQ(db_dql_inflight(&dql), 0);
 }
 
-/* Reproduces the vector of bql-and-drivers.md section 1. */
+/* Reproduces the vector of docs/design/bql-and-drivers.md section 1. */
 static void run_bql_vector(struct db_dql *dql)
 {
 	db_dql_queued(dql, FRAME);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # test-fixtures.sh - `debloat audit --from` on the board fixtures of tests/fixtures/
-# (constructed from shared/reference, not captured) and on broken copies of them:
+# (constructed from docs/design, not captured) and on broken copies of them:
 #
 #   tests/fixtures/beaglebone-black.json  cpsw, 100 Mbit, pfifo_fast 1000, BQL files unused
 #   tests/fixtures/raspberry-pi-3b.json   smsc95xx on usbnet, 100 Mbit, pfifo_fast 1000
@@ -40,7 +40,7 @@ for f in "$FIX"/*.json; do
 	assert_eq "$name: the report says it is a snapshot" "true" \
 		"$(jq '.snapshot.constructed' <<<"$OUT")"
 	assert_contains "$name: the report carries the source note" \
-		"$(jq -r '.snapshot.source' <<<"$OUT")" "shared/reference"
+		"$(jq -r '.snapshot.source' <<<"$OUT")" "docs/design/"
 	run "$DEBLOAT" audit --from "$f"
 	assert_contains "$name: text says where the data came from" "$OUT" \
 		"from snapshot $f (constructed, not captured)"

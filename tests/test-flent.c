@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test-flent.c - meter/flent.h: the file read back (gunzip, parse) has what flent
- * needs to load and plot it (measurement.md section 2).
+ * needs to load and plot it (docs/design/measurement.md section 2).
  */
 #include <errno.h>
 #include <math.h>

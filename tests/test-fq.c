@@ -108,7 +108,7 @@ TEST(defaults_are_linux_values)
 	CHECK_EQ(db_fq_check(&p), 0);
 }
 
-/* emulation.md section 3, the fq_codel deficit vector: the same DRR in fq when
+/* docs/design/emulation.md section 3, the fq_codel deficit vector: the same DRR in fq when
  * initial_quantum = quantum (fq_codel gives a new flow one quantum). */
 TEST(deficit_vector_of_the_reference_is_reproduced)
 {

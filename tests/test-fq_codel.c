@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* test-fq_codel.c - FQ-CoDel's round robin, overload drops, ECN and options, against the
- * vectors of emulation.md section 3. */
+ * vectors of docs/design/emulation.md section 3. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -134,7 +134,7 @@ static bool all_left_once(int n)
 enum { A, B };
 
 /*
- * emulation.md: quantum 90, 120 B packets. A1 -> A 90 NEW; dequeue -> A -30. Add A x2,
+ * docs/design/emulation.md: quantum 90, 120 B packets. A1 -> A 90 NEW; dequeue -> A -30. Add A x2,
  * B x2 (B 90 NEW). Dequeue serves B: A +90 = 60 moves to OLD; B -30. Then A -60; B 60
  * (OLD); A 30; B -60; A -90; B 30; a final empty dequeue leaves A 90, B 30, inactive.
  */
@@ -239,7 +239,8 @@ TEST(empty_new_flow_passes_through_old_flows)
 	CHECK(all_left_once(8));
 }
 
-/* emulation.md: limit 4; A x3, B x1; a fifth packet (B) -> 2 dropped from A -> A 1, B 2. */
+/* docs/design/emulation.md: limit 4; A x3, B x1; a fifth packet (B) -> 2 dropped from A ->
+ * A 1, B 2. */
 TEST(fat_flow_loses_half_its_backlog_on_overflow)
 {
 	struct db_fq_codel q;
@@ -370,7 +371,7 @@ TEST(memory_limit_drops_from_the_fattest_flow)
 }
 
 /* 5 flows x 20 x 120 B at t = 0 (flows 0-2 ECT(0), 3-4 Not-ECT), 60 dequeues at 110 ms,
- * 220 ms, ... (ns-3's FqCoDelQueueDiscECNMarking, quoted in emulation.md). */
+ * 220 ms, ... (ns-3's FqCoDelQueueDiscECNMarking, quoted in docs/design/emulation.md). */
 static void run_ecn_script(struct db_fq_codel *q, bool mtu_per_flow)
 {
 	struct db_fq_codel_params p;

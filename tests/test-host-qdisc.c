@@ -4,7 +4,7 @@
  * malformed options, whole RTM_NEWQDISC messages, and rebuilding trees from handles.
  *
  * The fq_codel, fq and cake bytes are what `tc` sends for the commands quoted above
- * each (captured with `strace -f -e trace=sendmsg -xx`, host-tuning.md section 3): the
+ * each (captured with `strace -f -e trace=sendmsg -xx`, docs/design/host-tuning.md section 3): the
  * encoding of TCA_OPTIONS is the same in a request and in a dump, and this kernel has
  * none of the three, so a request is the only place to see them.
  */

@@ -54,7 +54,7 @@ static struct db_pkt prio_pkt(uint32_t priority, uint32_t len)
 #define TOS_BAND1 0x00
 #define TOS_BAND2 0x08 /* IPTOS_THROUGHPUT */
 
-/* emulation.md section 2, by the five TOS bits the table reads. */
+/* docs/design/emulation.md section 2, by the five TOS bits the table reads. */
 static unsigned documented_band(uint8_t tos)
 {
 	uint8_t low = tos & 0x1f;
@@ -191,7 +191,8 @@ TEST(packets_of_one_band_leave_in_arrival_order)
 		CHECK(db_pfifo_fast_dequeue(&q, 9000) == &p[i]);
 }
 
-/* emulation.md section 3: a 6-packet limit, 2 per band; the third per band is dropped. */
+/* docs/design/emulation.md section 3: a 6-packet limit, 2 per band; the third per band is
+ * dropped. */
 TEST(each_band_holds_txqueuelen_packets_and_drops_the_next)
 {
 	struct db_pfifo_fast q;

@@ -29,11 +29,11 @@
  *    not exact: from count 1 (y = 1.0) the steps give 0.5, 0.5625, 0.4878, ... instead
  *    of 0.7071, 0.5774, 0.5. Linux's sch_codel and sch_fq_codel do exactly this; CAKE's
  *    COBALT instead caches converged values for count < 16, which would make the first
- *    drops slower. We do NOT cache: the project's reference vector (shared/reference/
- *    emulation.md section 3) is Linux's: with one Newton step per count, 20 x 1000 B
- *    packets queued at t = 0 (target 5 ms, interval 100 ms) lose 1 packet at 210 ms and
- *    3 more at 420 ms, with drop_next 310 -> 360 -> 416.25 -> 465 ms (exact sqrt: 2 more,
- *    380.7 -> 438.4 ms).
+ *    drops slower. We do NOT cache: the project's reference vector
+ *    (docs/design/emulation.md section 3) is Linux's: with one Newton step per count,
+ *    20 x 1000 B packets queued at t = 0 (target 5 ms, interval 100 ms) lose 1 packet at
+ *    210 ms and 3 more at 420 ms, with drop_next 310 -> 360 -> 416.25 -> 465 ms (exact
+ *    sqrt: 2 more, 380.7 -> 438.4 ms).
  *    Linux has stored rec_inv_sqrt in 16 bits (Q0.16) since 3.7, and so do we by default:
  *    each Newton step starts from the stored value shifted up 16 bits and keeps the top
  *    16 bits of its result. Keeping all 32 (`wide_inv_sqrt`) is closer to exact, but

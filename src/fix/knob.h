@@ -51,7 +51,7 @@
  * KIND is fq_codel, fq, cake, pfifo, bfifo or pfifo_fast; OPTS are tc's option
  * words for it (e.g. "fq_codel limit 800 quantum 300 target 5ms interval 100ms ecn",
  * "cake bandwidth 95mbit", "pfifo limit 100"). Netlink encodings follow
- * host-tuning.md section 3 and equal what tc sends (tests/fixtures/netlink).
+ * docs/design/host-tuning.md section 3 and equal what tc sends (tests/fixtures/netlink).
  *
  * knob_read spells a rebuildable tree canonically: options in tc's order, each in the
  * shortest exact units, those at the kernel's fixed defaults left out ("fq_codel limit

@@ -165,7 +165,7 @@ static bool have_kind(const struct host *h, const char *kind)
 	return !h || avail_of(h->qdisc_kinds, HOST_NQDISC_KINDS, kind) != QDISC_AVAIL_NO;
 }
 
-/* policy.c's fq_codel parameters (host-tuning.md section 1), plus ECN. */
+/* policy.c's fq_codel parameters (docs/design/host-tuning.md section 1), plus ECN. */
 static const char *fq_codel_params(uint32_t speed_mbps)
 {
 	if (!speed_mbps)

@@ -12,7 +12,7 @@
  *	plan_settle()                drop steps already at their value, refuse what
  *	                             undo could not rebuild
  *
- * The recommendations are shared/reference/host-tuning.md's, through policy.h:
+ * The recommendations are docs/design/host-tuning.md's, through policy.h:
  *
  *   root qdisc   fq_codel with limit/quantum for the link speed (policy's numbers) and
  *                ecn; fq for --role server (pacing); under mq, one child per TX queue
@@ -60,7 +60,7 @@
 #define PLAN_MAX_NOTES	    8
 #define PLAN_NOTE_MAX	    256
 #define PLAN_MAX_STEPS	    4096 /* a 64-queue NIC has 64 BQL knobs; 4096 is plenty */
-#define PLAN_RING_MIN	    4	 /* host-tuning.md: ethtool -G tx 4..20 */
+#define PLAN_RING_MIN	    4	 /* docs/design/host-tuning.md: ethtool -G tx 4..20 */
 
 enum plan_role {
 	PLAN_ROLE_HOST,

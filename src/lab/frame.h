@@ -5,7 +5,7 @@
  * no clock.
  *
  * Every buffer starts with the 10-byte struct virtio_net_hdr that a tun opened with
- * IFF_VNET_HDR puts in front of each packet (emulation.md section 1), followed by an
+ * IFF_VNET_HDR puts in front of each packet (docs/design/emulation.md section 1), followed by an
  * IPv4 or IPv6 packet (IFF_TUN|IFF_NO_PI: no Ethernet header, no packet info):
  *
  *	flags (u8)        VIRTIO_NET_HDR_F_NEEDS_CSUM (1): the L4 checksum is partial

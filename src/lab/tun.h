@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tun.h - the lab's tun devices: one per namespace, opened so that the namespace's
- * TCP hands over GSO super-packets (emulation.md section 1).
+ * TCP hands over GSO super-packets (docs/design/emulation.md section 1).
  *
  * Each device is IFF_TUN | IFF_NO_PI | IFF_VNET_HDR with a 10-byte vnet header
  * (TUNSETVNETHDRSZ), so every read and write is a struct virtio_net_hdr followed by

@@ -6,7 +6,7 @@
  *	flent -i FILE.flent.gz -p all_scaled -o plot.png
  *	flent -i FILE.flent.gz -f stats
  *
- * The format (measurement.md section 2, checked against flent 2.1.1): gzipped JSON
+ * The format (docs/design/measurement.md section 2, checked against flent 2.1.1): gzipped JSON
  * with "version" 4, "x_values" (seconds from T0 on the step grid), "results"
  * ({series: [one value per x, null when missing]}), "raw_values" ({series: [{"t":
  * unix time, "val": v, ...}]}, never empty: flent plots nothing without it) and

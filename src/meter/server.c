@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * server.c - the server of proto.h on one epoll loop (loop.h). See server.h for what
- * a client must know; measurement.md section 3 for why each limit exists.
+ * a client must know; docs/design/measurement.md section 3 for why each limit exists.
  *
  * Every resource has a bound: tests (max_clients), flows per test (PROTO_MAX_FLOWS),
  * connections waiting for their first frame (max_pending, closed after

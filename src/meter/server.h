@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * server.h - `debloat server`: one process, one epoll loop, many tests at once, with
- * the protections of measurement.md section 3. Library code: it never prints; the
+ * the protections of docs/design/measurement.md section 3. Library code: it never prints; the
  * command gets one summary per finished test through a callback.
  *
  * How to talk to it (what proto.h leaves open):

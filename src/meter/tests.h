@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests.h - the latency-under-load tests the engine can run, as flent defines them
- * (measurement.md section 1): for each, its TCP flows (direction, TOS byte, flent's
+ * (docs/design/measurement.md section 1): for each, its TCP flows (direction, TOS byte, flent's
  * series name) and its probe streams (UDP with a TOS byte, or ICMP echo).
  *
  *	rrul          4 uploads + 4 downloads marked BE, BK, CS5, EF; probes UDP EF, BK, BE
