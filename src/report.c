@@ -33,7 +33,7 @@ static void print_maybe(struct printer *p, const char *key, int64_t v, enum unit
 		print_uint(p, key, (uint64_t)v, unit);
 }
 
-/* Both units in JSON (ms for people and the contract, us for precision). */
+/* Both units in JSON (ms for people and for docs/json.md's keys, us for precision). */
 static void print_delay(struct printer *p, const char *ms_key, const char *us_key, int64_t us,
 			unsigned flags)
 {

@@ -50,7 +50,7 @@ if nsrun ip tuntap add dev dbt-tun mode tun 2>/dev/null; then
 	have_tun=1
 fi
 
-# --- dbt0: the pfifo of the issue ---
+# --- dbt0: a pfifo of 1000 packets at the root ---
 run nsrun "$DEBLOAT" audit dbt0 --json
 assert_status "audit dbt0 --json exits 0" 0
 j=$OUT
