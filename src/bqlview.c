@@ -294,11 +294,12 @@ static void print_table(const struct bqlview *v, struct printer *p)
 		   v->samples <= 1 ? ANSI_HIDE_CURSOR ANSI_CLEAR_ALL : "", ANSI_HOME,
 		   "debloat bql:", v->samples, v->interval_ms, ANSI_CLEAR_LINE);
 	print_nl(p);
-	print_text(p, "%-15s %-7s %9s %9s %9s %9s %8s", "IFACE", "QUEUE", "LIMIT", "LIMIT_MIN",
-		   "LIMIT_MAX", "INFLIGHT", "HOLD");
+	/* 80 columns at most: limit_min, stall_thrs and stall_max are in the lines and JSON. */
+	print_text(p, "%-10s %-6s %7s %9s %8s %5s", "IFACE", "QUEUE", "LIMIT", "LIMIT_MAX",
+		   "INFLIGHT", "HOLD");
 	if (stall)
-		print_text(p, "%10s %9s %9s", "STALL_THRS", "STALL_CNT", "STALL_MAX");
-	print_text(p, "%10s %8s%s", "TX_RATE", "TX_PPS", ANSI_CLEAR_LINE);
+		print_text(p, "%9s", "STALL_CNT");
+	print_text(p, "%9s %7s%s", "TX_RATE", "TX_PPS", ANSI_CLEAR_LINE);
 	print_nl(p);
 	for (size_t i = 0; i < v->n; i++) {
 		const struct bqlview_iface *ifc = &v->ifaces[i];
@@ -306,21 +307,15 @@ static void print_table(const struct bqlview *v, struct printer *p)
 		for (size_t j = 0; j < ifc->watch.n; j++) {
 			const struct bql_queue *q = &ifc->queues[j];
 
-			print_text(p, "%-15s tx-%-4u %9s %9s %9s %9s %8s", ifc->name, q->queue,
+			print_text(p, "%-10s tx-%-3u %7s %9s %8s %5s", ifc->name, q->queue,
 				   human(a, sizeof(a), q->limit, UNIT_BYTES),
-				   human(b, sizeof(b), q->limit_min, UNIT_BYTES),
 				   human(c, sizeof(c), q->limit_max, UNIT_BYTES),
 				   human(d, sizeof(d), q->inflight, UNIT_BYTES),
 				   human(e, sizeof(e), q->hold_time_ms, UNIT_MS));
 			if (stall)
-				print_text(p, "%10s %9s %9s",
-					   q->stall_thrs_ms == 0
-					       ? "off"
-					       : human(a, sizeof(a), q->stall_thrs_ms, UNIT_MS),
-					   human(b, sizeof(b), q->stall_cnt, UNIT_NONE),
-					   human(c, sizeof(c), q->stall_max_jiffies, UNIT_NONE));
+				print_text(p, "%9s", human(b, sizeof(b), q->stall_cnt, UNIT_NONE));
 			/* The interface's counters: on its first queue's row only. */
-			print_text(p, "%10s %8s%s",
+			print_text(p, "%9s %7s%s",
 				   j ? ""
 				     : per_second(f, sizeof(f), ifc->tx_bytes_delta, v->elapsed_us,
 						  8, UNIT_BPS),
@@ -336,6 +331,7 @@ static void print_table(const struct bqlview *v, struct printer *p)
 
 void bqlview_print(const struct bqlview *v, struct printer *p, enum bqlview_style style)
 {
+	print_set_width(p, 0); /* lines are read by programs; the table places its own text */
 	if (style == BQLVIEW_JSON)
 		print_json(v, p);
 	else if (style == BQLVIEW_LINES)

@@ -19,8 +19,9 @@ static const char usage[] =
     "Usage: " PROG_NAME " audit [--json] [--from FILE] [IFACE...]\n"
     "\n"
     "Show each interface's queues (qdisc tree, txqueuelen, BQL), what in them can add\n"
-    "delay under load and how much, what to do about it, and a grade on the DSLReports\n"
-    "bufferbloat scale. Reads only; works without root for what needs none.\n"
+    "delay under load and how much, what to do about it, and a grade on the\n"
+    "DSLReports bufferbloat scale. Reads only; works without root for what needs\n"
+    "none.\n"
     "\n"
     "  -j, --json        print one JSON document (keys: docs/json.md)\n"
     "  -f, --from FILE   audit a snapshot (`" PROG_NAME " snapshot`, docs/snapshot.md)\n"
@@ -69,7 +70,7 @@ static void print_origin(struct printer *p, const char *file, const struct host 
 	print_open_object(p, "snapshot");
 	print_indent(p, 0);
 	print_text(p, "from snapshot");
-	print_str(p, "file", file, PRINT_BARE);
+	print_str(p, "file", file, PRINT_BARE | PRINT_NOWRAP);
 	print_bool(p, "constructed", h->constructed, PRINT_JSON_ONLY);
 	if (h->constructed)
 		print_text(p, "(constructed, not captured)");
@@ -145,7 +146,7 @@ static void print_commands(struct printer *p, const struct plan *pl, int target)
 			nl = strchr(line, '\n');
 			*nl = '\0';
 			print_indent(p, 2);
-			print_str(p, NULL, line, PRINT_BARE);
+			print_str(p, NULL, line, PRINT_BARE | PRINT_NOWRAP);
 			print_nl(p);
 		}
 	}

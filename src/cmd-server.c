@@ -24,8 +24,9 @@ static const char usage[] =
     "                      [--key-file F] [--allow-cc NAME[,NAME...]] [--json]\n"
     "\n"
     "Serve latency-under-load tests (debloat rrul, debloat test) on one TCP and UDP\n"
-    "port until SIGINT or SIGTERM. Each test gets a token bound to the client's address;\n"
-    "its duration, probe interval and probe size are clamped to the limits below and\n"
+    "port until SIGINT or SIGTERM. Each test gets a token bound to the client's\n"
+    "address; its duration, probe interval and probe size are clamped to the limits\n"
+    "below and\n"
     "reported back; probes are rate-limited and their replies never longer than the\n"
     "request. One line per finished test on stderr.\n"
     "\n"
@@ -37,9 +38,10 @@ static const char usage[] =
     "  -i, --min-interval MS   shortest probe interval in ms (default 10)\n"
     "  -L, --max-probe-len B   longest probe accepted in bytes (default 1472)\n"
     "  -k, --key-file F        private server: clients must know the key in F (HMAC)\n"
-    "      --allow-cc NAMES    congestion controls a client may ask for besides those in\n"
-    "                          net.ipv4.tcp_allowed_congestion_control (comma-separated;\n"
-    "                          each must be loaded already: the server loads no module)\n"
+    "      --allow-cc NAMES    congestion controls a client may ask for besides\n"
+    "                          net.ipv4.tcp_allowed_congestion_control's\n"
+    "                          (comma-separated; each must be loaded already: the\n"
+    "                          server loads no module)\n"
     "  -j, --json              log lines as JSON (keys: docs/json.md)\n"
     "  -h, --help              show this help\n";
 
@@ -180,6 +182,7 @@ static void log_test(void *ctx, const struct server_test_summary *t)
 	if (!p)
 		return;
 	print_set_compact(p);
+	print_set_width(p, 0); /* a log line stays one line, for grep and log tools */
 	print_text(p, "%s: test from", PROG_NAME);
 	print_str(p, "client", t->client, PRINT_BARE);
 	print_str(p, "end", t->reason, 0);

@@ -33,15 +33,16 @@
 /* The usage leads with the command the user typed: `rrul` is `test rrul`. */
 #define USAGE_BODY \
     "\n" \
-    "Run a latency-under-load test against `" PROG_NAME " server` on HOST, as flent runs\n" \
-    "it: probes measure the round-trip time for DELAY seconds idle, then while TCP flows\n" \
-    "load the path for LENGTH seconds, then DELAY seconds idle again. Prints idle and\n" \
-    "loaded latency, the latency the load added, throughput each way, loss, a grade and\n" \
-    "responsiveness (RPM).\n" \
+    "Run a latency-under-load test against `" PROG_NAME " server` on HOST, as flent\n" \
+    "runs it: probes measure the round-trip time for DELAY seconds idle, then while\n" \
+    "TCP flows load the path for LENGTH seconds, then DELAY seconds idle again.\n" \
+    "Prints idle and loaded latency, the latency the load added, throughput each way,\n" \
+    "loss, a grade and responsiveness (RPM). Ctrl-C ends it early and keeps what was\n" \
+    "measured, marked interrupted.\n" \
     "\n" \
-    "Tests: rrul (4 uploads + 4 downloads marked BE, BK, CS5, EF; UDP EF, BK, BE and ICMP\n" \
-    "probes), rrul_be (the same, all best effort), tcp_upload, tcp_download, tcp_nup,\n" \
-    "tcp_ndown (--streams flows), ping (probes only).\n" \
+    "Tests: rrul (4 uploads + 4 downloads marked BE, BK, CS5, EF; UDP EF, BK, BE and\n" \
+    "ICMP probes), rrul_be (the same, all best effort), tcp_upload, tcp_download,\n" \
+    "tcp_nup, tcp_ndown (--streams flows), ping (probes only).\n" \
     "\n" \
     "  -l, --length SECONDS   load duration (default 60)\n" \
     "  -d, --delay SECONDS    idle time before and after the load (default 5)\n" \
@@ -50,7 +51,7 @@
     "  -p, --port PORT        the server's TCP and UDP port (default 9911)\n" \
     "      --label TEXT       a label stored in the results\n" \
     "      --cc ALGO          TCP congestion control of every flow, at both ends\n" \
-    "      --local ADDR       source address of every socket (an address of this host)\n" \
+    "      --local ADDR       source address of every socket (one of this host's)\n" \
     "      --streams N        flows of tcp_nup and tcp_ndown (default 4, at most 16)\n" \
     "      --key FILE         the shared key of a private server\n" \
     "  -o, --output FILE      write the result as JSON (keys: docs/json.md)\n" \

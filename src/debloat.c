@@ -15,17 +15,17 @@ static const struct {
 	const char *description;
 } subcommands[] = {
     {"audit", cmd_audit,
-     "Show each interface's queues, the delay they can add, what to do, and a grade"},
-    {"bql", cmd_bql, "Watch each TX queue's byte queue limits live (limit, inflight, stalls)"},
+     "Show each interface's queues, the delay they add, the fix, a grade"},
+    {"bql", cmd_bql, "Watch each TX queue's byte queue limits live (limit, inflight)"},
     {"server", cmd_server, "Serve latency-under-load tests (debloat rrul) to other hosts"},
     {"snapshot", cmd_snapshot, "Save what audit reads as JSON, to audit later: audit --from FILE"},
     {"rrul", cmd_rrul, "Measure latency under load against a debloat server: test rrul HOST"},
-    {"test", cmd_test, "Run a latency-under-load test (rrul, tcp_nup, ping...) against a server"},
+    {"test", cmd_test, "Run a latency-under-load test (rrul, tcp_nup, ping...)"},
     {"plot", cmd_plot, "Draw test results (JSON or flent files) as SVG: over time, CDF, box"},
     {"compare", cmd_compare, "Show several test results side by side, with ratios to the first"},
-    {"fix", cmd_fix, "Apply the recommended queueing setup, journaled so undo can restore it"},
+    {"fix", cmd_fix, "Apply the recommended queueing setup, journaled for undo"},
     {"undo", cmd_undo, "Restore what fix changed, from its journal"},
-    {"prove", cmd_prove, "Measure, fix on trial, measure again: keep the fix only if it is better"},
+    {"prove", cmd_prove, "Measure, fix on trial, measure again: keep the fix if better"},
     {"lab", cmd_lab, "Emulate a board's link between two namespaces and measure across it"},
 };
 

@@ -25,6 +25,10 @@ struct printer {
 
 	/* text: where the cursor is */
 	unsigned indent;
+	unsigned width;	 /* text wraps past this column; 0: never */
+	unsigned col;	 /* columns written on this line */
+	unsigned pending_spaces; /* blanks held back until the next word shows where it goes */
+	bool nowrap;	 /* the value being written is not to be broken */
 	bool line_start; /* nothing written on this line yet */
 	bool need_space; /* the next value needs a separator */
 };
@@ -38,6 +42,7 @@ struct printer *print_new(FILE *out, enum print_mode mode)
 	p->out = out;
 	p->mode = mode;
 	p->line_start = true;
+	p->width = PRINT_WIDTH;
 	if (mode == PRINT_MODE_JSON) {
 		p->stack[0] = json_new_object();
 		if (!p->stack[0]) {
@@ -67,6 +72,11 @@ static void fail(struct printer *p, int err)
 {
 	if (!p->err)
 		p->err = err;
+}
+
+void print_set_width(struct printer *p, unsigned width)
+{
+	p->width = width;
 }
 
 void print_set_compact(struct printer *p)
@@ -163,18 +173,60 @@ void print_close(struct printer *p)
 	p->depth--;
 }
 
+static void line_begin(struct printer *p, unsigned cols)
+{
+	fprintf(p->out, "%*s", (int)cols, "");
+	p->col = cols;
+	p->line_start = false;
+	p->pending_spaces = 0;
+}
+
+/*
+ * n bytes of one word (or a whole value with nowrap), after the spaces held back before
+ * it: on this line when they fit, else on the next, two columns further in (the spaces
+ * are dropped at a break).
+ */
+static void put_word(struct printer *p, const char *s, size_t n)
+{
+	if (p->line_start) {
+		line_begin(p, p->indent * 2);
+	} else if (p->width && p->col + p->pending_spaces + n > p->width &&
+		   p->col > p->indent * 2 + 2) {
+		fputc('\n', p->out);
+		line_begin(p, p->indent * 2 + 2);
+	}
+	fprintf(p->out, "%*s", (int)p->pending_spaces, "");
+	p->col += p->pending_spaces;
+	p->pending_spaces = 0;
+	fwrite(s, 1, n, p->out);
+	p->col += (unsigned)n;
+}
+
 static void text_write(struct printer *p, const char *s)
 {
 	size_t n = strlen(s);
 
 	if (!n)
 		return;
-	if (p->line_start) {
-		fprintf(p->out, "%*s", (int)(p->indent * 2), "");
-		p->line_start = false;
+	while (*s) {
+		size_t w = p->nowrap ? strcspn(s, "\n") : strcspn(s, " \n");
+
+		if (w)
+			put_word(p, s, w);
+		s += w;
+		if (*s == '\n') {
+			fputc('\n', p->out);
+			p->col = 0;
+			p->pending_spaces = 0;
+			p->line_start = true;
+			s++;
+		} else if (*s == ' ') {
+			if (!p->line_start) /* no leading blanks from a value */
+				p->pending_spaces++;
+			s++;
+		}
 	}
-	fputs(s, p->out);
-	p->need_space = !strchr(" (\n", s[n - 1]);
+	p->need_space = !strchr(" (\n", s[-1]);
 }
 
 void print_text(struct printer *p, const char *fmt, ...)
@@ -198,6 +250,8 @@ void print_nl(struct printer *p)
 	if (p->mode != PRINT_MODE_TEXT)
 		return;
 	fputc('\n', p->out);
+	p->col = 0;
+	p->pending_spaces = 0;
 	p->line_start = true;
 	p->need_space = false;
 }
@@ -232,7 +286,9 @@ static void text_item(struct printer *p, const char *key, enum unit unit, unsign
 		snprintf(label, sizeof(label), "%.*s ", (int)n, key);
 		text_write(p, label);
 	}
+	p->nowrap = flags & PRINT_NOWRAP;
 	text_write(p, value);
+	p->nowrap = false;
 }
 
 /* Three significant digits at most, trailing zeros dropped: 123, 12.3, 1.23, 5. */

@@ -14,11 +14,15 @@
  *
  * Text layout is the caller's: print_text() and print_nl() write only in text mode,
  * print_indent() sets the indentation of the following text lines. Containers
- * (print_open_object/array) only shape the JSON document.
+ * (print_open_object/array) only shape the JSON document. Text fits PRINT_WIDTH
+ * columns: a line that would pass it breaks between words, the rest indented two
+ * columns more than the line's own indentation. A value printed with PRINT_NOWRAP (a
+ * command to type) is never broken: it starts a line of its own when it does not fit.
  *
  * Flags, or-ed into the unit argument (or passed alone to print_str and friends):
  *	PRINT_BARE	text shows the value without its label
  *	PRINT_JSON_ONLY	nothing in text
+ *	PRINT_NOWRAP	text keeps the value whole on one line (a command)
  *
  * Errors (out of memory, a failed write, unbalanced containers) are sticky and
  * returned by print_finish(), as -errno.
@@ -34,6 +38,8 @@
 
 #define PRINT_BARE	(1u << 8)
 #define PRINT_JSON_ONLY (1u << 9)
+#define PRINT_NOWRAP	(1u << 10)
+#define PRINT_WIDTH	80
 
 enum print_mode {
 	PRINT_MODE_TEXT,
@@ -49,6 +55,9 @@ void print_free(struct printer *p);
 bool print_is_json(const struct printer *p);
 /* JSON mode: print_finish() writes the document on one line (JSON lines, one per sample). */
 void print_set_compact(struct printer *p);
+/* Text: break lines past width columns (PRINT_WIDTH by default; 0: never, for
+ * machine-read lines and screens that place their own text). */
+void print_set_width(struct printer *p, unsigned width);
 
 void print_open_object(struct printer *p, const char *key);
 void print_open_array(struct printer *p, const char *key);

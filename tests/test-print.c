@@ -60,8 +60,40 @@ TEST(one_call_makes_text)
 	REQUIRE(p);
 	emit(p);
 	REQUIRE_EQ(stop(&c, p), 0);
+	/* Past PRINT_WIDTH the line breaks between words, the rest two columns in. */
 	CHECK_STR(c.buf, "delay 123 ms speed 100Mbit limit 1792Mb limit 1000p duplex unknown "
-			 "pfifo_fast ecn yes (text only)\nkind fq_codel\n");
+			 "pfifo_fast\n  ecn yes (text only)\nkind fq_codel\n");
+	free(c.buf);
+}
+
+TEST(text_fits_80_columns_and_commands_stay_whole)
+{
+	static const char cmd[] = "tc qdisc replace dev eth0 root handle 1: fq_codel limit 800 ecn";
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+	const char *nl;
+
+	REQUIRE(p);
+	print_indent(p, 1);
+	print_text(p, "a sentence long enough to need a break, because it goes on and on past "
+		      "the eightieth column of a terminal, and then some more words");
+	print_nl(p);
+	print_text(p, "then type this command as root:");
+	print_str(p, NULL, cmd, PRINT_BARE | PRINT_NOWRAP);
+	print_nl(p);
+	REQUIRE_EQ(stop(&c, p), 0);
+	/* every line within 80 columns, none ending in a blank */
+	for (const char *l = c.buf; *l; l = nl + 1) {
+		nl = strchr(l, '\n');
+		REQUIRE(nl);
+		CHECK((size_t)(nl - l) <= 80);
+		CHECK(nl == l || nl[-1] != ' ');
+	}
+	CHECK(strstr(c.buf, "  a sentence long enough") == c.buf);
+	CHECK(strstr(c.buf, "\n    ") != NULL); /* the continuation, two columns further in */
+	/* the command on a line of its own, whole */
+	CHECK(strstr(c.buf, "as root:\n    tc qdisc replace dev eth0 root handle 1: fq_codel "
+			    "limit 800 ecn\n") != NULL);
 	free(c.buf);
 }
 
