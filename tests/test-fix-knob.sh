@@ -129,7 +129,9 @@ assert_eq "... tc sees it at the root" pfifo_fast "$(root_kind)"
 expect_read "... and reads back as written, though it is also a default" pfifo_fast \
 	root-qdisc v0
 tc -n "$NS" qdisc replace dev v0 root handle 7: pfifo_fast
-expect_read "someone else's pfifo_fast reads as default" default root-qdisc v0
+# someone's pfifo_fast is theirs (on a veth, deleting it would leave noqueue): a spec
+expect_read "someone else's pfifo_fast reads as itself, not as the default" pfifo_fast \
+	root-qdisc v0
 
 knob write root-qdisc v0 "bfifo limit 64kb"
 assert_status "bfifo is written" 0
