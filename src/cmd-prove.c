@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +40,7 @@
 #include "policy.h"
 #include "print.h"
 #include "prove/trial.h"
+#include "prove/report.h"
 #include "prove/verdict.h"
 #include "prove/watch.h"
 
@@ -531,257 +531,29 @@ static void draw(struct prove_run *r)
 	run_free_all(runs, 2);
 }
 
-/* ---- the report: one print path for text and JSON ---- */
-
-static void print_ms(struct printer *p, const char *key, double v)
+/* The report of this proof (prove/report.h). */
+static void print_report(struct printer *p, const struct prove_run *r)
 {
-	if (isnan(v))
-		print_null(p, key, "-", PRINT_BARE);
-	else
-		print_double(p, key, v, 1, PRINT_BARE);
-}
+	const struct prove_report rep = {
+	    .server = r->a.server,
+	    .test = r->a.test,
+	    .dir = r->dir,
+	    .host = &r->host,
+	    .mtu = r->ifc->mtu,
+	    .before = r->have_before ? &r->before : NULL,
+	    .after = r->have_after ? &r->after : NULL,
+	    .watch_before = &r->watch_before,
+	    .watch_after = &r->watch_after,
+	    .cap = &r->cap,
+	    .fix = r->fix,
+	    .outcome = r->outcome,
+	    .why = r->why,
+	    .verdict = &r->verdict,
+	    .min_gain = r->a.min_gain,
+	    .max_loss = r->a.max_loss,
+	};
 
-static void print_queue(struct printer *p, const struct prove_watch *w, uint32_t mtu)
-{
-	print_open_object(p, "queue");
-	print_indent(p, 2);
-	print_text(p, "queue:");
-	print_str(p, "where", watch_where(w, mtu), PRINT_BARE);
-	print_text(p, "(qdisc backlog max");
-	print_uint(p, "qdisc_backlog_max_bytes", w->backlog_max, PRINT_BARE);
-	print_text(p, "B, drops");
-	print_uint(p, "qdisc_drops", watch_drops(w), PRINT_BARE);
-	print_text(p, ", BQL inflight max");
-	if (w->inflight_max < 0)
-		print_null(p, "bql_inflight_max_bytes", "-", PRINT_BARE);
-	else
-		print_int(p, "bql_inflight_max_bytes", w->inflight_max, PRINT_BARE);
-	print_text(p, "B)");
-	print_nl(p);
-	print_close(p);
-}
-
-static void print_numbers(struct printer *p, const char *key, const char *title,
-			  const struct prove_numbers *n, bool have, const struct prove_watch *w,
-			  uint32_t mtu)
-{
-	if (!have) {
-		print_null(p, key, NULL, PRINT_JSON_ONLY);
-		return;
-	}
-	print_open_object(p, key);
-	print_indent(p, 1);
-	print_text(p, "%-7s induced", title);
-	print_ms(p, "induced_ms", n->induced_ms);
-	print_text(p, "ms, loaded p50");
-	print_ms(p, "loaded_p50_ms", n->loaded_p50_ms);
-	print_text(p, "p99");
-	print_ms(p, "loaded_p99_ms", n->loaded_p99_ms);
-	print_text(p, "ms, idle");
-	print_ms(p, "idle_p50_ms", n->idle_p50_ms);
-	print_text(p, "ms, RPM");
-	if (isnan(n->rpm))
-		print_null(p, "rpm", "-", PRINT_BARE);
-	else
-		print_double(p, "rpm", n->rpm, 0, PRINT_BARE);
-	print_text(p, ", up");
-	print_ms(p, "upload_mbps", n->up_mbps);
-	print_text(p, "down");
-	print_ms(p, "download_mbps", n->down_mbps);
-	print_text(p, "Mbit/s, grade");
-	print_str(p, "grade", n->grade[0] ? n->grade : "-", PRINT_BARE);
-	print_nl(p);
-	print_queue(p, w, mtu);
-	print_close(p);
-}
-
-static void print_ratio(struct printer *p, const char *key, double v)
-{
-	if (isnan(v))
-		print_null(p, key, "-", PRINT_BARE);
-	else
-		print_double(p, key, v, 2, PRINT_BARE);
-}
-
-/* "Raspberry Pi 4 Model B Rev 1.4", or the DMI product, or "". */
-static void board_name(char *buf, size_t len)
-{
-	static const char *const files[] = {"/proc/device-tree/model",
-					    "/sys/class/dmi/id/product_name"};
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < 2 && !buf[0]; i++) {
-		FILE *f = fopen(files[i], "r");
-
-		if (!f)
-			continue;
-		if (!fgets(buf, (int)len, f))
-			buf[0] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		fclose(f);
-	}
-}
-
-static void print_interfaces(struct printer *p, struct prove_run *r)
-{
-	char board[128];
-	struct utsname u;
-
-	board_name(board, sizeof(board));
-	if (uname(&u) < 0)
-		u.release[0] = '\0';
-	print_indent(p, 0);
-	print_text(p, "board");
-	print_str(p, "board", board[0] ? board : "unknown", PRINT_BARE);
-	print_text(p, ", kernel");
-	print_str(p, "kernel", u.release, PRINT_BARE);
-	print_nl(p);
-	print_open_array(p, "interfaces");
-	for (size_t i = 0; i < r->host.n; i++) {
-		const struct iface *ifc = &r->host.ifaces[i];
-		struct verdict v;
-
-		policy_iface(ifc, &r->host, &v);
-		print_open_object(p, NULL);
-		print_indent(p, 0);
-		print_str(p, "name", ifc->name, PRINT_BARE);
-		print_text(p, ": driver");
-		print_str(p, "driver", ifc->driver[0] ? ifc->driver : ifc->kind, PRINT_BARE);
-		print_text(p, ",");
-		if (ifc->speed_mbps)
-			print_uint(p, "speed_mbps", ifc->speed_mbps, UNIT_MBPS);
-		else
-			print_null(p, "speed_mbps", "speed unknown", PRINT_BARE);
-		print_text(p, ", BQL");
-		if (v.bql_in_use == TRI_UNKNOWN)
-			print_null(p, "bql_in_use", "unknown", PRINT_BARE);
-		else
-			print_bool(p, "bql_in_use", v.bql_in_use == TRI_YES, PRINT_BARE);
-		print_text(p, ", root qdisc");
-		print_str(p, "qdisc", ifc->root_qdisc[0] ? ifc->root_qdisc : "unknown", PRINT_BARE);
-		print_nl(p);
-		print_close(p);
-	}
-	print_close(p);
-}
-
-/* What fix changed (or would have), from its report. */
-static void print_plan(struct printer *p, struct prove_run *r)
-{
-	struct jval *ifs = r->fix ? json_get(r->fix, "interfaces") : NULL;
-
-	print_open_array(p, "plan");
-	for (size_t i = 0; i < json_array_len(ifs); i++) {
-		struct jval *steps = json_get(json_array_at(ifs, i), "steps");
-
-		for (size_t k = 0; k < json_array_len(steps); k++) {
-			struct jval *s = json_array_at(steps, k);
-			const char *ifname = "", *kind = "", *name = NULL, *before = "", *after = "",
-				   *status = "";
-
-			json_get_string(s, "ifname", &ifname);
-			json_get_string(s, "knob", &kind);
-			json_get_string(s, "name", &name);
-			json_get_string(s, "before", &before);
-			json_get_string(s, "after", &after);
-			json_get_string(s, "status", &status);
-			if (!strcmp(status, "same"))
-				continue;
-			print_open_object(p, NULL);
-			print_indent(p, 1);
-			print_str(p, "ifname", ifname, PRINT_BARE);
-			print_str(p, "kind", kind, PRINT_BARE);
-			if (name && *name)
-				print_str(p, "name", name, PRINT_BARE);
-			print_text(p, ":");
-			print_str(p, "before", before, PRINT_BARE);
-			print_text(p, "->");
-			print_str(p, "after", after, PRINT_BARE);
-			print_text(p, "(");
-			print_str(p, "status", status, PRINT_BARE);
-			print_text(p, ")");
-			print_nl(p);
-			print_close(p);
-		}
-	}
-	print_close(p);
-}
-
-static void print_report(struct printer *p, struct prove_run *r)
-{
-	print_str(p, "server", r->a.server, PRINT_JSON_ONLY);
-	print_str(p, "test", r->a.test, PRINT_JSON_ONLY);
-	print_str(p, "output_dir", r->dir, PRINT_JSON_ONLY);
-	print_interfaces(p, r);
-	print_numbers(p, "before", "before:", &r->before, r->have_before, &r->watch_before,
-		      r->ifc->mtu);
-	print_numbers(p, "after", "after:", &r->after, r->have_after, &r->watch_after,
-		      r->ifc->mtu);
-	print_open_object(p, "capacity_mbps");
-	if (r->have_before) {
-		print_indent(p, 0);
-		print_text(p, "capacity: up");
-		print_ms(p, "up", r->cap.up_mbps);
-		print_text(p, "down");
-		print_ms(p, "down", r->cap.down_mbps);
-		print_text(p, "Mbit/s (");
-		print_str(p, "source", r->cap.source ? r->cap.source : "none", PRINT_BARE);
-		print_text(p, ")");
-		if (r->cap.shape_rate) {
-			print_text(p, ", shaper");
-			print_double(p, "shape", (double)r->cap.shape_rate * 8 / 1e6, 1, PRINT_BARE);
-			print_text(p, "Mbit/s");
-		} else {
-			print_null(p, "shape", NULL, PRINT_JSON_ONLY);
-		}
-		if (r->cap.shape_down_rate) {
-			print_text(p, ", download shaper");
-			print_double(p, "shape_down", (double)r->cap.shape_down_rate * 8 / 1e6, 1,
-				     PRINT_BARE);
-			print_text(p, "Mbit/s");
-		} else {
-			print_null(p, "shape_down", NULL, PRINT_JSON_ONLY);
-		}
-		print_nl(p);
-		print_indent(p, 1);
-		print_str(p, "why", r->cap.why, PRINT_BARE);
-		print_nl(p);
-	}
-	print_close(p);
-	if (r->fix) {
-		print_indent(p, 0);
-		print_text(p, "what fix changed:");
-		print_nl(p);
-	}
-	print_plan(p, r);
-	print_open_object(p, "verdict");
-	print_indent(p, 0);
-	print_text(p, "verdict:");
-	print_str(p, "outcome", r->outcome, PRINT_BARE);
-	print_bool(p, "kept", !strcmp(r->outcome, "kept") || !strcmp(r->outcome, "already-fixed"),
-		   PRINT_JSON_ONLY);
-	print_text(p, "- ");
-	print_str(p, "why", r->why, PRINT_BARE);
-	print_nl(p);
-	if (r->have_after) {
-		print_indent(p, 1);
-		print_text(p, "latency");
-		print_ratio(p, "latency_ratio", r->verdict.latency_ratio);
-		print_text(p, "x lower; goodput up");
-		print_ratio(p, "upload_ratio", r->verdict.upload_ratio);
-		print_text(p, "down");
-		print_ratio(p, "download_ratio", r->verdict.download_ratio);
-		print_text(p, "x of before (min gain");
-		print_double(p, "min_gain", r->a.min_gain, 2, PRINT_BARE);
-		print_text(p, ", max loss");
-		print_double(p, "max_loss", r->a.max_loss, 2, PRINT_BARE);
-		print_text(p, ")");
-		print_nl(p);
-	}
-	print_close(p);
-	print_indent(p, 0);
-	print_text(p, "files in %s", r->dir);
-	print_nl(p);
+	prove_report_print(p, &rep);
 }
 
 static int write_report(struct prove_run *r)
