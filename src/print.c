@@ -12,6 +12,7 @@
 
 #define PRINT_MAX_DEPTH 16
 #define UNIT_MASK	0xffu
+#define NBSP		'\x01' /* a blank where text_write does not break (label value) */
 
 struct printer {
 	FILE *out;
@@ -188,9 +189,10 @@ static void line_begin(struct printer *p, unsigned cols)
  */
 static void put_word(struct printer *p, const char *s, size_t n)
 {
+	/* Only a blank is a place to break: punctuation stays with what it follows. */
 	if (p->line_start) {
 		line_begin(p, p->indent * 2);
-	} else if (p->width && p->col + p->pending_spaces + n > p->width &&
+	} else if (p->width && p->pending_spaces && p->col + p->pending_spaces + n > p->width &&
 		   p->col > p->indent * 2 + 2) {
 		fputc('\n', p->out);
 		line_begin(p, p->indent * 2 + 2);
@@ -198,7 +200,8 @@ static void put_word(struct printer *p, const char *s, size_t n)
 	fprintf(p->out, "%*s", (int)p->pending_spaces, "");
 	p->col += p->pending_spaces;
 	p->pending_spaces = 0;
-	fwrite(s, 1, n, p->out);
+	for (size_t i = 0; i < n; i++) /* NBSP: a label and its value stay together */
+		fputc(s[i] == NBSP ? ' ' : s[i], p->out);
 	p->col += (unsigned)n;
 }
 
@@ -283,7 +286,7 @@ static void text_item(struct printer *p, const char *key, enum unit unit, unsign
 
 		if (sn && n > sn && !strcmp(key + n - sn, suffix))
 			n -= sn;
-		snprintf(label, sizeof(label), "%.*s ", (int)n, key);
+		snprintf(label, sizeof(label), "%.*s%c", (int)n, key, NBSP);
 		text_write(p, label);
 	}
 	p->nowrap = flags & PRINT_NOWRAP;
