@@ -123,6 +123,13 @@ timeout 30 "$DEBLOAT" lab --set cc=nosuchcc -q -- true >/dev/null 2>"$TMPDIR_CLI
 assert_eq "lab --set cc=nosuchcc: a usage error" "2" "$rc"
 assert_contains "lab --set cc=nosuchcc: names it" "$(cat "$TMPDIR_CLI_ERR")" \
 	'cannot use congestion control "nosuchcc"'
+# ... and lab compare checks every profile's before the first run starts.
+rc=0
+out=$(timeout 30 "$DEBLOAT" lab compare -l 2 -d 1 --set cc=nosuchcc bbb-stock \
+	2>"$TMPDIR_CLI_ERR") || rc=$?
+assert_eq "lab compare --set cc=nosuchcc: a usage error" "2" "$rc"
+assert_contains "  names it" "$(cat "$TMPDIR_CLI_ERR")" 'cannot use congestion control "nosuchcc"'
+assert_not_contains "  before any run starts" "$out$(cat "$TMPDIR_CLI_ERR")" "running"
 
 # A label from a file reaches the terminal escaped: no control character comes out.
 if command -v jq >/dev/null; then

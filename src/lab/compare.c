@@ -22,6 +22,7 @@
 #include "json.h"
 #include "lab/compare.h"
 #include "lab/profile.h"
+#include "meter/cc.h"
 #include "meter/tests.h"
 #include "plot/plot.h"
 #include "plot/run.h"
@@ -256,6 +257,19 @@ static int load_profiles(const struct lc_args *a, struct lc_run *runs)
 		if (lab_profile_set_words(prof, a->sets, a->nsets, err, sizeof(err)) < 0) {
 			cli_usage_error(a->cmd, a->usage, "%s", err);
 			goto out;
+		}
+		/* A congestion control this host lacks would fail every flow of the run. */
+		if (prof->cc[0]) {
+			int r = cc_usable(prof->cc);
+
+			if (r < 0 && r != -EPERM) {
+				cli_usage_error(a->cmd, a->usage,
+						"%s: this host cannot use congestion control \"%s\": %s "
+						"(see net.ipv4.tcp_available_congestion_control)",
+						prof->name, prof->cc,
+						r == -ENOENT ? "no such algorithm" : strerror(-r));
+				goto out;
+			}
 		}
 		make_stem(prof->name, lr->base, sizeof(lr->base));
 		snprintf(lr->stem, sizeof(lr->stem), "%s", lr->base);
