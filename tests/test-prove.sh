@@ -19,7 +19,8 @@
 #    the download's induced latency >= 5x lower and its goodput >= 85%; undo removes it;
 #  - the server killed during the second test: put back, exit 1, a clear message;
 #  - prove killed by SIGKILL during the second test: its fix child puts everything
-#    back by itself;
+#    back by itself; interrupted by SIGTERM (as by Ctrl-C): it puts everything back
+#    and says so;
 #  - usage errors and an unknown interface change nothing.
 # The upload runs reno: at this topology's sub-millisecond base RTT (no netem here for a
 # home link's 20 ms), cubic leaves HyStart early and grows so slowly that the modem's
@@ -249,5 +250,14 @@ for _ in $(seq 100); do
 done
 assert_eq "prove killed by SIGKILL: c0 exactly as before" "$pristine" "$(c0_state)"
 assert_true "  and no journal left behind" test ! -s "$ST/journal"
+
+# ---- prove interrupted (SIGTERM; Ctrl-C's SIGINT takes the same path) ----
+prove_bg termed
+kill -TERM "$BG"
+prove_bg_end
+assert_eq "prove sent SIGTERM: exit 1" 1 "$rc"
+assert_contains "  says the change on trial was put back" "$(cat "$T/termed.err")" \
+	"interrupted: the change on trial was put back"
+assert_eq "  c0 exactly as before" "$pristine" "$(c0_state)"
 
 finish
