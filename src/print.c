@@ -273,12 +273,13 @@ static const char *const unit_suffix[] = {
 static void text_item(struct printer *p, const char *key, enum unit unit, unsigned flags,
 		      const char *value)
 {
-	char label[64];
+	char item[1200];
 
 	if (p->mode != PRINT_MODE_TEXT || (flags & PRINT_JSON_ONLY))
 		return;
 	if (p->need_space)
 		text_write(p, " ");
+	/* "label value" as one string, the blank between them one that does not break. */
 	if (key && !(flags & PRINT_BARE)) {
 		const char *suffix =
 		    unit < sizeof(unit_suffix) / sizeof(*unit_suffix) ? unit_suffix[unit] : NULL;
@@ -286,8 +287,8 @@ static void text_item(struct printer *p, const char *key, enum unit unit, unsign
 
 		if (sn && n > sn && !strcmp(key + n - sn, suffix))
 			n -= sn;
-		snprintf(label, sizeof(label), "%.*s%c", (int)n, key, NBSP);
-		text_write(p, label);
+		snprintf(item, sizeof(item), "%.*s%c%s", (int)n, key, NBSP, value);
+		value = item;
 	}
 	p->nowrap = flags & PRINT_NOWRAP;
 	text_write(p, value);

@@ -140,4 +140,23 @@ if command -v jq >/dev/null; then
 	rm -f "$TMPDIR_CLI_ERR.json"
 fi
 
+
+# Text fits 80 columns: every --help, and audit's report (a command to type stays whole
+# on a line of its own, however long).
+wide=
+for c in "" audit bql server snapshot rrul test plot compare fix undo prove lab "lab compare" \
+	"lab seed"; do
+	# shellcheck disable=SC2086 # "lab compare" is two words
+	w=$("$DEBLOAT" $c --help | awk 'length > 80' | head -n 1)
+	[ -z "$w" ] || wide+=" [$c --help] $w"
+done
+assert_eq "every --help fits 80 columns" "" "$wide"
+wide=
+for f in "$TOP"/tests/fixtures/*.json; do
+	w=$("$DEBLOAT" audit --from "$f" | awk 'length > 80 && $1 !~ /^(tc|ip|ethtool|sysctl|echo)$/' |
+		head -n 1)
+	[ -z "$w" ] || wide+=" [$(basename "$f")] $w"
+done
+assert_eq "audit's report fits 80 columns (commands aside)" "" "$wide"
+
 finish
