@@ -10,8 +10,9 @@
 #   make static     a static, stripped binary for a board: ARCH=armhf|arm64|native,
 #                   in build-static-ARCH/bin/debloat (scripts/build-static.sh)
 #   make smoke      both ARM static binaries under qemu-user (tests/test-static.sh)
-#   make vm-check   the static binary inside Debian's own kernels under QEMU, real
-#                   e1000e and virtio-net NICs (root; tests/vm/vm-check.sh)
+#   make vm-check   the static binaries inside Debian's own kernels under QEMU (amd64,
+#                   armhf, arm64), real e1000e and virtio-net NICs (root;
+#                   tests/vm/vm-check.sh)
 #   make install    binary, man pages, bash completion, systemd units into
 #                   $(DESTDIR)$(PREFIX); make uninstall removes what it installed
 BUILD ?= build
@@ -84,8 +85,8 @@ smoke:
 # DEBLOAT_VM_CACHE (default /var/cache/debloat-vm).
 vm-check:
 	@scripts/install-deps.sh vm
-	@scripts/build-static.sh native $(MESON_OPTS) >/dev/null
-	tests/vm/vm-check.sh build-static-native/bin/debloat || [ $$? -eq 77 ]
+	@for a in native armhf arm64; do scripts/build-static.sh $$a $(MESON_OPTS) >/dev/null || exit 1; done
+	tests/vm/vm-check.sh || [ $$? -eq 77 ]
 
 # meson installs into $(DESTDIR)$(PREFIX) and logs what it installed, for uninstall.
 install:

@@ -25,7 +25,7 @@ build_pkgs=(gcc libc6-dev make meson ninja-build pkg-config libmnl-dev libjson-c
 test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 iputils-ping librsvg2-bin libxml2-utils rt-tests)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 install_pkgs=(scdoc man-db)
-vm_pkgs=(qemu-system-x86 busybox-static cpio kmod xz-utils zstd jq iproute2)
+vm_pkgs=(qemu-system-x86 qemu-system-arm busybox-static cpio kmod xz-utils zstd jq iproute2)
 cross_arches=(armhf arm64)
 cross_pkgs=(crossbuild-essential-armhf crossbuild-essential-arm64 qemu-user
 	libmnl-dev:armhf libjson-c-dev:armhf zlib1g-dev:armhf

@@ -46,7 +46,7 @@ state() { # IFACE
 loaded_bql() { # IFACE PEER
 	debloat test tcp_upload "$2" -l 4 -d 1 -s 0.5 --json >/tmp/load.json 2>&1 &
 	sleep 2
-	debloat bql -n 3 --json "$1"
+	debloat bql -n 20 -i 100 --json "$1" # 2 s of samples: an emulated NIC drains fast
 	st=$?
 	wait
 	return $st

@@ -6,8 +6,11 @@
 #
 # For each kernel of tests/vm/kernels.txt (or those named): tests/vm/image.sh makes a
 # boot image (the kernel package and busybox-static from Debian, cached in
-# $DEBLOAT_VM_CACHE; our static binary, default build-static-native/bin/debloat, and
-# tests/vm/guest.sh as /init); the guest boots with an e1000e and a two-queue
+# $DEBLOAT_VM_CACHE; our static binary for the kernel's architecture,
+# build-static-ARCH/bin/debloat (native for amd64, or STATIC_DEBLOAT), and
+# tests/vm/guest.sh as /init); an amd64 kernel boots under qemu-system-x86_64 -M q35,
+# an arm64 one under qemu-system-aarch64 -M virt (Cortex-A57), an armhf one under
+# qemu-system-arm -M virt (Cortex-A15); the guest boots with an e1000e and a two-queue
 # virtio-net NIC whose other ends are tap devices in a network namespace made here,
 # where a `debloat server` listens (nothing else is reachable, and the host's own
 # interfaces are never touched). The guest prints every command's output between
@@ -19,13 +22,16 @@
 # VM_LOGS=DIR keeps each guest's serial log there. Each boot is bounded (VM_TIMEOUT
 # seconds, default 300); the namespace, its taps and
 # every QEMU and server process are removed on exit, also on failure. Needs root
-# (namespaces, taps), qemu-system-x86, busybox-static, cpio, kmod, jq and apt-get
-# (scripts/install-deps.sh vm installs them); exits 77 (skipped) without them.
+# (namespaces, taps), qemu-system-x86 (and qemu-system-arm for the ARM kernels, which
+# are skipped without it or without their static binary), busybox-static, cpio, kmod,
+# jq and apt-get (scripts/install-deps.sh vm installs them); exits 77 (skipped) without
+# them.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 
 json=0
+skipped=
 kernels=()
 debloat=$top/build-static-native/bin/debloat
 while [ $# -gt 0 ]; do
@@ -219,16 +225,29 @@ judge_fallback() { # KERNEL LOG
 for k in "${kernels[@]}"; do
 	img=$work/$k
 	mode=$(awk -v n="$k" '$1 == n { print $5 }' "$here/kernels.txt")
-	if ! "$here/image.sh" "$k" "$debloat" "$here/guest.sh" "$img" >"$work/image-$k.log" 2>&1; then
+	# The machine, console and static binary of the kernel's architecture.
+	case ${k%%-*} in
+	amd64) qemu=(qemu-system-x86_64 -M q35) console=ttyS0 bin=$debloat ;;
+	arm64) qemu=(qemu-system-aarch64 -M virt -cpu cortex-a57) console=ttyAMA0 ;;
+	armhf) qemu=(qemu-system-arm -M virt,highmem=off -cpu cortex-a15) console=ttyAMA0 ;;
+	*) record "$k" - "an architecture vm-check knows" fail "${k%%-*}"; continue ;;
+	esac
+	[ "${k%%-*}" = amd64 ] || bin=$top/build-static-${k%%-*}/bin/debloat
+	if ! command -v "${qemu[0]}" >/dev/null || [ ! -x "$bin" ]; then
+		echo "SKIP $k: needs ${qemu[0]} and $bin (make static ARCH=${k%%-*})"
+		skipped=$((skipped + 1))
+		continue
+	fi
+	if ! "$here/image.sh" "$k" "$bin" "$here/guest.sh" "$img" >"$work/image-$k.log" 2>&1; then
 		record "$k" - "boot image" fail "$(tail -n 3 "$work/image-$k.log" | tr '\n' ' ')"
 		continue
 	fi
 	log=$work/serial-$k.log
 	t0=$SECONDS
-	ip netns exec "$ns" timeout "$timeout_s" qemu-system-x86_64 -M q35 -m 768 -smp 2 \
+	ip netns exec "$ns" timeout "$timeout_s" "${qemu[@]}" -m 768 -smp 2 \
 		-nographic -no-reboot -monitor none \
 		-kernel "$img/vmlinuz" -initrd "$img/initrd.gz" \
-		-append "console=ttyS0 panic=-1 quiet loglevel=1${mode:+ dbvm=$mode}" \
+		-append "console=$console panic=-1 quiet loglevel=1${mode:+ dbvm=$mode}" \
 		-netdev tap,id=n0,ifname=tape,script=no,downscript=no \
 		-device e1000e,netdev=n0,mac=52:54:00:12:34:56 \
 		-netdev tap,id=n1,ifname=tapv,script=no,downscript=no,queues=2 \
@@ -284,5 +303,5 @@ else
 		awk -F'\t' '{ printf "%-17s %-11s %-6s %s\n", $1, $2, $3, $4 }'
 	echo "vm-check: ${#kernels[@]} kernel(s) in $secs s"
 fi
-echo "$passed passed, $failed failed"
+echo "$passed passed, $failed failed${skipped:+, $skipped skipped}"
 [ "$failed" -eq 0 ]
