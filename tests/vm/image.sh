@@ -28,7 +28,7 @@ mkdir -p "$cache" "$out"
 
 line=$(awk -v n="$name" '$1 == n' "$here/kernels.txt")
 [ -n "$line" ] || { echo "image: unknown kernel \"$name\" (tests/vm/kernels.txt)" >&2; exit 2; }
-read -r _ pkg pattern modules _ <<<"$line"
+read -r _ pkg pattern modules mode _ <<<"$line"
 arch=${name%%-*}
 host_arch=$(dpkg --print-architecture)
 
@@ -54,6 +54,10 @@ if [ ! -d "$tree/lib/modules" ]; then
 fi
 kver=$(ls "$tree/lib/modules" | head -n 1)
 cp "$tree/boot/vmlinuz-$kver" "$out/vmlinuz"
+# A board's own machine needs its device tree (the Wandboard's i.MX6: sabrelite's).
+if [ "${mode:-}" = fec ]; then
+	cp "$tree/usr/lib/linux-image-$kver/imx6q-sabrelite.dtb" "$out/board.dtb"
+fi
 echo "$pkg $kver" >"$out/kernel"
 
 root=$(mktemp -d)
