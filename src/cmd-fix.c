@@ -14,8 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <debloat/units.h>
-
 #include "cli.h"
 #include "fix/apply.h"
 #include "fix/fallback.h"
@@ -69,10 +67,6 @@ enum {
 	OPT_SHAPE,
 	OPT_INGRESS,
 };
-
-/* --shape's range, bytes/s: 64 kbit/s to 100 Gbit/s. */
-#define FIX_SHAPE_MIN 8000ULL
-#define FIX_SHAPE_MAX 12500000000ULL
 
 struct fix_args {
 	bool all, dry_run, json, confirm, persist, apply_persisted;
@@ -153,20 +147,13 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 			a->apply_persisted = true;
 			break;
 		case OPT_SHAPE:
-			if (db_parse_rate(optarg, &a->opts.shape_rate) < 0 ||
-			    a->opts.shape_rate < FIX_SHAPE_MIN || a->opts.shape_rate > FIX_SHAPE_MAX)
-				return cli_usage_error("fix", usage,
-						       "--shape takes a rate from 64kbit to 100gbit "
-						       "(\"80mbit\"), not \"%s\"",
-						       optarg);
-			break;
 		case OPT_INGRESS:
-			if (db_parse_rate(optarg, &a->opts.ingress_rate) < 0 ||
-			    a->opts.ingress_rate < FIX_SHAPE_MIN || a->opts.ingress_rate > FIX_SHAPE_MAX)
+			if (plan_parse_rate(optarg, c == OPT_SHAPE ? &a->opts.shape_rate
+								   : &a->opts.ingress_rate) < 0)
 				return cli_usage_error("fix", usage,
-						       "--ingress takes a rate from 64kbit to 100gbit "
+						       "%s takes a rate from 64kbit to 100gbit "
 						       "(\"80mbit\"), not \"%s\"",
-						       optarg);
+						       c == OPT_SHAPE ? "--shape" : "--ingress", optarg);
 			break;
 		case 'h':
 			return fputs(usage, stdout) == EOF ? 1 : 0;

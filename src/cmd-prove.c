@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "fix/apply.h"
 #include "fix/journal.h"
+#include "fix/plan.h"
 #include "host/host.h"
 #include "iface.h"
 #include "json.h"
@@ -169,8 +170,7 @@ static int parse_args(int argc, char *argv[], struct prove_args *a)
 						       optarg);
 			break;
 		case OPT_SHAPE:
-			if (db_parse_rate(optarg, &a->shape) < 0 || a->shape < 8000 ||
-			    a->shape > 12500000000ULL)
+			if (plan_parse_rate(optarg, &a->shape) < 0)
 				return cli_usage_error("prove", usage,
 						       "--shape takes a rate from 64kbit to 100gbit "
 						       "(\"80mbit\"), not \"%s\"",

@@ -191,7 +191,10 @@ static void put_word(struct printer *p, const char *s, size_t n)
 {
 	/* Only a blank is a place to break: punctuation stays with what it follows. */
 	if (p->line_start) {
+		unsigned blanks = p->pending_spaces; /* written out after a newline of the text */
+
 		line_begin(p, p->indent * 2);
+		p->pending_spaces = blanks;
 	} else if (p->width && p->pending_spaces && p->col + p->pending_spaces + n > p->width &&
 		   p->col > p->indent * 2 + 2) {
 		fputc('\n', p->out);
@@ -224,8 +227,7 @@ static void text_write(struct printer *p, const char *s)
 			p->line_start = true;
 			s++;
 		} else if (*s == ' ') {
-			if (!p->line_start) /* no leading blanks from a value */
-				p->pending_spaces++;
+			p->pending_spaces++;
 			s++;
 		}
 	}

@@ -89,8 +89,29 @@ netns_add() {
 	_netns+=("$1")
 }
 
+# netns_server NS PORT LOG [SERVER OPTIONS...]: `debloat server` on PORT in namespace NS
+# (at most SERVER_TIMEOUT seconds, default 120), its output in LOG; sets SERVER_PID and
+# returns once it listens. cleanup stops it.
+SERVER_PID=
+netns_server() {
+	local ns=$1 port=$2 log=$3
+	shift 3
+	ip netns exec "$ns" timeout "${SERVER_TIMEOUT:-120}" "$DEBLOAT" server -p "$port" "$@" \
+		>"$log" 2>&1 &
+	SERVER_PID=$!
+	for _ in $(seq 50); do
+		ip netns exec "$ns" ss -Hltn "sport = :$port" | grep -q . && return 0
+		sleep 0.1
+	done
+	fail "the server did not start: $(cat "$log")"
+}
+
 cleanup() {
 	local rc=$? ns
+	if [ -n "${SERVER_PID:-}" ]; then
+		kill "$SERVER_PID" 2>/dev/null || true
+		wait "$SERVER_PID" 2>/dev/null || true
+	fi
 	for ns in "${_netns[@]+"${_netns[@]}"}"; do
 		ip netns del "$ns" 2>/dev/null || true
 	done

@@ -13,16 +13,10 @@ require_cmd jq
 NS=dbt-int-$$
 PORT=9911
 T=$(mktemp -d)
-SERVER_PID=
-trap 'kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; rm -rf "$T"; cleanup' EXIT
+trap 'rm -rf "$T"; cleanup' EXIT
 netns_add "$NS"
 ip -n "$NS" link set lo up
-ip netns exec "$NS" timeout 60 "$DEBLOAT" server -p "$PORT" >"$T/server.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 50); do
-	ip netns exec "$NS" ss -Hltn "sport = :$PORT" | grep -q . && break
-	sleep 0.1
-done
+netns_server "$NS" "$PORT" "$T/server.log"
 
 for sig in INT TERM; do
 	ip netns exec "$NS" "$DEBLOAT" test tcp_upload 127.0.0.1 -p "$PORT" -l 10 -d 1 \

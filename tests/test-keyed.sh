@@ -16,19 +16,12 @@ require_cmd jq
 NS=dbt-key-$$
 PORT=9911
 T=$(mktemp -d)
-SERVER_PID=
-trap 'kill "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; rm -rf "$T"; cleanup' EXIT
+trap 'rm -rf "$T"; cleanup' EXIT
 netns_add "$NS"
 ip -n "$NS" link set lo up
 echo "a shared secret" >"$T/key"
 echo "another secret" >"$T/wrong"
-ip netns exec "$NS" timeout 60 "$DEBLOAT" server -p "$PORT" --key-file "$T/key" \
-	>"$T/server.log" 2>&1 &
-SERVER_PID=$!
-for _ in $(seq 50); do
-	ip netns exec "$NS" ss -Hltn "sport = :$PORT" | grep -q . && break
-	sleep 0.1
-done
+netns_server "$NS" "$PORT" "$T/server.log" --key-file "$T/key"
 client() { run ip netns exec "$NS" timeout 30 "$DEBLOAT" test "$@" 127.0.0.1 -p "$PORT" -l 2 -d 0.5; }
 
 client rrul_be --key "$T/key" --json

@@ -74,15 +74,7 @@ ip netns exec "$R" tc qdisc add dev r1 root handle 1: htb default 1
 ip netns exec "$R" tc class add dev r1 parent 1: classid 1:1 htb rate 100mbit ceil 100mbit
 ip netns exec "$R" tc qdisc add dev r1 parent 1:1 handle 10: pfifo limit 1000
 
-start_server() {
-	ip netns exec "$S" timeout 400 "$DEBLOAT" server -p "$PORT" >"$T/server.log" 2>&1 &
-	SERVER_PID=$!
-	for _ in $(seq 50); do
-		ip netns exec "$S" ss -Hltn "sport = :$PORT" | grep -q . && return 0
-		sleep 0.1
-	done
-	fail "the server did not start: $(cat "$T/server.log")"
-}
+start_server() { SERVER_TIMEOUT=400 netns_server "$S" "$PORT" "$T/server.log"; }
 
 # What prove may change on c0, and the sysctls fix plans: compared before and after.
 c0_state() {

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fix/qdisc-opts.h"
@@ -50,56 +51,53 @@ int ingress_link_add_request(const char *name, uint32_t seq, void *buf, size_t l
 	return finish(&b);
 }
 
-int ingress_link_up_request(int ifindex, uint32_t seq, void *buf, size_t len)
-{
-	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC,
-				.ifi_index = ifindex,
-				.ifi_flags = IFF_UP,
-				.ifi_change = IFF_UP};
-	struct nlbuf b;
-
-	nlbuf_init(&b, buf, len);
-	nlbuf_msg(&b, RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, seq, &ifi, sizeof(ifi));
-	return finish(&b);
-}
-
-int ingress_link_del_request(int ifindex, uint32_t seq, void *buf, size_t len)
+/* RTM_NEWLINK (set up) or RTM_DELLINK of ifindex. */
+static int link_request(uint16_t type, int ifindex, uint32_t seq, void *buf, size_t len)
 {
 	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
 	struct nlbuf b;
 
+	if (type == RTM_NEWLINK)
+		ifi.ifi_flags = ifi.ifi_change = IFF_UP;
 	nlbuf_init(&b, buf, len);
-	nlbuf_msg(&b, RTM_DELLINK, NLM_F_REQUEST | NLM_F_ACK, seq, &ifi, sizeof(ifi));
+	nlbuf_msg(&b, type, NLM_F_REQUEST | NLM_F_ACK, seq, &ifi, sizeof(ifi));
+	return finish(&b);
+}
+
+int ingress_link_up_request(int ifindex, uint32_t seq, void *buf, size_t len)
+{
+	return link_request(RTM_NEWLINK, ifindex, seq, buf, len);
+}
+
+int ingress_link_del_request(int ifindex, uint32_t seq, void *buf, size_t len)
+{
+	return link_request(RTM_DELLINK, ifindex, seq, buf, len);
+}
+
+/* The ingress qdisc (handle ffff:) of ifindex: added as tc adds it, or deleted. */
+static int qdisc_request(uint16_t type, uint16_t flags, int ifindex, uint32_t seq, void *buf,
+			 size_t len)
+{
+	struct tcmsg tcm = {.tcm_family = AF_UNSPEC,
+			    .tcm_ifindex = ifindex,
+			    .tcm_handle = INGRESS_HANDLE,
+			    .tcm_parent = TC_H_INGRESS};
+	struct nlbuf b;
+
+	nlbuf_init(&b, buf, len);
+	nlbuf_msg(&b, type, NLM_F_REQUEST | NLM_F_ACK | flags, seq, &tcm, sizeof(tcm));
+	nlbuf_str(&b, TCA_KIND, "ingress");
 	return finish(&b);
 }
 
 int ingress_qdisc_request(int ifindex, uint32_t seq, void *buf, size_t len)
 {
-	struct tcmsg tcm = {.tcm_family = AF_UNSPEC,
-			    .tcm_ifindex = ifindex,
-			    .tcm_handle = INGRESS_HANDLE,
-			    .tcm_parent = TC_H_INGRESS};
-	struct nlbuf b;
-
-	nlbuf_init(&b, buf, len);
-	nlbuf_msg(&b, RTM_NEWQDISC, NLM_F_REQUEST | NLM_F_ACK | NLM_F_EXCL | NLM_F_CREATE, seq,
-		  &tcm, sizeof(tcm));
-	nlbuf_str(&b, TCA_KIND, "ingress");
-	return finish(&b);
+	return qdisc_request(RTM_NEWQDISC, NLM_F_EXCL | NLM_F_CREATE, ifindex, seq, buf, len);
 }
 
 int ingress_qdisc_del_request(int ifindex, uint32_t seq, void *buf, size_t len)
 {
-	struct tcmsg tcm = {.tcm_family = AF_UNSPEC,
-			    .tcm_ifindex = ifindex,
-			    .tcm_handle = INGRESS_HANDLE,
-			    .tcm_parent = TC_H_INGRESS};
-	struct nlbuf b;
-
-	nlbuf_init(&b, buf, len);
-	nlbuf_msg(&b, RTM_DELQDISC, NLM_F_REQUEST | NLM_F_ACK, seq, &tcm, sizeof(tcm));
-	nlbuf_str(&b, TCA_KIND, "ingress");
-	return finish(&b);
+	return qdisc_request(RTM_DELQDISC, 0, ifindex, seq, buf, len);
 }
 
 int ingress_filter_request(int ifindex, int ifb_index, uint32_t seq, void *buf, size_t len)
@@ -139,42 +137,26 @@ int ingress_filter_request(int ifindex, int ifb_index, uint32_t seq, void *buf, 
 
 /* ---- reading ---- */
 
-struct ingress_find {
-	int ifindex;
-	char kind[QDISC_KIND_MAX]; /* "" when IFACE has none */
-};
-
-static int find_ingress(const struct nlmsghdr *nlh, void *data)
-{
-	struct ingress_find *f = data;
-	struct qdisc q;
-	int r;
-
-	if (nlh->nlmsg_type != RTM_NEWQDISC)
-		return 0;
-	r = qdisc_from_msg(nlh, &q);
-	if (r < 0)
-		return r;
-	if (q.ifindex == f->ifindex && q.parent == TC_H_INGRESS)
-		snprintf(f->kind, sizeof(f->kind), "%s", q.kind);
-	return 0;
-}
-
+/* The kind of the qdisc at ifindex's ingress (ingress or clsact), "" when none. */
 static int ingress_kind(int ifindex, char *kind, size_t len)
 {
-	struct tcmsg tcm = {.tcm_family = AF_UNSPEC, .tcm_ifindex = ifindex};
-	struct ingress_find f = {.ifindex = ifindex};
+	struct qdisc *all = NULL;
+	size_t n = 0;
 	struct nl *nl;
 	int r;
 
 	r = nl_open(&nl);
 	if (r < 0)
 		return r;
-	r = nl_dump(nl, RTM_GETQDISC, &tcm, sizeof(tcm), find_ingress, &f);
+	r = qdisc_list(nl, &all, &n);
 	nl_close(nl);
 	if (r < 0)
 		return r;
-	snprintf(kind, len, "%s", f.kind);
+	snprintf(kind, len, "%s", "");
+	for (size_t i = 0; i < n; i++)
+		if (all[i].ifindex == ifindex && all[i].parent == TC_H_INGRESS)
+			snprintf(kind, len, "%s", all[i].kind);
+	free(all);
 	return 0;
 }
 

@@ -826,7 +826,13 @@ out:
 
 /* ---- the other kinds ---- */
 
-static int read_txqueuelen(const struct knob *k, char *val, size_t len)
+/* The link attributes set by RTM_NEWLINK: txqueuelen (packets), gso_max_size (bytes). */
+static uint32_t link_attr(const struct knob *k, const struct link_facts *f)
+{
+	return k->kind == KNOB_TXQUEUELEN ? f->txqueuelen : f->gso_max_size;
+}
+
+static int read_link_attr(const struct knob *k, char *val, size_t len)
 {
 	struct link_facts facts;
 	int ifindex = ifindex_of(k->ifname), r;
@@ -836,63 +842,35 @@ static int read_txqueuelen(const struct knob *k, char *val, size_t len)
 	r = link_facts(ifindex, &facts);
 	if (r < 0)
 		return r;
-	return put_u64(val, len, facts.txqueuelen);
+	if (k->kind == KNOB_GSO_MAX_SIZE && !facts.gso_max_size)
+		return -ENOENT; /* a kernel that does not report it */
+	return put_u64(val, len, link_attr(k, &facts));
 }
 
-static int write_txqueuelen(const struct knob *k, const char *val, char *msg, size_t msglen)
+static int write_link_attr(const struct knob *k, const char *val, char *msg, size_t msglen)
 {
-	unsigned char buf[64];
-	uint64_t v;
-	int ifindex, n;
-
-	if (parse_number(val, UINT32_MAX, &v) < 0) {
-		set_msg(msg, msglen, "txqueuelen must be a number of packets, not \"%s\"", val);
-		return -EINVAL;
-	}
-	ifindex = ifindex_of(k->ifname);
-	if (ifindex < 0)
-		return ifindex;
-	n = knob_txqueuelen_request(ifindex, (uint32_t)v, 0, buf, sizeof(buf));
-	if (n < 0)
-		return n;
-	return send_requests(buf, (size_t)n, NULL, msg, msglen);
-}
-
-static int read_gso_max_size(const struct knob *k, char *val, size_t len)
-{
-	struct link_facts facts;
-	int ifindex = ifindex_of(k->ifname), r;
-
-	if (ifindex < 0)
-		return ifindex;
-	r = link_facts(ifindex, &facts);
-	if (r < 0)
-		return r;
-	if (!facts.gso_max_size) /* a kernel that does not report it */
-		return -ENOENT;
-	return put_u64(val, len, facts.gso_max_size);
-}
-
-static int write_gso_max_size(const struct knob *k, const char *val, char *msg, size_t msglen)
-{
+	bool gso = k->kind == KNOB_GSO_MAX_SIZE;
 	unsigned char buf[64];
 	struct link_facts facts;
 	uint64_t v;
 	int ifindex, n, r;
 
-	if (parse_number(val, UINT32_MAX, &v) < 0 || v == 0) {
-		set_msg(msg, msglen, "gso_max_size must be a number of bytes, not \"%s\"", val);
+	if (parse_number(val, UINT32_MAX, &v) < 0 || (gso && v == 0)) {
+		set_msg(msg, msglen, "%s must be a number of %s, not \"%s\"",
+			gso ? "gso_max_size" : "txqueuelen", gso ? "bytes" : "packets", val);
 		return -EINVAL;
 	}
 	ifindex = ifindex_of(k->ifname);
 	if (ifindex < 0)
 		return ifindex;
-	n = knob_gso_max_size_request(ifindex, (uint32_t)v, 0, buf, sizeof(buf));
+	n = gso ? knob_gso_max_size_request(ifindex, (uint32_t)v, 0, buf, sizeof(buf))
+		: knob_txqueuelen_request(ifindex, (uint32_t)v, 0, buf, sizeof(buf));
 	if (n < 0)
 		return n;
 	r = send_requests(buf, (size_t)n, NULL, msg, msglen);
-	if (r < 0)
+	if (r < 0 || !gso)
 		return r;
+	/* Older kernels take IFLA_GSO_MAX_SIZE on an existing link and ignore it. */
 	r = link_facts(ifindex, &facts);
 	if (r < 0)
 		return r;
@@ -1099,7 +1077,8 @@ int knob_read(const struct knob *k, const struct knob_env *env, char *val, size_
 		root_state_free(&st);
 		return r;
 	case KNOB_TXQUEUELEN:
-		return read_txqueuelen(k, val, len);
+	case KNOB_GSO_MAX_SIZE:
+		return read_link_attr(k, val, len);
 	case KNOB_BQL_LIMIT_MAX:
 		return read_bql(k, env, val, len);
 	case KNOB_RING_TX:
@@ -1109,8 +1088,6 @@ int knob_read(const struct knob *k, const struct knob_env *env, char *val, size_
 		return read_offload(k, val, len);
 	case KNOB_SYSCTL:
 		return read_sysctl(k, env, val, len);
-	case KNOB_GSO_MAX_SIZE:
-		return read_gso_max_size(k, val, len);
 	case KNOB_INGRESS:
 		return ingress_read(k, env, val, len);
 	}
@@ -1128,7 +1105,8 @@ int knob_write(const struct knob *k, const struct knob_env *env, const char *val
 	case KNOB_ROOT_QDISC:
 		return write_root(k, env, val, true, msg, msglen);
 	case KNOB_TXQUEUELEN:
-		return write_txqueuelen(k, val, msg, msglen);
+	case KNOB_GSO_MAX_SIZE:
+		return write_link_attr(k, val, msg, msglen);
 	case KNOB_BQL_LIMIT_MAX:
 		return write_bql(k, env, val, msg, msglen);
 	case KNOB_RING_TX:
@@ -1138,8 +1116,6 @@ int knob_write(const struct knob *k, const struct knob_env *env, const char *val
 		return write_offload(k, val, msg, msglen);
 	case KNOB_SYSCTL:
 		return write_sysctl(k, env, val, msg, msglen);
-	case KNOB_GSO_MAX_SIZE:
-		return write_gso_max_size(k, val, msg, msglen);
 	case KNOB_INGRESS:
 		return ingress_write(k, env, val, msg, msglen);
 	}

@@ -65,6 +65,16 @@ const char *plan_status_name(enum step_status s)
 	return s <= STEP_NOT_REACHED ? names[s] : "?";
 }
 
+int plan_parse_rate(const char *s, uint64_t *bytes_per_sec)
+{
+	uint64_t v;
+
+	if (db_parse_rate(s, &v) < 0 || v < PLAN_SHAPE_MIN || v > PLAN_SHAPE_MAX)
+		return -EINVAL;
+	*bytes_per_sec = v;
+	return 0;
+}
+
 int plan_phase(enum knob_kind kind)
 {
 	switch (kind) {

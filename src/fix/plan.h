@@ -212,6 +212,12 @@ int plan_spec_of_tree(const struct qdisc *root, struct plan_spec *out);
 /* Does have carry everything want asks for? */
 bool plan_spec_covers(const struct plan_spec *have, const struct plan_spec *want);
 
+/* A shaper's rate as tc spells it ("80mbit"), in bytes/s: 64 kbit/s to 100 Gbit/s.
+ * -EINVAL outside that range or the spelling. */
+#define PLAN_SHAPE_MIN 8000ULL
+#define PLAN_SHAPE_MAX 12500000000ULL
+int plan_parse_rate(const char *s, uint64_t *bytes_per_sec);
+
 const char *plan_role_name(enum plan_role role);
 int plan_role_from_name(const char *name); /* -EINVAL */
 const char *plan_status_name(enum step_status s);

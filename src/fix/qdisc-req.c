@@ -232,28 +232,27 @@ int knob_qdisc_requests(const char *spec, int ifindex, unsigned ntxq, int replac
 				      err, errlen);
 }
 
-int knob_txqueuelen_request(int ifindex, uint32_t txqueuelen, uint32_t seq, void *buf, size_t len)
+/* RTM_NEWLINK setting one u32 attribute of a link, as `ip link set` sends it. */
+static int link_u32_request(int ifindex, uint16_t attr, uint32_t v, uint32_t seq, void *buf,
+			    size_t len)
 {
 	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
 	struct nlbuf b;
 
 	nlbuf_init(&b, buf, len);
 	nlbuf_msg(&b, RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, seq, &ifi, sizeof(ifi));
-	nlbuf_u32(&b, IFLA_TXQLEN, txqueuelen);
+	nlbuf_u32(&b, attr, v);
 	if (b.err < 0)
 		return b.err;
 	return (int)b.len;
 }
 
+int knob_txqueuelen_request(int ifindex, uint32_t txqueuelen, uint32_t seq, void *buf, size_t len)
+{
+	return link_u32_request(ifindex, IFLA_TXQLEN, txqueuelen, seq, buf, len);
+}
+
 int knob_gso_max_size_request(int ifindex, uint32_t size, uint32_t seq, void *buf, size_t len)
 {
-	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC, .ifi_index = ifindex};
-	struct nlbuf b;
-
-	nlbuf_init(&b, buf, len);
-	nlbuf_msg(&b, RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, seq, &ifi, sizeof(ifi));
-	nlbuf_u32(&b, IFLA_GSO_MAX_SIZE, size);
-	if (b.err < 0)
-		return b.err;
-	return (int)b.len;
+	return link_u32_request(ifindex, IFLA_GSO_MAX_SIZE, size, seq, buf, len);
 }

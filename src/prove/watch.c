@@ -49,6 +49,10 @@ int watch_open(struct prove_watch *w, const char *ifname)
 	w->ifindex = (int)idx;
 	strncpy(w->ifname, ifname, sizeof(w->ifname) - 1);
 	w->have_bql = bql_watch_open(&w->bql, "/sys", ifname) == 0;
+	if (w->have_bql && !(w->queues = calloc(w->bql.n, sizeof(*w->queues)))) {
+		bql_watch_close(&w->bql);
+		w->have_bql = false;
+	}
 	w->inflight_max = w->have_bql ? 0 : -1;
 	return 0;
 }
@@ -74,14 +78,12 @@ void watch_sample(struct prove_watch *w)
 		nl_close(nl);
 	}
 	if (w->have_bql) {
-		struct bql_queue *q = calloc(w->bql.n, sizeof(*q));
 		int64_t bytes, packets;
 
-		if (q && bql_watch_read(&w->bql, q, &bytes, &packets) == 0)
+		if (bql_watch_read(&w->bql, w->queues, &bytes, &packets) == 0)
 			for (size_t i = 0; i < w->bql.n; i++)
-				if (q[i].inflight > w->inflight_max)
-					w->inflight_max = q[i].inflight;
-		free(q);
+				if (w->queues[i].inflight > w->inflight_max)
+					w->inflight_max = w->queues[i].inflight;
 	}
 	w->samples++;
 }
@@ -90,6 +92,8 @@ void watch_close(struct prove_watch *w)
 {
 	if (w->have_bql)
 		bql_watch_close(&w->bql);
+	free(w->queues);
+	w->queues = NULL;
 	w->have_bql = false;
 }
 

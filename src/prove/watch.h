@@ -28,6 +28,7 @@ struct prove_watch {
 	int ifindex;
 	char ifname[IF_NAMESIZE];
 	struct bql_watch bql;
+	struct bql_queue *queues; /* one sample's, bql.n of them */
 	bool have_bql;
 	bool have_start;
 	uint64_t drops_start, drops_now;
