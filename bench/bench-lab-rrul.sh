@@ -4,19 +4,23 @@
 #
 #   1. `debloat test rrul` (4 TCP flows each way + UDP/ICMP probes, SECONDS long)
 #      through `debloat lab --profile P` for each profile P (default: bbb-stock and
-#      bbb-bql-fq_codel), as the lab runs by default: the frames of one flow due
-#      together are written as one GSO packet (the receiver's GRO);
-#   2. the same with --no-gro: one tun write per frame;
-#   3. the anchor, during each run of 1: cyclictest (rt-tests), one thread at
+#      bbb-bql-fq_codel), as the lab runs by default ("loop"): its loop writes the
+#      deliveries, the frames of one flow due together as one GSO packet (the
+#      receiver's GRO);
+#   2. "threads": the same with --writer-threads, each direction's deliveries
+#      written by a thread of its own (a slow write delays neither the other
+#      direction nor the model, but every hand-off wakes a thread);
+#   3. "nogro": the loop with --no-gro, one tun write per frame;
+#   4. the anchor, during each run of 1: cyclictest (rt-tests), one thread at
 #      SCHED_FIFO 1, the emulator's priority, woken every 500 us: how late this
 #      machine wakes a real-time thread under the same load. No emulator that
 #      sleeps can deliver on time more reliably than this.
 #
-# Prints, per profile, the emulator's scheduling error p99 (a delivery's write time
-# minus the model's due time) with and without GRO, tun writes per delivered frame,
-# cyclictest's p99 and max, and the ratios ours / cyclictest and GRO / no GRO; and the
-# bound the lab holds a run to (two full frames at the profile's rate: 246 us at
-# 100 Mbit/s). Machine load is printed beside (load average, steal).
+# Prints, per profile, the emulator's scheduling error p99 and max (a delivery's write
+# time minus the model's due time), its CPU time and the machine's steal in each
+# variant, tun writes per delivered frame, cyclictest's p99 and max, and the ratios
+# threads / loop, loop / cyclictest and GRO / no GRO; and the bound the lab holds a
+# run to (two full frames at the profile's rate: 246 us at 100 Mbit/s).
 #
 # --json prints {"results": [{"name", "value", "unit"}, ...]} like bench/run.sh.
 # Exits 77 (skipped) without root, jq, cyclictest or /dev/net/tun.
@@ -34,7 +38,7 @@ while [ $# -gt 0 ]; do
 	--seconds) secs=$2; shift ;;
 	--profile) profiles+=("$2"); shift ;;
 	-h | --help)
-		sed -n '2,25p' "$0"
+		sed -n '2,28p' "$0"
 		exit 0
 		;;
 	*) BUILD=$1 ;;
@@ -69,7 +73,7 @@ rrul='exec "$0" test -l "$1" -d 1 -o /dev/null rrul "$DEBLOAT_LAB_BOARD"'
 cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $5 + $6 + $7 + $8 + $9, $9 }' /proc/stat; }
 steal_pct() { # BEFORE AFTER ("total steal")
 	awk -v a="$1" -v b="$2" 'BEGIN { split(a, x, " "); split(b, y, " ");
-		t = y[1] - x[1]; printf "%.1f", t > 0 ? 100 * (y[2] - x[2]) / t : 0 }'
+		t = y[1] - x[1]; printf "%.1f", (t > 0 ? 100 * (y[2] - x[2]) / t : 0) }'
 }
 # cyclictest's histogram (-h, in us) -> "p99 max".
 cyc_stats() {
@@ -81,7 +85,7 @@ cyc_stats() {
 		      print p, (tot ? mx : "null") }' "$1"
 }
 
-# run NAME PROFILE [--no-gro]: $tmp/NAME.lab.json; with cyclictest beside when no --no-gro.
+# run NAME PROFILE [OPTION]: $tmp/NAME.lab.json; with cyclictest beside when no OPTION.
 run() {
 	local name=$1 profile=$2 before after
 	shift 2
@@ -100,43 +104,66 @@ run() {
 		cyc_pid=
 	fi
 	after=$(cpu_ticks)
-	echo "$(steal_pct "$before" "$after")" >"$tmp/$name.steal"
+	steal_pct "$before" "$after" >"$tmp/$name.steal"
 }
 
 results=()
-add() { results+=("$(jq -cn --arg n "$1" --argjson v "$2" --arg u "$3" '{name: $n, value: $v, unit: $u}')"); }
+add() { # NAME VALUE UNIT; a value that is not a number is null
+	[[ $2 =~ ^-?[0-9.]+([eE][-+]?[0-9]+)?$ ]] || set -- "$1" null "$3"
+	results+=("$(jq -cn --arg n "$1" --argjson v "$2" --arg u "$3" '{name: $n, value: $v, unit: $u}')"); }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "null" && b != "null" && b > 0) printf "%.2f", a / b; else print "null" }'; }
 
+# The variants, each a lab run: NAME and its lab options.
+variants=("loop" "threads --writer-threads" "nogro --no-gro")
 for p in "${profiles[@]}"; do
-	[ "$json" -eq 1 ] || echo "bench-lab-rrul: $p, RRUL ${secs} s, with GRO, cyclictest beside ..." >&2
-	run "$p-gro" "$p"
-	[ "$json" -eq 1 ] || echo "bench-lab-rrul: $p, RRUL ${secs} s, --no-gro ..." >&2
-	run "$p-nogro" "$p" --no-gro
-	g=$tmp/$p-gro.lab.json
-	n=$tmp/$p-nogro.lab.json
-	read -r cyc99 cycmax < <(cyc_stats "$tmp/$p-gro.cyc")
-	gro99=$(jq -r .sched_error.p99_us "$g")
-	nogro99=$(jq -r .sched_error.p99_us "$n")
+	for v in "${variants[@]}"; do
+		read -r name opts <<<"$v"
+		if [ "$json" -eq 0 ]; then
+			if [ -n "$opts" ]; then
+				echo "bench-lab-rrul: $p, RRUL ${secs} s, $opts ..." >&2
+			else
+				echo "bench-lab-rrul: $p, RRUL ${secs} s, $name, cyclictest beside ..." >&2
+			fi
+		fi
+		# shellcheck disable=SC2086 # opts is one option or none
+		run "$p-$name" "$p" $opts
+	done
+	g=$tmp/$p-loop.lab.json
+	read -r cyc99 cycmax < <(cyc_stats "$tmp/$p-loop.cyc")
+	l99=$(jq -r .sched_error.p99_us "$g")
+	t99=$(jq -r .sched_error.p99_us "$tmp/$p-threads.lab.json")
+	n99=$(jq -r .sched_error.p99_us "$tmp/$p-nogro.lab.json")
 	bound=$(jq -r .sched_error_bound_us "$g")
 	wpf=$(jq -r '(.board_to_client.tun_writes + .client_to_board.tun_writes) /
 		((.board_to_client.packets + .client_to_board.packets) | if . == 0 then 1 else . end)' "$g")
-	add "${p}_sched_error_p99" "$gro99" us
-	add "${p}_sched_error_p99_no_gro" "$nogro99" us
-	add "${p}_sched_error_max" "$(jq -r .sched_error.max_us "$g")" us
+	for v in "${variants[@]}"; do
+		read -r name _ <<<"$v"
+		f=$tmp/$p-$name.lab.json
+		add "${p}_${name}_sched_error_p99" "$(jq -r .sched_error.p99_us "$f")" us
+		add "${p}_${name}_sched_error_max" "$(jq -r .sched_error.max_us "$f")" us
+		add "${p}_${name}_cpu" "$(jq -r .cpu_s "$f")" s
+		add "${p}_${name}_steal" "$(cat "$tmp/$p-$name.steal")" "%"
+	done
 	add "${p}_tun_writes_per_frame" "$wpf" x
 	add "${p}_cyclictest_p99" "$cyc99" us
 	add "${p}_cyclictest_max" "$cycmax" us
-	add "${p}_sched_error_p99_vs_cyclictest" "$(ratio "$gro99" "$cyc99")" x
-	add "${p}_sched_error_p99_gro_vs_no_gro" "$(ratio "$gro99" "$nogro99")" x
+	add "${p}_sched_error_p99_vs_cyclictest" "$(ratio "$l99" "$cyc99")" x
+	add "${p}_sched_error_p99_threads_vs_loop" "$(ratio "$t99" "$l99")" x
+	add "${p}_sched_error_p99_gro_vs_no_gro" "$(ratio "$l99" "$n99")" x
 	add "${p}_bound" "$bound" us
-	add "${p}_steal" "$(cat "$tmp/$p-gro.steal")" "%"
 	if [ "$json" -eq 0 ]; then
-		printf '%s, RRUL %s s (load %s, steal %s%% / %s%%):\n' "$p" "$secs" \
-			"$(cut -d' ' -f1 /proc/loadavg)" "$(cat "$tmp/$p-gro.steal")" "$(cat "$tmp/$p-nogro.steal")"
-		printf '  emulator scheduling error p99  %8s us with GRO (%s writes per frame), %s us without; GRO/no GRO %sx\n' \
-			"$gro99" "$wpf" "$nogro99" "$(ratio "$gro99" "$nogro99")"
-		printf '  cyclictest -p 1 -i 500, beside  %8s us p99, %s us max; ours/cyclictest %sx\n' \
-			"$cyc99" "$cycmax" "$(ratio "$gro99" "$cyc99")"
+		printf '%s, RRUL %s s (load %s):\n' "$p" "$secs" "$(cut -d' ' -f1 /proc/loadavg)"
+		printf '  %-28s %9s %10s %8s %6s\n' "emulator scheduling error" "p99 us" "max us" "CPU s" "steal"
+		for v in "${variants[@]}"; do
+			read -r name opts <<<"$v"
+			f=$tmp/$p-$name.lab.json
+			printf '  %-28s %9s %10s %8.2f %5s%%\n' "$name${opts:+ ($opts)}" \
+				"$(jq -r .sched_error.p99_us "$f")" "$(jq -r .sched_error.max_us "$f")" \
+				"$(jq -r .cpu_s "$f")" "$(cat "$tmp/$p-$name.steal")"
+		done
+		printf '  cyclictest -p 1 -i 500, beside the first %9s %10s\n' "$cyc99" "$cycmax"
+		printf '  threads/loop %sx, loop/cyclictest %sx, GRO/no GRO %sx; %s writes per frame\n' \
+			"$(ratio "$t99" "$l99")" "$(ratio "$l99" "$cyc99")" "$(ratio "$l99" "$n99")" "$wpf"
 		printf '  the lab'"'"'s bound for this profile %s us: kept time %s\n' "$bound" "$(jq -r .kept_time "$g")"
 	fi
 done

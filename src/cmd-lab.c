@@ -42,7 +42,8 @@
 
 static const char usage[] =
     "Usage: " PROG_NAME " lab [--profile P] [--set KEY=VALUE]... [--telemetry FILE]\n"
-    "                   [--json-summary FILE] [--no-gro] [-q] [-- COMMAND [ARG...]]\n"
+    "                   [--json-summary FILE] [--no-gro] [--writer-threads] [-q]\n"
+    "                   [-- COMMAND [ARG...]]\n"
     "       " PROG_NAME " lab profiles\n"
     "       " PROG_NAME " lab show [--profile P] [--set KEY=VALUE]...\n"
     "       " PROG_NAME " lab compare [OPTIONS] PROFILE...\n"
@@ -65,6 +66,10 @@ static const char usage[] =
     "      --no-gro           write every delivered frame on its own (by default the\n"
     "                         frames of a TCP flow due at the same moment are merged\n"
     "                         into one write, as the receiver's GRO would)\n"
+    "      --writer-threads   a thread per direction writes the deliveries, so that a\n"
+    "                         slow write delays neither the other direction nor the\n"
+    "                         model (by default the emulator's loop writes them: a\n"
+    "                         thread's wake-up costs more on the machines measured)\n"
     "  -q, --quiet            no progress line and no text summary\n"
     "  -h, --help             show this help\n"
     "\n"
@@ -77,7 +82,7 @@ struct lab_args {
 	unsigned nsets;
 	const char *telemetry, *json_summary;
 	bool quiet;
-	bool no_gro;
+	bool no_gro, writer_threads;
 	char **command; /* NULL: a shell */
 };
 
@@ -101,6 +106,7 @@ static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
 	    {"json-summary", required_argument, NULL, 'J'},
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"no-gro", no_argument, NULL, 'G'},
+	    {"writer-threads", no_argument, NULL, 'W'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -126,6 +132,8 @@ static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
 			a->quiet = true;
 		} else if (c == 'G' && !show) {
 			a->no_gro = true;
+		} else if (c == 'W' && !show) {
+			a->writer_threads = true;
 		} else if (c == 'h') {
 			return fputs(usage, stdout) == EOF ? 1 : 0;
 		} else if (cli_lacks_value(c, "pstJ")) {
@@ -664,7 +672,8 @@ static int lab_main(const struct lab_args *a)
 				     .ctx = &st,
 				     .telemetry = tw,
 				     .describe = describe,
-				     .no_gro = a->no_gro};
+				     .no_gro = a->no_gro,
+				     .writer_threads = a->writer_threads};
 	if (lab_run_loop(run, &rc, err, sizeof(err)) < 0)
 		fprintf(stderr, "%s: lab: %s\n", PROG_NAME, err);
 	ret = lab_report(a, &p, describe, &w, &st, run, tw, json);

@@ -182,6 +182,29 @@ else
 	fail "fifo100: loaded probe p50 vs analytic queueing delay off by more than 10%: $cmp"
 fi
 
+assert_eq "by default the loop writes the deliveries" false "$(jq -r .writer_threads "$T/fifo.lab.json")"
+
+# --- --writer-threads: each direction written by a thread of its own ---
+run_lab --profile fifo100 --writer-threads --json-summary "$T/wt.lab.json" \
+	-- sh -c "$test_cmd" "$DEBLOAT" tcp_download 3 1 "$T/wt.result.json"
+assert_status "--writer-threads: tcp_download ran" 0
+assert_eq "--writer-threads: namespaces removed" "" "$(lab_left)"
+assert_eq "--writer-threads: the summary says so" true "$(jq -r .writer_threads "$T/wt.lab.json")"
+assert_contains "--writer-threads: the text says so" "$ERR" "writer threads"
+wt=$(jq -c '[.board_to_client.packets, .board_to_client.tun_writes, .sched_error.count,
+	.client_to_board.packets, .tun_write_drops]' "$T/wt.lab.json")
+if jq -e '.[0] > 10000 and .[1] <= .[0] and .[2] == .[0] + .[3] and .[4] == 0' <<<"$wt" >/dev/null; then
+	pass "--writer-threads: every delivered frame written and timed, none dropped ($wt)"
+else
+	fail "--writer-threads: [to client, its writes, timed, to board, drops] = $wt"
+fi
+mbps=$(jq -r '.summary.download_mbps' "$T/wt.result.json" 2>/dev/null || echo 0)
+if awk -v m="$mbps" 'BEGIN { exit !(m >= 80) }'; then
+	pass "--writer-threads: one TCP flow >= 80 Mbit/s ($mbps)"
+else
+	fail "--writer-threads: one TCP flow reached $mbps Mbit/s, want >= 80"
+fi
+
 # --- fidelity 3: bbb-bql, where the BQL limit settles ---
 run_lab -q --profile bbb-bql --json-summary "$T/bql.lab.json" \
 	-- sh -c "$test_cmd" "$DEBLOAT" tcp_download 5 1 "$T/bql.result.json"

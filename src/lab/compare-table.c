@@ -223,6 +223,7 @@ void lc_print_table(struct printer *p, const struct lc_run *runs, size_t n, size
 {
 	struct table t = {.p = p, .runs = runs, .n = n, .base = base, .w = 16};
 
+	print_set_width(p, 0); /* a row broken in two is no longer a table */
 	for (size_t i = 0; i < n; i++)
 		if ((int)strlen(runs[i].stem) > t.w)
 			t.w = (int)strlen(runs[i].stem);
@@ -243,6 +244,7 @@ void lc_print_table(struct printer *p, const struct lc_run *runs, size_t n, size
 	print_text(p, "the board's transmit path (lab):");
 	print_nl(p);
 	lab_rows(&t);
+	print_set_width(p, PRINT_WIDTH);
 	timing_notes(p, runs, n);
 	if (n > 1) {
 		print_text(p, "(xN: the run's value over %s's)", runs[base].stem);

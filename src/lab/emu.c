@@ -827,6 +827,11 @@ uint64_t lab_emu_next_delivery_ns(const struct lab_emu *e)
 	return min_u64(next_delivery(&e->dir[0]), next_delivery(&e->dir[1]));
 }
 
+uint64_t lab_emu_next_delivery_dir_ns(const struct lab_emu *e, enum lab_dir dir)
+{
+	return next_delivery(&e->dir[dir]);
+}
+
 void lab_emu_advance(struct lab_emu *e, uint64_t now_ns)
 {
 	unsigned d = 0, k = 0;

@@ -209,6 +209,8 @@ uint64_t lab_emu_next_ns(const struct lab_emu *e);
  * pacing timer counts (as its own time) only while the wire is idle.
  */
 uint64_t lab_emu_next_delivery_ns(const struct lab_emu *e);
+/* The same for one direction's deliveries. */
+uint64_t lab_emu_next_delivery_dir_ns(const struct lab_emu *e, enum lab_dir dir);
 
 void lab_emu_telemetry(const struct lab_emu *e, uint64_t now_ns, struct lab_telemetry *t);
 void lab_emu_summary(const struct lab_emu *e, uint64_t now_ns, struct lab_emu_summary *s);

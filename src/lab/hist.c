@@ -69,6 +69,19 @@ void hist_record(struct hist *h, uint64_t v)
 		h->max = v;
 }
 
+void hist_add(struct hist *dst, const struct hist *src)
+{
+	if (!src->count)
+		return;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		dst->bucket[i] += src->bucket[i];
+	dst->count += src->count;
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+}
+
 /* A walk over all buckets: summaries are rare, records are not. */
 uint64_t hist_quantile(const struct hist *h, double q)
 {

@@ -32,6 +32,8 @@ int hist_init(struct hist *h);
 void hist_free(struct hist *h);
 void hist_clear(struct hist *h);
 void hist_record(struct hist *h, uint64_t v);
+/* Add everything src recorded to dst (both initialized). */
+void hist_add(struct hist *dst, const struct hist *src);
 
 /* The q-quantile (0 < q <= 1) by nearest rank: the value of rank ceil(q * count),
  * to the bucket's precision. 0 when empty. */

@@ -18,6 +18,7 @@
 #include "gro.h"
 #include "hist.h"
 #include "telemetry.h"
+#include "writer.h"
 
 static void hist_dist(const struct hist *h, struct lab_dist *d)
 {
@@ -40,8 +41,9 @@ struct gro_ctx {
 
 struct lab_run {
 	struct lab_profile profile;
-	struct lab_gro *gro[2];
+	struct lab_gro *gro[2]; /* writes from the loop only */
 	struct gro_ctx gro_ctx[2];
+	struct lab_writer *writer[2]; /* by direction, with writer_threads; else NULL */
 	struct lab_emu *emu;
 	const struct lab_run_config *cfg;
 	int epfd, timerfd;
@@ -121,7 +123,9 @@ static void deliver(enum lab_dir dir, const uint8_t *buf, size_t len, uint64_t d
 {
 	struct lab_run *r = ctx;
 
-	if (r->cfg->no_gro)
+	if (r->writer[dir])
+		lab_writer_push(r->writer[dir], buf, len, due_ns); /* a full ring counts it */
+	else if (r->cfg->no_gro)
 		write_tun(buf, len, 1, &due_ns, len, &r->gro_ctx[dir]);
 	else
 		lab_gro_offer(r->gro[dir], buf, len, due_ns);
@@ -130,6 +134,15 @@ static void deliver(enum lab_dir dir, const uint8_t *buf, size_t len, uint64_t d
 /* After each step of the emulator: what it delivered is written (gro.h). */
 static void flush_deliveries(struct lab_run *r)
 {
+	if (r->writer[0]) {
+		for (int d = 0; d < 2; d++) {
+			lab_writer_expect(r->writer[d],
+					  lab_emu_next_delivery_dir_ns(r->emu, (enum lab_dir)d),
+					  r->spin_ok);
+			lab_writer_kick(r->writer[d]);
+		}
+		return;
+	}
 	lab_gro_flush(r->gro[LAB_BOARD_TX]);
 	lab_gro_flush(r->gro[LAB_CLIENT_TX]);
 }
@@ -180,6 +193,8 @@ void lab_run_free(struct lab_run *r)
 		return;
 	if (r->emu)
 		lab_emu_destroy(r->emu);
+	lab_writer_free(r->writer[0]);
+	lab_writer_free(r->writer[1]);
 	lab_gro_free(r->gro[0]);
 	lab_gro_free(r->gro[1]);
 	if (r->epfd >= 0)
@@ -292,6 +307,21 @@ static int sleep_until(struct lab_run *r, uint64_t now, uint64_t until, struct e
 }
 
 /*
+ * The loop woke `margin` before a delivery due at `deadline`: wake the writer that
+ * will write it now, so that it is up and spinning when the delivery comes instead
+ * of waking only then (writer.h).
+ */
+static void prewake_writers(struct lab_run *r, uint64_t deadline)
+{
+	if (!r->writer[0])
+		return;
+	for (int d = 0; d < 2; d++)
+		if (lab_emu_next_delivery_dir_ns(r->emu, (enum lab_dir)d) <=
+		    deadline + LAB_WRITER_GRACE_NS)
+			lab_writer_kick(r->writer[d]);
+}
+
+/*
  * Wait for an fd event or until `deadline`. When `precise`, sleep only until the
  * margin before it and spin the rest; else (telemetry only) sleep all the way.
  */
@@ -315,6 +345,8 @@ static int wait_events(struct lab_run *r, uint64_t deadline, bool precise, struc
 		now = now_ns();
 		if (n == 0 && now >= until)
 			note_lateness(r, now - until);
+		if (precise)
+			prewake_writers(r, deadline);
 	}
 	/* Spin the last stretch, still taking packets as they come. */
 	while (precise && now < deadline) {
@@ -411,6 +443,50 @@ static void sample_telemetry(struct lab_run *r, struct lab_telemetry *prev, uint
 	*prev = cur;
 }
 
+/* A writer thread per direction (writer.h), each writing to its receiving tun. */
+static int start_writers(struct lab_run *r, char *err, size_t errlen)
+{
+	static const char *const names[2] = {"lab-to-client", "lab-to-board"};
+	int e;
+
+	for (int d = 0; d < 2; d++) {
+		struct lab_writer_config wc = {
+		    .fd = d == LAB_BOARD_TX ? r->cfg->client_tun : r->cfg->board_tun,
+		    .no_gro = r->cfg->no_gro,
+		    .realtime = r->stats.realtime,
+		    .name = names[d],
+		};
+
+		e = lab_writer_start(&wc, &r->writer[d]);
+		if (e < 0) {
+			snprintf(err, errlen, "cannot start a writer thread: %s", strerror(-e));
+			return e;
+		}
+	}
+	return 0;
+}
+
+/* Join the writers; their counters and distributions become the run's. */
+static void stop_writers(struct lab_run *r)
+{
+	for (int d = 0; d < 2; d++) {
+		const struct lab_writer_stats *ws;
+		struct lab_dir_stats *ds = &r->stats.dir[d];
+
+		if (!r->writer[d])
+			continue;
+		lab_writer_stop(r->writer[d]);
+		ws = lab_writer_stats(r->writer[d]);
+		ds->delivered_pkts += ws->delivered_pkts;
+		ds->delivered_bytes += ws->delivered_bytes;
+		ds->write_drops += ws->write_drops + ws->ring_drops;
+		ds->write_errors += ws->write_errors;
+		ds->writes += ws->writes;
+		hist_add(&r->sched, &ws->sched);
+		hist_add(&r->write_cost, &ws->write_cost);
+	}
+}
+
 static int add_fd(int epfd, int fd)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.fd = fd};
@@ -442,6 +518,12 @@ int lab_run_loop(struct lab_run *r, const struct lab_run_config *c, char *err, s
 		return ret;
 	}
 	r->stats.realtime = set_realtime(true);
+	if (c->writer_threads && (ret = start_writers(r, err, errlen)) < 0) {
+		stop_writers(r);
+		if (r->stats.realtime)
+			set_realtime(false);
+		return ret;
+	}
 	cpu0 = cpu_seconds();
 	t0 = now_ns();
 	clock_gettime(CLOCK_REALTIME, &wall);
@@ -495,6 +577,8 @@ int lab_run_loop(struct lab_run *r, const struct lab_run_config *c, char *err, s
 		}
 	}
 	flush_deliveries(r);
+	r->stats.writer_threads = r->writer[0] != NULL;
+	stop_writers(r); /* they write what is queued first */
 	if (r->stats.realtime)
 		set_realtime(false);
 	now = now_ns();

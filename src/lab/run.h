@@ -6,11 +6,17 @@
  * Time is CLOCK_MONOTONIC in nanoseconds. Each wake-up reads each readable tun in a
  * batch (at most LAB_RUN_BATCH packets per fd), hands every packet to the emulator
  * stamped with its read time, and runs the emulator's events that are due; its
- * deliveries are written to the other tun at once. A delivery's scheduling error is
- * the time of that write minus the time the model says the packet arrives. The
- * summary splits it into its two sources: how late timed wake-ups were (wake_late)
- * and how long each write() took (tun_write: the receiving namespace's input path,
- * TCP included, runs inside it, so a delivery due during another one's write waits).
+ * deliveries are written to the other tun at once, the frames of one TCP flow due
+ * together merged into one write (gro.h). A write runs the receiving namespace's
+ * input path, TCP included, so a delivery due during another one's write waits.
+ * With `writer_threads`, the deliveries of each direction are handed to a thread of
+ * their own instead (writer.h): a delivery then waits only behind its own
+ * direction's writes, but every hand-off costs a thread wake-up, which on the VMs
+ * we measured cost more than it saved (docs/design/lab-timing.md), so the loop
+ * writes itself by default. A delivery's scheduling error is the time of its write
+ * minus the time the model says the packet arrives. The summary splits it into its
+ * sources: how late timed wake-ups were (wake_late) and how long each write() took
+ * (tun_write).
  *
  * Only deliveries touch the world, so the loop wakes up only for them
  * (lab_emu_next_delivery_ns), for packets and for telemetry; every other event
@@ -39,7 +45,9 @@
  * read is given to on_signal, which returns true to end the loop (the command
  * exited, SIGINT...). The loop ends after the wake-up in which that happened.
  *
- * Single-threaded. Errors are -errno with a message; nothing is printed.
+ * The loop is one thread (plus, with writer_threads, the two writers it starts and
+ * joins); the stats are complete when lab_run_loop returns. Errors are -errno with a message; nothing is
+ * printed.
  */
 #ifndef DEBLOAT_LAB_RUN_H
 #define DEBLOAT_LAB_RUN_H
@@ -79,6 +87,7 @@ struct lab_run_stats {
 				      kernel runs its input path in it) */
 	uint64_t spin_margin_ns;     /* the margin in use at the end */
 	bool realtime;		     /* the loop ran at real-time priority (SCHED_FIFO 1) */
+	bool writer_threads;	     /* a thread per direction wrote the deliveries */
 	uint64_t spin_off_windows;   /* telemetry intervals without spinning (CPU budget) */
 	double cpu_s;		     /* user + system CPU of this process during the loop */
 	uint64_t telemetry_samples;
@@ -96,6 +105,7 @@ struct lab_run_config {
 	const char *describe;			/* the profile's describe line, for telemetry */
 	bool force_timerfd; /* wait as on kernels without epoll_pwait2 (tests) */
 	bool no_gro;	    /* one write per delivered packet, never merged (gro.h) */
+	bool writer_threads; /* a writer thread per direction (writer.h) */
 };
 
 struct lab_run;

@@ -443,9 +443,10 @@ void lab_summary_print(struct printer *p, const struct lab_summary *s)
 	print_dist(p, &l, "sched_error", &r->sched_error);
 	print_uint(p, "spin_margin_us", r->spin_margin_ns / 1000, UNIT_NONE | PRINT_JSON_ONLY);
 	print_bool(p, "realtime", r->realtime, PRINT_JSON_ONLY);
+	print_bool(p, "writer_threads", r->writer_threads, PRINT_JSON_ONLY);
 	print_uint(p, "spin_off_windows", r->spin_off_windows, UNIT_NONE | PRINT_JSON_ONLY);
-	add(&l, " (spin margin %s%s)", fmt_ns(a, sizeof(a), r->spin_margin_ns),
-	    r->realtime ? ", real-time priority" : "");
+	add(&l, " (spin margin %s%s%s)", fmt_ns(a, sizeof(a), r->spin_margin_ns),
+	    r->realtime ? ", real-time priority" : "", r->writer_threads ? ", writer threads" : "");
 	put(p, &l);
 	dist_line(p, "    of it: wake-up lateness ", "wake_late", &r->wake_late);
 	dist_line(p, "    tun write() time ", "tun_write", &r->tun_write);

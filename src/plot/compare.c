@@ -120,10 +120,17 @@ static void compare_text(struct printer *p, const struct run *runs, const char *
 	if (nruns > 16)
 		nruns = 16;
 	for (size_t i = 0; i < nruns; i++) {
+		const char *base = strrchr(files[i], '/');
+		int len = (int)strlen(base ? base + 1 : files[i]);
+
 		ptr[i] = cells[i];
-		if ((int)strlen(runs[i].name) > w)
-			w = (int)strlen(runs[i].name) > 40 ? 40 : (int)strlen(runs[i].name);
+		if ((int)strlen(runs[i].name) > len)
+			len = (int)strlen(runs[i].name);
+		if (len > w) /* as wide as the widest name or file name, at most 40 */
+			w = len > 40 ? 40 : len;
 	}
+	/* A row broken in two is no longer a table. */
+	print_set_width(p, 0);
 	for (size_t i = 0; i < nruns; i++) /* a label from a file: no control characters */
 		print_escape(cells[i], 41 < sizeof(cells[i]) ? 41 : sizeof(cells[i]), runs[i].name);
 	text_row(p, "", ptr, nruns, w);
@@ -159,6 +166,7 @@ static void compare_text(struct printer *p, const struct run *runs, const char *
 		snprintf(cells[i], sizeof(cells[i]), "%s",
 			 runs[i].s.grade[0] ? runs[i].s.grade : "-");
 	text_row(p, "grade", ptr, nruns, w);
+	print_set_width(p, PRINT_WIDTH);
 	print_nl(p);
 	print_text(p, "(xN: the run's value over the first run's)");
 	print_nl(p);
