@@ -40,11 +40,17 @@ static const struct driver_info drivers[] = {
      .board = "Raspberry Pi 5 (RP1)"},
     /* ~60 URBs of 1518 B at USB2 plus the chip's FIFO; a 2025 usbnet BQL patch exists,
      * so only the BQL files' behaviour tells. */
-    {.names = {"smsc95xx", "usbnet", "cdc_ether"},
+    {.names = {"smsc95xx"},
      .bql = DRIVER_BQL_RUNTIME,
      .tx_ring = 60,
      .lever = DRIVER_LEVER_NONE,
      .board = "Raspberry Pi 1/2/3B"},
+    /* The same usbnet layer under the generic class drivers (gadgets, QEMU's usb-net):
+     * the same queue, no board of their own. */
+    {.names = {"usbnet", "cdc_ether", "rndis_host"},
+     .bql = DRIVER_BQL_RUNTIME,
+     .tx_ring = 60,
+     .lever = DRIVER_LEVER_NONE},
     {.names = {"lan78xx"},
      .bql = DRIVER_BQL_NO,
      .tx_ring = -1,

@@ -17,7 +17,11 @@ TEST(lookup_by_ethtool_names)
 	CHECK_EQ(d->lever_tx, 8);
 	CHECK_STR(d->board, "BeagleBone Black");
 	CHECK(driver_lookup("cpsw-switch") == d); /* cpsw_new */
-	CHECK(driver_lookup("smsc95xx") == driver_lookup("usbnet"));
+	CHECK_STR(driver_lookup("smsc95xx")->board, "Raspberry Pi 1/2/3B");
+	/* usbnet's generic class drivers are on no board of their own */
+	CHECK(driver_lookup("cdc_ether") == driver_lookup("usbnet"));
+	CHECK(driver_lookup("cdc_ether")->board == NULL);
+	CHECK_EQ(driver_lookup("cdc_ether")->tx_ring, driver_lookup("smsc95xx")->tx_ring);
 	CHECK(driver_lookup("st_gmac") == driver_lookup("stmmac"));
 	REQUIRE(driver_lookup("fec"));
 	CHECK_EQ(driver_lookup("fec")->tx_ring, 512);
