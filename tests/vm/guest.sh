@@ -12,6 +12,18 @@
 # IFACE/STEP for the steps of one NIC; tests/vm/vm-check.sh judges them. Every NIC
 # starts from the bloated state a board ships with: pfifo_fast as the default qdisc
 # (set before the drivers load, so the NICs get it) and txqueuelen 1000.
+#
+# Per NIC (check_nic): audit, bql under load, fix, a second fix, undo. On the e1000e
+# and the fec also check_recovery: `fix --try 2` left unconfirmed, then a fix killed
+# (SIGKILL, tests/test-fix.sh's DEBLOAT_FIX_CRASH_AFTER/_BEFORE hooks) at each step of
+# its plan and undone, printed as one line per step. The modes are the words of
+# dbvm=WORD,... on the kernel's command line (MODE in tests/vm/kernels.txt):
+#   fec       the board's machine and its fec NIC only (below);
+#   fallback  only fix's fallback on the virtio-net NIC (below);
+#   reboot    also `fix --persist` and a tar of /etc/debloat (base64) for the host,
+#             which boots the kernel again with those files and adds
+#   persist   (boot 2): starting bloated again, `fix --apply-persisted IFACE` as the
+#             boot unit runs it, the state it made, then undo.
 export PATH=/bin:/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -69,6 +81,68 @@ check_nic() { # IFACE PEER
 	out "$1/audit3" debloat audit --json "$1"
 }
 
+# What undo and --try must restore, and --apply-persisted must reproduce, with what
+# audit sees of the rings and offloads (fix's other knobs), on one line each.
+state_full() { # IFACE
+	state "$1"
+	debloat audit --json "$1" | awk '/^      "(rings|offloads)": \{/ { on = 1; l = "" }
+		on { gsub(/^ +/, ""); l = l $0 } on && /^}/ { print l; on = 0 }'
+}
+journal_left() { [ -e /var/lib/debloat/journal ] && echo 1 || echo 0; }
+
+# --try expiry, and SIGKILL at every step of fix followed by undo (the hooks of
+# tests/test-fix.sh): each leaves the state the NIC started from, and no journal.
+check_recovery() { # IFACE
+	out "$1/try-state0" state_full "$1"
+	out "$1/try" debloat fix --try 2 "$1" </dev/null
+	out "$1/try-state1" state_full "$1"
+	out "$1/try-journal" journal_left
+	out "$1/crash-plan" debloat fix --dry-run --json "$1"
+	out "$1/crash" crash_each "$1"
+}
+# One line per hook and step k: "HOOK K fix=RC changed=0|1 undo=RC same=0|1 journal=0|1"
+# (changed: the state after the kill differs from the start; same: it equals the start
+# after undo).
+crash_each() { # IFACE
+	s0=$(state_full "$1")
+	n=$(debloat fix --dry-run --json "$1" | grep -c '"status": "planned"')
+	for hook in CRASH_AFTER CRASH_BEFORE; do
+		k=1
+		while [ "$k" -le "$n" ]; do
+			env "DEBLOAT_FIX_$hook=$k" debloat fix "$1" >/dev/null 2>&1
+			rc=$?
+			[ "$(state_full "$1")" = "$s0" ] && changed=0 || changed=1
+			debloat undo >/dev/null 2>&1
+			urc=$?
+			[ "$(state_full "$1")" = "$s0" ] && same=1 || same=0
+			echo "$hook $k fix=$rc changed=$changed undo=$urc same=$same journal=$(journal_left)"
+			k=$((k + 1))
+		done
+	done
+}
+# Boot 1 of a kernel with MODE "reboot": fix --persist, the state it made and the
+# files it wrote (a tar, base64) for the host to put in boot 2's initramfs; then undo.
+persist_boot1() { # IFACE
+	out "$1/persist-fix" debloat fix --persist --json "$1"
+	out "$1/persist-state" state_full "$1"
+	out "$1/persist-files" sh -c 'cd / && tar c etc/debloat | base64'
+	out "$1/persist-undo" debloat undo --persist --json
+	out "$1/persist-left" persist_left
+}
+persist_left() { ls /etc/debloat; echo "journal $(journal_left)"; }
+# Boot 2 (dbvm=...,persist): the bloated start again, then what the boot unit runs.
+persist_boot2() { # IFACE
+	out "$1/persisted-conf" cat "/etc/debloat/$1.conf"
+	out "$1/persisted-state0" state_full "$1"
+	out "$1/persisted-apply" debloat fix --apply-persisted --json "$1"
+	out "$1/persisted-state1" state_full "$1"
+	out "$1/persisted-undo" debloat undo --json
+	out "$1/persisted-state2" state_full "$1"
+}
+# The guest's modes: the words of dbvm=WORD,WORD... on the command line.
+modes=$(sed -n 's/.*dbvm=\([^ ]*\).*/\1/p' /proc/cmdline)
+has_mode() { case ",$modes," in *",$1,"*) return 0 ;; esac; return 1; }
+
 sysctl -w net.core.default_qdisc=pfifo_fast >/dev/null
 ip link set lo up
 
@@ -76,7 +150,7 @@ ip link set lo up
 # NIC. fec's probe waits for the GPIO controller and the anatop regulator, modules in
 # Debian's armmp: load them first. QEMU does not end on poweroff on this machine: the
 # host ends it once the end marker is out.
-if grep -q 'dbvm=fec' /proc/cmdline; then
+if has_mode fec; then
 	modprobe gpio-mxc
 	modprobe anatop-regulator
 	modprobe fec
@@ -95,7 +169,13 @@ if grep -q 'dbvm=fec' /proc/cmdline; then
 		ip addr add 10.0.2.15/24 dev "$fec"
 		for i in $(seq 100); do [ "$(cat /sys/class/net/$fec/carrier 2>/dev/null)" = 1 ] && break; sleep 0.1; done
 		echo "VMINFO nic $fec fec carrier $(cat /sys/class/net/$fec/carrier)"
-		check_nic "$fec" 10.0.2.2
+		if has_mode persist; then
+			persist_boot2 "$fec"
+		else
+			check_nic "$fec" 10.0.2.2
+			check_recovery "$fec"
+			has_mode reboot && persist_boot1 "$fec"
+		fi
 	fi
 	echo "VMGUEST-END"
 	sync
@@ -132,7 +212,7 @@ done
 
 # dbvm=fallback (tests/vm/kernels.txt): the image lists sch_cake in modules.dep without
 # its file, so the shaper fix plans for virtio-net (no BQL on 6.1) cannot be loaded.
-if grep -q 'dbvm=fallback' /proc/cmdline; then
+if has_mode fallback; then
 	ping -c 3 -W 1 10.0.3.2 >/dev/null 2>&1 # packets sent: BQL's verdict can be made
 	out "$virtio/state0" state "$virtio"
 	out "$virtio/fallback" sh -c "debloat fix --json $virtio 2>/tmp/fix.err"
@@ -145,7 +225,19 @@ if grep -q 'dbvm=fallback' /proc/cmdline; then
 	poweroff -f
 fi
 
-[ -n "$e1000e" ] && check_nic "$e1000e" 10.0.2.2
+# dbvm=...,persist: boot 2 of a kernel with MODE "reboot" (its e1000e only).
+if has_mode persist; then
+	[ -n "$e1000e" ] && persist_boot2 "$e1000e"
+	echo "VMGUEST-END"
+	sync
+	poweroff -f
+fi
+
+if [ -n "$e1000e" ]; then
+	check_nic "$e1000e" 10.0.2.2
+	check_recovery "$e1000e"
+	has_mode reboot && persist_boot1 "$e1000e"
+fi
 [ -n "$virtio" ] && check_nic "$virtio" 10.0.3.2
 
 # RRUL through the e1000e to the host side's server: function, not timing (TCG).

@@ -10,7 +10,10 @@
 # package is fetched with `apt-get download PACKAGE:ARCH` into $DEBLOAT_VM_CACHE
 # (default /var/cache/debloat-vm) once; when Debian no longer carries it, the newest
 # package matching PATTERN is taken, and the choice is printed. Leaves OUTDIR/vmlinuz,
-# OUTDIR/initrd.gz and OUTDIR/kernel (the package and version used). DEBLOAT must be
+# OUTDIR/initrd.gz and OUTDIR/kernel (the package and version used), and
+# OUTDIR/board.dtb when the kernel's MODE has the word "fec". (For a MODE with
+# "reboot", vm-check.sh later appends a second cpio of boot 1's /etc/debloat to a copy
+# of initrd.gz: a newc archive, as here.) DEBLOAT must be
 # a static binary for that architecture; busybox is the host's for its own
 # architecture, else busybox-static:ARCH downloaded the same way.
 #
@@ -55,7 +58,7 @@ fi
 kver=$(ls "$tree/lib/modules" | head -n 1)
 cp "$tree/boot/vmlinuz-$kver" "$out/vmlinuz"
 # A board's own machine needs its device tree (the Wandboard's i.MX6: sabrelite's).
-if [ "${mode:-}" = fec ]; then
+if [[ ,${mode:-}, == *,fec,* ]]; then
 	cp "$tree/usr/lib/linux-image-$kver/imx6q-sabrelite.dtb" "$out/board.dtb"
 fi
 echo "$pkg $kver" >"$out/kernel"
