@@ -182,6 +182,43 @@ if has_mode fec; then
 	poweroff -f
 fi
 
+# dbvm=usbnet (tests/vm/kernels.txt): a Raspberry Pi 3B under -M raspi3b, Debian's arm64
+# kernel with the board's device tree: its USB host controller (dwc2) with QEMU's
+# usb-net behind it, a CDC Ethernet device on usbnet, the layer the Pi 1-3's smsc95xx
+# sits on. No speed is known on such a link: fix is told the rate (--shape). QEMU does
+# not end on poweroff on this machine either.
+if has_mode usbnet; then
+	modprobe dwc2
+	modprobe cdc_ether
+	usb=
+	for i in $(seq 300); do
+		for d in /sys/class/net/*; do
+			[ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = cdc_ether ] && usb=$(basename "$d")
+		done
+		[ -n "$usb" ] && break
+		sleep 0.1
+	done
+	if [ -n "$usb" ]; then
+		ip link set "$usb" up
+		ip addr add 10.0.2.15/24 dev "$usb"
+		for i in $(seq 100); do [ "$(cat /sys/class/net/$usb/carrier 2>/dev/null)" = 1 ] && break; sleep 0.1; done
+		echo "VMINFO nic $usb cdc_ether carrier $(cat /sys/class/net/$usb/carrier)"
+		out "$usb/state0" state "$usb"
+		out "$usb/audit0" debloat audit --json "$usb"
+		out "$usb/bql" loaded_bql "$usb" 10.0.2.2
+		out "$usb/audit1" debloat audit --json "$usb"
+		out "$usb/plan" debloat fix --dry-run --json "$usb"
+		out "$usb/fix" debloat fix --shape 8mbit --json "$usb"
+		out "$usb/state1" state "$usb"
+		out "$usb/audit2" debloat audit --json "$usb"
+		out "$usb/undo" debloat undo --json
+		out "$usb/state2" state "$usb"
+	fi
+	echo "VMGUEST-END"
+	sync
+	poweroff -f
+fi
+
 modprobe e1000e 2>/dev/null # amd64 guests only
 modprobe virtio_pci 2>/dev/null # built in on some kernels
 modprobe virtio_net

@@ -60,6 +60,8 @@ cp "$tree/boot/vmlinuz-$kver" "$out/vmlinuz"
 # A board's own machine needs its device tree (the Wandboard's i.MX6: sabrelite's).
 if [[ ,${mode:-}, == *,fec,* ]]; then
 	cp "$tree/usr/lib/linux-image-$kver/imx6q-sabrelite.dtb" "$out/board.dtb"
+elif [[ ,${mode:-}, == *,usbnet,* ]]; then # the Raspberry Pi 3B's, under -M raspi3b
+	cp "$tree/usr/lib/linux-image-$kver/broadcom/bcm2837-rpi-3-b.dtb" "$out/board.dtb"
 fi
 echo "$pkg $kver" >"$out/kernel"
 

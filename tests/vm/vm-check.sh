@@ -28,7 +28,10 @@
 # the initrd (the initramfs is RAM: this is the disk that survives), and boot 2
 # (dbvm=MODE,persist) starts bloated, runs `fix --apply-persisted IFACE` as the boot
 # unit would, and must reach boot 1's fixed state (qdisc tree, txqueuelen, limit_max,
-# sysctls, rings, offloads); undo then restores boot 2's start.
+# sysctls, rings, offloads); undo then restores boot 2's start. A kernel whose MODE has
+# "usbnet" boots the Raspberry Pi 3B's machine (qemu-system-aarch64 -M raspi3b, the
+# kernel's bcm2837-rpi-3-b.dtb) with QEMU's usb-net on its USB: cdc_ether on usbnet, no
+# BQL, fix told the rate (--shape), undo exact.
 #
 # VM_LOGS=DIR keeps each guest's serial log there (serial-KERNEL.log, and
 # serial-KERNEL-persist.log for a second boot). Each boot is bounded (VM_TIMEOUT
@@ -392,6 +395,39 @@ persist_reboot() { # KERNEL IMG LOG IFACE DRIVER
 	fi
 }
 
+# usbnet under the Raspberry Pi 3B's machine: the driver, no BQL used (its files there,
+# never moved), fix with the rate given (no speed is known on a USB link), undo exact.
+judge_usbnet() { # KERNEL LOG IFACE
+	local k=$1 log=$2 i=$3 d=cdc_ether s0 s1 s2 fix
+	s0=$(section "$log" "$i/state0") s1=$(section "$log" "$i/state1") s2=$(section "$log" "$i/state2")
+	fix=$(section "$log" "$i/fix")
+	jqcheck "$k" "$d" "audit sees usbnet's cdc_ether behind the board's USB host controller" \
+		'.interfaces[0].driver == "cdc_ether" and (.interfaces[0].bus | test("usb"))' "$(section "$log" "$i/audit0")"
+	jqcheck "$k" "$d" "BQL not in use after traffic: usbnet has none before 6.19" \
+		'.interfaces[0].bql.in_use != true' "$(section "$log" "$i/audit1")"
+	jqcheck "$k" "$d" "debloat bql under load: the BQL files are there and never move" \
+		'[.[] | .interfaces[0].queues[]] | length > 0 and ([.[].limit] | max) == 0 and ([.[].inflight] | max) == 0' \
+		"$(jq -s . <<<"$(section "$log" "$i/bql")" 2>&1)"
+	jqcheck "$k" "$d" "fix --shape 8mbit applies a shaper at 8 Mbit/s" \
+		'.result == "applied" and .error == null and
+		 ([.interfaces[0].steps[] | select(.knob == "root-qdisc") | .after |
+		   test("^(cake bandwidth 8mbit|htb .*rate 8mbit)"; "i")] | any)' "$fix"
+	if grep -Eq '^qdisc qdisc (cake|htb)' <<<"$s1"; then
+		record "$k" "$d" "the kernel's tree after fix is the shaper" pass ""
+	else
+		record "$k" "$d" "the kernel's tree after fix is the shaper" fail "$(grep '^qdisc' <<<"$s1" | head -n 3 | tr '\n' ' ')"
+	fi
+	jqcheck "$k" "$d" "audit after fix: no FIFO finding" \
+		'[.interfaces[0].findings[].code] | index("fifo-qdisc") == null' "$(section "$log" "$i/audit2")"
+	if [ "$(status "$log" "$i/undo")" = 0 ] && [ -n "$s0" ] && [ "$s0" = "$s2" ]; then
+		record "$k" "$d" "undo restores the qdisc tree, txqueuelen and sysctls exactly" pass ""
+	else
+		record "$k" "$d" "undo restores the qdisc tree, txqueuelen and sysctls exactly" fail \
+			"$(diff <(echo "$s0") <(echo "$s2") | head -n 6 | tr '\n' ' ')"
+	fi
+	[ $json = 1 ] || echo "     ($k $d: fix without a rate plans: $(jq -r '[.interfaces[0].steps[] | select(.knob == "root-qdisc") | .after][0] // .error // "nothing"' <<<"$(section "$log" "$i/plan")" 2>/dev/null))"
+}
+
 has() { [[ ,$mode, == *,$1,* ]]; } # HAS WORD: WORD is a word of this kernel's MODE
 
 for k in "${kernels[@]}"; do
@@ -407,6 +443,8 @@ for k in "${kernels[@]}"; do
 	[ "${k%%-*}" = amd64 ] || bin=$top/build-static-${k%%-*}/bin/debloat
 	if has fec; then
 		qemu=(qemu-system-arm -M sabrelite) console=ttymxc1
+	elif has usbnet; then
+		qemu=(qemu-system-aarch64 -M raspi3b) console=ttyAMA0
 	fi
 	if ! command -v "${qemu[0]}" >/dev/null || [ ! -x "$bin" ]; then
 		echo "SKIP $k: needs ${qemu[0]} and $bin (make static ARCH=${k%%-*})"
@@ -424,6 +462,10 @@ for k in "${kernels[@]}"; do
 	if has fec; then
 		nics=(-nic tap,ifname=tape,script=no,downscript=no,mac=52:54:00:12:34:56)
 		out=(-display none -serial null -serial stdio -dtb "$img/board.dtb")
+	elif has usbnet; then # the Pi 3B's USB, QEMU's usb-net on it; 1 GB, as the board has
+		nics=(-netdev tap,id=n0,ifname=tape,script=no,downscript=no
+			-device usb-net,netdev=n0,mac=52:54:00:12:34:56)
+		out=(-display none -serial stdio -dtb "$img/board.dtb")
 	else
 		nics=(-netdev tap,id=n0,ifname=tape,script=no,downscript=no
 			-device e1000e,netdev=n0,mac=52:54:00:12:34:56
@@ -442,6 +484,17 @@ for k in "${kernels[@]}"; do
 	major=${kver%%.*} rest=${kver#*.} minor=${rest%%.*}
 	if has fallback; then
 		judge_fallback "$k" "$log"
+		continue
+	fi
+	if has usbnet; then
+		read -r _ iface drv _ carrier < <(grep '^VMINFO nic ' "$log" | cut -d' ' -f2-) || true
+		if [ -z "${iface:-}" ]; then
+			record "$k" cdc_ether "the NIC is there" fail "the guest found no usbnet interface"
+		elif [ "$carrier" != 1 ]; then
+			record "$k" cdc_ether "link up" fail "carrier $carrier"
+		else
+			judge_usbnet "$k" "$log" "$iface"
+		fi
 		continue
 	fi
 	if has fec; then
