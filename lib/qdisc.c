@@ -10,11 +10,12 @@
 #include "debloat/fq_codel.h"
 #include "debloat/pfifo_fast.h"
 #include "debloat/qdisc.h"
+#include "debloat/shaper.h"
 #include "opt.h"
 
 const struct db_qdisc_ops *const db_qdisc_kinds[] = {
 	&db_pfifo_fast_ops, &db_pfifo_ops, &db_bfifo_ops, &db_codel_ops,
-	&db_fq_codel_ops,   &db_fq_ops,    NULL,
+	&db_fq_codel_ops,   &db_fq_ops,    &db_shaper_ops, NULL,
 };
 
 /* A spec is short: tc's longest option lists are ~20 words. */

@@ -31,6 +31,9 @@ const char *const checker_specs[] = {
 	"fq limit 32 flow_limit 6 quantum 1514 initial_quantum 3028 buckets 16",
 	"fq limit 64 flow_limit 10 maxrate 10mbit buckets 64",
 	"fq",
+	"shaper rate 10mbit child pfifo limit 16",
+	"shaper rate 1mbit overhead 24 mpu 64 child fq_codel limit 24 flows 16 target 1ms interval 20ms",
+	"shaper rate 100mbit child fq limit 32 flow_limit 6 maxrate 10mbit buckets 16",
 };
 const size_t checker_nspecs = sizeof(checker_specs) / sizeof(checker_specs[0]);
 

@@ -467,6 +467,55 @@ TEST(ring_without_bql_fills_to_its_descriptors)
 	CHECK_EQ(s.bql_limit_max_seen, 0);
 }
 
+/* A shaper below the line rate (fix's remedy for a driver without BQL) leaves the ring
+ * nearly empty and keeps the queue in its child, where it is managed: frames leave at
+ * the shaper's rate, and a probe waits for the child's bytes at that rate. */
+TEST(a_shaper_below_the_line_moves_the_queue_from_the_ring_into_its_child)
+{
+	struct lab_profile p;
+	struct rec r = {.keep = true};
+	struct lab_telemetry tm;
+	struct lab_emu *e;
+	uint32_t ring_max;
+	uint64_t frames = 0, tp = 300 * MS + 200 * US, got = 0, want;
+
+	prof_base(&p);
+	strcpy(p.qdisc, "shaper rate 90mbit child pfifo limit 1000");
+	saturate(&p, 500 * MS, &ring_max);
+	CHECK(ring_max <= 2); /* the wire is faster than the shaper: the ring drains */
+	REQUIRE((e = make(&p, &r)));
+	stream(e, LAB_BOARD_TX, 1, 0, 1200 * MS, 60 * US, 0);
+	lab_emu_advance(e, 1200 * MS);
+	for (size_t i = 0; i < r.n; i++)
+		if (r.d[i].t >= 200 * MS && r.d[i].t < 1200 * MS)
+			frames++;
+	/* 90e6 / 8 / 1514 = 7430.5 frames in a second */
+	CHECK(frames >= 7429 && frames <= 7432);
+	done(e, &r);
+
+	/* A probe behind a full child, once the stream has stopped (so that it fits). */
+	memset(&r, 0, sizeof(r));
+	r.keep = true;
+	REQUIRE((e = make(&p, &r)));
+	stream(e, LAB_BOARD_TX, 1, 0, 300 * MS, 60 * US, 0);
+	lab_emu_advance(e, tp);
+	tm = telem(e, tp);
+	CHECK(tm.qdisc_backlog_pkts >= 990); /* the child holds the queue */
+	CHECK(tm.ring_descs <= 2);
+	CHECK_EQ(send_tcp(e, LAB_BOARD_TX, tp, 7777, 1, 100, 0, 0), 0);
+	lab_emu_advance(e, 2 * SEC);
+	for (size_t i = 0; i < r.n; i++)
+		if (r.d[i].sport == 7777)
+			got = r.d[i].t - tp;
+	/* it waits for the child's bytes at the shaper's rate */
+	want = tm.qdisc_backlog_bytes * SEC / MBIT(90);
+	CHECK(absdiff(got, want) * 100 < 3 * (long long)want);
+	printf("# shaper 90 Mbit/s over a 100 Mbit/s board: %llu frames/s, ring max %u, probe "
+	       "%.3f ms (the child's bytes at 90 Mbit/s: %.3f ms)\n",
+	       (unsigned long long)frames, ring_max, got / 1e6, want / 1e6);
+	done(e, &r);
+}
+
 TEST(bql_with_completion_per_frame_limits_to_two_frames)
 {
 	struct lab_profile p;

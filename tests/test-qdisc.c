@@ -9,7 +9,7 @@
 
 TEST(every_kind_is_registered_once)
 {
-	const char *want[] = {"pfifo_fast", "pfifo", "bfifo", "codel", "fq_codel", "fq"};
+	const char *want[] = {"pfifo_fast", "pfifo", "bfifo", "codel", "fq_codel", "fq", "shaper"};
 	int n = 0;
 
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -19,7 +19,7 @@ TEST(every_kind_is_registered_once)
 	}
 	while (db_qdisc_kinds[n])
 		n++;
-	CHECK_EQ(n, 6);
+	CHECK_EQ(n, 7);
 	CHECK(db_qdisc_find("cake") == NULL);
 }
 
@@ -82,7 +82,7 @@ TEST(unknown_kind_lists_the_known_ones)
 	char err[160] = "";
 
 	CHECK_EQ(db_qdisc_create("cake bandwidth 95mbit", NULL, &q, err, sizeof(err)), -ENOENT);
-	CHECK_STR(err, "unknown qdisc \"cake\" (known: pfifo_fast, pfifo, bfifo, codel, fq_codel, fq)");
+	CHECK_STR(err, "unknown qdisc \"cake\" (known: pfifo_fast, pfifo, bfifo, codel, fq_codel, fq, shaper)");
 	CHECK(q == NULL);
 }
 
