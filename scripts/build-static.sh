@@ -20,9 +20,12 @@ shift
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
+# arm64: segments aligned to 16 KB, not the linker's 64 KB, which only pads the file:
+# arm64 kernels run 4 KB pages (Debian, Raspberry Pi OS) or 16 KB (the Pi 5's own).
+page=
 case "$arch" in
 armhf) triplet=arm-linux-gnueabihf cross=(--cross-file "cross/armhf.ini") ;;
-arm64) triplet=aarch64-linux-gnu cross=(--cross-file "cross/arm64.ini") ;;
+arm64) triplet=aarch64-linux-gnu cross=(--cross-file "cross/arm64.ini") page=16384 ;;
 native) triplet=$(gcc -dumpmachine) cross=() ;;
 *)
 	echo "build-static: unknown ARCH \"$arch\" (armhf, arm64 or native)" >&2
@@ -44,12 +47,14 @@ for lib in libjson-c.a libz.a; do
 done
 scripts/static-libmnl.sh "$triplet" "$deps"
 
+link="'-static','-Wl,--gc-sections'"
+[ -z "$page" ] || link+=",'-Wl,-z,max-page-size=$page'"
 if [ ! -f "$build/build.ninja" ]; then
 	# release: -O3 would grow the binary for nothing a board notices; -O2 is enough.
 	meson setup "$build" "${cross[@]}" \
 		-Dbuildtype=release -Doptimization=2 \
 		-Ddefault_library=static -Dprefer_static=true -Dc_args="['-ffunction-sections','-fdata-sections']" \
-		-Dc_link_args="['-static','-Wl,--gc-sections']" \
+		-Dc_link_args="[$link]" \
 		-Dpkg_config_path="$deps/lib/pkgconfig" "$@" >"$top/$build.setup.log" 2>&1 || {
 		cat "$top/$build.setup.log" >&2
 		exit 1
