@@ -610,7 +610,7 @@ TEST(bql_limit_high_at_100mbit)
 	CHECK(strstr(find(&v, "bql-limit-high")->recommendation, "echo 1514 >") != NULL);
 }
 
-/* macb has BQL since 6.14: the kernel's release decides when sysfs cannot. */
+/* macb has BQL since 6.15: the kernel's release decides when sysfs cannot. */
 TEST(macb_uses_the_kernel_release)
 {
 	struct qdisc root = q_root("fq_codel");
@@ -623,9 +623,16 @@ TEST(macb_uses_the_kernel_release)
 	ifc.speed_mbps = 1000;
 	policy_iface(&ifc, &h, &v);
 	CHECK_EQ(v.bql_in_use, TRI_NO);
-	CHECK(strstr(v.bql_reason, "since Linux 6.14") != NULL);
+	CHECK(strstr(v.bql_reason, "since Linux 6.15") != NULL);
 	REQUIRE(find(&v, "no-bql"));
 	CHECK(strstr(find(&v, "no-bql")->recommendation, "bandwidth 950mbit") != NULL);
+	/* the Pi 5's Raspberry Pi OS kernel: 6.12 has no macb BQL yet, nor has 6.14 */
+	h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_YES, QDISC_AVAIL_YES, "6.12.25+rpt-rpi-2712");
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_NO);
+	h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_YES, QDISC_AVAIL_YES, "6.14.11");
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_NO);
 	h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_YES, QDISC_AVAIL_YES, "6.15.0");
 	policy_iface(&ifc, &h, &v);
 	CHECK_EQ(v.bql_in_use, TRI_YES);
