@@ -243,6 +243,10 @@ static void print_iface(struct printer *p, const struct host *h, const struct if
 	else
 		print_null(p, "speed_mbps", "unknown", UNIT_MBPS);
 	print_known_str(p, "duplex", duplex_name(ifc->duplex), 0);
+	if (ifc->usb_speed_mbps)
+		print_uint(p, "usb_speed_mbps", ifc->usb_speed_mbps, PRINT_JSON_ONLY);
+	else
+		print_null(p, "usb_speed_mbps", NULL, PRINT_JSON_ONLY);
 	if (ifc->have_stats)
 		print_uint(p, "tx_packets", ifc->tx_packets, PRINT_JSON_ONLY);
 	print_nl(p);
@@ -314,6 +318,14 @@ static void print_kernel(struct printer *p, const struct host *h)
 	print_known_str(p, "kernel_release", h->kernel_release, PRINT_BARE);
 	print_text(p, "on");
 	print_known_str(p, "hostname", h->hostname, PRINT_BARE);
+	if (h->compatible_known) {
+		print_open_array(p, "machine_compatible");
+		for (size_t i = 0; i < h->ncompatible; i++)
+			print_str(p, NULL, h->compatible[i], PRINT_JSON_ONLY);
+		print_close(p);
+	} else {
+		print_null(p, "machine_compatible", NULL, PRINT_JSON_ONLY);
+	}
 	print_nl(p);
 	print_indent(p, 1);
 	print_text(p, "qdiscs available:");
