@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "drivers.h"
+#include "fix/plan.h"
 #include "host/qdisc.h"
 #include "policy.h"
 #include "report.h"
@@ -372,4 +373,34 @@ void report_audit(struct printer *p, const struct host *h)
 	for (unsigned i = 0; i < n; i++)
 		print_finding(p, &findings[i], 1);
 	print_close(p);
+}
+
+void report_shaper(struct printer *p, const struct plan_target *t, unsigned indent)
+{
+	const struct policy_shaper *sh = &t->shaper;
+
+	if (!t->shaped || !sh->rate) {
+		print_null(p, "shape_rate_bps", NULL, PRINT_JSON_ONLY);
+		print_null(p, "rate_source", NULL, PRINT_JSON_ONLY);
+		print_bool(p, "rate_halved", false, PRINT_JSON_ONLY);
+		print_null(p, "ceiling_mbps", NULL, PRINT_JSON_ONLY);
+		print_null(p, "ceiling_shared", NULL, PRINT_JSON_ONLY);
+		return;
+	}
+	print_indent(p, indent);
+	print_text(p, "shaper at %s: %s", sh->spelled, sh->why);
+	print_uint(p, "shape_rate_bps", sh->rate * 8, UNIT_BPS | PRINT_JSON_ONLY);
+	print_nl(p);
+	print_indent(p, indent);
+	print_text(p, "rate source:");
+	print_str(p, "rate_source", sh->source_text, PRINT_BARE);
+	print_bool(p, "rate_halved", sh->halved, PRINT_JSON_ONLY);
+	if (sh->ceiling) {
+		print_uint(p, "ceiling_mbps", sh->ceiling->mbps, UNIT_MBPS | PRINT_JSON_ONLY);
+		print_bool(p, "ceiling_shared", sh->ceiling->shared, PRINT_JSON_ONLY);
+	} else {
+		print_null(p, "ceiling_mbps", NULL, PRINT_JSON_ONLY);
+		print_null(p, "ceiling_shared", NULL, PRINT_JSON_ONLY);
+	}
+	print_nl(p);
 }
