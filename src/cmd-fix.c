@@ -179,12 +179,13 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 		}
 	}
 	if (a->from && (a->confirm || a->apply_persisted))
-		return cli_usage_error("fix", usage,
-				       "--from plans for a snapshot: no --confirm or --apply-persisted");
+		return cli_usage_error(
+		    "fix", usage, "--from plans for a snapshot: no --confirm or --apply-persisted");
 	if (a->from && !a->dry_run)
-		return cli_usage_error("fix", usage,
-				       "--from plans for a snapshot, not this host: nothing there can "
-				       "be applied, so give --dry-run");
+		return cli_usage_error(
+		    "fix", usage,
+		    "--from plans for a snapshot, not this host: nothing there can "
+		    "be applied, so give --dry-run");
 	if (a->confirm)
 		return optind < argc ? cli_usage_error("fix", usage, "--confirm takes no interface")
 				     : -1;

@@ -71,7 +71,7 @@ int driver_release_cmp(const char *release, const char *version);
 struct driver_ceiling {
 	const char *driver;
 	const char *compatible[DRIVER_CEILING_MATCH_MAX]; /* NULL-terminated; none: any */
-	uint32_t usb_speed_mbps;			   /* 0: any bus */
+	uint32_t usb_speed_mbps;			  /* 0: any bus */
 	uint32_t mbps;
 	bool shared;
 	const char *where; /* "i.MX6", "USB 2": for "fec on i.MX6" */

@@ -480,8 +480,9 @@ void policy_shaper(const struct iface *ifc, const struct host *host, uint64_t gi
 			    "receive together: half for each direction holds whatever the mix",
 			    c->mbps, c->driver, c->where);
 		else
-			say(out->why, sizeof(out->why), "95%% of %u Mbit/s, the ceiling of %s on %s",
-			    c->mbps, c->driver, c->where);
+			say(out->why, sizeof(out->why),
+			    "95%% of %u Mbit/s, the ceiling of %s on %s", c->mbps, c->driver,
+			    c->where);
 	} else {
 		out->source = RATE_SOURCE_LINE;
 		out->achievable_mbps = ifc->speed_mbps;

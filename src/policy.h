@@ -162,8 +162,8 @@ enum rate_source {
 struct driver_ceiling;
 
 struct policy_shaper {
-	uint64_t rate;	   /* bytes/s; 0 with RATE_SOURCE_NONE */
-	char spelled[32];  /* the rate as tc takes it: "950mbit", "223250kbit" */
+	uint64_t rate;	  /* bytes/s; 0 with RATE_SOURCE_NONE */
+	char spelled[32]; /* the rate as tc takes it: "950mbit", "223250kbit" */
 	enum rate_source source;
 	uint32_t achievable_mbps;	      /* per direction; 0 with a given rate */
 	const struct driver_ceiling *ceiling; /* the table's rule for this NIC, or NULL

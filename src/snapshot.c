@@ -1020,8 +1020,9 @@ static int read_compatible(struct reader *rd, const struct jval *doc, struct hos
 			return fail(rd, -EINVAL, p, "expected a string, got %s",
 				    kind_word(json_array_at(list, i)));
 		if (!*e || strlen(e) >= HOST_COMPATIBLE_MAX)
-			return fail(rd, -EINVAL, p, "\"%.40s\" is empty or too long (at most %d "
-				    "characters)", e, HOST_COMPATIBLE_MAX - 1);
+			return fail(rd, -EINVAL, p,
+				    "\"%.40s\" is empty or too long (at most %d characters)", e,
+				    HOST_COMPATIBLE_MAX - 1);
 		memcpy(h->compatible[h->ncompatible++], e, strlen(e) + 1);
 	}
 	h->compatible_known = true;
@@ -1052,7 +1053,8 @@ static int read_host(struct reader *rd, const struct jval *doc, struct host *h)
 	    (r = get_str(rd, doc, "", "hostname", false, h->hostname, sizeof(h->hostname))) < 0 ||
 	    (r = get_str(rd, doc, "", "kernel_release", false, h->kernel_release,
 			 sizeof(h->kernel_release))) < 0 ||
-	    (r = read_compatible(rd, doc, h)) < 0 || (r = read_sysctls(rd, doc, h)) < 0 || (r = read_kinds(rd, doc, h)) < 0)
+	    (r = read_compatible(rd, doc, h)) < 0 || (r = read_sysctls(rd, doc, h)) < 0 ||
+	    (r = read_kinds(rd, doc, h)) < 0)
 		return r;
 	r = get_container(rd, doc, "", "interfaces", JSON_KIND_ARRAY, &ifaces);
 	if (r < 0)

@@ -104,7 +104,7 @@ TEST(ceiling_lan78xx_on_usb2)
 	CHECK_EQ(c->mbps, 300);
 	CHECK(c->shared);
 	CHECK_STR(c->where, "USB 2");
-	CHECK(driver_ceiling("lan78xx", NULL, 0, 480) == c); /* any machine */
+	CHECK(driver_ceiling("lan78xx", NULL, 0, 480) == c);	     /* any machine */
 	CHECK(driver_ceiling("lan78xx", pi3bplus, 2, 5000) == NULL); /* USB 3: none */
 	CHECK(driver_ceiling("lan78xx", pi3bplus, 2, 0) == NULL);    /* bus speed unknown */
 	CHECK(driver_ceiling("smsc95xx", pi3bplus, 2, 480) == NULL);

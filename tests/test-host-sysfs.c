@@ -345,7 +345,7 @@ TEST(machine_usb_speed_of_the_device_above)
 	CHECK_EQ(machine_usb_speed(root, "eth0", &mbps), 0);
 	CHECK_EQ(mbps, 480);
 	mbps = 7;
-	CHECK_EQ(machine_usb_speed(root, "eth1", &mbps), -ENOENT); /* PCI */
+	CHECK_EQ(machine_usb_speed(root, "eth1", &mbps), -ENOENT);  /* PCI */
 	CHECK_EQ(machine_usb_speed(root, "veth0", &mbps), -ENOENT); /* no device */
 	CHECK_EQ(mbps, 7);
 	put("devices/usb1/1-1/1-1.1/speed", "fast\n");

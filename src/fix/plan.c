@@ -289,8 +289,7 @@ static int plan_root(struct plan *p, int ti, const struct iface *ifc, const stru
 	}
 	/* The leaf's FIFO length follows the shaper's rate, when there will be a shaper. */
 	choose_leaf(p, t, ifc, h,
-		    shape && sh.rate && (have_kind(h, "cake") || have_kind(h, "htb")) ? sh.rate
-										     : 0,
+		    shape && sh.rate && (have_kind(h, "cake") || have_kind(h, "htb")) ? sh.rate : 0,
 		    &leaf);
 	if (fifo && fifo->delay_us >= 0)
 		say(was, sizeof(was), "; the FIFO there now can add %lld.%lld ms",

@@ -49,8 +49,9 @@ static void read_driver_facts(struct iface *ifc, const struct host_paths *paths)
 	r = ethtool_link(ifc->name, &ifc->speed_mbps, &ifc->duplex);
 	if (r < 0 && worth_noting(r))
 		iface_note_unreadable(ifc, "speed", r);
+	/* Not on USB (or unreadable): usb_speed_mbps stays 0, unknown. */
 	if (ifc->physical)
-		(void)machine_usb_speed(paths->sysfs, ifc->name, &ifc->usb_speed_mbps); /* 0: not USB */
+		(void)machine_usb_speed(paths->sysfs, ifc->name, &ifc->usb_speed_mbps);
 	r = ethtool_rings(ifc->name, &ifc->ring_tx, &ifc->ring_tx_max, &ifc->ring_rx,
 			  &ifc->ring_rx_max);
 	if (r < 0 && worth_noting(r))

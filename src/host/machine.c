@@ -13,8 +13,7 @@
 /* The kernel's lists are a few dozen bytes; 1 KB holds any real one. */
 #define COMPATIBLE_FILE_MAX 1024
 
-int machine_compatible(const char *sysfs_root, char *out, size_t entry_len, size_t max,
-		       size_t *n)
+int machine_compatible(const char *sysfs_root, char *out, size_t entry_len, size_t max, size_t *n)
 {
 	char path[PATH_MAX], buf[COMPATIBLE_FILE_MAX];
 	ssize_t len;

@@ -22,8 +22,7 @@
  * characters; a longer one is skipped), *n how many. -ENOENT when there is no
  * device tree, -errno when it cannot be read; *n is then 0.
  */
-int machine_compatible(const char *sysfs_root, char *out, size_t entry_len, size_t max,
-		       size_t *n);
+int machine_compatible(const char *sysfs_root, char *out, size_t entry_len, size_t max, size_t *n);
 
 /*
  * The USB bus speed of ifname's device, in Mbit/s (1.5 reads as 1). -ENOENT when the
