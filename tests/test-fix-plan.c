@@ -818,7 +818,6 @@ TEST(fec_on_imx6_shapes_below_its_shared_ceiling)
 		CHECK_EQ(p.targets[0].shaper.rate, 50000000 / 8);
 		plan_free(&p);
 	}
-
 }
 
 /* Pi 4: bcmgenet has BQL: no shaper, no rate, no source. */
