@@ -419,18 +419,6 @@ uint64_t policy_shaper_bytes(uint32_t speed_mbps)
 	return (uint64_t)speed_mbps * POLICY_SHAPER_PERMILLE * 1000 / 8;
 }
 
-const char *rate_source_name(enum rate_source s)
-{
-	static const char *const names[] = {
-	    [RATE_SOURCE_NONE] = "none",
-	    [RATE_SOURCE_LINE] = "line",
-	    [RATE_SOURCE_TABLE] = "table",
-	    [RATE_SOURCE_GIVEN] = "given",
-	};
-
-	return (unsigned)s < sizeof(names) / sizeof(*names) ? names[s] : "none";
-}
-
 static const struct driver_ceiling *ceiling_of(const struct iface *ifc, const struct host *host)
 {
 	const char *compatible[HOST_MAX_COMPATIBLE];

@@ -179,7 +179,6 @@ struct policy_shaper {
 /* given: bytes/s from the user, or 0. host may be NULL (machine unknown). */
 void policy_shaper(const struct iface *ifc, const struct host *host, uint64_t given,
 		   struct policy_shaper *out);
-const char *rate_source_name(enum rate_source s); /* "none", "line", "table", "given" */
 
 /*
  * The short FIFO of the last resort (no fq_codel, no cake), short in time: about
