@@ -189,11 +189,13 @@ static void print_fix(struct printer *p, const struct host *h, bool named)
 		if (tg->skipped || tg->refused) {
 			print_str(p, "not_fixed", tg->refused_why, PRINT_BARE);
 			print_nl(p);
+			report_shaper(p, tg, 2);
 		} else {
 			print_null(p, "not_fixed", NULL, PRINT_JSON_ONLY);
 			if (!plan_count(&pl, STEP_PLANNED))
 				print_text(p, "nothing to change");
 			print_nl(p);
+			report_shaper(p, tg, 2);
 			print_commands(p, &pl, (int)t);
 		}
 		print_close(p);

@@ -22,11 +22,14 @@
 #include "fix/plan.h"
 #include "host/host.h"
 #include "print.h"
+#include "report.h"
+#include "snapshot.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " fix [IFACE...] [--all] [--dry-run] [--json] [--try SECONDS]\n"
     "           [--persist] [--force] [--role host|server] [--shape RATE]\n"
     "           [--ingress RATE] [--state-dir DIR] [--root DIR]\n"
+    "       " PROG_NAME " fix --from FILE --dry-run [--json] [--shape RATE] [IFACE...]\n"
     "       " PROG_NAME " fix --confirm [--state-dir DIR]\n"
     "       " PROG_NAME " fix --apply-persisted IFACE [--json] [--state-dir DIR]\n"
     "           [--root DIR]\n"
@@ -39,6 +42,9 @@ static const char usage[] =
     "\n"
     "  -a, --all             every physical interface (no loopback, no virtual link)\n"
     "  -n, --dry-run         print the plan and change nothing\n"
+    "      --from FILE       plan for a snapshot (`" PROG_NAME " snapshot`) instead of\n"
+    "                        this host; with --dry-run only (all its interfaces\n"
+    "                        unless named)\n"
     "  -j, --json            print one JSON document (keys: docs/json.md)\n"
     "  -t, --try SECONDS     undo it all after SECONDS unless confirmed (a key on\n"
     "                        this terminal, or `" PROG_NAME " fix --confirm` from\n"
@@ -66,12 +72,14 @@ enum {
 	OPT_APPLY_PERSISTED,
 	OPT_SHAPE,
 	OPT_INGRESS,
+	OPT_FROM,
 };
 
 struct fix_args {
 	bool all, dry_run, json, confirm, persist, apply_persisted;
 	unsigned try_seconds;
 	const char *state_dir, *root;
+	const char *from; /* a snapshot to plan for: dry run only */
 	struct plan_options opts;
 };
 
@@ -91,6 +99,7 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 	    {"apply-persisted", no_argument, NULL, OPT_APPLY_PERSISTED},
 	    {"shape", required_argument, NULL, OPT_SHAPE},
 	    {"ingress", required_argument, NULL, OPT_INGRESS},
+	    {"from", required_argument, NULL, OPT_FROM},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -146,6 +155,9 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 		case OPT_APPLY_PERSISTED:
 			a->apply_persisted = true;
 			break;
+		case OPT_FROM:
+			a->from = optarg;
+			break;
 		case OPT_SHAPE:
 		case OPT_INGRESS:
 			if (plan_parse_rate(optarg, c == OPT_SHAPE ? &a->opts.shape_rate
@@ -159,13 +171,21 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 			return fputs(usage, stdout) == EOF ? 1 : 0;
 		default:
 			if (optopt == 't' || optopt == 'r' || optopt == 's' || optopt == OPT_ROOT ||
-			    optopt == OPT_SHAPE || optopt == OPT_INGRESS)
+			    optopt == OPT_SHAPE || optopt == OPT_INGRESS || optopt == OPT_FROM)
 				return cli_usage_error("fix", usage, "option \"%s\" needs a value",
 						       cli_bad_option(argv));
 			return cli_usage_error("fix", usage, "unknown option \"%s\"",
 					       cli_bad_option(argv));
 		}
 	}
+	if (a->from && (a->confirm || a->apply_persisted))
+		return cli_usage_error(
+		    "fix", usage, "--from plans for a snapshot: no --confirm or --apply-persisted");
+	if (a->from && !a->dry_run)
+		return cli_usage_error(
+		    "fix", usage,
+		    "--from plans for a snapshot, not this host: nothing there can "
+		    "be applied, so give --dry-run");
 	if (a->confirm)
 		return optind < argc ? cli_usage_error("fix", usage, "--confirm takes no interface")
 				     : -1;
@@ -173,7 +193,7 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 		return cli_usage_error("fix", usage, "--apply-persisted takes one interface");
 	if (a->all && optind < argc)
 		return cli_usage_error("fix", usage, "name interfaces or give --all, not both");
-	if (!a->all && optind == argc)
+	if (!a->all && optind == argc && !a->from)
 		return cli_usage_error("fix", usage, "name an interface, or give --all");
 	if (a->apply_persisted && (a->opts.shape_rate || a->opts.ingress_rate))
 		return cli_usage_error("fix", usage,
@@ -321,6 +341,7 @@ static void print_target(struct printer *p, const struct plan *pl, size_t ti, bo
 	} else {
 		print_null(p, "refused", NULL, PRINT_JSON_ONLY);
 	}
+	report_shaper(p, t, 1);
 	print_notes(p, t->notes, t->nnotes);
 	print_open_array(p, "steps");
 	for (size_t i = 0; i < pl->nsteps; i++) {
@@ -481,11 +502,46 @@ static int make_plan(struct fix_run *r, const char *ifname)
 	return 0;
 }
 
+/*
+ * The plan for a snapshot's host (the names given, else all): nothing is read from
+ * this host, so every step's before is "unknown" and none is settled or refused here.
+ */
+static int plan_snapshot(struct fix_run *r, char *const names[], size_t nnames)
+{
+	char err[512];
+	size_t bad = 0;
+	int ret;
+
+	ret = snapshot_read_file(r->a.from, &r->host, err, sizeof(err));
+	if (ret < 0) {
+		fail(r, "cannot read snapshot %s: %s", r->a.from, err[0] ? err : strerror(-ret));
+		return ret;
+	}
+	ret = snapshot_select(&r->host, names, nnames, &bad);
+	if (ret == -ENODEV)
+		fail(r, "snapshot %s has no interface %s", r->a.from, names[bad]);
+	else if (ret < 0)
+		fail(r, "cannot read snapshot %s: %s", r->a.from, strerror(-ret));
+	if (ret < 0)
+		return ret;
+	plan_init(&r->plan, &r->a.opts);
+	ret = plan_build(&r->plan, &r->host, nnames > 0);
+	if (ret < 0) {
+		fail(r, "cannot build the plan: %s", strerror(-ret));
+		return ret;
+	}
+	for (size_t i = 0; i < r->plan.nsteps; i++)
+		snprintf(r->plan.steps[i].before, sizeof(r->plan.steps[i].before), "unknown");
+	return 0;
+}
+
 static int read_and_plan(struct fix_run *r, char *const names[], size_t nnames)
 {
 	size_t bad = 0;
 	int ret;
 
+	if (r->a.from)
+		return plan_snapshot(r, names, nnames);
 	ret = host_read(&r->host, &host_default_paths, names, nnames, &bad);
 	if (ret == -ENODEV) {
 		fail(r, "cannot find interface %s: %s", names[bad], strerror(-ret));
@@ -839,6 +895,14 @@ int cmd_fix(int argc, char *argv[])
 		goto cleanup;
 	}
 	print_bool(p, "dry_run", r->a.dry_run, PRINT_JSON_ONLY);
+	if (r->a.from) {
+		print_text(p, "planned for snapshot");
+		print_str(p, "from", r->a.from, PRINT_BARE | PRINT_NOWRAP);
+		print_text(p, "(this host is neither read nor changed)");
+		print_nl(p);
+	} else {
+		print_null(p, "from", NULL, PRINT_JSON_ONLY);
+	}
 	if (!r->a.json)
 		print_plan(p, &r->plan, false);
 	r->result = "dry-run";

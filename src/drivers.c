@@ -31,10 +31,11 @@ static const struct driver_info drivers[] = {
      .tx_ring = -1,
      .lever = DRIVER_LEVER_TX_RING,
      .board = "Raspberry Pi 4"},
-    /* BQL went in early in 2025; 6.14 is the first release we count on. */
+    /* "net: cadence: macb: Implement BQL" was applied in February 2025, after the 6.14
+     * merge window: 6.15 is the first release with it. */
     {.names = {"macb"},
      .bql = DRIVER_BQL_SINCE,
-     .since = "6.14",
+     .since = "6.15",
      .tx_ring = -1,
      .lever = DRIVER_LEVER_TX_RING,
      .board = "Raspberry Pi 5 (RP1)"},
@@ -79,6 +80,48 @@ static const struct driver_info drivers[] = {
      .lever = DRIVER_LEVER_TX_RING},
     {.names = {"veth"}, .bql = DRIVER_BQL_NO, .tx_ring = -1, .lever = DRIVER_LEVER_NONE},
 };
+
+/* docs/design/bql-and-drivers.md section 6. A handful of rules: a linear scan is plenty. */
+static const struct driver_ceiling ceilings[] = {
+    /* i.MX6 Quad/DualLite erratum ERR004512: the ENET's bus interface caps the MAC at
+     * about 470 Mbit/s in total, transmit and receive together, whatever the PHY says. */
+    {.driver = "fec",
+     .compatible = {"fsl,imx6q", "fsl,imx6dl", "fsl,imx6"},
+     .mbps = 470,
+     .shared = true,
+     .where = "i.MX6"},
+    /* lan78xx is a GigE PHY behind the Pi 3B+'s USB 2 (480 Mbit/s of half-duplex bus
+     * signalling): about 300 Mbit/s of frames is what gets through, in both directions
+     * together, since the bus carries one transfer at a time. */
+    {.driver = "lan78xx", .usb_speed_mbps = 480, .mbps = 300, .shared = true, .where = "USB 2"},
+};
+
+static bool has_compatible(const char *want, const char *const compatible[], size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (compatible[i] && !strcmp(compatible[i], want))
+			return true;
+	return false;
+}
+
+const struct driver_ceiling *driver_ceiling(const char *driver, const char *const compatible[],
+					    size_t ncompatible, uint32_t usb_speed_mbps)
+{
+	if (!driver || !*driver)
+		return NULL;
+	for (size_t i = 0; i < sizeof(ceilings) / sizeof(*ceilings); i++) {
+		const struct driver_ceiling *c = &ceilings[i];
+		bool machine = !c->compatible[0];
+
+		if (strcmp(c->driver, driver))
+			continue;
+		for (size_t j = 0; j < DRIVER_CEILING_MATCH_MAX && c->compatible[j]; j++)
+			machine |= has_compatible(c->compatible[j], compatible, ncompatible);
+		if (machine && (!c->usb_speed_mbps || c->usb_speed_mbps == usb_speed_mbps))
+			return c;
+	}
+	return NULL;
+}
 
 const struct driver_info *driver_lookup(const char *driver)
 {

@@ -77,6 +77,7 @@ struct iface {
 	char driver[32]; /* "" when unknown */
 	char bus[32];
 	uint32_t speed_mbps; /* 0 when unknown */
+	uint32_t usb_speed_mbps; /* a USB NIC's bus speed (480: USB 2); 0 unknown or not USB */
 	enum duplex duplex;
 
 	/* ethtool rings (ETHTOOL_GRINGPARAM): descriptors, -1 when unknown */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <debloat/units.h>
+
 #include "drivers.h"
 #include "host/avail.h"
 #include "host/host.h"
@@ -395,21 +397,90 @@ static void find_txqueuelen(const struct iface *ifc, struct verdict *v)
 	    ifc->name);
 }
 
-void policy_shaper_rate(uint32_t speed_mbps, char *buf, size_t len)
+/* A rate in kbit/s as tc takes it: whole megabits as "mbit", the rest as "kbit". */
+static void spell_kbit(uint64_t kbit, char *buf, size_t len)
 {
-	uint64_t kbit = (uint64_t)speed_mbps * 950;
-
-	if (!speed_mbps)
-		say(buf, len, "<95%% of line rate>");
-	else if (kbit % 1000)
+	if (kbit % 1000)
 		say(buf, len, "%llukbit", (unsigned long long)kbit);
 	else
 		say(buf, len, "%llumbit", (unsigned long long)(kbit / 1000));
 }
 
+void policy_shaper_rate(uint32_t speed_mbps, char *buf, size_t len)
+{
+	if (!speed_mbps)
+		say(buf, len, "<95%% of line rate>");
+	else
+		spell_kbit((uint64_t)speed_mbps * POLICY_SHAPER_PERMILLE, buf, len);
+}
+
 uint64_t policy_shaper_bytes(uint32_t speed_mbps)
 {
-	return (uint64_t)speed_mbps * 950 * 1000 / 8;
+	return (uint64_t)speed_mbps * POLICY_SHAPER_PERMILLE * 1000 / 8;
+}
+
+static const struct driver_ceiling *ceiling_of(const struct iface *ifc, const struct host *host)
+{
+	const char *compatible[HOST_MAX_COMPATIBLE];
+	size_t n = 0;
+
+	for (size_t i = 0; host && i < host->ncompatible && i < HOST_MAX_COMPATIBLE; i++)
+		compatible[n++] = host->compatible[i];
+	return driver_ceiling(ifc->driver, compatible, n, ifc->usb_speed_mbps);
+}
+
+void policy_shaper(const struct iface *ifc, const struct host *host, uint64_t given,
+		   struct policy_shaper *out)
+{
+	const struct driver_ceiling *c = ceiling_of(ifc, host);
+	uint32_t per_direction = c ? (c->shared ? c->mbps / 2 : c->mbps) : 0;
+	uint64_t kbit;
+
+	memset(out, 0, sizeof(*out));
+	out->ceiling = c;
+	if (given) {
+		out->source = RATE_SOURCE_GIVEN;
+		out->rate = given;
+		db_format_rate(given, out->spelled, sizeof(out->spelled));
+		say(out->source_text, sizeof(out->source_text), "--shape");
+		say(out->why, sizeof(out->why), "the rate given (--shape)");
+		return;
+	}
+	if (!ifc->speed_mbps) {
+		say(out->spelled, sizeof(out->spelled), "<95%% of line rate>");
+		say(out->why, sizeof(out->why), "the link speed is unknown");
+		return;
+	}
+	/* The table's ceiling counts only below line rate: a GigE i.MX6 board that
+	 * negotiated 100 Mbit/s is held by its link, not its bus. */
+	if (c && per_direction < ifc->speed_mbps) {
+		out->source = RATE_SOURCE_TABLE;
+		out->achievable_mbps = per_direction;
+		out->halved = c->shared;
+		/* Per mille of the whole ceiling, then halved: no rounding before the split. */
+		kbit = (uint64_t)c->mbps * POLICY_SHAPER_PERMILLE / (c->shared ? 2 : 1);
+		say(out->source_text, sizeof(out->source_text),
+		    "drivers table: %s on %s, %u Mbit/s%s", c->driver, c->where, c->mbps,
+		    c->shared ? " shared by transmit and receive" : "");
+		if (c->shared)
+			say(out->why, sizeof(out->why),
+			    "95%% of half of %u Mbit/s, the ceiling of %s on %s for transmit and "
+			    "receive together: half for each direction holds whatever the mix",
+			    c->mbps, c->driver, c->where);
+		else
+			say(out->why, sizeof(out->why),
+			    "95%% of %u Mbit/s, the ceiling of %s on %s", c->mbps, c->driver,
+			    c->where);
+	} else {
+		out->source = RATE_SOURCE_LINE;
+		out->achievable_mbps = ifc->speed_mbps;
+		kbit = (uint64_t)ifc->speed_mbps * POLICY_SHAPER_PERMILLE;
+		say(out->source_text, sizeof(out->source_text), "line rate");
+		say(out->why, sizeof(out->why), "~95%% of %u Mbit/s, the line rate",
+		    ifc->speed_mbps);
+	}
+	out->rate = kbit * 1000 / 8;
+	spell_kbit(kbit, out->spelled, sizeof(out->spelled));
 }
 
 uint32_t policy_gso_cap(const struct iface *ifc)
@@ -513,9 +584,11 @@ static int64_t ring_delay_us(const struct iface *ifc, const struct verdict *v)
 /* The shaper of docs/design/bql-and-drivers.md section 5, in the form this kernel can make. */
 static void shaper_advice(const struct iface *ifc, const struct host *host, char *buf, size_t len)
 {
-	char rate[32];
+	struct policy_shaper sh;
+	const char *rate;
 
-	policy_shaper_rate(ifc->speed_mbps, rate, sizeof(rate));
+	policy_shaper(ifc, host, 0, &sh);
+	rate = sh.spelled;
 	if (kind_avail(host, "cake") != QDISC_AVAIL_NO) {
 		say(buf, len,
 		    "tc qdisc replace dev %s root cake bandwidth %s (without cake: htb rate %s "
@@ -536,6 +609,7 @@ static void find_no_bql(const struct iface *ifc, const struct host *host, struct
 	const char *drv = ifc->driver[0] ? ifc->driver : "the driver";
 	char shaper[320], ring[96] = "";
 	struct finding *f;
+	struct policy_shaper sh;
 	int64_t limit = 0, inflight = 0;
 
 	if (!ifc->physical || v->bql_in_use == TRI_YES || !(f = add_finding(v, "no-bql")))
@@ -582,8 +656,12 @@ static void find_no_bql(const struct iface *ifc, const struct host *host, struct
 	    "%s does not use BQL (%s): the TX queue below the qdisc is an unmanaged FIFO%s", drv,
 	    v->bql_reason, ring);
 	shaper_advice(ifc, host, shaper, sizeof(shaper));
+	policy_shaper(ifc, host, 0, &sh);
+	if (sh.source == RATE_SOURCE_TABLE)
+		evidence(f, value_uint("ceiling_mbps", sh.ceiling->mbps, UNIT_MBPS));
 	say(f->recommendation, sizeof(f->recommendation),
-	    "shape at ~95%% of line rate so the queue forms in the qdisc: %s%s", shaper,
+	    "shape at %s so the queue forms in the qdisc: %s%s",
+	    sh.source == RATE_SOURCE_TABLE ? sh.why : "~95% of line rate", shaper,
 	    d && d->lever == DRIVER_LEVER_NONE ? " (this driver has no ring to shrink)"
 					       : "; and shrink the TX ring (see big-tx-ring)");
 }
@@ -737,8 +815,10 @@ static void find_qdisc_unavailable(const struct iface *ifc, const struct host *h
 	const struct finding *nobql = find_code(v, "no-bql");
 	bool want_shaper = nobql && nobql->severity != SEVERITY_INFO;
 	bool shaped = want_shaper && htb != QDISC_AVAIL_NO;
-	unsigned short_len = policy_fifo_len(ifc, shaped ? policy_shaper_bytes(ifc->speed_mbps) : 0);
-	char rate[32], gso[64] = "";
+	struct policy_shaper sh;
+	unsigned short_len;
+	const char *rate;
+	char gso[64] = "";
 	struct finding *f;
 
 	if (!(want_fq_codel && fq_codel == QDISC_AVAIL_NO) &&
@@ -751,7 +831,9 @@ static void find_qdisc_unavailable(const struct iface *ifc, const struct host *h
 	evidence(f, value_bool("fq_codel_available", fq_codel == QDISC_AVAIL_YES));
 	evidence(f, value_bool("cake_available", cake == QDISC_AVAIL_YES));
 	evidence(f, value_bool("htb_available", htb == QDISC_AVAIL_YES));
-	policy_shaper_rate(ifc->speed_mbps, rate, sizeof(rate));
+	policy_shaper(ifc, host, 0, &sh);
+	rate = sh.spelled;
+	short_len = policy_fifo_len(ifc, shaped ? sh.rate : 0);
 	if (fq_codel == QDISC_AVAIL_NO && cake != QDISC_AVAIL_NO) {
 		say(f->message, sizeof(f->message),
 		    "this kernel (%s) has no fq_codel: use cake in its place",

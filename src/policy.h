@@ -139,6 +139,48 @@ void policy_shaper_rate(uint32_t speed_mbps, char *buf, size_t len);
 uint64_t policy_shaper_bytes(uint32_t speed_mbps);
 
 /*
+ * The shaper of a driver without BQL must sit just below the real bottleneck, or the
+ * queue stays in the driver. It runs at POLICY_SHAPER_PERMILLE of the achievable rate:
+ * the line rate, or the drivers table's ceiling for this driver on this machine
+ * (driver_ceiling(): the machine's compatible list from host, the NIC's USB bus speed)
+ * when that is lower. A ceiling shared by transmit and receive is halved first: an
+ * egress shaper at 95% of the whole ceiling overflows the driver as soon as the board
+ * also receives, while half for each direction holds whatever the traffic mix (a
+ * guarantee, at the price of idle capacity when one way is quiet). A rate the user
+ * gave (fix --shape) is used as given. 950 per mille: 5% under the bottleneck is
+ * what the field settled on; below 930 the link is wasted for no gain in delay.
+ */
+#define POLICY_SHAPER_PERMILLE 950
+
+enum rate_source {
+	RATE_SOURCE_NONE,  /* no shaper rate: the link speed is unknown */
+	RATE_SOURCE_LINE,  /* the line rate */
+	RATE_SOURCE_TABLE, /* the drivers table's ceiling */
+	RATE_SOURCE_GIVEN, /* fix --shape */
+};
+
+struct driver_ceiling;
+
+struct policy_shaper {
+	uint64_t rate;	  /* bytes/s; 0 with RATE_SOURCE_NONE */
+	char spelled[32]; /* the rate as tc takes it: "950mbit", "223250kbit" */
+	enum rate_source source;
+	uint32_t achievable_mbps;	      /* per direction; 0 with a given rate */
+	const struct driver_ceiling *ceiling; /* the table's rule for this NIC, or NULL
+						 (even when not below line rate) */
+	bool halved;			      /* a shared ceiling: half for each direction */
+	/* "line rate", "drivers table: fec on i.MX6, 470 Mbit/s shared by transmit and
+	 * receive", "--shape": stable words for JSON's rate_source */
+	char source_text[128];
+	/* one line for a plan or finding: "95% of half of 470 Mbit/s ..." */
+	char why[192];
+};
+
+/* given: bytes/s from the user, or 0. host may be NULL (machine unknown). */
+void policy_shaper(const struct iface *ifc, const struct host *host, uint64_t given,
+		   struct policy_shaper *out);
+
+/*
  * The short FIFO of the last resort (no fq_codel, no cake), short in time: about
  * POLICY_FIFO_MS at rate (bytes/s; 0: the link speed) in packets of policy_gso_cap
  * bytes, at least POLICY_FIFO_MIN, at most 100 (50 at <= 10 Mbit/s; 100 when neither

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "drivers.h"
+#include "fix/plan.h"
 #include "host/qdisc.h"
 #include "policy.h"
 #include "report.h"
@@ -243,6 +244,10 @@ static void print_iface(struct printer *p, const struct host *h, const struct if
 	else
 		print_null(p, "speed_mbps", "unknown", UNIT_MBPS);
 	print_known_str(p, "duplex", duplex_name(ifc->duplex), 0);
+	if (ifc->usb_speed_mbps)
+		print_uint(p, "usb_speed_mbps", ifc->usb_speed_mbps, PRINT_JSON_ONLY);
+	else
+		print_null(p, "usb_speed_mbps", NULL, PRINT_JSON_ONLY);
 	if (ifc->have_stats)
 		print_uint(p, "tx_packets", ifc->tx_packets, PRINT_JSON_ONLY);
 	print_nl(p);
@@ -314,6 +319,14 @@ static void print_kernel(struct printer *p, const struct host *h)
 	print_known_str(p, "kernel_release", h->kernel_release, PRINT_BARE);
 	print_text(p, "on");
 	print_known_str(p, "hostname", h->hostname, PRINT_BARE);
+	if (h->compatible_known) {
+		print_open_array(p, "machine_compatible");
+		for (size_t i = 0; i < h->ncompatible; i++)
+			print_str(p, NULL, h->compatible[i], PRINT_JSON_ONLY);
+		print_close(p);
+	} else {
+		print_null(p, "machine_compatible", NULL, PRINT_JSON_ONLY);
+	}
 	print_nl(p);
 	print_indent(p, 1);
 	print_text(p, "qdiscs available:");
@@ -360,4 +373,34 @@ void report_audit(struct printer *p, const struct host *h)
 	for (unsigned i = 0; i < n; i++)
 		print_finding(p, &findings[i], 1);
 	print_close(p);
+}
+
+void report_shaper(struct printer *p, const struct plan_target *t, unsigned indent)
+{
+	const struct policy_shaper *sh = &t->shaper;
+
+	if (!t->shaped || !sh->rate) {
+		print_null(p, "shape_rate_bps", NULL, PRINT_JSON_ONLY);
+		print_null(p, "rate_source", NULL, PRINT_JSON_ONLY);
+		print_bool(p, "rate_halved", false, PRINT_JSON_ONLY);
+		print_null(p, "ceiling_mbps", NULL, PRINT_JSON_ONLY);
+		print_null(p, "ceiling_shared", NULL, PRINT_JSON_ONLY);
+		return;
+	}
+	print_indent(p, indent);
+	print_text(p, "shaper at %s: %s", sh->spelled, sh->why);
+	print_uint(p, "shape_rate_bps", sh->rate * 8, UNIT_BPS | PRINT_JSON_ONLY);
+	print_nl(p);
+	print_indent(p, indent);
+	print_text(p, "rate source:");
+	print_str(p, "rate_source", sh->source_text, PRINT_BARE);
+	print_bool(p, "rate_halved", sh->halved, PRINT_JSON_ONLY);
+	if (sh->ceiling) {
+		print_uint(p, "ceiling_mbps", sh->ceiling->mbps, UNIT_MBPS | PRINT_JSON_ONLY);
+		print_bool(p, "ceiling_shared", sh->ceiling->shared, PRINT_JSON_ONLY);
+	} else {
+		print_null(p, "ceiling_mbps", NULL, PRINT_JSON_ONLY);
+		print_null(p, "ceiling_shared", NULL, PRINT_JSON_ONLY);
+	}
+	print_nl(p);
 }

@@ -277,6 +277,7 @@ static struct jval *build_iface(struct builder *b, const struct iface *ifc)
 	put_str(b, o, "driver", ifc->driver);
 	put_str(b, o, "bus", ifc->bus);
 	put_maybe(b, o, "speed_mbps", ifc->speed_mbps ? (int64_t)ifc->speed_mbps : -1);
+	put_maybe(b, o, "usb_speed_mbps", ifc->usb_speed_mbps ? (int64_t)ifc->usb_speed_mbps : -1);
 	put_str(b, o, "duplex",
 		ifc->duplex == IFACE_DUPLEX_FULL   ? "full"
 		: ifc->duplex == IFACE_DUPLEX_HALF ? "half"
@@ -323,6 +324,15 @@ int snapshot_build(const struct host *h, struct jval **out)
 	put_str(&b, doc, "source", h->source);
 	put_str(&b, doc, "hostname", h->hostname);
 	put_str(&b, doc, "kernel_release", h->kernel_release);
+	if (h->compatible_known) {
+		struct jval *list = json_new_array();
+
+		for (size_t i = 0; list && i < h->ncompatible; i++)
+			append(&b, list, json_new_string(h->compatible[i]));
+		put(&b, doc, "machine_compatible", list);
+	} else {
+		put_null(&b, doc, "machine_compatible");
+	}
 
 	ifaces = json_new_array();
 	for (size_t i = 0; ifaces && i < h->n; i++)
@@ -848,6 +858,11 @@ static int read_iface(struct reader *rd, const struct jval *o, const char *path,
 	if (r < 0 && r != -ENOENT)
 		return r;
 	ifc->speed_mbps = (uint32_t)speed;
+	speed = 0;
+	r = get_int(rd, o, path, "usb_speed_mbps", 0, UINT32_MAX, &speed);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	ifc->usb_speed_mbps = (uint32_t)speed;
 	if (json_get(o, "tx_packets")) {
 		int64_t packets = 0, bytes = 0;
 
@@ -984,6 +999,36 @@ static int read_kinds(struct reader *rd, const struct jval *doc, struct host *h)
 	return 0;
 }
 
+/* Absent or null: unknown (a snapshot from before it was recorded); [] no device tree. */
+static int read_compatible(struct reader *rd, const struct jval *doc, struct host *h)
+{
+	struct jval *list;
+	int r;
+
+	r = get_container(rd, doc, "", "machine_compatible", JSON_KIND_ARRAY, &list);
+	if (r < 0 || !list)
+		return r;
+	if (json_array_len(list) > HOST_MAX_COMPATIBLE)
+		return fail(rd, -EINVAL, "machine_compatible", "more than %d entries",
+			    HOST_MAX_COMPATIBLE);
+	for (size_t i = 0; i < json_array_len(list); i++) {
+		const char *e = json_string_of(json_array_at(list, i));
+		char p[64];
+
+		snprintf(p, sizeof(p), "machine_compatible[%zu]", i);
+		if (!e)
+			return fail(rd, -EINVAL, p, "expected a string, got %s",
+				    kind_word(json_array_at(list, i)));
+		if (!*e || strlen(e) >= HOST_COMPATIBLE_MAX)
+			return fail(rd, -EINVAL, p,
+				    "\"%.40s\" is empty or too long (at most %d characters)", e,
+				    HOST_COMPATIBLE_MAX - 1);
+		memcpy(h->compatible[h->ncompatible++], e, strlen(e) + 1);
+	}
+	h->compatible_known = true;
+	return 0;
+}
+
 static int read_host(struct reader *rd, const struct jval *doc, struct host *h)
 {
 	struct jval *ifaces;
@@ -1008,7 +1053,8 @@ static int read_host(struct reader *rd, const struct jval *doc, struct host *h)
 	    (r = get_str(rd, doc, "", "hostname", false, h->hostname, sizeof(h->hostname))) < 0 ||
 	    (r = get_str(rd, doc, "", "kernel_release", false, h->kernel_release,
 			 sizeof(h->kernel_release))) < 0 ||
-	    (r = read_sysctls(rd, doc, h)) < 0 || (r = read_kinds(rd, doc, h)) < 0)
+	    (r = read_compatible(rd, doc, h)) < 0 || (r = read_sysctls(rd, doc, h)) < 0 ||
+	    (r = read_kinds(rd, doc, h)) < 0)
 		return r;
 	r = get_container(rd, doc, "", "interfaces", JSON_KIND_ARRAY, &ifaces);
 	if (r < 0)

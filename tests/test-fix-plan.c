@@ -771,3 +771,67 @@ TEST(a_given_rate_shapes_a_named_virtual_link)
 	CHECK(step_of(&p, KNOB_GSO_MAX_SIZE, NULL) == NULL);
 	plan_free(&p);
 }
+
+/* Wandboard: fec on an i.MX6Q never reaches its GigE line rate: the plan shapes at 95%
+ * of half the shared ceiling, records why, and htb gets the same rate without cake. */
+TEST(fec_on_imx6_shapes_below_its_shared_ceiling)
+{
+	struct qdisc root;
+	struct bql_queue q0;
+	struct iface ifc = bbb(&root, &q0);
+	struct host h = make_host("fq_codel cake htb");
+	const struct plan_target *t;
+	struct plan p;
+
+	strcpy(ifc.driver, "fec");
+	ifc.speed_mbps = 1000;
+	strcpy(h.compatible[0], "wand,imx6q-wandboard");
+	strcpy(h.compatible[1], "fsl,imx6q");
+	h.ncompatible = 2;
+	h.compatible_known = true;
+	plan_one(&p, &ifc, &h, PLAN_ROLE_HOST);
+	t = &p.targets[0];
+	CHECK_STR(step_of(&p, KNOB_ROOT_QDISC, NULL)->after, "cake bandwidth 223250kbit");
+	CHECK(strstr(step_of(&p, KNOB_ROOT_QDISC, NULL)->why, "per direction") != NULL);
+	CHECK(t->shaped);
+	CHECK_EQ(t->shaper.source, RATE_SOURCE_TABLE);
+	CHECK(t->shaper.halved);
+	CHECK_EQ(t->shaper.rate * 8, 223250000);
+	plan_free(&p);
+
+	h = make_host("fq_codel htb");
+	memcpy(h.compatible[0], "fsl,imx6q", 10);
+	h.ncompatible = 1;
+	h.compatible_known = true;
+	plan_one(&p, &ifc, &h, PLAN_ROLE_HOST);
+	CHECK_STR(step_of(&p, KNOB_ROOT_QDISC, NULL)->after,
+		  "htb 223250kbit fq_codel limit 1200 ecn");
+	plan_free(&p);
+
+	/* --shape: as given, its source said */
+	{
+		struct plan_options o = {.role = PLAN_ROLE_HOST, .shape_rate = 50000000 / 8};
+
+		plan_init(&p, &o);
+		CHECK_EQ(plan_iface(&p, &ifc, &h, true), 0);
+		CHECK_STR(p.targets[0].shaper.source_text, "--shape");
+		CHECK_EQ(p.targets[0].shaper.rate, 50000000 / 8);
+		plan_free(&p);
+	}
+}
+
+/* Pi 4: bcmgenet has BQL: no shaper, no rate, no source. */
+TEST(a_driver_with_bql_records_no_shaper)
+{
+	struct qdisc root, children[5];
+	struct bql_queue q[5];
+	struct iface ifc = pi4(&root, children, q);
+	struct host h = make_host("fq_codel cake htb");
+	struct plan p;
+
+	plan_one(&p, &ifc, &h, PLAN_ROLE_HOST);
+	CHECK(!p.targets[0].shaped);
+	CHECK_EQ(p.targets[0].shaper.rate, 0);
+	CHECK(strstr(step_of(&p, KNOB_ROOT_QDISC, NULL)->after, "bandwidth") == NULL);
+	plan_free(&p);
+}

@@ -4,8 +4,10 @@
 #
 #   tests/fixtures/beaglebone-black.json  cpsw, 100 Mbit, pfifo_fast 1000, BQL files unused
 #   tests/fixtures/raspberry-pi-3b.json   smsc95xx on usbnet, 100 Mbit, pfifo_fast 1000
+#   tests/fixtures/raspberry-pi-3bplus.json  lan78xx on USB 2, 1 Gbit PHY, no BQL, fq_codel
 #   tests/fixtures/raspberry-pi-4.json    bcmgenet, 1 Gbit, BQL in use, mq + 5 fq_codel
-#   tests/fixtures/wandboard.json         fec, 1 Gbit, no BQL, 512 TX descriptors
+#   tests/fixtures/raspberry-pi-5.json    macb on RP1, 1 Gbit, kernel 6.12: no BQL yet
+#   tests/fixtures/wandboard.json         fec on i.MX6Q, 1 Gbit, no BQL, 512 TX descriptors
 #        |
 #        v
 #   debloat audit --from FILE [--json]  ->  the findings a person would expect
@@ -91,6 +93,22 @@ assert_eq "Pi 4: fq_codel options read" "10240 5000 true" \
 # --- Wandboard: no BQL: shape below line rate ---
 audit_json "$FIX/wandboard.json"
 assert_contains "Wandboard: the no-BQL shaper advice" "$(finding "$OUT" no-bql)" "bandwidth"
+assert_contains "Wandboard: below fec's i.MX6 ceiling, half for each direction" \
+	"$(finding "$OUT" no-bql)" "bandwidth 223250kbit"
+
+# --- Raspberry Pi 3B+: lan78xx behind USB 2 has no BQL: shape below its ~300 Mbit/s ---
+audit_json "$FIX/raspberry-pi-3bplus.json"
+assert_eq "Pi 3B+: BQL not in use" false "$(jq '.interfaces[0].bql.in_use' <<<"$OUT")"
+assert_contains "Pi 3B+: the no-BQL shaper below the USB 2 ceiling" "$(finding "$OUT" no-bql)" \
+	"bandwidth 142500kbit"
+assert_eq "Pi 3B+: the machine and the USB speed read" "raspberrypi,3-model-b-plus 480" \
+	"$(jq -r '"\(.machine_compatible[0]) \(.interfaces[0].usb_speed_mbps)"' <<<"$OUT")"
+
+# --- Raspberry Pi 5: macb's BQL came in 6.15; this 6.12 kernel has none ---
+audit_json "$FIX/raspberry-pi-5.json"
+assert_eq "Pi 5: BQL not in use" false "$(jq '.interfaces[0].bql.in_use' <<<"$OUT")"
+assert_contains "Pi 5: the no-BQL shaper at 95% of line rate" "$(finding "$OUT" no-bql)" \
+	"bandwidth 950mbit"
 
 # --- the same file audits the same, twice ---
 for f in "$FIX"/*.json; do

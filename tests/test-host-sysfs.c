@@ -18,6 +18,7 @@
 #include "host/avail.h"
 #include "host/bql.h"
 #include "host/link.h"
+#include "host/machine.h"
 #include "host/sysctl.h"
 #include "host/sysfs.h"
 
@@ -285,5 +286,71 @@ TEST(qdisc_availability_from_kernel_config)
 	CHECK_EQ(avail_in(k, "tbf"), QDISC_AVAIL_YES);
 
 	make_root(); /* removes the tree */
+	rmdir(root);
+}
+
+/* The device-tree compatible list: NUL-separated, most specific first; none on x86. */
+TEST(machine_compatible_list)
+{
+	static const char file[] = "wand,imx6q\0a-very-long-entry-indeed\0fsl,imx6q";
+	char list[4][16], path[PATH_MAX];
+	size_t n = 9;
+	FILE *f;
+
+	make_root();
+	CHECK_EQ(machine_compatible(root, &list[0][0], sizeof(list[0]), 4, &n), -ENOENT);
+	CHECK_EQ(n, 0);
+	put("firmware/devicetree/base/compatible", "");
+	snprintf(path, sizeof(path), "%s/firmware/devicetree/base/compatible", root);
+	f = fopen(path, "w");
+	REQUIRE(f);
+	/* the second entry is too long for 16 bytes: skipped, the rest kept */
+	fwrite(file, 1, sizeof(file), f); /* with the last entry's NUL, as the kernel */
+	fclose(f);
+	CHECK_EQ(machine_compatible(root, &list[0][0], sizeof(list[0]), 4, &n), 0);
+	CHECK_EQ(n, 2);
+	CHECK_STR(list[0], "wand,imx6q");
+	CHECK_STR(list[1], "fsl,imx6q");
+	CHECK_EQ(machine_compatible(root, &list[0][0], sizeof(list[0]), 1, &n), 0);
+	CHECK_EQ(n, 1);
+	make_root();
+	rmdir(root);
+}
+
+/* A USB NIC's bus speed is its USB device's, the directory above the interface. */
+TEST(machine_usb_speed_of_the_device_above)
+{
+	char target[PATH_MAX], link[PATH_MAX];
+	uint32_t mbps = 7;
+
+	make_root();
+	put("devices/usb1/1-1/1-1.1/speed", "480\n");
+	put("devices/usb1/1-1/1-1.1/1-1.1:1.0/uevent", "");
+	put("bus/usb/uevent", "");
+	put("devices/pci/0000:01:00.0/uevent", "");
+	put("bus/pci/uevent", "");
+	put("class/net/eth0/ifindex", "2\n");
+	put("class/net/eth1/ifindex", "3\n");
+	snprintf(link, sizeof(link), "%s/devices/usb1/1-1/1-1.1/1-1.1:1.0/subsystem", root);
+	CHECK_EQ(symlink("../../../../../bus/usb", link), 0);
+	snprintf(link, sizeof(link), "%s/class/net/eth0/device", root);
+	snprintf(target, sizeof(target), "%s/devices/usb1/1-1/1-1.1/1-1.1:1.0", root);
+	CHECK_EQ(symlink(target, link), 0);
+	snprintf(link, sizeof(link), "%s/devices/pci/0000:01:00.0/subsystem", root);
+	CHECK_EQ(symlink("../../../bus/pci", link), 0);
+	snprintf(link, sizeof(link), "%s/class/net/eth1/device", root);
+	snprintf(target, sizeof(target), "%s/devices/pci/0000:01:00.0", root);
+	CHECK_EQ(symlink(target, link), 0);
+
+	CHECK_EQ(machine_usb_speed(root, "eth0", &mbps), 0);
+	CHECK_EQ(mbps, 480);
+	mbps = 7;
+	CHECK_EQ(machine_usb_speed(root, "eth1", &mbps), -ENOENT);  /* PCI */
+	CHECK_EQ(machine_usb_speed(root, "veth0", &mbps), -ENOENT); /* no device */
+	CHECK_EQ(mbps, 7);
+	put("devices/usb1/1-1/1-1.1/speed", "fast\n");
+	CHECK_EQ(machine_usb_speed(root, "eth0", &mbps), -EINVAL);
+	CHECK_EQ(mbps, 7);
+	make_root();
 	rmdir(root);
 }

@@ -610,7 +610,7 @@ TEST(bql_limit_high_at_100mbit)
 	CHECK(strstr(find(&v, "bql-limit-high")->recommendation, "echo 1514 >") != NULL);
 }
 
-/* macb has BQL since 6.14: the kernel's release decides when sysfs cannot. */
+/* macb has BQL since 6.15: the kernel's release decides when sysfs cannot. */
 TEST(macb_uses_the_kernel_release)
 {
 	struct qdisc root = q_root("fq_codel");
@@ -623,9 +623,16 @@ TEST(macb_uses_the_kernel_release)
 	ifc.speed_mbps = 1000;
 	policy_iface(&ifc, &h, &v);
 	CHECK_EQ(v.bql_in_use, TRI_NO);
-	CHECK(strstr(v.bql_reason, "since Linux 6.14") != NULL);
+	CHECK(strstr(v.bql_reason, "since Linux 6.15") != NULL);
 	REQUIRE(find(&v, "no-bql"));
 	CHECK(strstr(find(&v, "no-bql")->recommendation, "bandwidth 950mbit") != NULL);
+	/* the Pi 5's Raspberry Pi OS kernel: 6.12 has no macb BQL yet, nor has 6.14 */
+	h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_YES, QDISC_AVAIL_YES, "6.12.25+rpt-rpi-2712");
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_NO);
+	h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_YES, QDISC_AVAIL_YES, "6.14.11");
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_NO);
 	h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_YES, QDISC_AVAIL_YES, "6.15.0");
 	policy_iface(&ifc, &h, &v);
 	CHECK_EQ(v.bql_in_use, TRI_YES);
@@ -675,4 +682,83 @@ TEST(shaper_rate_spelling)
 	CHECK_STR(buf, "95mbit");
 	policy_shaper_rate(10, buf, sizeof(buf));
 	CHECK_STR(buf, "9500kbit");
+}
+
+_Static_assert(POLICY_SHAPER_PERMILLE >= 930 && POLICY_SHAPER_PERMILLE < 1000,
+	       "the shaper runs at 93% to <100% of the achievable rate");
+
+/* The shaper's rate: 95% of the line rate, or of the drivers table's lower ceiling on
+ * this machine, halved where transmit and receive share it; --shape as given. */
+TEST(shaper_rate_from_the_achievable_rate)
+{
+	struct qdisc root = q_root("pfifo_fast");
+	struct bql_queue q0 = bql_q(0, 0, 0);
+	struct iface ifc = board(&root, &q0, 1);
+	struct host h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_YES, QDISC_AVAIL_YES, "6.12.0");
+	struct policy_shaper sh;
+
+	strcpy(ifc.driver, "fec");
+	ifc.speed_mbps = 1000;
+	strcpy(h.compatible[0], "wand,imx6q-wandboard");
+	strcpy(h.compatible[1], "fsl,imx6q");
+	h.ncompatible = 2;
+	h.compatible_known = true;
+	policy_shaper(&ifc, &h, 0, &sh);
+	CHECK_EQ(sh.source, RATE_SOURCE_TABLE);
+	CHECK_EQ(sh.rate, 223250000 / 8); /* 0.95 x 470 / 2 Mbit/s */
+	CHECK_STR(sh.spelled, "223250kbit");
+	CHECK(sh.halved);
+	CHECK_EQ(sh.achievable_mbps, 235);
+	CHECK_STR(sh.source_text,
+		  "drivers table: fec on i.MX6, 470 Mbit/s shared by transmit and receive");
+	CHECK(strstr(sh.why, "half for each direction") != NULL);
+
+	/* The advice of the no-bql finding uses the same rate. */
+	{
+		struct verdict v;
+
+		policy_iface(&ifc, &h, &v);
+		REQUIRE(find(&v, "no-bql"));
+		CHECK(strstr(find(&v, "no-bql")->recommendation, "bandwidth 223250kbit") != NULL);
+	}
+
+	/* Linked at 100 Mbit/s, the link is the bottleneck: 235 per direction is above it. */
+	ifc.speed_mbps = 100;
+	policy_shaper(&ifc, &h, 0, &sh);
+	CHECK_EQ(sh.source, RATE_SOURCE_LINE);
+	CHECK_STR(sh.spelled, "95mbit");
+	CHECK(sh.ceiling != NULL); /* known, just not below the line */
+	CHECK_STR(sh.source_text, "line rate");
+
+	/* The machine unknown (no host, or an old snapshot): the line rate. */
+	ifc.speed_mbps = 1000;
+	policy_shaper(&ifc, NULL, 0, &sh);
+	CHECK_EQ(sh.source, RATE_SOURCE_LINE);
+	CHECK_EQ(sh.rate, policy_shaper_bytes(1000));
+	CHECK(sh.ceiling == NULL);
+
+	/* lan78xx on USB 2 (any machine): 0.95 x 300 / 2 Mbit/s */
+	strcpy(ifc.driver, "lan78xx");
+	ifc.usb_speed_mbps = 480;
+	policy_shaper(&ifc, &h, 0, &sh);
+	CHECK_EQ(sh.source, RATE_SOURCE_TABLE);
+	CHECK_STR(sh.spelled, "142500kbit");
+	CHECK_EQ(sh.rate, 142500000 / 8);
+	ifc.usb_speed_mbps = 5000;
+	policy_shaper(&ifc, &h, 0, &sh);
+	CHECK_EQ(sh.source, RATE_SOURCE_LINE);
+
+	/* Given: used as given, whatever the table says. */
+	ifc.usb_speed_mbps = 480;
+	policy_shaper(&ifc, &h, 50000000 / 8, &sh);
+	CHECK_EQ(sh.source, RATE_SOURCE_GIVEN);
+	CHECK_EQ(sh.rate, 50000000 / 8);
+	CHECK_STR(sh.source_text, "--shape");
+	CHECK(!sh.halved);
+
+	/* No speed, no rate. */
+	ifc.speed_mbps = 0;
+	policy_shaper(&ifc, &h, 0, &sh);
+	CHECK_EQ(sh.source, RATE_SOURCE_NONE);
+	CHECK_EQ(sh.rate, 0);
 }

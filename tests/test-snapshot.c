@@ -105,6 +105,7 @@ static void make_host(struct host *h)
 	strcpy(e[0].driver, "cpsw");
 	strcpy(e[0].bus, "4a100000.ethernet");
 	e[0].speed_mbps = 100;
+	e[0].usb_speed_mbps = 480;
 	e[0].duplex = IFACE_DUPLEX_HALF;
 	e[0].ring_tx = 128;
 	e[0].ring_tx_max = 248;
@@ -149,6 +150,10 @@ static void make_host(struct host *h)
 		h->qdisc_kinds[i].avail = (enum qdisc_avail)(i % 3);
 	}
 	strcpy(h->kernel_release, "6.1.0-beagle");
+	strcpy(h->compatible[0], "ti,am335x-bone-black");
+	strcpy(h->compatible[1], "ti,am33xx");
+	h->ncompatible = 2;
+	h->compatible_known = true;
 	strcpy(h->hostname, "bbb");
 	h->constructed = true;
 	strcpy(h->source, "test-snapshot.c \"quoted\" \\ and \xc3\xa9");
@@ -197,6 +202,7 @@ static void check_iface(const struct iface *a, const struct iface *b)
 	CHECK_STR(a->driver, b->driver);
 	CHECK_STR(a->bus, b->bus);
 	CHECK_EQ(a->speed_mbps, b->speed_mbps);
+	CHECK_EQ(a->usb_speed_mbps, b->usb_speed_mbps);
 	CHECK_EQ(a->duplex, b->duplex);
 	CHECK_EQ(a->ring_tx, b->ring_tx);
 	CHECK_EQ(a->ring_tx_max, b->ring_tx_max);
@@ -239,6 +245,10 @@ TEST(a_host_survives_the_round_trip_field_by_field)
 	CHECK_STR(back.source, h.source);
 	CHECK_STR(back.hostname, h.hostname);
 	CHECK_STR(back.kernel_release, h.kernel_release);
+	CHECK_EQ(back.compatible_known, h.compatible_known);
+	REQUIRE_EQ(back.ncompatible, h.ncompatible);
+	for (size_t i = 0; i < h.ncompatible; i++)
+		CHECK_STR(back.compatible[i], h.compatible[i]);
 	for (size_t i = 0; i < HOST_NSYSCTLS; i++) {
 		CHECK_STR(back.sysctls[i].name, h.sysctls[i].name);
 		CHECK_STR(back.sysctls[i].value, h.sysctls[i].value);
@@ -312,6 +322,40 @@ TEST(a_minimal_hand_written_document_reads_with_its_defaults)
 	CHECK_EQ(h.sysctls[0].err, -ENOENT);
 	CHECK_EQ(h.qdisc_kinds[0].avail, QDISC_AVAIL_UNKNOWN);
 	CHECK(!h.constructed);
+	/* written before the machine was recorded: unknown, not "no device tree" */
+	CHECK(!h.compatible_known);
+	CHECK_EQ(h.ncompatible, 0);
+	CHECK_EQ(e->usb_speed_mbps, 0);
+	host_free(&h);
+}
+
+/* The machine's compatible list: [] is a machine without a device tree (x86). */
+TEST(the_machine_compatible_list_reads_known_or_unknown)
+{
+	struct host h;
+	char err[256];
+
+	REQUIRE_EQ(parse("{\"debloat_snapshot\": 1, \"interfaces\": [], "
+			 "\"machine_compatible\": [\"wand,imx6q-wandboard\", \"fsl,imx6q\"]}",
+			 &h, err, sizeof(err)),
+		   0);
+	CHECK(h.compatible_known);
+	REQUIRE_EQ(h.ncompatible, 2);
+	CHECK_STR(h.compatible[0], "wand,imx6q-wandboard");
+	CHECK_STR(h.compatible[1], "fsl,imx6q");
+	host_free(&h);
+	REQUIRE_EQ(parse("{\"debloat_snapshot\": 1, \"interfaces\": [], "
+			 "\"machine_compatible\": []}",
+			 &h, err, sizeof(err)),
+		   0);
+	CHECK(h.compatible_known);
+	CHECK_EQ(h.ncompatible, 0);
+	host_free(&h);
+	REQUIRE_EQ(parse("{\"debloat_snapshot\": 1, \"interfaces\": [], "
+			 "\"machine_compatible\": null}",
+			 &h, err, sizeof(err)),
+		   0);
+	CHECK(!h.compatible_known);
 	host_free(&h);
 }
 
@@ -388,6 +432,17 @@ TEST(malformed_documents_say_where_and_what)
 	check_fails("{\"debloat_snapshot\": 1, \"interfaces\": [], \"qdisc_kinds\": "
 		    "{\"cake\": \"yes\"}}",
 		    -EINVAL, "qdisc_kinds.cake: expected true or false, got a string");
+	check_fails("{\"debloat_snapshot\": 1, \"interfaces\": [], \"machine_compatible\": "
+		    "\"fsl,imx6q\"}",
+		    -EINVAL, "machine_compatible: expected an array, got a string");
+	check_fails("{\"debloat_snapshot\": 1, \"interfaces\": [], \"machine_compatible\": "
+		    "[\"a\", 6]}",
+		    -EINVAL, "machine_compatible[1]: expected a string, got an integer");
+	check_fails("{\"debloat_snapshot\": 1, \"interfaces\": [], \"machine_compatible\": "
+		    "[\"a\", \"b\", \"c\", \"d\", \"e\", \"f\", \"g\", \"h\", \"i\"]}",
+		    -EINVAL, "machine_compatible: more than 8 entries");
+	check_fails(DOC("{" IFACE_OK ", \"usb_speed_mbps\": \"480\"}"), -EINVAL,
+		    "interfaces[0].usb_speed_mbps: expected an integer, got a string");
 }
 
 TEST(a_tree_deeper_than_the_kernel_reader_builds_is_refused)

@@ -265,14 +265,6 @@ static bool multi_queue(const struct iface *ifc)
 	return (ifc->qdisc && !strcmp(ifc->qdisc->kind, "mq")) || ifc->nbql > 1;
 }
 
-/* The rate a shaper on ifc runs at (bytes/s): the one given, else ~95% of line rate. */
-static uint64_t shaper_rate(const struct plan *p, const struct iface *ifc, bool shape)
-{
-	if (!shape)
-		return 0;
-	return p->opts.shape_rate ? p->opts.shape_rate : policy_shaper_bytes(ifc->speed_mbps);
-}
-
 /* The root-qdisc step; *fifo_left says whether a FIFO remains for txqueuelen to size,
  * and *rate the rate of the shaper above it (0: none). */
 static int plan_root(struct plan *p, int ti, const struct iface *ifc, const struct host *h,
@@ -285,7 +277,9 @@ static int plan_root(struct plan *p, int ti, const struct iface *ifc, const stru
 	struct knob k = knob_of(KNOB_ROOT_QDISC, ifc->name, 0, NULL);
 	bool given = p->opts.shape_rate > 0;
 	bool shape = given || (ifc->physical && v->bql_in_use == TRI_NO);
+	struct policy_shaper sh;
 
+	policy_shaper(ifc, h, p->opts.shape_rate, &sh);
 	*fifo_left = false;
 	*fifo_rate = 0;
 	if (!given && !ifc->physical && ifc->qdisc && !strcmp(ifc->qdisc->kind, "noqueue")) {
@@ -295,9 +289,7 @@ static int plan_root(struct plan *p, int ti, const struct iface *ifc, const stru
 	}
 	/* The leaf's FIFO length follows the shaper's rate, when there will be a shaper. */
 	choose_leaf(p, t, ifc, h,
-		    shaper_rate(p, ifc,
-				shape && (given || ifc->speed_mbps) &&
-				    (have_kind(h, "cake") || have_kind(h, "htb"))),
+		    shape && sh.rate && (have_kind(h, "cake") || have_kind(h, "htb")) ? sh.rate : 0,
 		    &leaf);
 	if (fifo && fifo->delay_us >= 0)
 		say(was, sizeof(was), "; the FIFO there now can add %lld.%lld ms",
@@ -311,10 +303,7 @@ static int plan_root(struct plan *p, int ti, const struct iface *ifc, const stru
 		shape = false;
 	}
 	if (shape) {
-		if (given)
-			db_format_rate(p->opts.shape_rate, rate, sizeof(rate));
-		else
-			policy_shaper_rate(ifc->speed_mbps, rate, sizeof(rate));
+		say(rate, sizeof(rate), "%s", sh.spelled);
 		if (have_kind(h, "cake")) {
 			say(spec, sizeof(spec), "cake bandwidth %s", rate);
 		} else if (have_kind(h, "htb")) {
@@ -322,7 +311,7 @@ static int plan_root(struct plan *p, int ti, const struct iface *ifc, const stru
 				    rate, leaf.spec);
 			say(spec, sizeof(spec), "htb %s %s", rate, leaf.spec);
 			*fifo_left = leaf.fifo;
-			*fifo_rate = shaper_rate(p, ifc, true);
+			*fifo_rate = sh.rate;
 		} else {
 			target_note(t, "this kernel has neither cake nor htb: no shaper, only %s",
 				    leaf.spec);
@@ -334,12 +323,22 @@ static int plan_root(struct plan *p, int ti, const struct iface *ifc, const stru
 		    "shape at %s, below the bottleneck measured beyond %s, so the queue forms "
 		    "here%s",
 		    rate, ifc->name, was);
+	} else if (shape && sh.source == RATE_SOURCE_TABLE) {
+		say(why, sizeof(why),
+		    "%s has no BQL (%s): shape at %s, 95%% of %u Mbit/s%s (the drivers table's "
+		    "ceiling), so the queue forms in the qdisc, not the TX ring%s",
+		    ifc->driver, v->bql_reason, rate, sh.achievable_mbps,
+		    sh.halved ? " per direction" : "", was);
 	} else if (shape) {
 		say(why, sizeof(why),
 		    "%s has no BQL (%s): shape at %s, ~95%% of %u Mbit/s, so the queue forms in "
 		    "the qdisc, not the TX ring%s",
 		    ifc->driver[0] ? ifc->driver : "the driver", v->bql_reason, rate,
 		    ifc->speed_mbps, was);
+	}
+	if (shape) {
+		t->shaped = true;
+		t->shaper = sh;
 	} else if (multi_queue(ifc)) {
 		say(spec, sizeof(spec), "mq %s", leaf.spec);
 		say(why, sizeof(why), "one %s per TX queue under mq%s", leaf.spec, was);

@@ -17,8 +17,11 @@
  *   root qdisc   fq_codel with limit/quantum for the link speed (policy's numbers) and
  *                ecn; fq for --role server (pacing); under mq, one child per TX queue
  *                when the device is multi-queue. Where the driver has no BQL
- *                (verdict.bql_in_use == TRI_NO), a shaper at ~95% of line rate
- *                (policy_shaper_rate): "cake bandwidth R", or "htb R LEAF" without cake.
+ *                (verdict.bql_in_use == TRI_NO), a shaper at 95% of the achievable
+ *                rate (policy_shaper: the line rate, or the drivers table's ceiling
+ *                on this machine, halved when transmit and receive share it):
+ *                "cake bandwidth R", or "htb R LEAF" without cake; the target
+ *                records the rate and its source.
  *                Availability first (host->qdisc_kinds; unknown counts as available,
  *                as in the policy): fq_codel, then cake, then a short pfifo (the
  *                policy's short length, policy_fifo_len). Each kind
@@ -119,6 +122,10 @@ struct plan_target {
 	bool refused; /* named, but fix will not touch it: refused_why */
 	char refused_why[PLAN_NOTE_MAX];
 	bool forced; /* --force replaced a root qdisc undo cannot rebuild */
+	/* The root shaper, when the plan has one: its rate, where the rate came from (the
+	 * line rate, the drivers table's ceiling, --shape) and the ceiling's rule. */
+	bool shaped;
+	struct policy_shaper shaper;
 	char notes[PLAN_MAX_NOTES][PLAN_NOTE_MAX]; /* fallbacks and what could not be done */
 	unsigned nnotes;
 };

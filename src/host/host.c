@@ -11,6 +11,7 @@
 #include "host/ethtool.h"
 #include "host/host.h"
 #include "host/link.h"
+#include "host/machine.h"
 #include "host/qdisc.h"
 #include "host/sysctl.h"
 #include "nl.h"
@@ -48,6 +49,9 @@ static void read_driver_facts(struct iface *ifc, const struct host_paths *paths)
 	r = ethtool_link(ifc->name, &ifc->speed_mbps, &ifc->duplex);
 	if (r < 0 && worth_noting(r))
 		iface_note_unreadable(ifc, "speed", r);
+	/* Not on USB (or unreadable): usb_speed_mbps stays 0, unknown. */
+	if (ifc->physical)
+		(void)machine_usb_speed(paths->sysfs, ifc->name, &ifc->usb_speed_mbps);
 	r = ethtool_rings(ifc->name, &ifc->ring_tx, &ifc->ring_tx_max, &ifc->ring_rx,
 			  &ifc->ring_rx_max);
 	if (r < 0 && worth_noting(r))
@@ -86,12 +90,16 @@ static int qdisc_builtin_root(struct iface *ifc)
 static void read_kernel(struct host *h, const struct host_paths *paths)
 {
 	struct utsname u;
+	int r;
 
 	if (uname(&u) == 0) {
 		snprintf(h->kernel_release, sizeof(h->kernel_release), "%s", u.release);
 		snprintf(h->hostname, sizeof(h->hostname), "%s", u.nodename);
 	}
 	avail_qdiscs(paths, h->kernel_release, h->qdisc_kinds);
+	r = machine_compatible(paths->sysfs, &h->compatible[0][0], HOST_COMPATIBLE_MAX,
+			       HOST_MAX_COMPATIBLE, &h->ncompatible);
+	h->compatible_known = r == 0 || r == -ENOENT; /* no file: not a device-tree machine */
 }
 
 /* Keep the named interfaces, in the order named; free the rest. */

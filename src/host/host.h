@@ -17,6 +17,8 @@
 #include "iface.h"
 
 #define HOST_NSYSCTLS 4
+#define HOST_MAX_COMPATIBLE 8  /* the kernel's lists have 2 to 4 entries */
+#define HOST_COMPATIBLE_MAX 64 /* characters per entry, with the NUL */
 
 struct sysctl_entry {
 	const char *name; /* "net.core.default_qdisc" */
@@ -44,6 +46,14 @@ struct host {
 	struct sysctl_entry sysctls[HOST_NSYSCTLS];
 	struct qdisc_kind_avail qdisc_kinds[HOST_NQDISC_KINDS];
 	char kernel_release[65]; /* uname -r; "" when unknown */
+	/*
+	 * The device-tree machine's compatible list, most specific first (host/machine.h).
+	 * compatible_known with ncompatible 0: no device tree (x86); !compatible_known:
+	 * unknown (a snapshot from before debloat recorded it).
+	 */
+	char compatible[HOST_MAX_COMPATIBLE][HOST_COMPATIBLE_MAX];
+	size_t ncompatible;
+	bool compatible_known;
 	char hostname[65];
 	/* Snapshots: where this description came from. */
 	bool from_snapshot;
