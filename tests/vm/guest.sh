@@ -53,11 +53,17 @@ state() { # IFACE
 	echo "tcp_ecn $(sysctl -n net.ipv4.tcp_ecn)"
 	tc qdisc show dev "$1" | sed 's/^/qdisc /'
 }
-# Four seconds of TCP upload to the peer's server, with `debloat bql` sampling the
+# Six seconds of TCP upload to the peer's server, with `debloat bql` sampling the
 # queues meanwhile: completions move BQL's limit and bytes are in flight.
 loaded_bql() { # IFACE PEER
-	debloat test tcp_upload "$2" -l 4 -d 1 -s 0.5 --json >/tmp/load.json 2>&1 &
-	sleep 2
+	debloat test tcp_upload "$2" -l 6 -d 1 -s 0.5 --json >/tmp/load.json 2>&1 &
+	# The load starts after the test's idle second and its set-up, which under TCG
+	# can take seconds more: sample once packets flow (waiting at most 15 s).
+	p0=$(cat "/sys/class/net/$1/statistics/tx_packets")
+	for i in $(seq 150); do
+		[ $(($(cat "/sys/class/net/$1/statistics/tx_packets") - p0)) -ge 200 ] && break
+		sleep 0.1
+	done
 	debloat bql -n 20 -i 100 --json "$1" # 2 s of samples: an emulated NIC drains fast
 	st=$?
 	wait
