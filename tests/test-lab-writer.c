@@ -5,10 +5,13 @@
  * backlog of one flow's segments goes out merged (GRO), one frame at a time without;
  * the scheduling error is taken for every frame. A SOCK_SEQPACKET socket pair stands
  * in for the tun: it keeps each write a message. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -178,6 +181,42 @@ static size_t seg(uint32_t k)
 	return (size_t)lab_pkt_build(&s, out, sizeof(out));
 }
 
+/* Wait (at most a second) until the thread named `name` sleeps: the writer, asleep on its
+ * futex with its ring empty, takes nothing until it is kicked or stopped. */
+static bool asleep(const char *name)
+{
+	for (int i = 0; i < 1000; i++) {
+		DIR *d = opendir("/proc/self/task");
+		struct dirent *e;
+		bool found = false;
+
+		while (d && (e = readdir(d))) {
+			char path[300], buf[300] = "";
+			FILE *f;
+
+			snprintf(path, sizeof(path), "/proc/self/task/%s/stat", e->d_name);
+			if (!(f = fopen(path, "r")))
+				continue;
+			if (fgets(buf, sizeof(buf), f)) {
+				char *c = strrchr(buf, ')'); /* "TID (comm) STATE ..." */
+				size_t n = strlen(name);
+
+				found = c && c[1] == ' ' && c[2] == 'S' && c - buf > (ptrdiff_t)n &&
+					!strncmp(c - n, name, n) && c[-(ptrdiff_t)n - 1] == '(';
+			}
+			fclose(f);
+			if (found)
+				break;
+		}
+		if (d)
+			closedir(d);
+		if (found)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
 TEST(a_backlog_of_one_flow_is_merged_and_every_frame_counted)
 {
 	int fd[2];
@@ -188,6 +227,7 @@ TEST(a_backlog_of_one_flow_is_merged_and_every_frame_counted)
 	REQUIRE(pair(fd));
 	w = start(fd[0], false);
 	REQUIRE(w);
+	REQUIRE(asleep("test-writer")); /* so that it finds all ten at once */
 	for (uint32_t k = 0; k < 10; k++) {
 		size_t n = seg(k);
 
