@@ -933,3 +933,42 @@ TEST(check_refuses_hand_made_nonsense)
 	CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "completion_frames 2 needs completion_time > 0") == err);
 }
+
+/* ---- The throughput ceiling ---- */
+
+TEST(ceiling_is_a_rate_or_off)
+{
+	struct lab_profile p;
+	char buf[256];
+
+	lab_profile_defaults(&p);
+	CHECK_EQ(p.ceiling_bps, 0);
+	CHECK(!p.ceiling_shared);
+	CHECK_EQ(p.rx_ring, 512);
+	CHECK_EQ(parse(&p, "rate = 1gbit\nceiling = 470mbit\nceiling_shared = on\nrx_ring = 64\n",
+		       "x.conf"),
+		 0);
+	CHECK_EQ(p.ceiling_bps, 470000000 / 8);
+	CHECK(p.ceiling_shared);
+	CHECK_EQ(p.rx_ring, 64);
+	CHECK(lab_profile_describe(&p, buf, sizeof(buf)) > 0);
+	if (!CHECK(strstr(buf, ", ceiling 470mbit shared (rx ring 64)") != NULL))
+		fprintf(stderr, "  (%s)\n", buf);
+	CHECK(expect_round_trip(&p, "ceiling 470mbit"));
+	CHECK_EQ(parse(&p, "ceiling = off\n", "x.conf"), 0);
+	CHECK_EQ(p.ceiling_bps, 0);
+	CHECK_EQ(parse(&p, "ceiling = 0\n", "x.conf"), 0);
+	CHECK_EQ(p.ceiling_bps, 0);
+	CHECK(lab_profile_describe(&p, buf, sizeof(buf)) > 0);
+	CHECK(strstr(buf, "ceiling") == NULL);
+	EXPECT_ERROR("ceiling = fast\n", "x.conf",
+		     "x.conf:1: ceiling: \"fast\" is not a rate (e.g. 470mbit) or off");
+	EXPECT_ERROR("ceiling = 200gbit\n", "x.conf",
+		     "x.conf:1: ceiling: \"200gbit\" is out of range (1kbit..100gbit)");
+	EXPECT_ERROR("rx_ring = 0\n", "x.conf",
+		     "x.conf:1: rx_ring: \"0\" is out of range (1..4096)");
+	lab_profile_defaults(&p);
+	p.ceiling_bps = 1;
+	CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "ceiling: 8bit is out of range (1kbit..100gbit)");
+}

@@ -5,9 +5,11 @@
  * Each direction is a chain of stages, each a FIFO of packets with at most one
  * pending event: the transmit path (TSQ hold, qdisc, requeue slot, descriptor ring,
  * wire, batched completions), the cable's delay line and a tail-drop switch port.
- * There are ten event sources in all, so the next event is a scan of ten times, not
- * a heap; each is handled at its own due time, so a caller that comes late gets the
- * same timing as one that came on time.
+ * A board with a throughput ceiling adds a bus clock that its wire (and, when the
+ * ceiling is shared, its receive ring) must wait for. There are twelve event
+ * sources in all, so the next event is a scan of twelve times, not a heap; each is
+ * handled at its own due time, so a caller that comes late gets the same timing as
+ * one that came on time.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -48,6 +50,18 @@ struct pktq {
 	uint64_t bytes; /* sum of pkt.len (l2 bytes) */
 };
 
+/*
+ * The board's NIC/bus budget (profile.ceiling_bps): busy until free_ns. A transfer of
+ * b bytes claims it from max(then, free_ns) for b / rate_Bps; claims are served in
+ * the order they are made. Bytes are wire bytes (l2 + LAB_WIRE_OVERHEAD), so the
+ * ceiling reads in the same units as the line rate.
+ */
+struct bus {
+	uint64_t rate_Bps;
+	uint64_t free_ns;
+	uint64_t rem; /* carried fraction of a ns, as struct link's */
+};
+
 /* Something that sends packets one after another at a rate: a wire or a switch port. */
 struct link {
 	struct pktq q;	   /* the head is being sent while done_ns != NEVER */
@@ -57,6 +71,8 @@ struct link {
 	uint64_t start_ns; /* the head's transmission */
 	uint64_t done_ns;
 	uint64_t busy_ns; /* finished transmissions */
+	struct bus *bus;  /* NULL, or a transmission also waits for and claims this bus */
+	bool bus_only;	  /* the transfer is the bus claim itself (rate_Bps unused) */
 };
 
 /* A tail-drop switch port: a link with a byte buffer. */
@@ -113,7 +129,13 @@ struct dirpath {
 	struct pktq delay; /* on the cable: due_ns each, in order */
 	uint64_t delay_ns;
 	bool delay_first; /* board: wire -> delay -> port; client: wire -> port -> delay */
-	struct hist path; /* input to delivery */
+	/* Client only, with a shared ceiling: the board's receive ring, drained over the
+	 * bus. rx.q holds the frames waiting for it, the one crossing it included. */
+	bool rx_present;
+	struct link rx;
+	uint32_t rx_frames; /* frames in rx.q (segs of each) */
+	uint32_t rx_limit;  /* profile.rx_ring */
+	struct hist path;   /* input to delivery */
 	uint64_t tx_bytes, tx_pkts;
 };
 
@@ -133,6 +155,7 @@ struct lab_emu {
 	uint64_t mem_bytes; /* packets held, struct included */
 	bool destroying;
 	struct lab_pool pool; /* packet buffers, reused (pool.h) */
+	struct bus bus;	      /* the board's ceiling; rate 0 without one */
 
 	struct lab_stage_counts stage[LAB_STAGE_COUNT];
 	struct hist sojourn; /* board qdisc */
@@ -161,6 +184,7 @@ const char *lab_stage_name(enum lab_stage s)
 	    [LAB_STAGE_SWITCH] = "switch",
 	    [LAB_STAGE_CLIENT_QDISC] = "client_qdisc",
 	    [LAB_STAGE_BOARD_PORT] = "board_port",
+	    [LAB_STAGE_BOARD_RX] = "board_rx",
 	};
 
 	return (unsigned)s < LAB_STAGE_COUNT ? names[s] : "?";
@@ -313,10 +337,40 @@ static int split_pkt(struct lab_emu *e, struct emu_pkt *p, struct pktq *out, enu
 
 /* ---- links ---- */
 
+/* Claim b for `bytes` from t or when it frees, whichever is later; returns the start. */
+static uint64_t bus_claim(struct bus *b, uint64_t t, uint32_t bytes)
+{
+	uint64_t num;
+
+	if (t > b->free_ns) {
+		b->free_ns = t;
+		b->rem = 0; /* idle: nothing to carry */
+	}
+	t = b->free_ns;
+	num = (uint64_t)bytes * 1000000000ull + b->rem;
+	b->free_ns += num / b->rate_Bps;
+	b->rem = num % b->rate_Bps;
+	return t;
+}
+
 static void link_begin(struct link *l, uint64_t t)
 {
-	uint64_t num = (uint64_t)l->q.head->f.wire_bytes * 1000000000ull + l->rem;
+	uint64_t num;
 
+	if (l->bus) {
+		uint64_t s = bus_claim(l->bus, t, l->q.head->f.wire_bytes);
+
+		if (l->bus_only) {
+			l->start_ns = s;
+			l->done_ns = l->bus->free_ns;
+			return;
+		}
+		if (s > t) { /* held back by the bus: not back to back on the wire */
+			t = s;
+			l->rem = 0;
+		}
+	}
+	num = (uint64_t)l->q.head->f.wire_bytes * 1000000000ull + l->rem;
 	l->start_ns = t;
 	l->done_ns = t + num / l->rate_Bps;
 	l->rem = num % l->rate_Bps;
@@ -678,6 +732,39 @@ static void port_accept(struct lab_emu *e, enum lab_dir dir, struct emu_pkt *p, 
 	}
 }
 
+/* A received packet enters the board's receive ring, to cross the shared bus; a
+ * super-packet counts as its frames and is kept or dropped whole. */
+static void rx_accept(struct lab_emu *e, struct dirpath *dp, struct emu_pkt *p, uint64_t t)
+{
+	e->stage[LAB_STAGE_BOARD_RX].pkts++;
+	if (dp->rx_frames + p->pkt.segs > dp->rx_limit) {
+		drop_pkt(e, LAB_STAGE_BOARD_RX, p);
+		return;
+	}
+	dp->rx_frames += p->pkt.segs;
+	link_push(&dp->rx, p, t);
+}
+
+/* p reached the far end of direction dir's cable and port. */
+static void arrive(struct lab_emu *e, enum lab_dir dir, struct emu_pkt *p, uint64_t t)
+{
+	struct dirpath *dp = &e->dir[dir];
+
+	if (dp->rx_present)
+		rx_accept(e, dp, p, t);
+	else
+		deliver(e, dir, p, t);
+}
+
+static void rx_done(struct lab_emu *e, enum lab_dir dir, uint64_t t)
+{
+	struct dirpath *dp = &e->dir[dir];
+	struct emu_pkt *p = link_pop(&dp->rx);
+
+	dp->rx_frames -= p->pkt.segs;
+	deliver(e, dir, p, t);
+}
+
 /* A frame (or TSO super-packet) left the wire at t. */
 static void wire_done(struct txpath *tx, uint64_t t)
 {
@@ -708,7 +795,7 @@ static void delay_done(struct lab_emu *e, enum lab_dir dir, uint64_t t)
 	if (e->dir[dir].delay_first)
 		port_accept(e, dir, p, t);
 	else
-		deliver(e, dir, p, t);
+		arrive(e, dir, p, t);
 }
 
 static void port_done(struct lab_emu *e, enum lab_dir dir, uint64_t t)
@@ -720,7 +807,7 @@ static void port_done(struct lab_emu *e, enum lab_dir dir, uint64_t t)
 		p->due_ns = t + dp->delay_ns;
 		pktq_push(&dp->delay, p);
 	} else {
-		deliver(e, dir, p, t);
+		arrive(e, dir, p, t);
 	}
 }
 
@@ -728,13 +815,15 @@ static void port_done(struct lab_emu *e, enum lab_dir dir, uint64_t t)
 
 /* Per direction, in the order ties are broken: downstream first (a port frees room
  * before the cable brings more), a frame's end before the completion timer. */
-enum ev_kind { EV_PORT, EV_DELAY, EV_WIRE, EV_TIMER, EV_PACE, EV_KINDS };
+enum ev_kind { EV_RX, EV_PORT, EV_DELAY, EV_WIRE, EV_TIMER, EV_PACE, EV_KINDS };
 
 static uint64_t ev_time(const struct lab_emu *e, unsigned dir, unsigned kind)
 {
 	const struct dirpath *dp = &e->dir[dir];
 
 	switch (kind) {
+	case EV_RX:
+		return dp->rx.done_ns;
 	case EV_PORT:
 		return dp->port.link.done_ns;
 	case EV_DELAY:
@@ -792,6 +881,30 @@ static bool port_takes_whole(const struct port *pt, const struct emu_pkt *p)
 	       (!pt->limit_bytes || p->pkt.len <= pt->limit_bytes);
 }
 
+#define MIN_WIRE_BYTES (LAB_ETH_MIN_FRAME + LAB_WIRE_OVERHEAD)
+
+/*
+ * When the first packet to reach the board at t or later is delivered at the
+ * earliest: at once, or after its time on the shared bus, which is free no earlier
+ * than it is now (claims only push that later). p's own bus time counts only when
+ * the receive ring surely takes p (`sure`: nothing else can reach the ring before
+ * it, and it has room now, which only grows); else p may be dropped there and the
+ * packet behind it, however short, delivered instead.
+ */
+static uint64_t rx_after(const struct dirpath *dp, const struct emu_pkt *p, bool sure, uint64_t t)
+{
+	const struct bus *b = dp->rx.bus;
+	uint32_t bytes = MIN_WIRE_BYTES;
+
+	if (!dp->rx_present)
+		return t;
+	if (sure && dp->rx_frames + p->pkt.segs <= dp->rx_limit)
+		bytes = p->f.wire_bytes;
+	if (b->free_ns > t)
+		t = b->free_ns;
+	return t + (uint64_t)bytes * 1000000000ull / b->rate_Bps;
+}
+
 /* Direction d's part of lab_emu_next_delivery_ns (see emu.h). */
 static uint64_t next_delivery(const struct dirpath *dp)
 {
@@ -800,22 +913,29 @@ static uint64_t next_delivery(const struct dirpath *dp)
 	uint64_t best = NEVER, delay_after = dp->delay_first ? 0 : dp->delay_ns;
 	const struct emu_pkt *p;
 
-	/* On the cable towards delivery: exact; towards the port: plus its sending. */
+	/* Crossing the bus into the board: exact. */
+	if (dp->rx_present && dp->rx.done_ns != NEVER)
+		best = dp->rx.done_ns;
+	/* On the cable towards delivery: exact (plus the bus); towards the port: plus
+	 * its sending. */
 	if ((p = dp->delay.head)) {
 		uint64_t t = p->due_ns;
 
 		if (dp->delay_first && port_takes_whole(pt, p))
 			t += ser_ns(&pt->link, p);
-		best = min_u64(best, t);
+		best = min_u64(best, dp->delay_first ? t : rx_after(dp, p, true, t));
 	}
-	if (pt->present && pt->link.done_ns != NEVER)
-		best = min_u64(best, pt->link.done_ns + delay_after);
+	if (pt->present && (p = pt->link.q.head) && pt->link.done_ns != NEVER)
+		best =
+		    min_u64(best, rx_after(dp, p, !dp->delay.head, pt->link.done_ns + delay_after));
 	if ((p = tx->wire.q.head) && tx->wire.done_ns != NEVER) {
 		uint64_t t = tx->wire.done_ns + dp->delay_ns;
+		bool whole = port_takes_whole(pt, p);
 
-		if (port_takes_whole(pt, p))
+		if (whole)
 			t += ser_ns(&pt->link, p);
-		best = min_u64(best, t);
+		/* a port that splits it may hand the bus a short frame first */
+		best = min_u64(best, rx_after(dp, p, whole && !dp->delay.head, t));
 	} else {
 		best = min_u64(best, min_u64(tx->timer_ns, tx->pace_ns));
 	}
@@ -844,6 +964,9 @@ void lab_emu_advance(struct lab_emu *e, uint64_t now_ns)
 			t = e->now_ns; /* never: kept monotonic for the qdiscs' sake */
 		e->now_ns = t;
 		switch (k) {
+		case EV_RX:
+			rx_done(e, d, t);
+			break;
 		case EV_PORT:
 			port_done(e, d, t);
 			break;
@@ -999,6 +1122,7 @@ void lab_emu_destroy(struct lab_emu *e)
 		pktq_free(e, &dp->tx.wire.q);
 		pktq_free(e, &dp->port.link.q);
 		pktq_free(e, &dp->delay);
+		pktq_free(e, &dp->rx.q);
 		free(dp->tx.desc);
 		hist_free(&dp->path);
 	}
@@ -1084,6 +1208,21 @@ int lab_emu_create(const struct lab_profile *p, const struct lab_emu_hooks *hook
 	c->port.link.done_ns = NEVER;
 	c->port.limit_bytes = p->board_port_buffer_bytes;
 	c->port.stage = LAB_STAGE_BOARD_PORT;
+
+	/* The ceiling: the board's wire waits for the bus; shared, so does what it
+	 * receives, through a receive ring of rx_ring frames. */
+	b->rx.done_ns = NEVER;
+	c->rx.done_ns = NEVER;
+	if (p->ceiling_bps) {
+		e->bus.rate_Bps = p->ceiling_bps;
+		b->tx.wire.bus = &e->bus;
+		if (p->ceiling_shared) {
+			c->rx_present = true;
+			c->rx.bus = &e->bus;
+			c->rx.bus_only = true;
+			c->rx_limit = p->rx_ring ? p->rx_ring : 1;
+		}
+	}
 
 	if (p->tsq_bytes) {
 		e->tsq_bytes = p->tsq_bytes;

@@ -49,10 +49,27 @@
  *    The port's backlog counts l2 bytes, the frame being sent included. A frame
  *    arriving when the port finishes one is accepted after that one left.
  *
+ *  - ceiling (profile.ceiling_bps > 0): the board's NIC or bus moves at most that
+ *    many bytes per second though its PHY links at rate. Frames still take their
+ *    wire time at rate, but a frame cannot start before the ceiling's time for the
+ *    one before it has passed (wire bytes / ceiling): the wire carries the lower of
+ *    the two rates. The budget is one clock, "the bus is busy until T", which each
+ *    frame claims when it is ready to start (the wire just finished the one before,
+ *    or it was posted to an idle wire); claims are served in the order they come.
+ *
  * Client -> board (LAB_CLIENT_TX): a well-behaved fast client: client_qdisc ->
  * client ring (client_ring descriptors, BQL on, completion per frame) -> wire at
  * client_rate -> the switch's port towards the board (board_port_buffer_bytes,
  * tail drop per frame, drained at the board's rate) -> delay -> board.
+ *
+ * With ceiling_shared, what the board receives crosses the same bus: after the
+ * delay a packet enters the board's receive ring (rx_ring frames; a super-packet
+ * counts as its frames and is kept or dropped whole, at LAB_STAGE_BOARD_RX) and is
+ * delivered at max(its arrival, bus free) + its wire bytes / ceiling. The ring's
+ * head claims the bus when it arrives at an empty ring, else when the one before it
+ * is across. Both directions saturated share the ceiling about evenly: each claims
+ * one slot per slot of its own. A received packet always spends its time at the
+ * ceiling, even with the ceiling above the line rate (the DMA of a real NIC).
  *
  * A super-packet reaching a tail-drop port is treated as its frames: kept whole if
  * all fit, else segmented (frame.h) and the frames that fit kept. Segmented frames
@@ -74,7 +91,7 @@
  * extra headers (< 8 KB). Buffers are rounded up to a size class (at most 1.5x) and
  * freed ones are kept for reuse, at most LAB_POOL_KEEP_BYTES per class (pool.h).
  *
- * Cost: O(1) per packet and per event (ten event sources, scanned); the packet
+ * Cost: O(1) per packet and per event (twelve event sources, scanned); the packet
  * buffer is the only allocation per packet, and it comes from a free list (pool.h)
  * once the pool has warmed up; a summary walks the histograms.
  *
@@ -105,6 +122,7 @@ enum lab_stage {
 	LAB_STAGE_SWITCH,       /* the switch port towards the client */
 	LAB_STAGE_CLIENT_QDISC, /* the client's qdisc */
 	LAB_STAGE_BOARD_PORT,   /* the switch port towards the board */
+	LAB_STAGE_BOARD_RX,     /* the board's receive ring (shared ceiling only) */
 	LAB_STAGE_COUNT,
 };
 const char *lab_stage_name(enum lab_stage s); /* "input", "tsq", "qdisc", "switch", ... */
@@ -202,10 +220,11 @@ uint64_t lab_emu_next_ns(const struct lab_emu *e);
  * nothing (completions, a frame leaving the board's wire for the switch) and their
  * time needs no precision, since lab_emu_advance runs each at its own time however
  * late it is called: a runtime needs to be on time only for this one. The bound is
- * exact for a packet in the last stage before delivery (a port sending it, or the
- * cable), and for one still on the wire it adds the stages after it at their
- * fastest (delay, and the port's serialisation when that port is idle and would
- * take it whole). Packets behind the wire's head leave after it; a completion or
+ * exact for a packet in the last stage before delivery (a port sending it, the
+ * cable, or the board's bus), and for one still on the wire it adds the stages after
+ * it at their fastest (delay, the port's serialisation when that port is idle and
+ * would take it whole, and with a shared ceiling its time on the bus from when the
+ * bus is free at the earliest, which claims only push later). Packets behind the wire's head leave after it; a completion or
  * pacing timer counts (as its own time) only while the wire is idle.
  */
 uint64_t lab_emu_next_delivery_ns(const struct lab_emu *e);

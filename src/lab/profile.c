@@ -27,6 +27,7 @@ enum key_type {
 	KEY_QDISC,    /* char[]: a tc-style spec db_qdisc_create() accepts */
 	KEY_CC,       /* char[]: a congestion control's name */
 	KEY_RATE,     /* uint64_t bytes per second */
+	KEY_CEILING,  /* KEY_RATE, or "off"/0 for none (0) */
 	KEY_U32,      /* uint32_t */
 	KEY_SIZE,     /* uint32_t or uint64_t bytes, spelled with tc's kb/mb/gb */
 	KEY_BYTES,    /* uint32_t bytes, spelled as a plain number (as in sysfs) */
@@ -66,6 +67,9 @@ static const struct key keys[] = {
 	{"switch_rate", KEY_RATE, FIELD(switch_rate_bps), RATE_MIN, RATE_MAX},
 	{"switch_buffer", KEY_SIZE, FIELD(switch_buffer_bytes), 0, BUFFER_MAX},
 	{"tsq", KEY_SIZE, FIELD(tsq_bytes), 0, BUFFER_MAX},
+	{"ceiling", KEY_CEILING, FIELD(ceiling_bps), RATE_MIN, RATE_MAX},
+	{"ceiling_shared", KEY_BOOL, FIELD(ceiling_shared), 0, 1},
+	{"rx_ring", KEY_U32, FIELD(rx_ring), 1, 4096},
 	{"client_rate", KEY_RATE, FIELD(client_rate_bps), RATE_MIN, RATE_MAX},
 	{"client_qdisc", KEY_QDISC, FIELD(client_qdisc), 0, 0},
 	{"client_ring", KEY_U32, FIELD(client_ring), 1, 4096},
@@ -100,6 +104,9 @@ void lab_profile_defaults(struct lab_profile *p)
 	p->switch_rate_bps = 1000000000 / 8;
 	p->switch_buffer_bytes = 128 * 1024;
 	p->tsq_bytes = 0;
+	p->ceiling_bps = 0;
+	p->ceiling_shared = false;
+	p->rx_ring = 512;
 	p->client_rate_bps = 1000000000 / 8;
 	strcpy(p->client_qdisc, "fq_codel");
 	p->client_ring = 256;
@@ -217,6 +224,12 @@ static void fmt_rate(uint64_t bps, char *buf, size_t len)
 static void fmt_value(const struct key *k, uint64_t v, char *buf, size_t len)
 {
 	switch (k->type) {
+	case KEY_CEILING:
+		if (!v) {
+			snprintf(buf, len, "off");
+			break;
+		}
+		/* fall through */
 	case KEY_RATE:
 		fmt_rate(v, buf, len);
 		break;
@@ -389,6 +402,14 @@ static int parse_number(const struct key *k, const char *v, uint64_t *out, char 
 	int ret = -EINVAL;
 
 	switch (k->type) {
+	case KEY_CEILING:
+		if (!strcasecmp(v, "off") || !strcmp(v, "0")) {
+			*out = 0; /* none: not subject to the range */
+			return 0;
+		}
+		ret = db_parse_rate(v, &n);
+		what = "is not a rate (e.g. 470mbit) or off";
+		break;
 	case KEY_RATE:
 		ret = db_parse_rate(v, &n);
 		what = "is not a rate (e.g. 100mbit)";
@@ -523,6 +544,8 @@ int lab_profile_check(const struct lab_profile *p, char *err, size_t errlen)
 			continue;
 		}
 		uint64_t v = field_get(p, k);
+		if (k->type == KEY_CEILING && !v)
+			continue; /* off */
 		if (v < k->min || v > k->max) {
 			char val[32], range[80];
 			fmt_value(k, v, val, sizeof(val));
@@ -1256,6 +1279,13 @@ int lab_profile_describe(const struct lab_profile *p, char *buf, size_t len)
 		ADD(", TSQ %u bytes", p->tsq_bytes);
 	else
 		ADD(", no TSQ");
+	if (p->ceiling_bps) {
+		fmt_rate(p->ceiling_bps, rate, sizeof(rate));
+		if (p->ceiling_shared)
+			ADD(", ceiling %s shared (rx ring %u)", rate, p->rx_ring);
+		else
+			ADD(", ceiling %s", rate);
+	}
 #undef ADD
 	return (int)pos;
 }

@@ -25,12 +25,13 @@
  *    text applies over it. Bases nest at most LAB_PROFILE_BASE_DEPTH deep; a cycle is
  *    an error. Base files must be regular files.
  *  - The name is the file's name without directory and ".conf" unless "name =" sets it.
- *  - Booleans: on/off, yes/no, true/false, 1/0. bql_limit_max also takes "max".
- *  - Limits: rates 1kbit..100gbit; mtu 68..9000; txqueuelen 1..100000; rings
- *    1..4096; completion_frames 1..4096; completion_time <= 1s; delay and
- *    bql_hold_time <= 10s; bql limits <= 1879048192 (DQL's max); buffers and tsq
- *    <= 1gb; name: letters, digits and ._+- (<= 63); cc: letters, digits, _ and -
- *    (<= 15); description <= 255 bytes.
+ *  - Booleans: on/off, yes/no, true/false, 1/0. bql_limit_max also takes "max";
+ *    ceiling also takes "off" or 0 (none, the default, written back as "off").
+ *  - Limits: rates 1kbit..100gbit (ceiling too, or off); mtu 68..9000; txqueuelen
+ *    1..100000; rings (ring, client_ring, rx_ring) 1..4096; completion_frames
+ *    1..4096; completion_time <= 1s; delay and bql_hold_time <= 10s; bql limits
+ *    <= 1879048192 (DQL's max); buffers and tsq <= 1gb; name: letters, digits and
+ *    ._+- (<= 63); cc: letters, digits, _ and - (<= 15); description <= 255 bytes.
  *  - Rules across keys, checked once a whole text (or one --set) is applied:
  *    completion_frames > 1 needs completion_time > 0 (else a batch that does not fill
  *    is never reported and BQL stalls); bql_limit_min <= bql_limit_max; the switch's
@@ -39,7 +40,11 @@
  * The four profiles of the seed email ship in the tree and are compiled into the
  * binary (a board has nothing but the binary): bbb-stock, bbb-bql, bbb-bql-fq,
  * bbb-bql-fq_codel; also gige-noqueue (a GigE link adding no queueing: the benchmark
- * against veth + htb) and fifo100 (the fidelity test's link). lab_profile_load() takes
+ * against veth + htb) and fifo100 (the fidelity test's link); and the other boards,
+ * each as a current OS ships it (the header of each file gives its evidence):
+ * wandboard (fec, 470 Mbit/s shared ceiling behind a GigE PHY), rpi3b (smsc95xx on
+ * usbnet, 100 Mbit/s), rpi3bplus (lan78xx, 300 Mbit/s shared ceiling behind USB 2),
+ * rpi4 (bcmgenet with BQL) and rpi5 (macb on RP1, no BQL before Linux 6.15). lab_profile_load() takes
  * a name of a built-in profile or a path (anything with a '/' or ending in ".conf").
  * scripts/embed-profiles.sh generates lab_builtin_profiles[] from profiles/NAME.conf.
  *
@@ -83,6 +88,12 @@ struct lab_profile {
 	uint64_t switch_rate_bps;      /* switch_rate: the switch's port towards the client */
 	uint64_t switch_buffer_bytes;  /* switch_buffer: its tail-drop buffer, bytes */
 	uint32_t tsq_bytes;            /* tsq: bytes a flow may have in qdisc and ring; 0 off */
+	uint64_t ceiling_bps;          /* ceiling: what the NIC/bus moves at most, bytes per
+					  second, though the PHY links at rate; 0 ("off"): none */
+	bool ceiling_shared;           /* ceiling_shared: what the board receives crosses the
+					  same budget (off) */
+	uint32_t rx_ring;              /* rx_ring: frames that may wait for a shared ceiling on
+					  the receive side; beyond, dropped (512) */
 
 	/* The client's transmit path (client -> board). */
 	uint64_t client_rate_bps;          /* client_rate: the client's link (1gbit) */
