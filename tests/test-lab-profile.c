@@ -17,6 +17,7 @@
 
 static const char *const builtin_names[] = {
 	"bbb-stock", "bbb-bql", "bbb-bql-fq", "bbb-bql-fq_codel", "gige-noqueue", "fifo100",
+	"wandboard", "rpi3b", "rpi3bplus", "rpi4", "rpi5",
 };
 #define NBUILTIN (sizeof(builtin_names) / sizeof(builtin_names[0]))
 
@@ -60,7 +61,7 @@ static void load(struct lab_profile *p, const char *name)
 
 /* ---- The built-in profiles ---- */
 
-TEST(builtins_are_the_seeds_four_and_two_more)
+TEST(builtins_are_the_seeds_four_two_links_and_five_boards)
 {
 	size_t n = 0;
 
@@ -613,7 +614,8 @@ TEST(base_loads_a_builtin_then_overrides)
 		     "x.conf:2: base: must come before any setting (line 1 sets one)");
 	EXPECT_ERROR("base = nope\n", "x.conf",
 		     "x.conf:1: base: no profile \"nope\" (built-in: bbb-stock, bbb-bql, bbb-bql-fq, "
-		     "bbb-bql-fq_codel, gige-noqueue, fifo100)");
+		     "bbb-bql-fq_codel, gige-noqueue, fifo100, wandboard, rpi3b, rpi3bplus, rpi4, "
+		     "rpi5)");
 	EXPECT_ERROR("base =\n", "x.conf", "x.conf:1: base: empty value");
 	/* A built-in cannot be its own base: the name is its identity. */
 	EXPECT_ERROR("base = bbb-bql\n", "bbb-bql", "bbb-bql:1: base: cycle: bbb-bql -> bbb-bql");
@@ -730,7 +732,8 @@ TEST(load_takes_a_name_or_a_path_and_leaves_p_alone_on_error)
 	memcpy(&before, &p, sizeof(p));
 	CHECK_EQ(lab_profile_load(&p, "bbb-nope", err, sizeof(err)), -ENOENT);
 	CHECK_STR(err, "no profile \"bbb-nope\" (built-in: bbb-stock, bbb-bql, bbb-bql-fq, "
-		       "bbb-bql-fq_codel, gige-noqueue, fifo100; or a path to a .conf file)");
+		       "bbb-bql-fq_codel, gige-noqueue, fifo100, wandboard, rpi3b, rpi3bplus, rpi4, "
+		       "rpi5; or a path to a .conf file)");
 	CHECK_EQ(lab_profile_load(&p, "nope.conf", err, sizeof(err)), -ENOENT);
 	CHECK_STR(err, "cannot read profile nope.conf: No such file or directory");
 	snprintf(path, sizeof(path), "%s/broken.conf", dir);
@@ -971,4 +974,53 @@ TEST(ceiling_is_a_rate_or_off)
 	p.ceiling_bps = 1;
 	CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "ceiling: 8bit is out of range (1kbit..100gbit)");
+}
+
+/* ---- The boards ---- */
+
+struct board_facts {
+	const char *name;
+	uint64_t rate_bps, ceiling_bps;
+	bool ceiling_shared, bql;
+	uint32_t ring, completion_frames;
+	const char *qdisc_kind;
+};
+
+/* The key facts each board profile stands for (its header gives the evidence). */
+TEST(board_profiles_have_their_boards_facts)
+{
+	static const struct board_facts boards[] = {
+	    {"wandboard", GBIT(1), MBIT(470), true, false, 512, 1, "fq_codel"},
+	    {"rpi3bplus", GBIT(1), MBIT(300), true, false, 100, 1, "fq_codel"},
+	    {"rpi4", GBIT(1), 0, false, true, 128, 10, "fq_codel"},
+	    {"rpi5", GBIT(1), 0, false, false, 512, 1, "fq_codel"},
+	    {"rpi3b", MBIT(100), 0, false, false, 60, 1, "fq_codel"},
+	};
+	struct lab_profile p;
+
+	for (size_t i = 0; i < sizeof(boards) / sizeof(boards[0]); i++) {
+		const struct board_facts *b = &boards[i];
+		const char *kind;
+
+		load(&p, b->name);
+		CHECK_STR(p.name, b->name);
+		CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), 0);
+		CHECK_EQ(p.rate_bps, b->rate_bps);
+		CHECK_EQ(p.ceiling_bps, b->ceiling_bps);
+		CHECK_EQ(p.ceiling_shared, b->ceiling_shared);
+		CHECK_EQ(p.bql, b->bql);
+		CHECK_EQ(p.ring, b->ring);
+		CHECK_EQ(p.completion_frames, b->completion_frames);
+		CHECK_EQ(p.rx_ring, 512);
+		CHECK_EQ(p.mtu, 1500);
+		/* the kind is the spec's first word: the OS's default, without options */
+		kind = p.qdisc;
+		CHECK_EQ(strncmp(kind, b->qdisc_kind, strlen(b->qdisc_kind)), 0);
+		CHECK(kind[strlen(b->qdisc_kind)] == '\0' || kind[strlen(b->qdisc_kind)] == ' ');
+		CHECK(strstr(p.description, b->name[0] == 'w' ? "Debian 12" : "Raspberry Pi OS") !=
+		      NULL);
+	}
+	/* genet's "after N frames or when the ring empties", as the closest rule */
+	load(&p, "rpi4");
+	CHECK_EQ(p.completion_ns, 125000);
 }
