@@ -475,9 +475,10 @@ for k in "${kernels[@]}"; do
 	fi
 	boot "$img" "$img/initrd.gz" "$mode" "$log"
 	[ $json = 1 ] || echo "     ($k: $(cat "$img/kernel"), booted and checked in $((SECONDS - t0)) s)"
-	kver=$(grep -ao 'VMGUEST-BEGIN [^ ]*' "$log" | head -n 1 | cut -d' ' -f2)
+	kver=$(grep -ao 'VMGUEST-BEGIN [^ ]*' "$log" | head -n 1 | cut -d' ' -f2 || true)
 	if ! grep -q '^VMGUEST-END' "$log"; then
-		record "$k" - "the guest ran to its end" fail "no end marker within ${timeout_s}s; last lines: $(tail -n 5 "$log" | tr '\n' ' ')"
+		# QEMU's own errors are in the log too (it writes them to the same file).
+		record "$k" - "the guest ran to its end" fail "no end marker after $((SECONDS - t0)) s (limit ${timeout_s} s); last lines: $(tail -n 8 "$log" | tr '\n' ' ')"
 		continue
 	fi
 	record "$k" - "the guest ran to its end ($kver)" pass ""
