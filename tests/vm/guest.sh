@@ -152,6 +152,29 @@ has_mode() { case ",$modes," in *",$1,"*) return 0 ;; esac; return 1; }
 sysctl -w net.core.default_qdisc=pfifo_fast >/dev/null
 ip link set lo up
 
+# A board machine's one NIC: the interface bound to DRIVER (or another name given),
+# waited for up to TENTHS tenths of a second, brought up as 10.0.2.15/24 (its peer
+# 10.0.2.2) with its carrier awaited; prints "VMINFO nic IFACE DRIVER carrier N" and
+# leaves the name in $nic. Fails when no such interface came.
+board_nic() { # TENTHS DRIVER [DRIVER...]
+	tenths=$1 label=$2
+	shift
+	nic=
+	for i in $(seq "$tenths"); do
+		for d in /sys/class/net/*; do
+			bound=$(basename "$(readlink "$d/device/driver" 2>/dev/null)")
+			for want in "$@"; do [ "$bound" = "$want" ] && nic=$(basename "$d"); done
+		done
+		[ -n "$nic" ] && break
+		sleep 0.1
+	done
+	[ -n "$nic" ] || return 1
+	ip link set "$nic" up
+	ip addr add 10.0.2.15/24 dev "$nic"
+	for i in $(seq 100); do [ "$(cat "/sys/class/net/$nic/carrier" 2>/dev/null)" = 1 ] && break; sleep 0.1; done
+	echo "VMINFO nic $nic $label carrier $(cat "/sys/class/net/$nic/carrier")"
+}
+
 # dbvm=fec (tests/vm/kernels.txt): the Wandboard's i.MX6 under -M sabrelite, its own fec
 # NIC. fec's probe waits for the GPIO controller and the anatop regulator, modules in
 # Debian's armmp: load them first. QEMU does not end on poweroff on this machine: the
@@ -160,21 +183,8 @@ if has_mode fec; then
 	modprobe gpio-mxc
 	modprobe anatop-regulator
 	modprobe fec
-	fec=
-	for i in $(seq 200); do
-		for d in /sys/class/net/eth*; do
-			[ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = fec-imx6q ] ||
-				[ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = fec ] &&
-				fec=$(basename "$d")
-		done
-		[ -n "$fec" ] && break
-		sleep 0.1
-	done
-	if [ -n "$fec" ]; then
-		ip link set "$fec" up
-		ip addr add 10.0.2.15/24 dev "$fec"
-		for i in $(seq 100); do [ "$(cat /sys/class/net/$fec/carrier 2>/dev/null)" = 1 ] && break; sleep 0.1; done
-		echo "VMINFO nic $fec fec carrier $(cat /sys/class/net/$fec/carrier)"
+	if board_nic 200 fec fec-imx6q; then
+		fec=$nic
 		if has_mode persist; then
 			persist_boot2 "$fec"
 		else
@@ -196,19 +206,8 @@ fi
 if has_mode usbnet; then
 	modprobe dwc2
 	modprobe cdc_ether
-	usb=
-	for i in $(seq 300); do
-		for d in /sys/class/net/*; do
-			[ "$(basename "$(readlink "$d/device/driver" 2>/dev/null)")" = cdc_ether ] && usb=$(basename "$d")
-		done
-		[ -n "$usb" ] && break
-		sleep 0.1
-	done
-	if [ -n "$usb" ]; then
-		ip link set "$usb" up
-		ip addr add 10.0.2.15/24 dev "$usb"
-		for i in $(seq 100); do [ "$(cat /sys/class/net/$usb/carrier 2>/dev/null)" = 1 ] && break; sleep 0.1; done
-		echo "VMINFO nic $usb cdc_ether carrier $(cat /sys/class/net/$usb/carrier)"
+	if board_nic 300 cdc_ether; then
+		usb=$nic
 		out "$usb/state0" state "$usb"
 		out "$usb/audit0" debloat audit --json "$usb"
 		out "$usb/bql" loaded_bql "$usb" 10.0.2.2

@@ -430,6 +430,22 @@ judge_usbnet() { # KERNEL LOG IFACE
 
 has() { [[ ,$mode, == *,$1,* ]]; } # HAS WORD: WORD is a word of this kernel's MODE
 
+# A board machine's one NIC (guest.sh's board_nic): true, with its name in $iface, when
+# the guest found it and its link came up; else the failure is recorded.
+board_nic_up() { # KERNEL LOG DRIVER
+	local carrier=
+	iface=
+	read -r _ iface _ _ carrier < <(grep '^VMINFO nic ' "$2" | cut -d' ' -f2-) || true
+	if [ -z "$iface" ]; then
+		record "$1" "$3" "the NIC is there" fail "the guest found no $3 interface"
+	elif [ "$carrier" != 1 ]; then
+		record "$1" "$3" "link up" fail "carrier $carrier"
+	else
+		return 0
+	fi
+	return 1
+}
+
 for k in "${kernels[@]}"; do
 	img=$work/$k
 	mode=$(awk -v n="$k" '$1 == n { print $5 }' "$here/kernels.txt")
@@ -488,23 +504,11 @@ for k in "${kernels[@]}"; do
 		continue
 	fi
 	if has usbnet; then
-		read -r _ iface drv _ carrier < <(grep '^VMINFO nic ' "$log" | cut -d' ' -f2-) || true
-		if [ -z "${iface:-}" ]; then
-			record "$k" cdc_ether "the NIC is there" fail "the guest found no usbnet interface"
-		elif [ "$carrier" != 1 ]; then
-			record "$k" cdc_ether "link up" fail "carrier $carrier"
-		else
-			judge_usbnet "$k" "$log" "$iface"
-		fi
+		! board_nic_up "$k" "$log" cdc_ether || judge_usbnet "$k" "$log" "$iface"
 		continue
 	fi
 	if has fec; then
-		read -r _ iface drv _ carrier < <(grep '^VMINFO nic ' "$log" | cut -d' ' -f2-) || true
-		if [ -z "${iface:-}" ]; then
-			record "$k" fec "the NIC is there" fail "the guest found no fec interface"
-		elif [ "$carrier" != 1 ]; then
-			record "$k" fec "link up" fail "carrier $carrier"
-		else
+		if board_nic_up "$k" "$log" fec; then
 			judge_nic "$k" "$log" "$iface" fec no
 			judge_fec_ring "$k" "$log" "$iface"
 			judge_recovery "$k" "$log" "$iface" fec
