@@ -22,14 +22,14 @@ traces=${KDIFF_TRACES:-2000}
 lib="$BUILD/lib/libdebloat.a"
 [ -f "$lib" ] || skip "no $lib: build first"
 
-deb=$(ls "$cache"/linux-source-6.12_*.deb 2>/dev/null | sort -V | tail -n 1)
+deb=$(ls "$cache"/linux-source-6.12_*.deb 2>/dev/null | sort -V | tail -n 1 || true)
 if [ -z "$deb" ]; then
 	[ "$(id -u)" -eq 0 ] || skip "no linux-source-6.12 in $cache, and not root to download it"
 	mkdir -p "$cache"
 	(cd "$cache" && apt-get download -q "linux-source-6.12=$want" >/dev/null 2>&1 ||
 		apt-get download -q linux-source-6.12 >/dev/null 2>&1) ||
 		skip "linux-source-6.12 cannot be downloaded here (apt-get download failed)"
-	deb=$(ls "$cache"/linux-source-6.12_*.deb 2>/dev/null | sort -V | tail -n 1)
+	deb=$(ls "$cache"/linux-source-6.12_*.deb 2>/dev/null | sort -V | tail -n 1 || true)
 	[ -n "$deb" ] || skip "linux-source-6.12 did not arrive in $cache"
 fi
 version=$(dpkg-deb -f "$deb" Version)
