@@ -64,7 +64,7 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 echo "install-deps: installing ${missing[*]}" >&2
-if [ "$group" = cross ]; then
+if [ "$group" = cross ] || [ "$group" = vm ]; then
 	# Multiarch: the ARM -dev packages install beside the host's, under
 	# /usr/lib/<triplet>/. dpkg must know the architectures before apt-get update.
 	for a in "${cross_arches[@]}"; do
