@@ -466,12 +466,17 @@ TEST(format_errors_name_the_line)
 TEST(rules_across_keys_name_the_later_line)
 {
 	EXPECT_ERROR("completion_frames = 2\n", "x.conf",
-		     "x.conf:1: completion_frames 2 needs completion_time > 0 (a batch that does "
-		     "not fill would never be reported)");
+		     "x.conf:1: completion_frames 2 needs completion_time > 0 or "
+		     "completion_empty = on (a batch that does not fill would never be reported)");
 	EXPECT_ERROR("completion_time = 0\n\ncompletion_frames = 4\n", "x.conf",
-		     "x.conf:3: completion_frames 4 needs completion_time > 0 (a batch that does "
-		     "not fill would never be reported)");
+		     "x.conf:3: completion_frames 4 needs completion_time > 0 or "
+		     "completion_empty = on (a batch that does not fill would never be reported)");
 	EXPECT_OK("completion_time = 0\ncompletion_frames = 1\n");
+	/* no timer, as bcmgenet: every 10 frames or when the ring runs empty */
+	EXPECT_OK("completion_time = 0\ncompletion_frames = 10\ncompletion_empty = on\n");
+	EXPECT_ERROR("completion_empty = off\ncompletion_frames = 10\n", "x.conf",
+		     "x.conf:2: completion_frames 10 needs completion_time > 0 or "
+		     "completion_empty = on (a batch that does not fill would never be reported)");
 	EXPECT_ERROR("bql_limit_max = 3028\nbql_limit_min = 3029\n", "x.conf",
 		     "x.conf:2: bql_limit_min 3029 is above bql_limit_max 3028");
 	EXPECT_OK("bql_limit_max = 3028\nbql_limit_min = 3028\n"); /* pinned, as in sysfs */
@@ -509,7 +514,8 @@ TEST(set_applies_one_override_with_the_same_checks)
 	CHECK_STR(err, "--set ring: expected key=value");
 	CHECK_EQ(lab_profile_set_word(&p, "completion_frames=2", err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "--set completion_frames=2: completion_frames 2 needs completion_time > 0 "
-		       "(a batch that does not fill would never be reported)");
+		       "or completion_empty = on (a batch that does not fill would never be "
+		       "reported)");
 	CHECK_EQ(lab_profile_set_word(&p, "description=a # b", err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "--set description=a # b: description: a value cannot contain '#' (it "
 		       "starts a comment)");
@@ -547,7 +553,8 @@ TEST(set_words_check_the_rules_once_over_all_overrides)
 	memcpy(&before, &p, sizeof(p));
 	CHECK_EQ(lab_profile_set_words(&p, broken, 3, err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "--set completion_frames=8: completion_frames 8 needs completion_time > 0 "
-		       "(a batch that does not fill would never be reported)");
+		       "or completion_empty = on (a batch that does not fill would never be "
+		       "reported)");
 	CHECK_EQ(lab_profile_set_words(&p, min_max, 4, err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "--set bql_limit_max=6000: bql_limit_min 9000 is above bql_limit_max 6000");
 	CHECK_EQ(lab_profile_set_words(&p, bad_key, 2, err, sizeof(err)), -EINVAL);
@@ -984,17 +991,20 @@ struct board_facts {
 	bool ceiling_shared, bql;
 	uint32_t ring, completion_frames;
 	const char *qdisc_kind;
+	uint32_t urb_bytes, urb_frames, urb_overhead; /* 0 0 0: not a USB NIC */
 };
 
 /* The key facts each board profile stands for (its header gives the evidence). */
 TEST(board_profiles_have_their_boards_facts)
 {
 	static const struct board_facts boards[] = {
-	    {"wandboard", GBIT(1), MBIT(470), true, false, 512, 1, "fq_codel"},
-	    {"rpi3bplus", GBIT(1), MBIT(300), true, false, 100, 1, "fq_codel"},
-	    {"rpi4", GBIT(1), 0, false, true, 128, 10, "fq_codel"},
-	    {"rpi5", GBIT(1), 0, false, false, 512, 1, "fq_codel"},
-	    {"rpi3b", MBIT(100), 0, false, false, 60, 1, "fq_codel"},
+	    {"wandboard", GBIT(1), MBIT(470), true, false, 512, 1, "fq_codel", 0, 0, 0},
+	    /* lan78xx: 10 URBs of 16 KB, as many frames as fit, an 8-byte command word */
+	    {"rpi3bplus", GBIT(1), MBIT(300), true, false, 10, 1, "fq_codel", 16384, 0, 8},
+	    {"rpi4", GBIT(1), 0, false, true, 128, 10, "fq_codel", 0, 0, 0},
+	    {"rpi5", GBIT(1), 0, false, false, 512, 1, "fq_codel", 0, 0, 0},
+	    /* smsc95xx on usbnet: 60 URBs of one frame and its 8-byte header */
+	    {"rpi3b", MBIT(100), 0, false, false, 60, 1, "fq_codel", 1522, 1, 8},
 	};
 	struct lab_profile p;
 
@@ -1011,6 +1021,9 @@ TEST(board_profiles_have_their_boards_facts)
 		CHECK_EQ(p.bql, b->bql);
 		CHECK_EQ(p.ring, b->ring);
 		CHECK_EQ(p.completion_frames, b->completion_frames);
+		CHECK_EQ(p.urb_bytes, b->urb_bytes);
+		CHECK_EQ(p.urb_frames, b->urb_frames);
+		CHECK_EQ(p.urb_overhead, b->urb_overhead);
 		CHECK_EQ(p.rx_ring, 512);
 		CHECK_EQ(p.mtu, 1500);
 		/* the kind is the spec's first word: the OS's default, without options */
@@ -1020,7 +1033,53 @@ TEST(board_profiles_have_their_boards_facts)
 		CHECK(strstr(p.description, b->name[0] == 'w' ? "Debian 12" : "Raspberry Pi OS") !=
 		      NULL);
 	}
-	/* genet's "after N frames or when the ring empties", as the closest rule */
+	/* genet: "after N frames or when the ring empties", no timer */
 	load(&p, "rpi4");
-	CHECK_EQ(p.completion_ns, 125000);
+	CHECK_EQ(p.completion_ns, 0);
+	CHECK_EQ(p.completion_empty, true);
+}
+
+/* The URB keys: validated like the others, described, and written back. */
+TEST(urb_keys_parse_describe_and_round_trip)
+{
+	static const char usb[] = "ring = 10\nurb_bytes = 16kb\nurb_overhead = 8\n";
+	struct lab_profile p, q;
+	char text[4096], desc[512];
+	int n;
+
+	lab_profile_defaults(&p);
+	REQUIRE_EQ(lab_profile_parse(&p, usb, strlen(usb), NULL, err, sizeof(err)), 0);
+	CHECK_EQ(p.urb_bytes, 16384);
+	CHECK_EQ(p.urb_overhead, 8);
+	CHECK_EQ(p.urb_frames, 0);
+	REQUIRE(lab_profile_describe(&p, desc, sizeof(desc)) > 0);
+	CHECK(strstr(desc, ", ring 10 URBs of 16KB + 8 B per frame,") != NULL);
+	n = lab_profile_format(&p, text, sizeof(text));
+	REQUIRE(n > 0);
+	CHECK(strstr(text, "\nurb_bytes = 16kb\nurb_frames = 0\nurb_overhead = 8\n") != NULL);
+	lab_profile_defaults(&q);
+	REQUIRE_EQ(lab_profile_parse(&q, text, (size_t)n, NULL, err, sizeof(err)), 0);
+	CHECK(memcmp(&p, &q, sizeof(p)) == 0);
+
+	EXPECT_ERROR("urb_bytes = 2mb\n", "x.conf",
+		     "x.conf:1: urb_bytes: \"2mb\" is out of range (0..1mb)");
+	EXPECT_ERROR("urb_frames = 5000\n", "x.conf",
+		     "x.conf:1: urb_frames: \"5000\" is out of range (0..4096)");
+	EXPECT_ERROR("urb_overhead = 2000\n", "x.conf",
+		     "x.conf:1: urb_overhead: \"2000\" is out of range (0..1024)");
+	EXPECT_ERROR("urb_bytes = lots\n", "x.conf",
+		     "x.conf:1: urb_bytes: \"lots\" is not a size (e.g. 128kb)");
+
+	lab_profile_defaults(&p);
+	CHECK_EQ(lab_profile_set(&p, "urb_frames", "1", err, sizeof(err)), 0);
+	CHECK_EQ(lab_profile_set(&p, "urb_bytes", "1522", err, sizeof(err)), 0);
+	REQUIRE(lab_profile_describe(&p, desc, sizeof(desc)) > 0);
+	CHECK(strstr(desc, ", ring 128 URBs of 1522B (at most 1 frame),") != NULL);
+	p.completion_frames = 10;
+	p.completion_empty = true;
+	REQUIRE(lab_profile_describe(&p, desc, sizeof(desc)) > 0);
+	CHECK(strstr(desc, ", completions every 10 frames or when the ring empties,") != NULL);
+	CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), 0);
+	p.completion_empty = false;
+	CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), -EINVAL);
 }

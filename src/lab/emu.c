@@ -90,6 +90,19 @@ struct desc {
 	int32_t tsq_charge; /* bytes to give back to the flow's TSQ account */
 };
 
+/* One URB of a USB NIC (profile.urb_bytes > 0): a run of consecutive descriptors
+ * that is reported as one when its last frame has been sent (16 bytes). */
+struct urb {
+	uint32_t descs; /* descriptors (frames, or TSO super-packets) packed in it */
+	uint32_t segs;	/* the wire frames they make */
+	uint32_t bytes; /* l2 bytes + urb_overhead per descriptor */
+	uint32_t left;	/* descriptors not yet sent */
+};
+
+/* Frames a URB ring may hold in all; beyond, the driver stops as on a full ring.
+ * 12 bytes of descriptor each: at most 768 KB per emulator. */
+#define URB_DESCS_MAX 65536u
+
 struct lab_emu;
 
 /* qdisc -> requeue slot -> ring -> wire, with completions and DQL. */
@@ -110,11 +123,20 @@ struct txpath {
 	uint64_t ring_bytes; /* posted and not yet completed */
 	uint32_t in_use_max;
 
+	/* URBs (board only, nurb > 0): the ring is nurb URBs, a FIFO from urb_head of
+	 * urb_used; the first urb_sent of them fully sent and not yet reported. While
+	 * xmit runs, the last one may be open to more frames. */
+	struct urb *urb;
+	uint32_t nurb, urb_head, urb_used, urb_sent, urb_used_max;
+	uint32_t urb_bytes, urb_frames, urb_overhead;
+	bool urb_open;
+
 	/* Completion reports. */
 	uint32_t batch_frames;
 	uint64_t batch_ns;
 	uint32_t unreported_frames;
 	uint64_t timer_ns;
+	bool report_empty; /* also report when the wire has sent all it was given */
 
 	bool bql;
 	struct db_dql dql;
@@ -191,6 +213,16 @@ const char *lab_stage_name(enum lab_stage s)
 }
 
 /* ---- packets and FIFOs ---- */
+
+static void pktq_push_head(struct pktq *q, struct emu_pkt *p)
+{
+	p->next = q->head;
+	q->head = p;
+	if (!q->tail)
+		q->tail = p;
+	q->n++;
+	q->bytes += p->pkt.len;
+}
 
 static void pktq_push(struct pktq *q, struct emu_pkt *p)
 {
@@ -592,14 +624,54 @@ static void post(struct txpath *tx, struct emu_pkt *p, uint64_t t)
 	link_push(&tx->wire, p, t);
 }
 
-/* The driver's transmit loop, as Linux's qdisc_restart + ndo_start_xmit. */
+/*
+ * Pack p into the open URB if it fits there (urb_frames, urb_bytes), else close that
+ * one and open the next free URB, which takes p whatever its size. false when no URB
+ * is free: p must wait.
+ */
+static bool urb_take(struct txpath *tx, const struct emu_pkt *p)
+{
+	uint32_t need = p->pkt.len + tx->urb_overhead;
+	struct urb *u;
+
+	if (tx->urb_open) {
+		uint32_t i = tx->urb_head + tx->urb_used - 1;
+
+		u = &tx->urb[i >= tx->nurb ? i - tx->nurb : i];
+		if ((!tx->urb_frames || u->descs < tx->urb_frames) &&
+		    u->bytes + need <= tx->urb_bytes)
+			goto add;
+		tx->urb_open = false; /* full: submitted */
+	}
+	if (tx->urb_used == tx->nurb)
+		return false;
+	u = &tx->urb[(tx->urb_head + tx->urb_used) % tx->nurb];
+	*u = (struct urb){0};
+	tx->urb_used++;
+	if (tx->urb_used > tx->urb_used_max)
+		tx->urb_used_max = tx->urb_used;
+	tx->urb_open = true;
+add:
+	u->descs++;
+	u->segs += p->pkt.segs;
+	u->bytes += need;
+	u->left++;
+	return true;
+}
+
+/* The driver's transmit loop, as Linux's qdisc_restart + ndo_start_xmit. With URBs,
+ * what one run posts is packed into URBs in order, and the last one is submitted
+ * when the run ends, however full (the driver's bottom half after start_xmit). */
 static void xmit(struct txpath *tx, uint64_t t)
 {
 	struct lab_emu *e = tx->e;
 
 	while (tx->in_use < tx->nring && !(tx->bql && db_dql_avail(&tx->dql) < 0)) {
-		struct emu_pkt *p = pktq_pop(&tx->requeue);
+		struct emu_pkt *p;
 
+		if (tx->nurb && !tx->urb_open && tx->urb_used == tx->nurb)
+			break; /* every URB is on the bus */
+		p = pktq_pop(&tx->requeue);
 		if (!p) {
 			struct db_pkt *dp = db_qdisc_dequeue(tx->q, t);
 
@@ -609,6 +681,7 @@ static void xmit(struct txpath *tx, uint64_t t)
 				/* next <= t would be a discipline that holds back what it
 				 * could send: retry a nanosecond later rather than stall */
 				tx->pace_ns = !next ? NEVER : next > t ? next : t + 1;
+				tx->urb_open = false;
 				return;
 			}
 			p = dp->data;
@@ -622,8 +695,13 @@ static void xmit(struct txpath *tx, uint64_t t)
 				continue;
 			}
 		}
+		if (tx->nurb && !urb_take(tx, p)) {
+			pktq_push_head(&tx->requeue, p); /* as Linux requeues on NETDEV_TX_BUSY */
+			break;
+		}
 		post(tx, p, t);
 	}
+	tx->urb_open = false;
 	tx->pace_ns = NEVER; /* stopped by the ring: a completion restarts us */
 }
 
@@ -652,6 +730,11 @@ static void complete(struct txpath *tx, uint64_t t)
 		tx->finished--;
 	}
 	tx->ring_bytes -= bytes;
+	if (tx->nurb) {
+		tx->urb_head = (tx->urb_head + tx->urb_sent) % tx->nurb;
+		tx->urb_used -= tx->urb_sent;
+		tx->urb_sent = 0;
+	}
 	tx->unreported_frames = 0;
 	tx->timer_ns = NEVER;
 	if (tx->bql && bytes) {
@@ -771,21 +854,36 @@ static void wire_done(struct txpath *tx, uint64_t t)
 	struct lab_emu *e = tx->e;
 	struct dirpath *dp = &e->dir[tx->dir];
 	struct emu_pkt *p = link_pop(&tx->wire);
+	bool sent = true; /* a descriptor (or a whole URB) is done and may be reported */
 
-	tx->finished++;
-	tx->unreported_frames += p->pkt.segs;
+	if (tx->nurb) {
+		struct urb *u = &tx->urb[(tx->urb_head + tx->urb_sent) % tx->nurb];
+
+		sent = --u->left == 0;
+		if (sent) {
+			tx->urb_sent++;
+			tx->finished += u->descs;
+			tx->unreported_frames += u->segs;
+		}
+	} else {
+		tx->finished++;
+		tx->unreported_frames += p->pkt.segs;
+	}
 	if (dp->delay_first && dp->delay_ns) {
 		p->due_ns = t + dp->delay_ns;
 		pktq_push(&dp->delay, p);
 	} else {
 		port_accept(e, tx->dir, p, t);
 	}
-	if (tx->unreported_frames >= tx->batch_frames)
+	if (!sent)
+		return;
+	if (tx->unreported_frames >= tx->batch_frames ||
+	    (tx->report_empty && tx->wire.done_ns == NEVER))
 		complete(tx, t);
 	else if (tx->batch_ns && tx->timer_ns == NEVER)
 		tx->timer_ns = t + tx->batch_ns;
 	else if (!tx->batch_ns && tx->wire.done_ns == NEVER)
-		complete(tx, t); /* no timer: the ring going quiet reports */
+		complete(tx, t); /* no timer (profile.c refuses it): the ring going quiet reports */
 }
 
 static void delay_done(struct lab_emu *e, enum lab_dir dir, uint64_t t)
@@ -1124,6 +1222,7 @@ void lab_emu_destroy(struct lab_emu *e)
 		pktq_free(e, &dp->delay);
 		pktq_free(e, &dp->rx.q);
 		free(dp->tx.desc);
+		free(dp->tx.urb);
 		hist_free(&dp->path);
 	}
 	if (e->tsq) {
@@ -1146,6 +1245,7 @@ int lab_emu_create(const struct lab_profile *p, const struct lab_emu_hooks *hook
 	struct lab_emu *e;
 	struct dirpath *b, *c;
 	int ret = -ENOMEM;
+	uint32_t ring;
 
 	if (!p->rate_bps || !p->client_rate_bps) {
 		snprintf(err, errlen, "%s: a rate of 0 sends nothing",
@@ -1166,11 +1266,30 @@ int lab_emu_create(const struct lab_profile *p, const struct lab_emu_hooks *hook
 	    hist_init(&c->path) < 0)
 		goto fail_nomem;
 
-	/* Board -> client. */
-	ret = txpath_init(e, &b->tx, LAB_BOARD_TX, "qdisc", p->qdisc, p->txqueuelen, p->ring, err,
+	/* Board -> client. With URBs the descriptors are the frames the URBs may hold:
+	 * ring x the most frames one takes (by count, or minimum frames by bytes). */
+	ring = p->ring;
+	if (p->urb_bytes && p->ring) {
+		uint64_t per = p->urb_frames ? p->urb_frames
+					     : p->urb_bytes / (LAB_ETH_MIN_FRAME + p->urb_overhead);
+
+		per = per ? per : 1;
+		ring = per * p->ring < URB_DESCS_MAX ? (uint32_t)(per * p->ring) : URB_DESCS_MAX;
+	}
+	ret = txpath_init(e, &b->tx, LAB_BOARD_TX, "qdisc", p->qdisc, p->txqueuelen, ring, err,
 			  errlen);
 	if (ret < 0)
 		goto fail;
+	if (p->urb_bytes) {
+		b->tx.nurb = p->ring;
+		b->tx.urb_bytes = p->urb_bytes;
+		b->tx.urb_frames = p->urb_frames;
+		b->tx.urb_overhead = p->urb_overhead;
+		b->tx.urb = calloc(p->ring, sizeof(*b->tx.urb));
+		if (!b->tx.urb)
+			goto fail_nomem;
+	}
+	b->tx.report_empty = p->completion_empty;
 	b->tx.split = !p->tso;
 	b->tx.batch_frames = p->completion_frames ? p->completion_frames : 1;
 	b->tx.batch_ns = p->completion_ns;
@@ -1258,6 +1377,7 @@ void lab_emu_telemetry(const struct lab_emu *e, uint64_t now_ns, struct lab_tele
 	t->qdisc_backlog_bytes = st.backlog_bytes + b->tx.requeue.bytes;
 	t->qdisc_backlog_pkts = st.backlog_pkts + b->tx.requeue.n;
 	t->ring_descs = b->tx.in_use;
+	t->ring_urbs = b->tx.urb_used;
 	t->ring_bytes = b->tx.ring_bytes;
 	if (b->tx.bql) {
 		t->bql_limit = b->tx.dql.limit;
@@ -1300,5 +1420,6 @@ void lab_emu_summary(const struct lab_emu *e, uint64_t now_ns, struct lab_emu_su
 		s->bql_limit_p50 = (uint32_t)hist_quantile(&e->limit, 0.50);
 	}
 	s->ring_descs_max = tx->in_use_max;
+	s->ring_urbs_max = tx->urb_used_max;
 	s->qdisc_backlog_max_bytes = e->qdisc_backlog_max;
 }

@@ -27,6 +27,20 @@
  *    the qdisc's backlog gauges, as Linux counts its requeued skbs.
  *    The loop runs whenever something is enqueued, whenever a completion frees room,
  *    and when a pacing qdisc (fq maxrate) said a held-back packet may go.
+ *  - URBs (profile.urb_bytes > 0, a USB NIC): the ring is `ring` URBs, not frames.
+ *    What one run of the driver loop posts is packed into URBs in order: a frame
+ *    (or TSO super-packet) joins the open URB while its frames stay within
+ *    urb_frames (0: no limit) and its bytes within urb_bytes, counting each
+ *    frame's l2 bytes + urb_overhead; else that URB is closed and the next free
+ *    one opened, which takes the frame whatever its size. The last URB is closed
+ *    when the run ends, however full, so a lone frame travels alone and a backlog
+ *    fills URBs. No free URB stops the loop; a frame dequeued for a full URB waits
+ *    in the requeue slot. The loop also stops at ring x (frames one URB can take:
+ *    urb_frames, or urb_bytes over a minimum frame + overhead) descriptors, at most
+ *    65536. A URB's frames go on the wire as before; none of them counts as
+ *    finished until the last has left it, and then all do at once (per-URB
+ *    completion: its descriptors freed together, with the rules below).
+ *    urb_overhead only packs: the wire and the ceiling count frames as without URBs.
  *  - wire: frames leave the ring in order, back to back, each taking
  *    (l2 bytes + LAB_WIRE_OVERHEAD) * 8 / rate; a TSO super-packet takes its segs
  *    frames' time and is delivered whole. Rates are bytes per second, as profile.h
@@ -37,9 +51,12 @@
  *    have finished since the last report, or completion_ns after the first unreported
  *    one finished, whichever first; like interrupt moderation plus NAPI. With
  *    completion_frames 1 and completion_ns 0 every frame is reported as it finishes.
- *    A TSO super-packet counts as its segs frames. Should completion_ns be 0 with
- *    completion_frames > 1 (profile.c refuses it), a batch is also reported when
- *    the wire runs out of frames, so the ring never stalls.
+ *    A TSO super-packet counts as its segs frames. With completion_empty a batch
+ *    is also reported when the ring runs empty: the frame just finished was the
+ *    last posted (the wire has nothing left to send), as bcmgenet's TX interrupt.
+ *    Should completion_ns be 0 with completion_frames > 1 and completion_empty off
+ *    (profile.c refuses it), the emulator applies that rule anyway, so the ring
+ *    never stalls.
  *    DQL never shrinks its limit below twice the bytes of one report: per-frame
  *    completions settle at two full frames (the seed's "two full size packets"),
  *    completions every 2 frames at four (tests/test-lab-emu.c prints the figures).
@@ -153,7 +170,8 @@ struct lab_telemetry {
 	uint64_t tsq_held_bytes;
 	uint64_t qdisc_backlog_bytes;
 	uint32_t qdisc_backlog_pkts;
-	uint32_t ring_descs;          /* descriptors in use */
+	uint32_t ring_descs;          /* descriptors in use (frames, with URBs) */
+	uint32_t ring_urbs;           /* URBs in use (0 without urb_bytes) */
 	uint64_t ring_bytes;          /* l2 bytes posted and not yet completed */
 	uint32_t bql_limit;           /* bytes (0 without BQL) */
 	uint32_t bql_inflight;        /* bytes */
@@ -186,6 +204,7 @@ struct lab_emu_summary {
 	uint32_t bql_limit_max_seen;   /* the largest limit DQL reached */
 	uint32_t bql_limit_p50;        /* the limit's median over completions */
 	uint32_t ring_descs_max;       /* most descriptors ever in use */
+	uint32_t ring_urbs_max;        /* most URBs ever in use (0 without urb_bytes) */
 	uint64_t qdisc_backlog_max_bytes;
 };
 

@@ -57,12 +57,16 @@ static const struct key keys[] = {
 	{"gso", KEY_BOOL, FIELD(gso), 0, 1},
 	{"tso", KEY_BOOL, FIELD(tso), 0, 1},
 	{"ring", KEY_U32, FIELD(ring), 1, 4096},
+	{"urb_bytes", KEY_SIZE, FIELD(urb_bytes), 0, 1 << 20},
+	{"urb_frames", KEY_U32, FIELD(urb_frames), 0, 4096},
+	{"urb_overhead", KEY_BYTES, FIELD(urb_overhead), 0, 1024},
 	{"bql", KEY_BOOL, FIELD(bql), 0, 1},
 	{"bql_limit_min", KEY_BYTES, FIELD(bql_limit_min), 0, DB_DQL_MAX_LIMIT},
 	{"bql_limit_max", KEY_BQL_MAX, FIELD(bql_limit_max), 0, DB_DQL_MAX_LIMIT},
 	{"bql_hold_time", KEY_TIME, FIELD(bql_hold_ns), 0, 10 * SEC},
 	{"completion_frames", KEY_U32, FIELD(completion_frames), 1, 4096},
 	{"completion_time", KEY_TIME, FIELD(completion_ns), 0, SEC},
+	{"completion_empty", KEY_BOOL, FIELD(completion_empty), 0, 1},
 	{"delay", KEY_TIME, FIELD(delay_ns), 0, 10 * SEC},
 	{"switch_rate", KEY_RATE, FIELD(switch_rate_bps), RATE_MIN, RATE_MAX},
 	{"switch_buffer", KEY_SIZE, FIELD(switch_buffer_bytes), 0, BUFFER_MAX},
@@ -494,12 +498,12 @@ static int check_rules(const struct lab_profile *p, int *a, int *b, char *msg, s
 {
 	uint32_t frame = p->mtu + 14;
 
-	if (p->completion_frames > 1 && p->completion_ns == 0) {
+	if (p->completion_frames > 1 && p->completion_ns == 0 && !p->completion_empty) {
 		*a = key_index("completion_frames");
 		*b = key_index("completion_time");
 		snprintf(msg, len,
-			 "completion_frames %u needs completion_time > 0 (a batch that does not "
-			 "fill would never be reported)",
+			 "completion_frames %u needs completion_time > 0 or completion_empty = on "
+			 "(a batch that does not fill would never be reported)",
 			 p->completion_frames);
 		return -EINVAL;
 	}
@@ -1244,6 +1248,16 @@ int lab_profile_describe(const struct lab_profile *p, char *buf, size_t len)
 		ADD(", txqueuelen %u", p->txqueuelen);
 	ADD(", %s", !p->gso ? "no GSO" : p->tso ? "GSO+TSO" : "GSO");
 	ADD(", ring %u", p->ring);
+	if (p->urb_bytes) {
+		char urb[32];
+
+		fmt_size_human(p->urb_bytes, urb, sizeof(urb));
+		ADD(" URBs of %s", urb);
+		if (p->urb_frames)
+			ADD(" (at most %u frame%s)", p->urb_frames, p->urb_frames == 1 ? "" : "s");
+		if (p->urb_overhead)
+			ADD(" + %u B per frame", p->urb_overhead);
+	}
 	if (p->bql) {
 		ADD(", BQL");
 		if (p->bql_limit_min != 0 || p->bql_limit_max != DB_DQL_MAX_LIMIT) {
@@ -1262,8 +1276,13 @@ int lab_profile_describe(const struct lab_profile *p, char *buf, size_t len)
 	if (p->completion_frames <= 1) {
 		ADD(", completions every frame");
 	} else {
-		fmt_time(p->completion_ns, t, sizeof(t));
-		ADD(", completions every %u frames or %s", p->completion_frames, t);
+		ADD(", completions every %u frames", p->completion_frames);
+		if (p->completion_ns) {
+			fmt_time(p->completion_ns, t, sizeof(t));
+			ADD(" or %s", t);
+		}
+		if (p->completion_empty)
+			ADD(" or when the ring empties");
 	}
 	if (p->delay_ns) {
 		fmt_time(p->delay_ns, t, sizeof(t));

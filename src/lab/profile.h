@@ -29,12 +29,14 @@
  *    ceiling also takes "off" or 0 (none, the default, written back as "off").
  *  - Limits: rates 1kbit..100gbit (ceiling too, or off); mtu 68..9000; txqueuelen
  *    1..100000; rings (ring, client_ring, rx_ring) 1..4096; completion_frames
- *    1..4096; completion_time <= 1s; delay and bql_hold_time <= 10s; bql limits
+ *    1..4096; completion_time <= 1s; urb_bytes 0..1mb; urb_frames 0..4096;
+ *    urb_overhead 0..1024 (urb_frames and urb_overhead mean nothing while
+ *    urb_bytes is 0); delay and bql_hold_time <= 10s; bql limits
  *    <= 1879048192 (DQL's max); buffers and tsq <= 1gb; name: letters, digits and
  *    ._+- (<= 63); cc: letters, digits, _ and - (<= 15); description <= 255 bytes.
  *  - Rules across keys, checked once a whole text (or one --set) is applied:
- *    completion_frames > 1 needs completion_time > 0 (else a batch that does not fill
- *    is never reported and BQL stalls); bql_limit_min <= bql_limit_max; the switch's
+ *    completion_frames > 1 needs completion_time > 0 or completion_empty on (else a
+ *    batch that does not fill is never reported and BQL stalls); bql_limit_min <= bql_limit_max; the switch's
  *    buffers hold at least one full frame (mtu + 14 bytes).
  *
  * The four profiles of the seed email ship in the tree and are compiled into the
@@ -43,8 +45,9 @@
  * against veth + htb) and fifo100 (the fidelity test's link); and the other boards,
  * each as a current OS ships it (the header of each file gives its evidence):
  * wandboard (fec, 470 Mbit/s shared ceiling behind a GigE PHY), rpi3b (smsc95xx on
- * usbnet, 100 Mbit/s), rpi3bplus (lan78xx, 300 Mbit/s shared ceiling behind USB 2),
- * rpi4 (bcmgenet with BQL) and rpi5 (macb on RP1, no BQL before Linux 6.15). lab_profile_load() takes
+ * usbnet, 100 Mbit/s, 60 URBs of one frame), rpi3bplus (lan78xx, 300 Mbit/s shared
+ * ceiling behind USB 2, 10 URBs of 16 KB), rpi4 (bcmgenet with BQL, completions
+ * every 10 frames or when the ring empties) and rpi5 (macb on RP1, no BQL before Linux 6.15). lab_profile_load() takes
  * a name of a built-in profile or a path (anything with a '/' or ending in ".conf").
  * scripts/embed-profiles.sh generates lab_builtin_profiles[] from profiles/NAME.conf.
  *
@@ -76,7 +79,15 @@ struct lab_profile {
 	bool gso;                      /* gso: the board's TCP sends super-packets (tun offloads) */
 	bool tso;                      /* tso: a super-packet reaches the ring as one descriptor
 					  chain (else it is split into frames before the ring) */
-	uint32_t ring;                 /* ring: TX descriptors */
+	uint32_t ring;                 /* ring: TX descriptors; URBs when urb_bytes > 0 */
+	uint32_t urb_bytes;            /* urb_bytes: a USB NIC's URB size: frames waiting in the
+					  driver are packed into the next free URB while they fit
+					  (each frame's l2 bytes + urb_overhead); 0: off, the ring
+					  counts frames */
+	uint32_t urb_frames;           /* urb_frames: frames one URB takes at most (0: as many as
+					  fit in urb_bytes; 1: usbnet's one frame per URB) */
+	uint32_t urb_overhead;         /* urb_overhead: bytes the driver puts before each frame
+					  in a URB (a command word or header) */
 	bool bql;                      /* bql: the driver stops by DQL, not only by free descriptors */
 	uint32_t bql_limit_min;        /* bql_limit_min: bytes (0) */
 	uint32_t bql_limit_max;        /* bql_limit_max: bytes (1879048192, "max") */
@@ -84,6 +95,8 @@ struct lab_profile {
 	uint32_t completion_frames;    /* completion_frames: report completions every k frames */
 	uint64_t completion_ns;        /* completion_time: ... or this long after the first
 					  frame finished that is not yet reported (0: off) */
+	bool completion_empty;         /* completion_empty: ... or when the ring runs empty (the
+					  last frame posted has been sent), as bcmgenet (off) */
 	uint64_t delay_ns;             /* delay: one-way propagation, each direction (0) */
 	uint64_t switch_rate_bps;      /* switch_rate: the switch's port towards the client */
 	uint64_t switch_buffer_bytes;  /* switch_buffer: its tail-drop buffer, bytes */
