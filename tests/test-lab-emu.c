@@ -543,7 +543,9 @@ TEST(bql_with_batched_completions_settles_at_a_few_frames)
 	static const struct {
 		uint32_t frames;
 		uint64_t ns;
-	} cases[] = {{2, 250 * US}, {1, 0}, {4, 250 * US}, {16, 250 * US}, {64, 1 * MS}};
+		bool empty;
+	} cases[] = {{2, 250 * US, false},  {1, 0, false},	    {4, 250 * US, false},
+		     {16, 250 * US, false}, {64, 1 * MS, false}, {10, 0, true}};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct lab_profile p;
@@ -554,10 +556,12 @@ TEST(bql_with_batched_completions_settles_at_a_few_frames)
 		p.bql = true;
 		p.completion_frames = cases[i].frames;
 		p.completion_ns = cases[i].ns;
+		p.completion_empty = cases[i].empty;
 		s = saturate(&p, 3 * SEC, &ring_max);
-		printf("# BQL, completions every %u frames or %llu us: limit p50 %u (%.1f frames) "
+		printf("# BQL, completions every %u frames or %llu us%s: limit p50 %u (%.1f frames) "
 		       "max %u, ring <= %u descriptors, wire busy %.2f%%\n",
-		       cases[i].frames, (unsigned long long)(cases[i].ns / US), s.bql_limit_p50,
+		       cases[i].frames, (unsigned long long)(cases[i].ns / US),
+		       cases[i].empty ? " or when the ring empties" : "", s.bql_limit_p50,
 		       s.bql_limit_p50 / (double)FULL_L2, s.bql_limit_max_seen, ring_max,
 		       s.last.board_wire_busy_ns * 100.0 / (3 * SEC));
 		if (i == 0) {
@@ -1210,6 +1214,15 @@ static void random_profile(struct lab_profile *p)
 	strcpy(p->client_qdisc, client_qdiscs[rnd(3)]);
 	p->client_ring = 1 + (uint32_t)rnd(256);
 	p->board_port_buffer_bytes = 1514 + rnd(200000);
+	p->completion_empty = rnd(2);
+	if (p->completion_empty && rnd(2))
+		p->completion_ns = 0;
+	if (rnd(3) == 0) { /* a USB NIC */
+		p->ring = 1 + (uint32_t)rnd(20);
+		p->urb_bytes = 1 + (uint32_t)rnd(40000);
+		p->urb_frames = rnd(3) ? 0 : (uint32_t)rnd(12);
+		p->urb_overhead = (uint32_t)rnd(32);
+	}
 }
 
 /* Frames of packet id (seq = id << 17) delivered, as a bitmap of segment indexes. */
@@ -1712,5 +1725,298 @@ TEST(two_seconds_of_gigabit_with_tso)
 	       (unsigned long long)tm.client_tx_pkts);
 	CHECK(tm.board_tx_bytes * 8 > 2 * 900000000ull);
 	CHECK(tm.client_tx_pkts > 19000);
+	done(e, &r);
+}
+
+/* ---- USB NICs: URBs ---- */
+
+#define URB_FRAMES 10u /* full frames in a 16 KB URB: floor(16384 / (1514 + 8)) */
+
+/* lan78xx on USB 2 (the Pi 3B+): 10 URBs of 16 KB, 8 bytes per frame, on a 1 Gbit/s
+ * PHY behind a 300 Mbit/s ceiling; ceiling 0: the same URBs on a plain 100 Mbit/s
+ * wire. */
+static void prof_usb(struct lab_profile *p, uint64_t ceiling_bps)
+{
+	prof_base(p);
+	if (ceiling_bps) {
+		p->rate_bps = MBIT(1000);
+		p->ceiling_bps = ceiling_bps;
+	}
+	p->ring = 10;
+	p->urb_bytes = 16384;
+	p->urb_overhead = 8;
+}
+
+/* One super-packet of n full frames at t (split before the ring: tso off). */
+static void send_burst(struct lab_emu *e, uint64_t t, unsigned n)
+{
+	CHECK_EQ(send_tcp(e, LAB_BOARD_TX, t, 1, 1000, n * 1448u, 1448, 0), 0);
+}
+
+/* Step through every event until `until`, recording when ring_descs drops (a
+ * completion report) and by how much; returns the number of reports. */
+static unsigned reports(struct lab_emu *e, uint64_t until, uint64_t *at, uint32_t *freed,
+			unsigned max)
+{
+	uint32_t before = telem(e, 0).ring_descs;
+	unsigned n = 0;
+	uint64_t t;
+
+	while ((t = lab_emu_next_ns(e)) <= until && t != NEVER) {
+		struct lab_telemetry tm;
+
+		lab_emu_advance(e, t);
+		tm = telem(e, t);
+		if (tm.ring_descs < before && n < max) {
+			at[n] = t;
+			freed[n++] = before - tm.ring_descs;
+		}
+		before = tm.ring_descs;
+	}
+	return n;
+}
+
+/* A lone frame travels in a URB of its own; a backlog fills each URB to
+ * floor(urb_bytes / (l2 + urb_overhead)) frames: 44 frames make URBs of 10, 10,
+ * 10, 10 and 4. With urb_frames 1 (usbnet) every frame is a URB, and urb_frames
+ * caps a URB below what its bytes allow. */
+TEST(urbs_pack_a_backlog_and_carry_a_lone_frame_alone)
+{
+	struct lab_profile p;
+	struct rec r = {0};
+	struct lab_telemetry tm;
+	struct lab_emu *e;
+
+	prof_usb(&p, 0);
+	REQUIRE((e = make(&p, &r)));
+	CHECK_EQ(send_tcp(e, LAB_BOARD_TX, 0, 1, 1000, 1448, 0, 0), 0);
+	tm = telem(e, 0);
+	CHECK_EQ(tm.ring_urbs, 1);
+	CHECK_EQ(tm.ring_descs, 1);
+	lab_emu_advance(e, FULL_NS);
+	CHECK_EQ(telem(e, FULL_NS).ring_urbs, 0);
+
+	send_burst(e, MS, 44);
+	tm = telem(e, MS);
+	CHECK_EQ(tm.ring_urbs, 5);
+	CHECK_EQ(tm.ring_descs, 44);
+	CHECK_EQ(tm.ring_bytes, 44 * FULL_L2);
+	printf("# URBs of 16 KB + 8 B per frame: a lone frame 1 URB; 44 frames %u URBs\n",
+	       tm.ring_urbs);
+	done(e, &r);
+
+	/* urb_frames caps the count; urb_frames 1 is usbnet's one frame per URB */
+	for (uint32_t cap = 1; cap <= 4; cap += 3) {
+		prof_usb(&p, 0);
+		p.urb_frames = cap;
+		REQUIRE((e = make(&p, &r)));
+		send_burst(e, 0, 44);
+		tm = telem(e, 0);
+		/* ring 10 URBs of cap frames; the rest waits in the qdisc */
+		CHECK_EQ(tm.ring_urbs, 10);
+		CHECK_EQ(tm.ring_descs, 10 * cap);
+		CHECK_EQ(tm.qdisc_backlog_pkts, 44 - 10 * cap);
+		done(e, &r);
+	}
+}
+
+/* Under a saturating stream every URB is refilled full as soon as it completes:
+ * 10 URBs of 10 frames, 100 descriptors, whatever the instant. */
+TEST(urbs_under_backlog_hold_ring_times_frames_per_urb)
+{
+	struct lab_profile p;
+	struct lab_emu_summary s;
+	uint32_t ring_max;
+
+	prof_usb(&p, 0);
+	s = saturate(&p, 300 * MS, &ring_max);
+	CHECK_EQ(ring_max, 10 * URB_FRAMES);
+	CHECK_EQ(s.ring_descs_max, 10 * URB_FRAMES);
+	CHECK_EQ(s.ring_urbs_max, 10);
+	CHECK_EQ(s.last.ring_urbs, 10);
+	printf("# saturated URB ring: %u URBs, at most %u frames in them\n", s.last.ring_urbs,
+	       ring_max);
+}
+
+/*
+ * A URB is reported when its last frame has been sent, all its descriptors at once.
+ * 44 frames at t = 0 in URBs of 10: on a 100 Mbit/s wire URB k (k = 1..5) completes
+ * at n_k * W/R, n_k = 10k (44 for the last); under a 300 Mbit/s ceiling on a
+ * 1 Gbit/s wire frame i starts at i * W/C, so URB k completes at (n_k - 1) * W/C +
+ * W/R (W = 1538 B on the wire).
+ */
+TEST(urb_completes_whole_when_its_last_frame_is_sent)
+{
+	for (int ceil = 0; ceil < 2; ceil++) {
+		struct lab_profile p;
+		struct rec r = {0};
+		struct lab_emu *e;
+		uint64_t at[8];
+		uint32_t freed[8];
+		unsigned n;
+
+		prof_usb(&p, ceil ? MBIT(300) : 0);
+		REQUIRE((e = make(&p, &r)));
+		send_burst(e, 0, 44);
+		n = reports(e, SEC, at, freed, 8);
+		REQUIRE_EQ(n, 5);
+		for (unsigned k = 0; k < 5; k++) {
+			uint64_t last = k < 4 ? 10 * (k + 1) : 44, want;
+
+			want = ceil ? (last - 1) * 1538 * SEC / MBIT(300) + 1538 * SEC / MBIT(1000)
+				    : last * FULL_NS;
+			CHECK_EQ(freed[k], k < 4 ? 10 : 4);
+			CHECK(within_pct((double)at[k], (double)want, 3));
+			printf("# %s: URB %u of %u frames reported at %.2f us (want %.2f)\n",
+			       ceil ? "300 Mbit/s ceiling" : "100 Mbit/s", k + 1, freed[k],
+			       at[k] / 1e3, want / 1e3);
+		}
+		CHECK_EQ(telem(e, SEC).ring_urbs, 0);
+		done(e, &r);
+	}
+}
+
+/* URBs cost no throughput: the next URB is packed and posted the moment one
+ * completes. 100 Mbit/s line (wire 100, L2 98.44), and lan78xx's 300 Mbit/s
+ * ceiling (wire 300, L2 300 * 1514/1538 = 295.32 Mbit/s). */
+TEST(urbs_carry_the_line_rate_and_the_ceiling)
+{
+	for (int ceil = 0; ceil < 2; ceil++) {
+		struct lab_profile p;
+		struct rec r = {.keep = true};
+		struct lab_emu *e;
+		struct rates x;
+		double want = ceil ? 300e6 : 100e6;
+
+		prof_usb(&p, ceil ? MBIT(300) : 0);
+		REQUIRE((e = make(&p, &r)));
+		stream(e, LAB_BOARD_TX, 1, 0, 1200 * MS, ceil ? 20 * US : 60 * US, 0);
+		lab_emu_advance(e, 1200 * MS);
+		x = window(&r, LAB_BOARD_TX, 200 * MS, 1200 * MS);
+		printf("# URBs of 16 KB at %s: wire %.2f Mbit/s (want %.0f), L2 %.2f (want %.2f)\n",
+		       ceil ? "a 300 Mbit/s ceiling" : "100 Mbit/s", x.wire_bps / 1e6, want / 1e6,
+		       x.l2_bps / 1e6, want * 1514 / 1538 / 1e6);
+		CHECK(within_pct(x.wire_bps, want, 3));
+		CHECK(within_pct(x.l2_bps, want * 1514 / 1538, 3));
+		CHECK_EQ(r.bad, 0);
+		done(e, &r);
+	}
+}
+
+/* Behind a full pfifo 1000 and 10 URBs of 10 frames at the 300 Mbit/s ceiling, a
+ * probe waits for the bytes ahead over the ceiling (the frames of the head URB
+ * already sent count until it completes: < 10 frames of 1100, under 1%). */
+TEST(probe_delay_behind_urbs_equals_bytes_ahead)
+{
+	struct lab_profile p;
+	struct rec r = {.keep = true};
+	struct lab_telemetry tm;
+	struct lab_emu *e;
+	uint64_t tp = 300 * MS + 20 * US, ahead, want, got = 0;
+
+	prof_usb(&p, MBIT(300));
+	p.delay_ns = 1 * MS;
+	REQUIRE((e = make(&p, &r)));
+	stream(e, LAB_BOARD_TX, 1, 0, 300 * MS, 20 * US, 0);
+	lab_emu_advance(e, tp);
+	tm = telem(e, tp);
+	CHECK_EQ(tm.ring_urbs, 10);
+	CHECK(tm.ring_descs > 90 && tm.ring_descs <= 100);
+	printf("# URB ring at the probe: %u URBs, %u frames; qdisc %u packets\n", tm.ring_urbs,
+	       tm.ring_descs, tm.qdisc_backlog_pkts);
+	CHECK(tm.qdisc_backlog_pkts >= 990 && tm.qdisc_backlog_pkts <= 1001);
+	CHECK_EQ(send_tcp(e, LAB_BOARD_TX, tp, 7777, 1, 100, 0, 0), 0);
+	lab_emu_advance(e, 2 * SEC);
+	for (size_t i = 0; i < r.n; i++)
+		if (r.d[i].sport == 7777)
+			got = r.d[i].t - tp;
+	ahead = tm.qdisc_backlog_bytes + 24ull * tm.qdisc_backlog_pkts + tm.ring_bytes +
+		24ull * tm.ring_descs;
+	want = ahead * SEC / MBIT(300) + 190 * SEC / MBIT(1000) + 1 * MS + 190 * SEC / MBIT(1000);
+	printf("# probe behind pfifo 1000 + 10 URBs of 16 KB at a 300 Mbit/s ceiling: %.3f ms "
+	       "(bytes ahead over the ceiling predict %.3f ms)\n",
+	       got / 1e6, want / 1e6);
+	CHECK(got > 40 * MS);
+	CHECK(within_pct((double)got, (double)want, 3));
+	done(e, &r);
+}
+
+/* ---- completions without a timer ---- */
+
+/*
+ * bcmgenet's rule: report after completion_frames frames or when the ring runs
+ * empty, no timer. At 1 Gbit/s (W/R = 12.304 us): a lone frame is reported as it
+ * leaves, at W/R (a 125 us timer would wait W/R + 125 us); a burst of 25 frames
+ * is reported at 10, 20 and 25 frames' time, the last 5 when the ring empties.
+ */
+TEST(completion_when_the_ring_empties)
+{
+	static const uint64_t w = 1538 * SEC / MBIT(1000);
+
+	for (int timer = 0; timer < 2; timer++) {
+		struct lab_profile p;
+		struct rec r = {0};
+		struct lab_emu *e;
+		uint64_t at[8], want;
+		uint32_t freed[8];
+		unsigned n;
+
+		prof_base(&p);
+		p.rate_bps = MBIT(1000);
+		p.completion_frames = 10;
+		p.completion_ns = timer ? 125 * US : 0;
+		p.completion_empty = !timer;
+		REQUIRE((e = make(&p, &r)));
+		CHECK_EQ(send_tcp(e, LAB_BOARD_TX, 0, 1, 1000, 1448, 0, 0), 0);
+		n = reports(e, MS, at, freed, 8);
+		REQUIRE_EQ(n, 1);
+		want = timer ? w + 125 * US : w;
+		CHECK_EQ(freed[0], 1);
+		CHECK(within_pct((double)at[0], (double)want, 3));
+		printf("# completions every 10 frames or %s: a lone frame reported at %.2f us "
+		       "(want %.2f)\n",
+		       timer ? "125 us" : "when the ring empties", at[0] / 1e3, want / 1e3);
+		if (timer) {
+			done(e, &r);
+			continue;
+		}
+		send_burst(e, MS, 25);
+		n = reports(e, 2 * MS, at, freed, 8);
+		REQUIRE_EQ(n, 3);
+		for (unsigned k = 0; k < 3; k++) {
+			want = MS + (k < 2 ? 10 * (k + 1) : 25) * w;
+			CHECK_EQ(freed[k], k < 2 ? 10 : 5);
+			CHECK(within_pct((double)(at[k] - MS), (double)(want - MS), 3));
+			printf("# a burst of 25: report %u of %u frames at %.2f us (want %.2f)\n",
+			       k + 1, freed[k], (at[k] - MS) / 1e3, (want - MS) / 1e3);
+		}
+		done(e, &r);
+	}
+}
+
+/* The rpi4 profile's rule with BQL under a saturating stream at 1 Gbit/s: the wire
+ * never starves, and DQL's limit settles at a few batches of 10 frames. */
+TEST(bql_with_completions_every_10_or_when_empty_keeps_the_wire_busy)
+{
+	struct lab_profile p;
+	struct lab_emu_summary s;
+	struct rec r = {0};
+	struct lab_emu *e;
+
+	prof_base(&p);
+	p.rate_bps = MBIT(1000);
+	p.bql = true;
+	p.completion_frames = 10;
+	p.completion_empty = true;
+	REQUIRE((e = make(&p, &r)));
+	stream(e, LAB_BOARD_TX, 1, 0, SEC, 10 * US, 0); /* 1.2 Gbit/s offered */
+	lab_emu_summary(e, SEC, &s);
+	printf("# 1 Gbit/s, BQL, every 10 frames or when empty: limit p50 %u (%.1f frames), "
+	       "max %u, wire busy %.2f%%\n",
+	       s.bql_limit_p50, s.bql_limit_p50 / (double)FULL_L2, s.bql_limit_max_seen,
+	       s.last.board_wire_busy_ns * 100.0 / SEC);
+	CHECK(s.last.board_wire_busy_ns > SEC * 99 / 100);
+	/* DQL settles near twice one report of 10 frames (30272 bytes here) */
+	CHECK(s.bql_limit_p50 >= 19 * FULL_L2 && s.bql_limit_p50 <= 40 * FULL_L2);
 	done(e, &r);
 }
