@@ -544,7 +544,7 @@ TEST(bql_with_batched_completions_settles_at_a_few_frames)
 		uint32_t frames;
 		uint64_t ns;
 		bool empty;
-	} cases[] = {{2, 250 * US, false},  {1, 0, false},	    {4, 250 * US, false},
+	} cases[] = {{2, 250 * US, false},  {1, 0, false},	 {4, 250 * US, false},
 		     {16, 250 * US, false}, {64, 1 * MS, false}, {10, 0, true}};
 
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -558,12 +558,13 @@ TEST(bql_with_batched_completions_settles_at_a_few_frames)
 		p.completion_ns = cases[i].ns;
 		p.completion_empty = cases[i].empty;
 		s = saturate(&p, 3 * SEC, &ring_max);
-		printf("# BQL, completions every %u frames or %llu us%s: limit p50 %u (%.1f frames) "
-		       "max %u, ring <= %u descriptors, wire busy %.2f%%\n",
-		       cases[i].frames, (unsigned long long)(cases[i].ns / US),
-		       cases[i].empty ? " or when the ring empties" : "", s.bql_limit_p50,
-		       s.bql_limit_p50 / (double)FULL_L2, s.bql_limit_max_seen, ring_max,
-		       s.last.board_wire_busy_ns * 100.0 / (3 * SEC));
+		printf(
+		    "# BQL, completions every %u frames or %llu us%s: limit p50 %u (%.1f frames) "
+		    "max %u, ring <= %u descriptors, wire busy %.2f%%\n",
+		    cases[i].frames, (unsigned long long)(cases[i].ns / US),
+		    cases[i].empty ? " or when the ring empties" : "", s.bql_limit_p50,
+		    s.bql_limit_p50 / (double)FULL_L2, s.bql_limit_max_seen, ring_max,
+		    s.last.board_wire_busy_ns * 100.0 / (3 * SEC));
 		if (i == 0) {
 			/* the seed: "BQL holds things down to two full size packets" */
 			CHECK(s.bql_limit_p50 >= 2 * FULL_L2 && s.bql_limit_p50 <= 4 * FULL_L2);
