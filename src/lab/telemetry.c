@@ -419,8 +419,15 @@ void lab_summary_print(struct printer *p, const struct lab_summary *s)
 	put(p, &l);
 	print_open_object(p, "ring");
 	print_uint(p, "max_descriptors", e->ring_descs_max, UNIT_NONE | PRINT_JSON_ONLY);
+	/* URBs only for a USB NIC's profile (urb_bytes), once one was used */
+	if (e->ring_urbs_max)
+		print_uint(p, "max_urbs", e->ring_urbs_max, UNIT_NONE | PRINT_JSON_ONLY);
+	else
+		print_null(p, "max_urbs", "-", PRINT_JSON_ONLY);
 	print_close(p);
 	add(&l, "  ring max %u descriptors", e->ring_descs_max);
+	if (e->ring_urbs_max)
+		add(&l, " (frames), %u URBs", e->ring_urbs_max);
 	print_open_object(p, "bql");
 	print_bool(p, "enabled", s->bql, PRINT_JSON_ONLY);
 	if (s->bql) {
