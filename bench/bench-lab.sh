@@ -14,6 +14,14 @@
 #
 #   3. the same flow through profile fifo100 (100 Mbit/s).
 #
+#   5. two boards at their own rates: profile wandboard (a 470 Mbit/s ceiling shared
+#      by both directions, fq_codel, a 512-descriptor ring) against the veth pair of
+#      2 with htb at 470mbit, and profile rpi4 (1 Gbit/s, BQL, completions every 10
+#      frames or when the ring empties, fq_codel) against the veth pair at 1gbit of 2.
+#      Each row: both goodputs, their ratio (goal >= 0.95), and the lab's scheduling
+#      error p99 beside cyclictest's wake-up p99 of 4 (goal: within that floor
+#      + 25 us).
+#
 # Prints both goodputs and their ratio (goal: lab / veth >= 0.95), the emulator's CPU
 # seconds per Gbit carried (run 1), and its scheduling error p99 (the time a packet
 # was written to the tun minus the time the model said it arrives) at 1 Gbit/s (run 1)
@@ -40,7 +48,7 @@ while [ $# -gt 0 ]; do
 	--json) json=1 ;;
 	--seconds) secs=$2; shift ;;
 	-h | --help)
-		sed -n '2,32p' "$0"
+		sed -n '2,40p' "$0"
 		exit 0
 		;;
 	*) BUILD=$1 ;;
@@ -94,6 +102,8 @@ mbps() { jq -r '.end.sum_received.bits_per_second / 1e6' "$1"; }
 
 lab gige-noqueue gige
 lab fifo100 fifo
+lab wandboard wand
+lab rpi4 rpi4
 
 # The kernel's shaper between two plain namespaces.
 ip netns add "$C"
@@ -108,13 +118,22 @@ for ns in "$C" "$B"; do
 	tc -n "$ns" class add dev v0 parent 1: classid 1:1 htb rate 1gbit quantum 60000
 	tc -n "$ns" qdisc add dev v0 parent 1:1 handle 10: pfifo
 done
-ip netns exec "$B" iperf3 -s -1 -p "$PORT" >/dev/null 2>&1 &
-for _ in $(seq 50); do
-	ip netns exec "$C" iperf3 -c 10.77.0.2 -p "$PORT" -R -C cubic -t "$secs" -J >"$tmp/veth.iperf.json" 2>/dev/null
-	jq -e '.end.sum_received.bits_per_second' "$tmp/veth.iperf.json" >/dev/null 2>&1 && break
-	sleep 0.1
+# veth_flow NAME: the flow over the veth pair; $tmp/NAME.iperf.json
+veth_flow() {
+	ip netns exec "$B" iperf3 -s -1 -p "$PORT" >/dev/null 2>&1 &
+	for _ in $(seq 50); do
+		ip netns exec "$C" iperf3 -c 10.77.0.2 -p "$PORT" -R -C cubic -t "$secs" -J >"$tmp/$1.iperf.json" 2>/dev/null
+		jq -e '.end.sum_received.bits_per_second' "$tmp/$1.iperf.json" >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	wait
+}
+veth_flow veth
+# The Wandboard's rate (5).
+for ns in "$C" "$B"; do
+	tc -n "$ns" class change dev v0 parent 1: classid 1:1 htb rate 470mbit quantum 60000
 done
-wait
+veth_flow veth470
 
 # The machine's floor, idle (4).
 "$SPIN" --seconds 4 --json >"$tmp/spin.json"
@@ -150,6 +169,20 @@ over() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else 
 x_1g=$(over "$p99_1g" "$spin_p99")
 x_100m=$(over "$p99_100m" "$spin_p99")
 
+# The boards at their rates (5).
+wand_mbps=$(mbps "$tmp/wand.iperf.json")
+veth470_mbps=$(mbps "$tmp/veth470.iperf.json")
+rpi4_mbps=$(mbps "$tmp/rpi4.iperf.json")
+ratio3() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "null" }'; }
+ratio_wand=$(ratio3 "$wand_mbps" "$veth470_mbps")
+ratio_rpi4=$(ratio3 "$rpi4_mbps" "$veth_mbps")
+p99_wand=$(jq -r '.sched_error.p99_us' "$tmp/wand.lab.json")
+p99_rpi4=$(jq -r '.sched_error.p99_us' "$tmp/rpi4.lab.json")
+# Our error's p99 above the machine's timer floor (cyclictest), goal <= 25 us.
+above() { awk -v a="$1" -v b="$2" 'BEGIN { if (b != "null" && a != "null") printf "%.1f", a - b; else print "null" }'; }
+dwand=$(above "$p99_wand" "$cyc_p99")
+drpi4=$(above "$p99_rpi4" "$cyc_p99")
+
 if [ "$json" -eq 1 ]; then
 	jq -n --argjson lm "$lab_mbps" --argjson vm "$veth_mbps" --argjson r "$ratio" \
 		--argjson fm "$fifo_mbps" --argjson cg "$cpu_gbit" --argjson cs "$cpu_s" \
@@ -158,6 +191,10 @@ if [ "$json" -eq 1 ]; then
 		--argjson t1 "$write_1g" --argjson t2 "$write_100m" \
 		--argjson sp "$spin_p99" --argjson sg "$spin_gaps50" --argjson cy "$cyc_p99" \
 		--argjson x1 "$x_1g" --argjson x2 "$x_100m" \
+		--argjson wm "$wand_mbps" --argjson v4 "$veth470_mbps" --argjson rw "$ratio_wand" \
+		--argjson pm "$rpi4_mbps" --argjson rp "$ratio_rpi4" \
+		--argjson ew "$p99_wand" --argjson ep "$p99_rpi4" \
+		--argjson dw "$dwand" --argjson dp "$drpi4" \
 		'{results: [
 		  {name: "lab_gige_goodput", value: $lm, unit: "Mbit/s"},
 		  {name: "veth_htb_gige_goodput", value: $vm, unit: "Mbit/s"},
@@ -175,7 +212,16 @@ if [ "$json" -eq 1 ]; then
 		  {name: "machine_spin_gaps_over_50us", value: $sg, unit: "1/s"},
 		  {name: "machine_cyclictest_p99", value: $cy, unit: "us"},
 		  {name: "lab_sched_error_p99_1gbit_vs_spin_floor", value: $x1, unit: "x"},
-		  {name: "lab_sched_error_p99_100mbit_vs_spin_floor", value: $x2, unit: "x"}]}'
+		  {name: "lab_sched_error_p99_100mbit_vs_spin_floor", value: $x2, unit: "x"},
+		  {name: "lab_wandboard_goodput", value: $wm, unit: "Mbit/s"},
+		  {name: "veth_htb_470mbit_goodput", value: $v4, unit: "Mbit/s"},
+		  {name: "lab_wandboard_vs_veth_goodput_ratio", value: $rw, unit: "x"},
+		  {name: "lab_rpi4_goodput", value: $pm, unit: "Mbit/s"},
+		  {name: "lab_rpi4_vs_veth_goodput_ratio", value: $rp, unit: "x"},
+		  {name: "lab_sched_error_p99_wandboard", value: $ew, unit: "us"},
+		  {name: "lab_sched_error_p99_rpi4", value: $ep, unit: "us"},
+		  {name: "lab_sched_error_p99_wandboard_over_cyclictest", value: $dw, unit: "us"},
+		  {name: "lab_sched_error_p99_rpi4_over_cyclictest", value: $dp, unit: "us"}]}'
 else
 	printf '%-44s %10s %s\n' "TCP flow, iperf3 -R, cubic, ${secs} s" "Mbit/s" ""
 	printf '%-44s %10.1f\n' "debloat lab, gige-noqueue (1 Gbit/s)" "$lab_mbps"
@@ -190,4 +236,12 @@ else
 		"at a random instant ($spin_gaps50 gaps > 50 us per second);" \
 		"cyclictest -p 1 -i 500 wake-up p99 ${cyc_p99/null/n\/a (no rt-tests)} us"
 	echo "our error p99 / the spinning thread's: 1 Gbit/s ${x_1g}x, 100 Mbit/s ${x_100m}x"
+	echo
+	printf '%-44s %10s %10s %7s %9s %s\n' "the boards at their rates" "lab" "veth+htb" "ratio" \
+		"err p99" "over cyclictest"
+	printf '%-44s %10.1f %10.1f %7s %6s us %s\n' "wandboard (470 Mbit/s shared ceiling)" \
+		"$wand_mbps" "$veth470_mbps" "$ratio_wand" "$p99_wand" "${dwand/null/n\/a} us"
+	printf '%-44s %10.1f %10.1f %7s %6s us %s\n' "rpi4 (1 Gbit/s, BQL, every 10 or empty)" \
+		"$rpi4_mbps" "$veth_mbps" "$ratio_rpi4" "$p99_rpi4" "${drpi4/null/n\/a} us"
+	echo "goals: lab/veth >= 0.95; error p99 within cyclictest's p99 ${cyc_p99/null/n\/a} us + 25 us"
 fi
