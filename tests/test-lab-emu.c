@@ -3,6 +3,7 @@
  * test-lab-emu.c - src/lab/emu.c in simulated time: wire arithmetic, queueing delay
  * that matches the backlog, rings with and without BQL, GSO and TSO, fq_codel and
  * pfifo_fast, tail-drop switch ports, TSQ, the client direction, the memory bound,
+ * USB NICs' URBs (packing, per-URB completion) and completions when the ring empties,
  * and that every packet offered leaves exactly once under random profiles and load.
  * Profiles are built field by field here; packets come from lab-packets.h and every
  * delivered packet is parsed back and its checksums verified.
@@ -2020,4 +2021,56 @@ TEST(bql_with_completions_every_10_or_when_empty_keeps_the_wire_busy)
 	/* DQL settles near twice one report of 10 frames (30272 bytes here) */
 	CHECK(s.bql_limit_p50 >= 19 * FULL_L2 && s.bql_limit_p50 <= 40 * FULL_L2);
 	done(e, &r);
+}
+
+/* The shipped profiles in the model: the Pi 3B+ (lan78xx) carries its 300 Mbit/s
+ * ceiling in 10 URBs of 10 frames, the Pi 3B (usbnet) 100 Mbit/s in 60 URBs of one,
+ * and the Pi 4 (genet) reports a lone frame as it leaves. */
+TEST(the_pi_profiles_in_the_model)
+{
+	static const struct {
+		const char *name;
+		double wire_bps;
+		uint32_t urbs, frames;
+		uint64_t every;
+	} boards[] = {{"rpi3bplus", 300e6, 10, 100, 20 * US}, {"rpi3b", 100e6, 60, 60, 60 * US}};
+	char err[256] = "";
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct lab_profile p;
+		struct rec r = {.keep = true};
+		struct lab_emu_summary s;
+		struct lab_emu *e;
+		struct rates x;
+
+		REQUIRE_EQ(lab_profile_load(&p, boards[i].name, err, sizeof(err)), 0);
+		REQUIRE((e = make(&p, &r)));
+		stream(e, LAB_BOARD_TX, 1, 0, 1200 * MS, boards[i].every, 0);
+		lab_emu_advance(e, 1200 * MS);
+		x = window(&r, LAB_BOARD_TX, 200 * MS, 1200 * MS);
+		lab_emu_summary(e, 1200 * MS, &s);
+		printf("# %s saturated: wire %.2f Mbit/s (want %.0f), at most %u URBs and %u "
+		       "frames in them\n",
+		       boards[i].name, x.wire_bps / 1e6, boards[i].wire_bps / 1e6, s.ring_urbs_max,
+		       s.ring_descs_max);
+		CHECK(within_pct(x.wire_bps, boards[i].wire_bps, 3));
+		CHECK_EQ(s.ring_urbs_max, boards[i].urbs);
+		CHECK_EQ(s.ring_descs_max, boards[i].frames);
+		done(e, &r);
+	}
+
+	{
+		struct lab_profile p;
+		struct rec r = {0};
+		struct lab_emu *e;
+		uint64_t at[2];
+		uint32_t freed[2];
+
+		REQUIRE_EQ(lab_profile_load(&p, "rpi4", err, sizeof(err)), 0);
+		REQUIRE((e = make(&p, &r)));
+		CHECK_EQ(send_tcp(e, LAB_BOARD_TX, 0, 1, 1000, 1448, 0, 0), 0);
+		REQUIRE_EQ(reports(e, MS, at, freed, 2), 1);
+		CHECK_EQ(at[0], 1538 * SEC / MBIT(1000));
+		done(e, &r);
+	}
 }
