@@ -21,6 +21,31 @@
 #define QDISC_MAX_OPTIONS    16
 #define IFACE_MAX_UNREADABLE 8
 
+/*
+ * A qdisc's counters as the dump carries them (TCA_STATS2, host/qstats.h). Counters
+ * only grow; backlog is the queue now. have is false when the dump had no statistics
+ * (a built-in root made from the link message) or they were malformed.
+ */
+struct qdisc_stats {
+	bool have;
+	uint64_t bytes, packets; /* packets: TCA_STATS_PKT64 when the kernel sends it */
+	uint32_t drops, overlimits, requeues;
+	uint32_t backlog_bytes, backlog_packets;
+};
+
+/* The kind's own statistics (TCA_STATS_APP); -1 where the kind has no such number. */
+struct qdisc_xstats {
+	int64_t ecn_marks;	   /* fq_codel ecn_mark; cake: ECN-marked packets, all tins */
+	int64_t ce_marks;	   /* fq_codel, fq: marked above ce_threshold */
+	int64_t drop_overlimit;	   /* fq_codel: drops because the qdisc was full */
+	int64_t drop_overmemory;   /* fq_codel: drops because memory_limit was hit */
+	int64_t new_flow_count;	   /* fq_codel: flows that became new */
+	int64_t flows;		   /* active flows now (fq_codel new + old, fq, cake tins) */
+	int64_t memory_used_bytes; /* fq_codel memory_usage, cake memory used */
+	int64_t throttled;	   /* fq: times a flow was throttled (a counter) */
+	int64_t throttled_flows;   /* fq: flows throttled now */
+};
+
 struct qdisc {
 	char kind[QDISC_KIND_MAX];
 	uint32_t handle; /* major:minor, as the kernel keeps it */
@@ -29,6 +54,9 @@ struct qdisc {
 	struct value options[QDISC_MAX_OPTIONS]; /* decoded TCA_OPTIONS, in kernel order */
 	unsigned noptions;
 	int options_err;	/* -EBADMSG when TCA_OPTIONS was malformed; options then partial */
+	struct qdisc_stats stats;
+	struct qdisc_xstats xstats;
+	int stats_err;		/* -EBADMSG when TCA_STATS2 was malformed; stats.have false */
 	struct qdisc *children; /* qdiscs whose parent is this one or one of its classes */
 	size_t nchildren;
 };

@@ -11,6 +11,7 @@
 
 #include "array.h"
 #include "host/qdisc.h"
+#include "host/qstats.h"
 
 static void add_option(struct qdisc *q, struct value v)
 {
@@ -305,6 +306,14 @@ int qdisc_from_msg(const struct nlmsghdr *nlh, struct qdisc *out)
 	if (tb[TCA_OPTIONS])
 		q.options_err = qdisc_decode_options(&q, nl_attr_data(tb[TCA_OPTIONS], 0),
 						     nl_attr_len(tb[TCA_OPTIONS]));
+	qstats_clear(&q);
+	if (tb[TCA_STATS2]) {
+		const struct nlattr *x = tb[TCA_XSTATS];
+
+		q.stats_err = qstats_decode(&q, nl_attr_data(tb[TCA_STATS2], 0),
+					    nl_attr_len(tb[TCA_STATS2]),
+					    x ? nl_attr_data(x, 0) : NULL, x ? nl_attr_len(x) : 0);
+	}
 	*out = q;
 	return 0;
 }

@@ -34,7 +34,8 @@
 
 /*
  * One RTM_NEWQDISC message. A malformed header, attribute table or TCA_KIND is
- * -EBADMSG; malformed TCA_OPTIONS only sets out->options_err, so the qdisc is still
+ * -EBADMSG; malformed TCA_OPTIONS only sets out->options_err, and malformed
+ * statistics (TCA_STATS2, host/qstats.h) only out->stats_err, so the qdisc is still
  * listed by kind.
  */
 int qdisc_from_msg(const struct nlmsghdr *nlh, struct qdisc *out);
