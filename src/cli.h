@@ -38,6 +38,7 @@ bool cli_lacks_value(int c, const char *with_value);
 int cmd_audit(int argc, char *argv[]);
 int cmd_bql(int argc, char *argv[]);
 int cmd_compare(int argc, char *argv[]);
+int cmd_exporter(int argc, char *argv[]);
 int cmd_fix(int argc, char *argv[]);
 int cmd_lab(int argc, char *argv[]);
 int cmd_undo(int argc, char *argv[]);

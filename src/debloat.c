@@ -27,6 +27,7 @@ static const struct {
     {"undo", cmd_undo, "Restore what fix changed, from its journal"},
     {"prove", cmd_prove, "Measure, fix on trial, measure again: keep the fix if better"},
     {"lab", cmd_lab, "Emulate a board's link between two namespaces and measure across it"},
+    {"exporter", cmd_exporter, "Serve every queue's counters, BQL and audit grade to Prometheus"},
 };
 
 #define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-exporter.c - `debloat exporter`: every queue of the host as Prometheus metrics,
+ * served over HTTP at /metrics, written for node_exporter's textfile collector, or
+ * printed once. Each scrape reads the host afresh. Read-only.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "exporter/http.h"
+#include "exporter/metrics.h"
+#include "exporter/prom.h"
+#include "exporter/textfile.h"
+#include "fix/apply.h"
+#include "fix/journal.h"
+#include "host/host.h"
+#include "host/hz.h"
+
+/*
+ * 19911: outside 9100-9999, the range the Prometheus project's list of exporter ports
+ * has handed out in full, so no registered exporter uses it; the debloat server's
+ * 9911 with a 1 in front, to be remembered.
+ */
+#define EXPORTER_DEFAULT_LISTEN	 ":19911"
+#define EXPORTER_DEFAULT_INTERVAL 15
+#define EXPORTER_CONTENT_TYPE	 "text/plain; version=0.0.4; charset=utf-8"
+
+static const char usage[] =
+    "Usage: " PROG_NAME " exporter [--listen ADDR:PORT] [--textfile DIR [--interval S]]\n"
+    "                        [--once] [--state-dir DIR] [--list-metrics]\n"
+    "\n"
+    "Export every queue of this host as Prometheus metrics: each qdisc of each tree with\n"
+    "its counters and backlog, BQL per TX queue, txqueuelen and link speed, audit's\n"
+    "grade and findings, and whether fix changed the interface. Serves /metrics over\n"
+    "HTTP (default), writes DIR/debloat.prom for node_exporter's textfile collector, or\n"
+    "prints once. Each scrape reads the kernel afresh. Reads only; root is not needed.\n"
+    "\n"
+    "  -l, --listen ADDR:PORT  serve http://ADDR:PORT/metrics (default " EXPORTER_DEFAULT_LISTEN
+    ",\n"
+    "                          every address); [V6ADDR]:PORT for IPv6\n"
+    "  -t, --textfile DIR      write DIR/" TEXTFILE_NAME " atomically, every --interval\n"
+    "                          (without --listen, only that)\n"
+    "  -i, --interval S        seconds between textfile writes (default 15; 1 to 86400)\n"
+    "  -1, --once              one scrape: write the textfile, or print to standard\n"
+    "                          output without --textfile; then exit\n"
+    "  -s, --state-dir DIR     fix's journal (default " APPLY_STATE_DIR ")\n"
+    "      --list-metrics      print every metric family (name, type, help) and exit\n"
+    "  -h, --help              show this help\n";
+
+struct exporter_args {
+	const char *listen;
+	const char *textfile;
+	const char *state_dir;
+	unsigned interval;
+	bool once, list;
+	struct sockaddr_storage addr;
+	socklen_t addrlen;
+};
+
+/* What lives from scrape to scrape. */
+struct exporter {
+	const struct exporter_args *a;
+	long hz;
+	uint64_t scrapes, errors;
+	int last_textfile_err;
+};
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+enum { OPT_LIST = 256 };
+
+static int parse_args(int argc, char *argv[], struct exporter_args *a)
+{
+	static const struct option options[] = {
+	    {"listen", required_argument, NULL, 'l'},
+	    {"textfile", required_argument, NULL, 't'},
+	    {"interval", required_argument, NULL, 'i'},
+	    {"once", no_argument, NULL, '1'},
+	    {"state-dir", required_argument, NULL, 's'},
+	    {"list-metrics", no_argument, NULL, OPT_LIST},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	bool listen_given = false;
+	char *end;
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "l:t:i:1s:h", options, NULL)) != -1) {
+		if (c == 'l') {
+			a->listen = optarg;
+			listen_given = true;
+		} else if (c == 't') {
+			a->textfile = optarg;
+		} else if (c == 'i') {
+			unsigned long v;
+
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg == '-' || v < 1 || v > 86400)
+				return cli_usage_error("exporter", usage,
+						       "bad interval \"%s\": want 1 to 86400 s",
+						       optarg);
+			a->interval = (unsigned)v;
+		} else if (c == '1') {
+			a->once = true;
+		} else if (c == 's') {
+			a->state_dir = optarg;
+		} else if (c == OPT_LIST) {
+			a->list = true;
+		} else if (c == 'h') {
+			return fputs(usage, stdout) == EOF ? 1 : 0;
+		} else if (cli_lacks_value(c, "ltis")) {
+			return cli_usage_error("exporter", usage, "option \"%s\" needs a value",
+					       argv[optind - 1]);
+		} else {
+			return cli_usage_error("exporter", usage, "unknown option \"%s\"",
+					       cli_bad_option(argv));
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("exporter", usage, "unexpected argument \"%s\"",
+				       argv[optind]);
+	if (a->once && listen_given)
+		return cli_usage_error("exporter", usage,
+				       "--once scrapes once and serves nothing: drop --listen");
+	if (!a->listen && !a->textfile)
+		a->listen = EXPORTER_DEFAULT_LISTEN;
+	if (a->listen && !a->once && http_parse_listen(a->listen, &a->addr, &a->addrlen) < 0)
+		return cli_usage_error("exporter", usage,
+				       "bad --listen \"%s\": want ADDR:PORT, [V6ADDR]:PORT or "
+				       ":PORT, a numeric address and a port from 1 to 65535",
+				       a->listen);
+	return -1;
+}
+
+static void list_metrics(void)
+{
+	for (size_t i = 0; i < metrics_nfamilies; i++) {
+		const struct prom_family *f = metrics_families[i];
+
+		printf("%s %s %s\n", f->name, f->type == PROM_COUNTER ? "counter" : "gauge",
+		       f->help);
+	}
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * One scrape: the host, fix's journal, the exposition. A host that cannot be read is
+ * -errno (a 500 for Prometheus: its `up` then says so); a journal that cannot be read
+ * is only debloat_fix_journal_valid 0.
+ */
+static int scrape(struct exporter *e, char **out, size_t *len)
+{
+	struct metrics_context ctx = {.hz = e->hz, .version = DEBLOAT_VERSION};
+	char path[PATH_MAX], err[256];
+	struct host h = {0};
+	struct journal j;
+	struct timespec t0;
+	struct prom *w;
+	size_t bad = 0;
+	int r;
+
+	e->scrapes++;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	r = host_read(&h, &host_default_paths, NULL, 0, &bad);
+	if (r < 0) {
+		e->errors++;
+		return r;
+	}
+	journal_init(&j);
+	snprintf(path, sizeof(path), "%s/journal", e->a->state_dir);
+	ctx.journal_err = journal_read_file(path, &j, err, sizeof(err));
+	ctx.journal = ctx.journal_err == 0 ? &j : NULL;
+	ctx.scrapes = e->scrapes;
+	ctx.scrape_errors = e->errors;
+	w = prom_new();
+	if (!w) {
+		r = -ENOMEM;
+		goto out;
+	}
+	ctx.duration_s = seconds_since(&t0);
+	metrics_collect(w, &h, &ctx);
+	r = prom_finish(w, out, len);
+out:
+	prom_free(w);
+	journal_free(&j);
+	host_free(&h);
+	return r;
+}
+
+static int serve_metrics(void *ctx, struct http_body *body)
+{
+	int r = scrape(ctx, &body->data, &body->len);
+
+	body->content_type = EXPORTER_CONTENT_TYPE;
+	return r;
+}
+
+/* One textfile write; a failure is told once until it changes, and the loop goes on. */
+static int write_textfile(struct exporter *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	r = scrape(e, &buf, &len);
+	if (r < 0) {
+		if (r != e->last_textfile_err)
+			fprintf(stderr, "%s: exporter: cannot read the host: %s\n", PROG_NAME,
+				strerror(-r));
+	} else {
+		r = textfile_write(e->a->textfile, buf, len);
+		if (r < 0 && r != e->last_textfile_err)
+			fprintf(stderr, "%s: exporter: cannot write %s/%s: %s\n", PROG_NAME,
+				e->a->textfile, TEXTFILE_NAME,
+				r == -EEXIST ? "it exists and is not a regular file; not replacing it"
+					     : strerror(-r));
+	}
+	free(buf);
+	e->last_textfile_err = r;
+	return r;
+}
+
+static void tick_textfile(void *ctx)
+{
+	(void)write_textfile(ctx);
+}
+
+/* What textfile_check said, in words, for the command line's DIR. */
+static void textfile_error(const char *dir, int r)
+{
+	const char *why = r == -ENOTDIR ? "not a directory"
+			  : r == -EEXIST ? TEXTFILE_NAME
+			  " there exists and is not a regular file; not replacing it"
+					 : strerror(-r);
+
+	fprintf(stderr, "%s: exporter: cannot use --textfile %s: %s\n", PROG_NAME, dir, why);
+}
+
+static int print_once(struct exporter *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r;
+
+	r = scrape(e, &buf, &len);
+	if (r < 0) {
+		fprintf(stderr, "%s: exporter: cannot read the host: %s\n", PROG_NAME,
+			strerror(-r));
+		return 1;
+	}
+	if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) == EOF) {
+		fprintf(stderr, "%s: exporter: cannot write the metrics: %s\n", PROG_NAME,
+			strerror(errno));
+		free(buf);
+		return 1;
+	}
+	free(buf);
+	return 0;
+}
+
+int cmd_exporter(int argc, char *argv[])
+{
+	struct exporter_args a = {.state_dir = APPLY_STATE_DIR,
+				  .interval = EXPORTER_DEFAULT_INTERVAL};
+	struct sigaction sa = {.sa_handler = on_signal};
+	struct exporter e = {.a = &a};
+	struct http_server s = {.fd = -1, .path = "/metrics"};
+	struct utsname u;
+	int ret = 1, r;
+
+	r = parse_args(argc, argv, &a);
+	if (r >= 0)
+		return r;
+	if (a.list) {
+		list_metrics();
+		return fflush(stdout) == EOF ? 1 : 0;
+	}
+	if (uname(&u) < 0 || host_kernel_hz(&host_default_paths, u.release, &e.hz) < 0)
+		e.hz = 0; /* BQL's stall_max (jiffies) is then left out */
+	if (a.textfile) {
+		r = textfile_check(a.textfile);
+		if (r < 0) {
+			textfile_error(a.textfile, r);
+			return 1;
+		}
+	}
+	if (a.once) {
+		if (!a.textfile)
+			return print_once(&e);
+		return write_textfile(&e) < 0 ? 1 : 0;
+	}
+	if (a.listen) {
+		r = http_listen(&a.addr, a.addrlen, &s.fd);
+		if (r < 0) {
+			fprintf(stderr, "%s: exporter: cannot listen on %s: %s\n", PROG_NAME,
+				a.listen, strerror(-r));
+			return 1;
+		}
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	s.serve = serve_metrics;
+	s.ctx = &e;
+	if (a.textfile) {
+		s.tick = tick_textfile;
+		s.tick_ms = a.interval * 1000;
+	}
+	if (a.listen)
+		fprintf(stderr, "%s: exporter: serving http://%s/metrics\n", PROG_NAME, a.listen);
+	if (a.textfile)
+		fprintf(stderr, "%s: exporter: writing %s/%s every %u s\n", PROG_NAME, a.textfile,
+			TEXTFILE_NAME, a.interval);
+	r = http_serve(&s);
+	if (r < 0) {
+		fprintf(stderr, "%s: exporter: event loop failed: %s\n", PROG_NAME, strerror(-r));
+		goto cleanup;
+	}
+	ret = 0;
+cleanup:
+	if (s.fd >= 0)
+		close(s.fd);
+	return ret;
+}
