@@ -291,7 +291,7 @@ int cmd_exporter(int argc, char *argv[])
 				  .interval = EXPORTER_DEFAULT_INTERVAL};
 	struct sigaction sa = {.sa_handler = on_signal};
 	struct exporter e = {.a = &a};
-	struct http_server s = {.fd = -1, .path = "/metrics"};
+	struct http_server s = {.fd = -1, .path = "/metrics", .stop = &stop_flag};
 	struct utsname u;
 	int ret = 1, r;
 

@@ -240,7 +240,7 @@ TEST(children_come_with_their_parent_and_handle_as_tc_prints_them)
 	/* the htb and pfifo have no ECN counter: no sample rather than a 0 */
 	CHECK_EQ(count(out, "debloat_qdisc_ecn_marks_total{"), 1);
 	CHECK_EQ(count(out, "# TYPE debloat_qdisc_bytes_total counter\n"), 1);
-	CHECK(strstr(out, "debloat_interface_speed_bits_per_second{device=\"v0\"} 100000000\n"));
+	CHECK(strstr(out, "debloat_interface_speed_bytes{device=\"v0\"} 12500000\n"));
 	free(out);
 }
 
@@ -257,7 +257,7 @@ TEST(unknown_speed_is_absent_and_an_ungraded_interface_has_no_grade)
 	REQUIRE(!v.graded);
 	out = collect(&ifc, 1);
 	REQUIRE(out);
-	CHECK(!strstr(out, "debloat_interface_speed_bits_per_second{"));
+	CHECK(!strstr(out, "debloat_interface_speed_bytes{"));
 	CHECK(!strstr(out, "debloat_audit_grade{"));
 	CHECK(!strstr(out, "debloat_audit_worst_delay_seconds{"));
 	CHECK(!strstr(out, "debloat_audit_finding_delay_seconds{device=\"v1\",code=\"fifo-qdisc\"}"));

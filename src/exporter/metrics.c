@@ -65,8 +65,8 @@ FAMILY(iface_info, "debloat_interface_info", PROM_GAUGE,
        "1 for each interface, with its kind, driver and operational state as labels.");
 FAMILY(iface_txqueuelen, "debloat_interface_txqueuelen_packets", PROM_GAUGE,
        "The interface's txqueuelen: a FIFO root's limit when it sets none.");
-FAMILY(iface_speed, "debloat_interface_speed_bits_per_second", PROM_GAUGE,
-       "Link speed the driver reports, in bits per second (absent when unknown).");
+FAMILY(iface_speed, "debloat_interface_speed_bytes", PROM_GAUGE,
+       "Link speed the driver reports, in bytes per second (absent when unknown).");
 FAMILY(iface_mtu, "debloat_interface_mtu_bytes", PROM_GAUGE, "The interface's MTU.");
 FAMILY(iface_txq, "debloat_interface_tx_queues", PROM_GAUGE, "TX queues of the interface.");
 
@@ -212,7 +212,7 @@ static void collect_iface(struct prom *w, const struct iface *ifc)
 	prom_add_u64(w, &iface_info, info, 4, 1);
 	prom_add_u64(w, &iface_txqueuelen, dev, 1, ifc->txqueuelen);
 	if (ifc->speed_mbps)
-		prom_add_u64(w, &iface_speed, dev, 1, (uint64_t)ifc->speed_mbps * 1000000);
+		prom_add_u64(w, &iface_speed, dev, 1, (uint64_t)ifc->speed_mbps * 125000);
 	prom_add_u64(w, &iface_mtu, dev, 1, ifc->mtu);
 	prom_add_u64(w, &iface_txq, dev, 1, ifc->tx_queues);
 	for (size_t i = 0; i < ifc->nunreadable; i++) {

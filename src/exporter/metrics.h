@@ -4,8 +4,9 @@
  * one function that turns a host as host_read() saw it into samples of them.
  *
  * Naming (docs/design/exporter.md): the prefix debloat_, base units in the name
- * (_bytes, _seconds; a link's speed in _bits_per_second, the unit tc and ethtool
- * speak), counters end in _total, ratios are 0 to 1. Labels:
+ * (_bytes, _seconds; a link's speed in bytes per second, as _bytes like
+ * node_exporter's node_network_speed_bytes: promtool refuses bits), counters end in
+ * _total, ratios are 0 to 1. Labels:
  *   qdisc families   device, kind, handle, parent  ("1:", "root", "1:1" as tc prints)
  *   bql families     device, queue                  ("tx-0")
  *   interface, audit device (and code, severity, grade where the family says)
