@@ -2,7 +2,8 @@
 /*
  * fuzz-nl.c - the netlink decoders on arbitrary bytes: nl.c's attribute parser, the
  * qdisc option decoders, and whole RTM_NEWLINK / RTM_NEWQDISC messages as rtnetlink
- * would hand them over (src/host/link.c, src/host/qdisc.c), then the qdisc trees
+ * would hand them over (src/host/link.c, src/host/qdisc.c, with their statistics:
+ * src/host/qstats.c), then the qdisc trees
  * rebuilt from whatever decoded. Nothing may read out of bounds (ASan); every call
  * returns 0 or -errno, and a failed decode leaves no options behind.
  *
@@ -117,6 +118,11 @@ static void fuzz_messages(const uint8_t *buf, size_t len)
 			if (!memchr(qdiscs[n].kind, '\0', sizeof(qdiscs[n].kind)))
 				abort();
 			check_errno("options_err", qdiscs[n].options_err);
+			/* Malformed statistics leave none behind (host/qstats.h). */
+			check_errno("stats_err", qdiscs[n].stats_err);
+			if (qdiscs[n].stats_err < 0 &&
+			    (qdiscs[n].stats.have || qdiscs[n].xstats.flows != -1))
+				abort();
 			if (n + 1 < MAX_QDISCS)
 				n++;
 		}
