@@ -125,13 +125,15 @@ _debloat()
 	if [[ "$prev" == -* ]] && _debloat_options "$prog" "$cmd" value | grep -qxF -- "$prev"; then
 		[ "$cmd" = plot ] && [ "$prev" = -k ] && prev=--kind # server's -k is --key-file
 		case "$cmd:$prev" in # fix and undo: -s is --state-dir, -r --role
-		fix:-s | undo:-s | prove:-s) prev=--state-dir ;;
+		fix:-s | undo:-s | prove:-s | exporter:-s) prev=--state-dir ;;
+		exporter:-t) prev=--textfile ;;
+		exporter:-l) prev=--listen ;;
 		fix:-r | prove:-r) prev=--role ;;
 		prove:-t) prev=--test ;;
 		prove:-o) prev=--outdir ;;
 		esac
 		case "$prev" in
-		--state-dir | --root)
+		--state-dir | --root | --textfile)
 			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 			compopt -o filenames 2>/dev/null
 			;;
@@ -152,6 +154,9 @@ _debloat()
 			;;
 		--kind)
 			mapfile -t COMPREPLY < <(compgen -W "all latency throughput cdf box" -- "$cur")
+			;;
+		--listen)
+			mapfile -t COMPREPLY < <(compgen -W ":19911 127.0.0.1:19911 [::1]:19911" -- "$cur")
 			;;
 		--local | --bind)
 			local addrs

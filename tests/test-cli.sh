@@ -145,7 +145,7 @@ fi
 # on a line of its own, however long).
 wide=
 for c in "" audit bql server snapshot rrul test plot compare fix undo prove lab "lab compare" \
-	"lab seed"; do
+	"lab seed" exporter; do
 	# shellcheck disable=SC2086 # "lab compare" is two words
 	w=$("$DEBLOAT" $c --help | awk 'length > 80' | head -n 1)
 	[ -z "$w" ] || wide+=" [$c --help] $w"

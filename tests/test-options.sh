@@ -7,7 +7,7 @@
 require_debloat
 
 table=$TOP/docs/options.md
-cmds=(audit bql server snapshot rrul test plot compare fix undo prove lab "lab compare" "lab seed")
+cmds=(audit bql server snapshot rrul test plot compare fix undo prove lab "lab compare" "lab seed" exporter)
 for c in "${cmds[@]}"; do
 	# shellcheck disable=SC2086 # "lab compare" is two words
 	help=$("$DEBLOAT" $c --help) || { fail "$c --help fails"; continue; }
