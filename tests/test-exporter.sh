@@ -168,6 +168,26 @@ assert_true "the 2 Mbit/s class's pfifo dropped ($dropped) and Prometheus has it
 res=$(promql 'debloat_qdisc_backlog_bytes{device="va0"} / on() group_left() debloat_interface_speed_bytes{device="tun0"}')
 assert_true "a PromQL backlog query returns series" test "$(jq length <<<"$res")" -ge 2
 
+# The Grafana dashboard's own queries, on this namespace's Prometheus: each is valid
+# PromQL over these metrics, and the backlog-as-time and grade panels have data.
+dash=$TOP/contrib/grafana/debloat.json
+nq=0 badq=
+while IFS= read -r expr; do
+	q=${expr//\$instance/127.0.0.1:$PORT}
+	q=${q//\$device/.*}
+	q=${q//\$__rate_interval/10s}
+	st=$(in_ns curl -s --max-time 5 "http://127.0.0.1:9090/api/v1/query" \
+		--data-urlencode "query=$q" | jq -r .status)
+	[ "$st" = success ] || badq+=" [$q]"
+	nq=$((nq + 1))
+done < <(jq -r '.. | .expr? // empty' "$dash")
+assert_eq "all $nq dashboard queries run in Prometheus" "" "$badq"
+res=$(promql "$(jq -r '.panels[] | select(.title | startswith("Backlog")) | .targets[0].expr' "$dash" |
+	sed "s/\$instance/127.0.0.1:$PORT/g; s/\$device/.*/g")")
+assert_true "the backlog-as-time panel has tun0's series" grep -q '"tun0"' <<<"$res"
+res=$(promql "debloat_audit_grade{instance=\"127.0.0.1:$PORT\"}")
+assert_true "the grade panel has tun0's grade" grep -q '"tun0"' <<<"$res"
+
 # ---- counters equal tc's, taken back to back with the traffic stopped ----
 for _ in $(seq 30); do
 	q=$(tc -n "$NS" -s -j qdisc show dev va0 | jq '[.[].qlen] | add')
