@@ -13,7 +13,9 @@
 # reach it with their parent label; a PromQL drop rate and backlog return series; with
 # traffic stopped, every counter of va0 and va1 equals tc -s's within 1%; promtool
 # check metrics passes; tun0's speed is 100 Mbit/s; an interface added or removed
-# between scrapes comes and goes; other paths 404, other methods 405, HEAD has no body;
+# between scrapes comes and goes; other paths 404, other methods 405, HEAD has no body,
+# an oversized head 431, garbage 400, idle clients at the connection limit are dropped
+# after the timeout while a scrape waits; the Grafana dashboard's queries run;
 # --textfile writes whole files (a reader never sees half of one) and refuses odd
 # targets; bad --listen values exit 2. Prometheus and the exporter are stopped and the
 # namespaces removed on every exit path.
@@ -109,6 +111,38 @@ hdr=$(in_ns curl -s -I --max-time 5 "http://127.0.0.1:$PORT/metrics")
 assert_contains "the content type is the text format 0.0.4" "$hdr" "text/plain; version=0.0.4"
 body=$(in_ns curl -s --max-time 5 -X HEAD "http://127.0.0.1:$PORT/metrics" 2>/dev/null || true)
 assert_eq "HEAD has no body" "" "$body"
+code=$(in_ns curl -s -o /dev/null -w '%{http_code}' --max-time 5 \
+	-H "X-Long: $(head -c 9000 /dev/zero | tr '\0' a)" "http://127.0.0.1:$PORT/metrics")
+assert_eq "a request head over 8 KB is 431" 431 "$code"
+reply=$(in_ns timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT; printf 'NOT HTTP\r\n\r\n' >&3; head -n 1 <&3")
+assert_eq "a malformed request is 400" "HTTP/1.1 400 Bad Request" "${reply%$'\r'}"
+
+# 16 idle clients take every connection: a scrape waits in the backlog until the server
+# drops them, 10 s after they connected (and it does drop all 16).
+in_ns timeout 20 python3 -c '
+import socket, sys, time
+socks = [socket.create_connection(("127.0.0.1", int(sys.argv[1]))) for _ in range(16)]
+for s in socks:
+    s.settimeout(15)
+closed = 0
+for s in socks:
+    try:
+        if s.recv(1) == b"":
+            closed += 1
+    except OSError:
+        pass
+print(closed)
+' "$PORT" >"$T/idle.out" &
+idle=$!
+sleep 1
+code=$(in_ns curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$PORT/metrics" || true)
+assert_eq "with 16 idle connections open, a scrape waits (no answer within 2 s)" 000 "$code"
+t0=$SECONDS
+code=$(in_ns curl -s -o /dev/null -w '%{http_code}' --max-time 15 "http://127.0.0.1:$PORT/metrics" || true)
+assert_eq "and is served once the idle ones time out" 200 "$code"
+assert_true "not before the timeout ($((SECONDS - t0)) s after the 2 s try)" test $((SECONDS - t0)) -ge 5
+wait "$idle" || true
+assert_eq "the server closed all 16 idle connections" 16 "$(cat "$T/idle.out")"
 
 # ---- what the first scrape says ----
 assert_contains "tun0's speed is 100 Mbit/s" "$first" \
