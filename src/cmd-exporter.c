@@ -32,9 +32,9 @@
  * has handed out in full, so no registered exporter uses it; the debloat server's
  * 9911 with a 1 in front, to be remembered.
  */
-#define EXPORTER_DEFAULT_LISTEN	 ":19911"
+#define EXPORTER_DEFAULT_LISTEN	  ":19911"
 #define EXPORTER_DEFAULT_INTERVAL 15
-#define EXPORTER_CONTENT_TYPE	 "text/plain; version=0.0.4; charset=utf-8"
+#define EXPORTER_CONTENT_TYPE	  "text/plain; version=0.0.4; charset=utf-8"
 
 static const char usage[] =
     "Usage: " PROG_NAME " exporter [--listen ADDR:PORT] [--textfile DIR [--interval S]]\n"
@@ -240,8 +240,9 @@ static int write_textfile(struct exporter *e)
 		if (r < 0 && r != e->last_textfile_err)
 			fprintf(stderr, "%s: exporter: cannot write %s/%s: %s\n", PROG_NAME,
 				e->a->textfile, TEXTFILE_NAME,
-				r == -EEXIST ? "it exists and is not a regular file; not replacing it"
-					     : strerror(-r));
+				r == -EEXIST
+				    ? "it exists and is not a regular file; not replacing it"
+				    : strerror(-r));
 	}
 	free(buf);
 	e->last_textfile_err = r;
@@ -256,9 +257,9 @@ static void tick_textfile(void *ctx)
 /* What textfile_check said, in words, for the command line's DIR. */
 static void textfile_error(const char *dir, int r)
 {
-	const char *why = r == -ENOTDIR ? "not a directory"
+	const char *why = r == -ENOTDIR	 ? "not a directory"
 			  : r == -EEXIST ? TEXTFILE_NAME
-			  " there exists and is not a regular file; not replacing it"
+			      " there exists and is not a regular file; not replacing it"
 					 : strerror(-r);
 
 	fprintf(stderr, "%s: exporter: cannot use --textfile %s: %s\n", PROG_NAME, dir, why);

@@ -218,8 +218,12 @@ static char *collect(struct iface *ifc, size_t n)
 TEST(children_come_with_their_parent_and_handle_as_tc_prints_them)
 {
 	struct qdisc kids[2], root;
-	struct iface ifc = {.name = "v0", .mtu = 1500, .txqueuelen = 1000, .speed_mbps = 100,
-			    .duplex = IFACE_DUPLEX_FULL, .tx_queues = 1};
+	struct iface ifc = {.name = "v0",
+			    .mtu = 1500,
+			    .txqueuelen = 1000,
+			    .speed_mbps = 100,
+			    .duplex = IFACE_DUPLEX_FULL,
+			    .tx_queues = 1};
 	char *out;
 
 	root = leaf("htb", 0x10000, 0xFFFFFFFFU, 1000000);
@@ -260,7 +264,8 @@ TEST(unknown_speed_is_absent_and_an_ungraded_interface_has_no_grade)
 	CHECK(!strstr(out, "debloat_interface_speed_bytes{"));
 	CHECK(!strstr(out, "debloat_audit_grade{"));
 	CHECK(!strstr(out, "debloat_audit_worst_delay_seconds{"));
-	CHECK(!strstr(out, "debloat_audit_finding_delay_seconds{device=\"v1\",code=\"fifo-qdisc\"}"));
+	CHECK(
+	    !strstr(out, "debloat_audit_finding_delay_seconds{device=\"v1\",code=\"fifo-qdisc\"}"));
 	CHECK(strstr(out, "debloat_audit_finding_info{device=\"v1\",code=\"fifo-qdisc\","));
 	CHECK(strstr(out, "debloat_interface_txqueuelen_packets{device=\"v1\"} 1000\n"));
 	free(out);
@@ -269,8 +274,13 @@ TEST(unknown_speed_is_absent_and_an_ungraded_interface_has_no_grade)
 TEST(a_fifo_at_100_mbit_is_graded_with_its_finding_delay_in_seconds)
 {
 	struct qdisc root = leaf("pfifo_fast", 0, 0xFFFFFFFFU, 0);
-	struct iface ifc = {.name = "e0", .mtu = 1500, .txqueuelen = 1000, .speed_mbps = 100,
-			    .duplex = IFACE_DUPLEX_FULL, .tx_queues = 1, .physical = true};
+	struct iface ifc = {.name = "e0",
+			    .mtu = 1500,
+			    .txqueuelen = 1000,
+			    .speed_mbps = 100,
+			    .duplex = IFACE_DUPLEX_FULL,
+			    .tx_queues = 1,
+			    .physical = true};
 	struct verdict v;
 	char *out, want[160];
 
@@ -283,16 +293,24 @@ TEST(a_fifo_at_100_mbit_is_graded_with_its_finding_delay_in_seconds)
 	snprintf(want, sizeof(want), "debloat_audit_grade{device=\"e0\",grade=\"%s\"} %d\n",
 		 grade_name(v.grade), (int)v.grade);
 	CHECK(strstr(out, want));
-	CHECK(strstr(out, "debloat_audit_finding_delay_seconds{device=\"e0\",code=\"fifo-qdisc\"} "));
+	CHECK(
+	    strstr(out, "debloat_audit_finding_delay_seconds{device=\"e0\",code=\"fifo-qdisc\"} "));
 	CHECK(strstr(out, "debloat_audit_finding_info{device=\"e0\",code=\"fifo-qdisc\","));
 	free(out);
 }
 
 TEST(bql_stall_max_is_converted_from_jiffies_with_hz)
 {
-	struct bql_queue q = {.queue = 2, .present = true, .limit = 3028, .limit_min = 0,
-			      .limit_max = 1879048192, .inflight = 1514, .hold_time_ms = 1000,
-			      .stall_thrs_ms = 0, .stall_cnt = 4, .stall_max_jiffies = 25};
+	struct bql_queue q = {.queue = 2,
+			      .present = true,
+			      .limit = 3028,
+			      .limit_min = 0,
+			      .limit_max = 1879048192,
+			      .inflight = 1514,
+			      .hold_time_ms = 1000,
+			      .stall_thrs_ms = 0,
+			      .stall_cnt = 4,
+			      .stall_max_jiffies = 25};
 	struct iface ifc = {.name = "e1", .bql = &q, .nbql = 1};
 	char *out;
 

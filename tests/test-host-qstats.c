@@ -94,10 +94,10 @@ static bool load_dump(const char *name, struct dump *d)
 		if (!strncmp(line, "# tc: ", 6) && d->ntc < 8) {
 			struct tc_line *t = &d->tc[d->ntc++];
 
-			ok = sscanf(line + 6, "%15s %15s %15s %llu %llu %llu %llu %llu %llu %llu",
-				    t->kind, t->handle, t->parent, &t->bytes, &t->packets,
-				    &t->drops, &t->overlimits, &t->requeues, &t->backlog,
-				    &t->qlen) == 10;
+			ok =
+			    sscanf(line + 6, "%15s %15s %15s %llu %llu %llu %llu %llu %llu %llu",
+				   t->kind, t->handle, t->parent, &t->bytes, &t->packets, &t->drops,
+				   &t->overlimits, &t->requeues, &t->backlog, &t->qlen) == 10;
 		} else if (hexval(line[0]) >= 0 && d->nmsg < 8) {
 			size_t n = strlen(line), i;
 
@@ -327,18 +327,18 @@ TEST(cake_xstats_sum_their_tins)
 	int r;
 
 	put_basic(&w, 100, 1);
-	app = put_attr(&w, 4, NULL, 0);		      /* TCA_STATS_APP */
-	put_attr(&w, 3, &mem, sizeof(mem));	      /* TCA_CAKE_STATS_MEMORY_USED */
-	tins = put_attr(&w, 9, NULL, 0);	      /* TCA_CAKE_STATS_TIN_STATS */
+	app = put_attr(&w, 4, NULL, 0);	    /* TCA_STATS_APP */
+	put_attr(&w, 3, &mem, sizeof(mem)); /* TCA_CAKE_STATS_MEMORY_USED */
+	tins = put_attr(&w, 9, NULL, 0);    /* TCA_CAKE_STATS_TIN_STATS */
 	for (uint16_t t = 1; t <= 3; t++) {
 		tin = put_attr(&w, t, NULL, 0);
 		v = 10 * t;
-		put_attr(&w, 7, &v, sizeof(v));	      /* ECN_MARKED_PACKETS */
+		put_attr(&w, 7, &v, sizeof(v)); /* ECN_MARKED_PACKETS */
 		v = t;
-		put_attr(&w, 20, &v, sizeof(v));      /* SPARSE_FLOWS */
-		put_attr(&w, 21, &v, sizeof(v));      /* BULK_FLOWS */
+		put_attr(&w, 20, &v, sizeof(v)); /* SPARSE_FLOWS */
+		put_attr(&w, 21, &v, sizeof(v)); /* BULK_FLOWS */
 		v = 0;
-		put_attr(&w, 22, &v, sizeof(v));      /* UNRESPONSIVE_FLOWS */
+		put_attr(&w, 22, &v, sizeof(v)); /* UNRESPONSIVE_FLOWS */
 		end_nest(&w, tin);
 	}
 	end_nest(&w, tins);

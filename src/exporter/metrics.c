@@ -103,16 +103,46 @@ FAMILY(self_build, "debloat_exporter_build_info", PROM_GAUGE,
        "1, with the exporter's version as a label.");
 
 const struct prom_family *const metrics_families[] = {
-    &qdisc_bytes,      &qdisc_packets,	      &qdisc_drops,	  &qdisc_overlimits,
-    &qdisc_requeues,   &qdisc_backlog_bytes,  &qdisc_backlog_packets, &qdisc_ecn_marks,
-    &qdisc_ce_marks,   &qdisc_drop_overlimit, &qdisc_drop_overmemory, &qdisc_new_flows,
-    &qdisc_flows,      &qdisc_memory,	      &qdisc_throttled,	  &qdisc_throttled_flows,
-    &bql_limit,	       &bql_limit_max,	      &bql_limit_min,	  &bql_inflight,
-    &bql_hold_time,    &bql_stall_thrs,	      &bql_stalls,	  &bql_stall_max,
-    &iface_info,       &iface_txqueuelen,     &iface_speed,	  &iface_mtu,
-    &iface_txq,	       &audit_grade,	      &audit_worst,	  &audit_finding_delay,
-    &audit_finding,    &fix_changes,	      &fix_valid,	  &self_duration,
-    &self_scrapes,     &self_errors,	      &self_interfaces,	  &self_unreadable,
+    &qdisc_bytes,
+    &qdisc_packets,
+    &qdisc_drops,
+    &qdisc_overlimits,
+    &qdisc_requeues,
+    &qdisc_backlog_bytes,
+    &qdisc_backlog_packets,
+    &qdisc_ecn_marks,
+    &qdisc_ce_marks,
+    &qdisc_drop_overlimit,
+    &qdisc_drop_overmemory,
+    &qdisc_new_flows,
+    &qdisc_flows,
+    &qdisc_memory,
+    &qdisc_throttled,
+    &qdisc_throttled_flows,
+    &bql_limit,
+    &bql_limit_max,
+    &bql_limit_min,
+    &bql_inflight,
+    &bql_hold_time,
+    &bql_stall_thrs,
+    &bql_stalls,
+    &bql_stall_max,
+    &iface_info,
+    &iface_txqueuelen,
+    &iface_speed,
+    &iface_mtu,
+    &iface_txq,
+    &audit_grade,
+    &audit_worst,
+    &audit_finding_delay,
+    &audit_finding,
+    &fix_changes,
+    &fix_valid,
+    &self_duration,
+    &self_scrapes,
+    &self_errors,
+    &self_interfaces,
+    &self_unreadable,
     &self_build,
 };
 const size_t metrics_nfamilies = sizeof(metrics_families) / sizeof(metrics_families[0]);
@@ -131,8 +161,7 @@ static void add_xstat(struct prom *w, const struct prom_family *f, const struct 
 		prom_add_u64(w, f, l, 4, (uint64_t)v);
 }
 
-static void collect_qdisc(struct prom *w, const char *device, const struct qdisc *q,
-			  unsigned depth)
+static void collect_qdisc(struct prom *w, const char *device, const struct qdisc *q, unsigned depth)
 {
 	struct qdisc_labels ql;
 	const struct prom_label *l = ql.l;
@@ -253,7 +282,8 @@ static void collect_journal(struct prom *w, const struct iface *ifc, const struc
 	uint64_t n = 0;
 
 	for (size_t i = 0; j && i < j->n; i++)
-		if (j->steps[i].state != JOURNAL_PLANNED && !strcmp(j->steps[i].knob.ifname, ifc->name))
+		if (j->steps[i].state != JOURNAL_PLANNED &&
+		    !strcmp(j->steps[i].knob.ifname, ifc->name))
 			n++;
 	prom_add_u64(w, &fix_changes, dev, 1, n);
 }

@@ -38,7 +38,8 @@ struct metrics_context {
 	const char *version;
 };
 
-/* Every family the exporter can write, in the order it writes them. */
+/* Every family the exporter can write (what --list-metrics prints). A scrape writes
+ * them in the order it first meets them, which prom.h keeps together. */
 extern const struct prom_family *const metrics_families[];
 extern const size_t metrics_nfamilies;
 

@@ -81,9 +81,10 @@ static void put_escaped(struct prom *w, struct strbuf *b, const char *s, bool la
 	const char *run = s;
 
 	for (; *s; s++) {
-		const char *esc = *s == '\\' ? "\\\\" : *s == '\n' ? "\\n"
-			       : label && *s == '"' ? "\\\""
-						    : NULL;
+		const char *esc = *s == '\\'	       ? "\\\\"
+				  : *s == '\n'	       ? "\\n"
+				  : label && *s == '"' ? "\\\""
+						       : NULL;
 
 		if (!esc)
 			continue;
@@ -184,8 +185,8 @@ void prom_add_u64(struct prom *w, const struct prom_family *f, const struct prom
 	add(w, f, labels, nlabels, v);
 }
 
-void prom_add_double(struct prom *w, const struct prom_family *f,
-		     const struct prom_label *labels, size_t nlabels, double value)
+void prom_add_double(struct prom *w, const struct prom_family *f, const struct prom_label *labels,
+		     size_t nlabels, double value)
 {
 	char v[40];
 
@@ -205,6 +206,8 @@ void prom_add_double(struct prom *w, const struct prom_family *f,
 int prom_finish(struct prom *w, char **out, size_t *len)
 {
 	struct strbuf all = {0};
+
+	w->total = 0; /* the joined text is bounded on its own */
 
 	for (size_t i = 0; i < w->nfam && !w->err; i++) {
 		const struct prom_family *f = w->fam[i].f;

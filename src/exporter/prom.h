@@ -58,8 +58,8 @@ void prom_free(struct prom *w);
  * (NaN, +Inf and -Inf spelled as Prometheus reads them). */
 void prom_add_u64(struct prom *w, const struct prom_family *f, const struct prom_label *labels,
 		  size_t nlabels, uint64_t value);
-void prom_add_double(struct prom *w, const struct prom_family *f,
-		     const struct prom_label *labels, size_t nlabels, double value);
+void prom_add_double(struct prom *w, const struct prom_family *f, const struct prom_label *labels,
+		     size_t nlabels, double value);
 
 /* The whole exposition; *out is malloc'ed (NUL-terminated, *len without it). */
 int prom_finish(struct prom *w, char **out, size_t *len);

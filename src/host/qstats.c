@@ -172,8 +172,7 @@ static int decode_xstats(const char *kind, struct qdisc_xstats *x, const void *p
 	return 0;
 }
 
-static int decode(struct qdisc *q, const void *stats2, size_t len, const void *xstats,
-		  size_t xlen)
+static int decode(struct qdisc *q, const void *stats2, size_t len, const void *xstats, size_t xlen)
 {
 	const struct nlattr *tb[STATS_MAX + 1];
 	const uint8_t *p;
@@ -217,8 +216,7 @@ static int decode(struct qdisc *q, const void *stats2, size_t len, const void *x
 	return 0;
 }
 
-int qstats_decode(struct qdisc *q, const void *stats2, size_t len, const void *xstats,
-		  size_t xlen)
+int qstats_decode(struct qdisc *q, const void *stats2, size_t len, const void *xstats, size_t xlen)
 {
 	int r;
 

@@ -39,7 +39,6 @@ void qstats_clear(struct qdisc *q);
  * -EBADMSG when malformed: q's statistics are then left cleared (qstats_clear), never
  * half decoded. A kind without xstats we know leaves q->xstats at -1.
  */
-int qstats_decode(struct qdisc *q, const void *stats2, size_t len, const void *xstats,
-		  size_t xlen);
+int qstats_decode(struct qdisc *q, const void *stats2, size_t len, const void *xstats, size_t xlen);
 
 #endif
