@@ -338,3 +338,46 @@ TEST(every_family_in_the_table_has_a_valid_name_and_counters_end_in_total)
 			CHECK(strcmp(f->name, metrics_families[j]->name));
 	}
 }
+
+TEST(fix_journal_changes_count_begun_and_applied_steps_of_the_device)
+{
+	struct iface ifc[2] = {{.name = "e0"}, {.name = "e1"}};
+	struct host h = {.ifaces = ifc, .n = 2};
+	struct knob k = {.kind = KNOB_TXQUEUELEN, .ifname = "e0"};
+	struct metrics_context ctx = {.version = "1"};
+	struct journal j;
+	struct prom *w;
+	char *out = NULL;
+	size_t len;
+
+	journal_init(&j);
+	REQUIRE_EQ(journal_add(&j, &k, "1000", "100", "", NULL), 0);
+	k.kind = KNOB_ROOT_QDISC;
+	REQUIRE_EQ(journal_add(&j, &k, "default", "pfifo limit 100", "", NULL), 0);
+	k.kind = KNOB_RING_TX;
+	REQUIRE_EQ(journal_add(&j, &k, "256", "64", "", NULL), 0);
+	j.steps[0].state = JOURNAL_APPLIED;
+	j.steps[1].state = JOURNAL_BEGUN;
+	/* steps[2] stays planned: it touched nothing */
+	ctx.journal = &j;
+	w = prom_new();
+	metrics_collect(w, &h, &ctx);
+	REQUIRE_EQ(prom_finish(w, &out, &len), 0);
+	CHECK(strstr(out, "debloat_fix_journal_changes{device=\"e0\"} 2\n"));
+	CHECK(strstr(out, "debloat_fix_journal_changes{device=\"e1\"} 0\n"));
+	CHECK(strstr(out, "debloat_fix_journal_valid 1\n"));
+	free(out);
+	prom_free(w);
+
+	/* unreadable: no counts, valid 0 */
+	ctx.journal = NULL;
+	ctx.journal_err = -EINVAL;
+	w = prom_new();
+	metrics_collect(w, &h, &ctx);
+	REQUIRE_EQ(prom_finish(w, &out, &len), 0);
+	CHECK(!strstr(out, "debloat_fix_journal_changes{"));
+	CHECK(strstr(out, "debloat_fix_journal_valid 0\n"));
+	free(out);
+	prom_free(w);
+	journal_free(&j);
+}

@@ -4,12 +4,12 @@
 #   [ ns dbt-exp-$$ ]                                        [ ns dbt-expb-$$ ]
 #     va0 10.77.0.1  htb 1: > class 1:1 (2mbit) > pfifo 10:  <--veth-->  vb0 10.77.0.2
 #     va1 10.77.1.1  4 TX queues, mq 1: > pfifo_fast x 4     <--veth-->  vb1 10.77.1.2
-#     tun0           a tun device, ethtool -s speed 100
+#     tun0 10.77.2.1 a tun device, ethtool -s speed 100, a reader attached (python)
 #     lo             debloat exporter 127.0.0.1:19911, prometheus 127.0.0.1:9090
 #                    (scrapes every second; config and storage in a temp dir)
 #
-# Bounded pings (a flood capped in count and in time) fill the 2 Mbit/s class, so the
-# pfifo drops. Asserted: Prometheus scrapes the exporter (up 1); the htb's children
+# Bounded traffic (UDP into the 2 Mbit/s class, so its pfifo drops; pings through mq
+# and into tun0, each capped in count and in time). Asserted: Prometheus scrapes the exporter (up 1); the htb's children
 # reach it with their parent label; a PromQL drop rate and backlog return series; with
 # traffic stopped, every counter of va0 and va1 equals tc -s's within 1%; promtool
 # check metrics passes; tun0's speed is 100 Mbit/s; an interface added or removed
@@ -17,7 +17,9 @@
 # an oversized head 431, garbage 400, idle clients at the connection limit are dropped
 # after the timeout while a scrape waits; the Grafana dashboard's queries run;
 # --textfile writes whole files (a reader never sees half of one) and refuses odd
-# targets; bad --listen values exit 2. Prometheus and the exporter are stopped and the
+# targets; bad --listen values exit 2; after `debloat fix tun0` (in the namespace, with
+# a journal in the temp dir) the exporter counts tun0's changes, and a malformed
+# journal is reported as such. Prometheus and the exporter are stopped and the
 # namespaces removed on every exit path.
 . "$(dirname "$0")/lib.sh"
 require_debloat
@@ -29,10 +31,10 @@ NS=dbt-exp-$$
 NSB=dbt-expb-$$
 PORT=19911
 T=$(mktemp -d)
-EXPORTER_PID= PROM_PID= WRITER_PID=
+EXPORTER_PID= PROM_PID= WRITER_PID= TUN_PID=
 stop_all() {
 	local p
-	for p in "$WRITER_PID" "$EXPORTER_PID" "$PROM_PID"; do
+	for p in "$WRITER_PID" "$EXPORTER_PID" "$PROM_PID" "$TUN_PID"; do
 		[ -n "$p" ] || continue
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
@@ -68,7 +70,23 @@ tc -n "$NS" qdisc add dev va0 parent 1:1 handle 10: pfifo limit 10
 tc -n "$NS" qdisc add dev va1 root handle 1: mq
 ip -n "$NS" tuntap add dev tun0 mode tun
 in_ns ethtool -s tun0 speed 100 duplex full
-ip -n "$NS" link set tun0 up # no reader: no carrier, but a pfifo_fast root audit grades
+ip -n "$NS" addr add 10.77.2.1/24 dev tun0
+ip -n "$NS" link set tun0 up
+# A reader attached to tun0 (carrier on) swallows what is routed into it, for 60 s at
+# most: the pings below go through tun0's pfifo_fast.
+in_ns timeout 60 python3 -c '
+import fcntl, os, struct, time
+fd = os.open("/dev/net/tun", os.O_RDWR)
+fcntl.ioctl(fd, 0x400454ca, struct.pack("16sH", b"tun0", 0x0001 | 0x1000))  # TUNSETIFF: IFF_TUN, IFF_NO_PI
+os.set_blocking(fd, False)
+end = time.monotonic() + 55
+while time.monotonic() < end:
+    try:
+        os.read(fd, 65536)
+    except BlockingIOError:
+        time.sleep(0.005)
+' &
+TUN_PID=$!
 
 # ---- command line errors ----
 for bad in nope 127.0.0.1 127.0.0.1:0 1.2.3.4:99999 : localhost:80 "[::1]" ::1:80; do
@@ -163,7 +181,8 @@ run scrape
 assert_status "the scrape after an interface went away succeeds" 0
 assert_not_contains "and the interface is gone from it" "$OUT" 'device="vz0"'
 
-# ---- traffic, bounded: 2000 datagrams or 5 s on va0, 2000 pings or 6 s on va1 ----
+# ---- traffic, bounded: 2000 datagrams or 5 s on va0, 2000 pings or 6 s on va1, 300
+# pings or 4 s into tun0 ----
 # UDP into the 2 Mbit/s class at about twice its rate (400 datagrams/s of 1400 bytes):
 # sendto does not wait for the queue, so the pfifo fills and drops (a ping flood waits
 # for its replies and rarely does).
@@ -181,8 +200,11 @@ for i in range(2000):
     time.sleep(0.0025)
 ' &
 p1=$!
+ip netns exec "$NS" ping -q -c 300 -i 0.005 -w 4 -s 500 10.77.2.2 >/dev/null 2>&1 &
+p2=$!
 ip netns exec "$NS" ping -q -f -c 2000 -w 6 -s 1000 10.77.1.2 >/dev/null 2>&1 || true
 wait "$p1" || true
+wait "$p2" || true
 
 # ---- Prometheus: up, children, the drop rate and the backlog through PromQL ----
 up=
@@ -229,7 +251,7 @@ for _ in $(seq 30); do
 	sleep 0.1
 done
 ours=$(scrape)
-tcs=$(for d in va0 va1; do tc -n "$NS" -s -j qdisc show dev "$d" | jq --arg d "$d" '[.[] | .dev = $d]'; done | jq -s 'add')
+tcs=$(for d in va0 va1 tun0; do tc -n "$NS" -s -j qdisc show dev "$d" | jq --arg d "$d" '[.[] | .dev = $d]'; done | jq -s 'add')
 checked=0 bad=
 while read -r dev kind handle parent bytes packets drops overlimits requeues; do
 	[ "$parent" = null ] && parent=root
@@ -242,8 +264,11 @@ while read -r dev kind handle parent bytes packets drops overlimits requeues; do
 		checked=$((checked + 1))
 	done
 done < <(jq -r '.[] | "\(.dev) \(.kind) \(.handle) \(.parent // "null") \(.bytes) \(.packets) \(.drops) \(.overlimits) \(.requeues)"' <<<"$tcs")
-assert_eq "every counter of va0's and va1's qdiscs is tc's within 1% ($checked compared)" "" "$bad"
-assert_true "the comparison covered the htb, its pfifo, mq and mq's four children" test "$checked" -ge 35
+assert_eq "every counter of va0's, va1's and tun0's qdiscs is tc's within 1% ($checked compared)" "" "$bad"
+assert_true "the comparison covered the htb, its pfifo, mq, mq's four children, tun0's root" \
+	test "$checked" -ge 40
+pkts=$(grep -F 'debloat_qdisc_packets_total{device="tun0",kind="pfifo_fast",handle="0:",parent="root"} ' <<<"$ours" | awk '{print $2}' || true)
+assert_true "traffic went through tun0 ($pkts packets)" test "${pkts:-0}" -ge 300
 pkts=$(grep -F 'debloat_qdisc_packets_total{device="va0",kind="pfifo",handle="10:",parent="1:1"} ' <<<"$ours" | awk '{print $2}' || true)
 assert_true "traffic went through the pfifo ($pkts packets)" test "${pkts:-0}" -gt 300
 
@@ -297,6 +322,20 @@ mknod "$T/odd/debloat.prom" c 1 3
 run "$DEBLOAT" exporter --once --textfile "$T/odd"
 assert_status "debloat.prom as a device node is refused" 1
 assert_true "the node is left as it was" test -c "$T/odd/debloat.prom"
+
+# ---- fix's journal ----
+mkdir "$T/state" "$T/badstate"
+run in_ns "$DEBLOAT" fix tun0 --state-dir "$T/state"
+assert_status "debloat fix tun0 (in this namespace) applies its plan" 0
+run in_ns "$DEBLOAT" exporter --once --state-dir "$T/state"
+n=$(sed -nE 's/^debloat_fix_journal_changes\{device="tun0"\} ([0-9]+)$/\1/p' <<<"$OUT")
+assert_true "the exporter counts fix's changes of tun0 (${n:-none})" test "${n:-0}" -ge 1
+assert_contains "and none of va0" "$OUT" 'debloat_fix_journal_changes{device="va0"} 0'
+printf 'not a journal\n' >"$T/badstate/journal"
+run in_ns "$DEBLOAT" exporter --once --state-dir "$T/badstate"
+assert_status "a malformed journal does not fail the scrape" 0
+assert_contains "it is reported as not valid" "$OUT" "debloat_fix_journal_valid 0"
+assert_not_contains "with no count guessed" "$OUT" "debloat_fix_journal_changes{"
 
 # ---- stopping ----
 # The exporter runs under timeout (a bound should this script be killed): signal the
