@@ -8,10 +8,11 @@
 #     lo             debloat exporter 127.0.0.1:19911, prometheus 127.0.0.1:9090
 #                    (scrapes every second; config and storage in a temp dir)
 #
-# Bounded traffic (UDP into the 2 Mbit/s class, so its pfifo drops; pings through mq
-# and into tun0, each capped in count and in time). Asserted: Prometheus scrapes the exporter (up 1); the htb's children
-# reach it with their parent label; a PromQL drop rate and backlog return series; with
-# traffic stopped, every counter of va0 and va1 equals tc -s's within 1%; promtool
+# Bounded traffic: UDP into the 2 Mbit/s class (so its pfifo drops), pings through mq
+# and into tun0, each capped in count and in time. Asserted: Prometheus scrapes the
+# exporter (up 1); the htb's children reach it with their parent label; a PromQL drop
+# rate and backlog return series; with traffic stopped, every counter of va0's, va1's
+# and tun0's qdiscs equals tc -s's within 1%; promtool
 # check metrics passes; tun0's speed is 100 Mbit/s; an interface added or removed
 # between scrapes comes and goes; other paths 404, other methods 405, HEAD has no body,
 # an oversized head 431, garbage 400, idle clients at the connection limit are dropped
