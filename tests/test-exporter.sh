@@ -17,7 +17,8 @@
 # between scrapes comes and goes; other paths 404, other methods 405, HEAD has no body,
 # an oversized head 431, garbage 400, idle clients at the connection limit are dropped
 # after the timeout while a scrape waits; the Grafana dashboard's queries run;
-# --textfile writes whole files (a reader never sees half of one) and refuses odd
+# --textfile writes whole files (a reader never sees half of one; node_exporter's
+# textfile collector serves them) and refuses odd
 # targets; bad --listen values exit 2; after `debloat fix tun0` (in the namespace, with
 # a journal in the temp dir) the exporter counts tun0's changes, and a malformed
 # journal is reported as such. Prometheus and the exporter are stopped and the
@@ -26,16 +27,16 @@
 require_debloat
 require_root
 require_netns
-require_cmd jq curl ethtool ping python3 pgrep prometheus promtool
+require_cmd jq curl ethtool ping python3 pgrep prometheus promtool prometheus-node-exporter
 
 NS=dbt-exp-$$
 NSB=dbt-expb-$$
 PORT=19911
 T=$(mktemp -d)
-EXPORTER_PID= PROM_PID= WRITER_PID= TUN_PID=
+EXPORTER_PID= PROM_PID= WRITER_PID= TUN_PID= NODE_PID=
 stop_all() {
 	local p
-	for p in "$WRITER_PID" "$EXPORTER_PID" "$PROM_PID" "$TUN_PID"; do
+	for p in "$WRITER_PID" "$EXPORTER_PID" "$PROM_PID" "$TUN_PID" "$NODE_PID"; do
 		[ -n "$p" ] || continue
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
@@ -283,6 +284,23 @@ assert_eq "and nothing else (no temporary left)" "debloat.prom" "$(ls -A "$TF")"
 assert_eq "it is 0644" 644 "$(stat -c %a "$TF/debloat.prom")"
 promtool_out=$(promtool check metrics <"$TF/debloat.prom" 2>&1) && rc=0 || rc=$?
 assert_eq "promtool check metrics passes on the textfile: $promtool_out" 0 "$rc"
+# node_exporter's textfile collector reads it as it is.
+in_ns timeout 30 prometheus-node-exporter --collector.disable-defaults --collector.textfile \
+	--collector.textfile.directory="$TF" --web.listen-address=127.0.0.1:9100 \
+	>"$T/node.log" 2>&1 &
+NODE_PID=$!
+node=
+for _ in $(seq 50); do
+	node=$(in_ns curl -sf --max-time 5 http://127.0.0.1:9100/metrics 2>/dev/null) && break
+	sleep 0.1
+done
+assert_contains "node_exporter's textfile collector reads the file without error" "$node" \
+	"node_textfile_scrape_error 0"
+assert_contains "and serves our metrics from it" "$node" \
+	'debloat_qdisc_packets_total{device="va0",handle="10:",kind="pfifo",parent="1:1"}'
+kill "$NODE_PID" 2>/dev/null || true
+wait "$NODE_PID" 2>/dev/null || true
+NODE_PID=
 # A reader during 3 s of writes every second never sees half a file: the last family is
 # always there, ending in a newline.
 in_ns timeout 4 "$DEBLOAT" exporter --textfile "$TF" --interval 1 2>/dev/null &
