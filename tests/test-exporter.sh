@@ -46,6 +46,9 @@ stop_all() {
 }
 trap stop_all EXIT
 
+# For commands run in the foreground. One started with & must be `ip netns exec "$NS"
+# timeout ...` itself, so that $! is the timeout process (ip execs it): a function would
+# put a subshell there, and killing that leaves the command running.
 in_ns() { ip netns exec "$NS" "$@"; }
 scrape() { in_ns curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics"; }
 # promql QUERY: the API's result array
@@ -76,7 +79,7 @@ ip -n "$NS" addr add 10.77.2.1/24 dev tun0
 ip -n "$NS" link set tun0 up
 # A reader attached to tun0 (carrier on) swallows what is routed into it, for 60 s at
 # most: the pings below go through tun0's pfifo_fast.
-in_ns timeout 60 python3 -c '
+ip netns exec "$NS" timeout 60 python3 -c '
 import fcntl, os, struct, time
 fd = os.open("/dev/net/tun", os.O_RDWR)
 fcntl.ioctl(fd, 0x400454ca, struct.pack("16sH", b"tun0", 0x0001 | 0x1000))  # TUNSETIFF: IFF_TUN, IFF_NO_PI
@@ -102,7 +105,7 @@ run "$DEBLOAT" exporter --interval 0 --textfile "$T"
 assert_status "--interval 0 is a usage error" 2
 
 # ---- the exporter and Prometheus, both on the namespace's loopback ----
-in_ns timeout 110 "$DEBLOAT" exporter --listen "127.0.0.1:$PORT" 2>"$T/exporter.log" &
+ip netns exec "$NS" timeout 110 "$DEBLOAT" exporter --listen "127.0.0.1:$PORT" 2>"$T/exporter.log" &
 EXPORTER_PID=$!
 cat >"$T/prometheus.yml" <<YML
 global:
@@ -113,7 +116,7 @@ scrape_configs:
     static_configs:
       - targets: ['127.0.0.1:$PORT']
 YML
-in_ns timeout 110 prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/data" \
+ip netns exec "$NS" timeout 110 prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/data" \
 	--web.listen-address=127.0.0.1:9090 --log.level=warn >"$T/prometheus.log" 2>&1 &
 PROM_PID=$!
 for _ in $(seq 50); do scrape >/dev/null 2>&1 && break; sleep 0.1; done
@@ -139,9 +142,11 @@ assert_eq "a malformed request is 400" "HTTP/1.1 400 Bad Request" "${reply%$'\r'
 
 # 16 idle clients take every connection: a scrape waits in the backlog until the server
 # drops them, 10 s after they connected (and it does drop all 16).
-in_ns timeout 20 python3 -c '
+ip netns exec "$NS" timeout 20 python3 -c '
 import socket, sys, time
 socks = [socket.create_connection(("127.0.0.1", int(sys.argv[1]))) for _ in range(16)]
+time.sleep(0.3)  # the server accepts them, one per turn of its loop
+open(sys.argv[2], "w").close()
 for s in socks:
     s.settimeout(15)
 closed = 0
@@ -152,9 +157,9 @@ for s in socks:
     except OSError:
         pass
 print(closed)
-' "$PORT" >"$T/idle.out" &
+' "$PORT" "$T/idle.ready" >"$T/idle.out" &
 idle=$!
-sleep 1
+for _ in $(seq 100); do [ -e "$T/idle.ready" ] && break; sleep 0.05; done
 code=$(in_ns curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$PORT/metrics" || true)
 assert_eq "with 16 idle connections open, a scrape waits (no answer within 2 s)" 000 "$code"
 t0=$SECONDS
@@ -285,7 +290,7 @@ assert_eq "it is 0644" 644 "$(stat -c %a "$TF/debloat.prom")"
 promtool_out=$(promtool check metrics <"$TF/debloat.prom" 2>&1) && rc=0 || rc=$?
 assert_eq "promtool check metrics passes on the textfile: $promtool_out" 0 "$rc"
 # node_exporter's textfile collector reads it as it is.
-in_ns timeout 30 prometheus-node-exporter --collector.disable-defaults --collector.textfile \
+ip netns exec "$NS" timeout 30 prometheus-node-exporter --collector.disable-defaults --collector.textfile \
 	--collector.textfile.directory="$TF" --web.listen-address=127.0.0.1:9100 \
 	>"$T/node.log" 2>&1 &
 NODE_PID=$!
@@ -303,7 +308,7 @@ wait "$NODE_PID" 2>/dev/null || true
 NODE_PID=
 # A reader during 3 s of writes every second never sees half a file: the last family is
 # always there, ending in a newline.
-in_ns timeout 4 "$DEBLOAT" exporter --textfile "$TF" --interval 1 2>/dev/null &
+ip netns exec "$NS" timeout 4 "$DEBLOAT" exporter --textfile "$TF" --interval 1 2>/dev/null &
 WRITER_PID=$!
 torn=0 reads=0
 end=$((SECONDS + 3))
