@@ -335,7 +335,10 @@ int cmd_exporter(int argc, char *argv[])
 		s.tick = tick_textfile;
 		s.tick_ms = a.interval * 1000;
 	}
-	if (a.listen)
+	if (a.listen && a.listen[0] == ':')
+		fprintf(stderr, "%s: exporter: serving /metrics on port %s of every address\n",
+			PROG_NAME, a.listen + 1);
+	else if (a.listen)
 		fprintf(stderr, "%s: exporter: serving http://%s/metrics\n", PROG_NAME, a.listen);
 	if (a.textfile)
 		fprintf(stderr, "%s: exporter: writing %s/%s every %u s\n", PROG_NAME, a.textfile,
