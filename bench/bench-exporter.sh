@@ -54,12 +54,14 @@ for c in ip tc curl prometheus-node-exporter; do
 	command -v "$c" >/dev/null || { echo "bench-exporter: needs $c; skipped" >&2; exit 77; }
 done
 [ -x "$DEBLOAT" ] || { echo "bench-exporter: no $DEBLOAT (build first: make)" >&2; exit 1; }
-[[ "$runs" =~ ^[0-9]+$ ]] && [ "$runs" -ge 3 ] && [ "$runs" -le 10000 ] ||
-	{ echo "bench-exporter: --runs wants 3 to 10000" >&2; exit 2; }
+if ! [[ "$runs" =~ ^[0-9]+$ ]] || [ "$runs" -lt 3 ] || [ "$runs" -gt 10000 ]; then
+	echo "bench-exporter: --runs wants 3 to 10000" >&2
+	exit 2
+fi
 
 NS=dbt-bexp-$$
 PEER=dbt-bexp-peer-$$
-OURS_PID= NODE_PID=
+OURS_PID='' NODE_PID=''
 cleanup() {
 	local p
 	for p in "$OURS_PID" "$NODE_PID"; do

@@ -23,6 +23,7 @@
 # a journal in the temp dir) the exporter counts tun0's changes, and a malformed
 # journal is reported as such. Prometheus and the exporter are stopped and the
 # namespaces removed on every exit path.
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat
 require_root
@@ -33,7 +34,7 @@ NS=dbt-exp-$$
 NSB=dbt-expb-$$
 PORT=19911
 T=$(mktemp -d)
-EXPORTER_PID= PROM_PID= WRITER_PID= TUN_PID= NODE_PID=
+EXPORTER_PID='' PROM_PID='' WRITER_PID='' TUN_PID='' NODE_PID=''
 stop_all() {
 	local p
 	for p in "$WRITER_PID" "$EXPORTER_PID" "$PROM_PID" "$TUN_PID" "$NODE_PID"; do
