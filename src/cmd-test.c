@@ -42,7 +42,9 @@
     "\n" \
     "Tests: rrul (4 uploads + 4 downloads marked BE, BK, CS5, EF; UDP EF, BK, BE and\n" \
     "ICMP probes), rrul_be (the same, all best effort), tcp_upload, tcp_download,\n" \
-    "tcp_nup, tcp_ndown (--streams flows), ping (probes only).\n" \
+    "tcp_nup, tcp_ndown (--streams flows), ping (probes only). The RPM printed here is\n" \
+    "responsiveness from probe p50 (60000 / loaded p50); `" PROG_NAME " test rpm URL` runs\n" \
+    "the IETF responsiveness test against an HTTP server instead (see its --help).\n" \
     "\n" \
     "  -l, --length SECONDS   load duration (default 60)\n" \
     "  -d, --delay SECONDS    idle time before and after the load (default 5)\n" \
@@ -410,7 +412,25 @@ cleanup:
 	return ret;
 }
 
+/* `test rpm` speaks HTTP to any responsiveness server: its own options (cmd-test-rpm.c). */
+static bool names_rpm(int argc, char *argv[])
+{
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] != '-')
+			return !strcmp(argv[i], "rpm");
+	return false;
+}
+
 int cmd_test(int argc, char *argv[])
 {
+	if (names_rpm(argc, argv)) {
+		for (int i = 1; i < argc; i++) /* drop the word: the rest are rpm's */
+			if (!strcmp(argv[i], "rpm")) {
+				memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof(*argv));
+				argc--;
+				break;
+			}
+		return cmd_test_rpm(argc, argv);
+	}
 	return cmd_test_named("test", NULL, argc, argv);
 }

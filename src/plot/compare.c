@@ -46,6 +46,10 @@ static double rpm(const struct summary *s)
 {
 	return s->rpm;
 }
+static double rpm_ietf(const struct summary *s)
+{
+	return s->rpm_ietf;
+}
 
 const struct compare_metric compare_metrics[] = {
     {"download_mbps", "download Mbit/s", 2, download},
@@ -57,7 +61,8 @@ const struct compare_metric compare_metrics[] = {
     {"latency_loaded_p99_ms", "loaded p99 ms", 2, loaded_p99},
     {"induced_latency_ms", "induced ms", 2, induced},
     {"loss_pct", "probe loss %", 2, loss},
-    {"rpm", "RPM", 0, rpm},
+    {"rpm", "RPM probe p50", 0, rpm},
+    {"rpm_ietf", "RPM (IETF)", 0, rpm_ietf},
 };
 const size_t compare_nmetrics = sizeof(compare_metrics) / sizeof(compare_metrics[0]);
 
