@@ -27,15 +27,16 @@
 static const char usage[] =
     "Usage: " PROG_NAME " test rpm [OPTIONS] URL\n"
     "\n"
-    "Measure responsiveness under working conditions as draft-ietf-ippm-responsiveness\n"
-    "defines it: fetch the test's config from URL (http://HOST:PORT/.well-known/nq or\n"
-    "any compliant server's), load the path with up to MNP connections until goodput\n"
-    "saturates, and probe it meanwhile: foreign probes on new connections (TCP\n"
-    "handshake, HTTP GET of the 1-byte object) and self probes on the load connections.\n"
-    "Prints the RPM (round trips per minute), its classes and confidence. HTTP/2 over\n"
-    "cleartext (h2c, prior knowledge) or HTTP/1.1; no TLS: https:// URLs are refused.\n"
+    "Measure responsiveness under working conditions as the IETF defines it\n"
+    "(draft-ietf-ippm-responsiveness-09): fetch the test's config from URL\n"
+    "(http://HOST:PORT/.well-known/nq or any compliant server's), load the path with\n"
+    "up to MNP connections until goodput saturates, and probe it meanwhile: foreign\n"
+    "probes on new connections (TCP handshake, HTTP GET of the 1-byte object) and\n"
+    "self probes on the load connections. Prints the RPM (round trips per minute),\n"
+    "its class and confidence. HTTP/2 over cleartext (h2c, prior knowledge) or\n"
+    "HTTP/1.1; no TLS: https:// URLs are refused.\n"
     "\n"
-    "  -v, --verbose          the draft's verbose report: probes, goodput, connections\n"
+    "  -v, --verbose          the draft's verbose report: probes, goodput, parameters\n"
     "      --http2            HTTP/2 cleartext with prior knowledge (the default)\n"
     "      --http1            HTTP/1.1; self probes use the load connections' TCP RTT\n"
     "      --download         load the download direction only\n"
@@ -49,7 +50,7 @@ static const char usage[] =
     "      --mnp N            maximum load connections per direction (default 16)\n"
     "      --mps N            maximum probe pairs per second (default 100)\n"
     "      --ptc PERCENT      share of the goodput probes may take (default 5)\n"
-    "  -t, --max-time SECONDS the longest a stage runs (default 60)\n"
+    "  -m, --max-time SECONDS the longest a stage runs (default 60)\n"
     "  -4, -6                 use IPv4 or IPv6 only\n"
     "      --label TEXT       a label stored in the results\n"
     "  -o, --output FILE      write the result as JSON (keys: docs/json.md)\n"
@@ -100,7 +101,7 @@ static int parse_args(int argc, char *argv[], struct rpm_args *a)
 	    {"id", required_argument, NULL, O_ID}, {"tmp", required_argument, NULL, O_TMP},
 	    {"sdt", required_argument, NULL, O_SDT}, {"mnp", required_argument, NULL, O_MNP},
 	    {"mps", required_argument, NULL, O_MPS}, {"ptc", required_argument, NULL, O_PTC},
-	    {"max-time", required_argument, NULL, 't'},
+	    {"max-time", required_argument, NULL, 'm'},
 	    {"label", required_argument, NULL, O_LABEL},
 	    {"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},	    {0},
@@ -111,7 +112,7 @@ static int parse_args(int argc, char *argv[], struct rpm_args *a)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vt:o:j46h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vm:o:j46h", options, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			a->verbose = true;
@@ -168,7 +169,7 @@ static int parse_args(int argc, char *argv[], struct rpm_args *a)
 				goto bad_ptc;
 			a->p.ptc = v / 100;
 			break;
-		case 't':
+		case 'm':
 			if (!parse_num(optarg, 0.1, 3600, &a->p.max_s))
 				goto bad_max;
 			break;
@@ -190,7 +191,7 @@ static int parse_args(int argc, char *argv[], struct rpm_args *a)
 		case 'h':
 			return fputs(usage, stdout) == EOF ? 1 : 0;
 		default:
-			if (optopt && optopt != '?' && strchr("to", optopt))
+			if (optopt && optopt != '?' && strchr("mo", optopt))
 				return cli_usage_error("test rpm", usage, "option \"%s\" needs a value",
 						       argv[optind - 1]);
 			if (optopt >= O_MAD && optopt <= O_LABEL)

@@ -42,9 +42,10 @@
     "\n" \
     "Tests: rrul (4 uploads + 4 downloads marked BE, BK, CS5, EF; UDP EF, BK, BE and\n" \
     "ICMP probes), rrul_be (the same, all best effort), tcp_upload, tcp_download,\n" \
-    "tcp_nup, tcp_ndown (--streams flows), ping (probes only). The RPM printed here is\n" \
-    "responsiveness from probe p50 (60000 / loaded p50); `" PROG_NAME " test rpm URL` runs\n" \
-    "the IETF responsiveness test against an HTTP server instead (see its --help).\n" \
+    "tcp_nup, tcp_ndown (--streams flows), ping (probes only). The RPM printed\n" \
+    "here is responsiveness from probe p50 (60000 / loaded p50); `" PROG_NAME " test rpm\n" \
+    "URL` runs the IETF responsiveness test against an HTTP server instead (see\n" \
+    "`" PROG_NAME " test rpm --help`).\n" \
     "\n" \
     "  -l, --length SECONDS   load duration (default 60)\n" \
     "  -d, --delay SECONDS    idle time before and after the load (default 5)\n" \
@@ -64,7 +65,8 @@
     "Exit status: 0 done, 1 the test could not run or was cut short, 2 bad options.\n"
 
 static const char usage_test[] = "Usage: " PROG_NAME " test [OPTIONS] NAME HOST\n"
-				 "       " PROG_NAME " rrul [OPTIONS] HOST\n" USAGE_BODY;
+				 "       " PROG_NAME " rrul [OPTIONS] HOST\n"
+				 "       " PROG_NAME " test rpm [OPTIONS] URL\n" USAGE_BODY;
 static const char usage_rrul[] = "Usage: " PROG_NAME " rrul [OPTIONS] HOST\n"
 				 "       " PROG_NAME " test [OPTIONS] NAME HOST\n" USAGE_BODY;
 

@@ -586,7 +586,7 @@ struct fetch {
 	char buf[NQ_MAX_CONFIG_BYTES + 1];
 	size_t len;
 	int status, err;
-	bool done, too_big;
+	bool connected, done, too_big;
 	const char *path;
 };
 
@@ -625,6 +625,7 @@ static void fetch_connected(void *ctx, struct hc_conn *c, double connect_s)
 	int r = hc_request(c, f->path, false, &fetch_stream_ops, f);
 
 	(void)connect_s;
+	f->connected = true;
 	if (r < 0)
 		fetch_done(f, r);
 }
@@ -666,7 +667,7 @@ int rpm_fetch_config(const struct sockaddr *addr, socklen_t alen, enum hc_proto 
 	} else if (f->err) {
 		ret = f->err;
 		snprintf(err, errlen, "%s%s", strerror(-f->err),
-			 proto == HC_H2C && !f->status ? " (an HTTP/1.1-only server? try --http1)"
+			 proto == HC_H2C && f->connected && !f->status ? " (an HTTP/1.1-only server? try --http1)"
 						       : "");
 	} else if (f->status != 200) {
 		ret = -EBADMSG;
