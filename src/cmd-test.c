@@ -414,25 +414,35 @@ cleanup:
 	return ret;
 }
 
-/* `test rpm` speaks HTTP to any responsiveness server: its own options (cmd-test-rpm.c). */
-static bool names_rpm(int argc, char *argv[])
+/*
+ * `test rpm` speaks HTTP to any responsiveness server, with options of its own
+ * (cmd-test-rpm.c): the index of the word "rpm" when it is the test's name, else 0.
+ */
+static int rpm_word(int argc, char *argv[])
 {
-	for (int i = 1; i < argc; i++)
-		if (argv[i][0] != '-')
-			return !strcmp(argv[i], "rpm");
-	return false;
+	static const char *const with_value[] = {
+	    "-l", "-d", "-s", "-p", "-o", "--length", "--delay", "--step", "--port", "--label",
+	    "--cc", "--local", "--streams", "--key", "--output", "--flent", NULL,
+	};
+
+	for (int i = 1; i < argc; i++) {
+		bool is_value = false;
+
+		for (size_t k = 0; with_value[k]; k++) /* "--label rpm" is no test name */
+			is_value = is_value || !strcmp(argv[i - 1], with_value[k]);
+		if (argv[i][0] != '-' && !is_value)
+			return strcmp(argv[i], "rpm") ? 0 : i;
+	}
+	return 0;
 }
 
 int cmd_test(int argc, char *argv[])
 {
-	if (names_rpm(argc, argv)) {
-		for (int i = 1; i < argc; i++) /* drop the word: the rest are rpm's */
-			if (!strcmp(argv[i], "rpm")) {
-				memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof(*argv));
-				argc--;
-				break;
-			}
-		return cmd_test_rpm(argc, argv);
+	int i = rpm_word(argc, argv);
+
+	if (i) { /* drop the word: the rest are rpm's */
+		memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof(*argv));
+		return cmd_test_rpm(argc - 1, argv);
 	}
 	return cmd_test_named("test", NULL, argc, argv);
 }

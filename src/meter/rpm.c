@@ -37,7 +37,7 @@ struct load_conn {
 struct foreign_probe {
 	struct run *run;
 	struct hc_conn *c; /* NULL: free */
-	double t_req;
+	double t_start, t_req;
 	int status;
 };
 
@@ -297,12 +297,17 @@ static void probe_pair(struct run *run)
 	struct load_conn *lc = NULL;
 	size_t connected = 0, pick;
 
+	double now = hc_now();
+
+	for (size_t i = 0; i < RPM_MAX_FOREIGN; i++) /* older than the window: lost */
+		if (run->foreign[i].c && now - run->foreign[i].t_start > run->p->mad * run->p->id_s)
+			foreign_release(&run->foreign[i]);
 	for (size_t i = 0; i < RPM_MAX_FOREIGN; i++) {
 		struct foreign_probe *fp = &run->foreign[i];
 
 		if (fp->c)
 			continue;
-		*fp = (struct foreign_probe){.run = run};
+		*fp = (struct foreign_probe){.run = run, .t_start = now};
 		fp->c = hc_connect(run->cl, run->addr, run->alen, run->p->proto,
 				   run->cfg->small.authority, 0, &foreign_conn_ops, fp);
 		break;
