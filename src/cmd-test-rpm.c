@@ -90,21 +90,33 @@ static bool parse_num(const char *s, double min, double max, double *out)
 /* -1 to run, else the exit status. */
 static int parse_args(int argc, char *argv[], struct rpm_args *a)
 {
-	enum { O_HTTP1 = 256, O_HTTP2, O_DOWN, O_UP, O_SEQ, O_CONC, O_MAD, O_ID, O_TMP, O_SDT,
-	       O_MNP, O_MPS, O_PTC, O_LABEL };
+	enum {
+		O_HTTP1 = 256,
+		O_HTTP2,
+		O_DOWN,
+		O_UP,
+		O_SEQ,
+		O_CONC,
+		O_MAD,
+		O_ID,
+		O_TMP,
+		O_SDT,
+		O_MNP,
+		O_MPS,
+		O_PTC,
+		O_LABEL
+	};
 	static const struct option options[] = {
-	    {"verbose", no_argument, NULL, 'v'},   {"http1", no_argument, NULL, O_HTTP1},
-	    {"http2", no_argument, NULL, O_HTTP2}, {"download", no_argument, NULL, O_DOWN},
-	    {"upload", no_argument, NULL, O_UP},   {"sequential", no_argument, NULL, O_SEQ},
-	    {"concurrent", no_argument, NULL, O_CONC},
-	    {"mad", required_argument, NULL, O_MAD},
-	    {"id", required_argument, NULL, O_ID}, {"tmp", required_argument, NULL, O_TMP},
-	    {"sdt", required_argument, NULL, O_SDT}, {"mnp", required_argument, NULL, O_MNP},
-	    {"mps", required_argument, NULL, O_MPS}, {"ptc", required_argument, NULL, O_PTC},
-	    {"max-time", required_argument, NULL, 'm'},
-	    {"label", required_argument, NULL, O_LABEL},
-	    {"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},	    {0},
+	    {"verbose", no_argument, NULL, 'v'},	{"http1", no_argument, NULL, O_HTTP1},
+	    {"http2", no_argument, NULL, O_HTTP2},	{"download", no_argument, NULL, O_DOWN},
+	    {"upload", no_argument, NULL, O_UP},	{"sequential", no_argument, NULL, O_SEQ},
+	    {"concurrent", no_argument, NULL, O_CONC},	{"mad", required_argument, NULL, O_MAD},
+	    {"id", required_argument, NULL, O_ID},	{"tmp", required_argument, NULL, O_TMP},
+	    {"sdt", required_argument, NULL, O_SDT},	{"mnp", required_argument, NULL, O_MNP},
+	    {"mps", required_argument, NULL, O_MPS},	{"ptc", required_argument, NULL, O_PTC},
+	    {"max-time", required_argument, NULL, 'm'}, {"label", required_argument, NULL, O_LABEL},
+	    {"output", required_argument, NULL, 'o'},	{"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},		{0},
 	};
 	const char *what = NULL, *want = NULL;
 	double v;
@@ -192,10 +204,12 @@ static int parse_args(int argc, char *argv[], struct rpm_args *a)
 			return fputs(usage, stdout) == EOF ? 1 : 0;
 		default:
 			if (optopt && optopt != '?' && strchr("mo", optopt))
-				return cli_usage_error("test rpm", usage, "option \"%s\" needs a value",
+				return cli_usage_error("test rpm", usage,
+						       "option \"%s\" needs a value",
 						       argv[optind - 1]);
 			if (optopt >= O_MAD && optopt <= O_LABEL)
-				return cli_usage_error("test rpm", usage, "option \"%s\" needs a value",
+				return cli_usage_error("test rpm", usage,
+						       "option \"%s\" needs a value",
 						       argv[optind - 1]);
 			return cli_usage_error("test rpm", usage, "unknown option \"%s\"",
 					       cli_bad_option(argv));
@@ -203,7 +217,8 @@ static int parse_args(int argc, char *argv[], struct rpm_args *a)
 	}
 	if (argc - optind != 1)
 		return cli_usage_error("test rpm", usage,
-				       argc - optind < 1 ? "missing URL" : "too many operands: want URL");
+				       argc - optind < 1 ? "missing URL"
+							 : "too many operands: want URL");
 	a->url = argv[optind];
 	a->p.dirs = a->down == a->up ? RPM_BOTH : a->down ? RPM_DOWNLOAD : RPM_UPLOAD;
 	if (a->p.sequential && a->p.dirs != RPM_BOTH)
@@ -212,8 +227,8 @@ static int parse_args(int argc, char *argv[], struct rpm_args *a)
 				       a->down ? "download" : "upload");
 	if (a->p.id_s > a->p.max_s)
 		return cli_usage_error("test rpm", usage,
-				       "the interval (%g s) is longer than --max-time (%g s)", a->p.id_s,
-				       a->p.max_s);
+				       "the interval (%g s) is longer than --max-time (%g s)",
+				       a->p.id_s, a->p.max_s);
 	return -1;
 bad_mad:
 	what = "moving-average distance", want = "a whole number, 1 to 64";
@@ -328,14 +343,15 @@ int cmd_test_rpm(int argc, char *argv[])
 	err = rpm_fetch_config((struct sockaddr *)&ss, len, a.p.proto, &url, CONFIG_TIMEOUT_S, &cfg,
 			       why, sizeof(why));
 	if (err < 0) {
-		fprintf(stderr, "%s: test rpm: cannot read the config at %s: %s\n", PROG_NAME, a.url,
-			why);
+		fprintf(stderr, "%s: test rpm: cannot read the config at %s: %s\n", PROG_NAME,
+			a.url, why);
 		goto cleanup;
 	}
 	if (cfg.large.tls) {
-		fprintf(stderr,
-			"%s: test rpm: the config at %s names https:// URLs: this client has no TLS\n",
-			PROG_NAME, a.url);
+		fprintf(
+		    stderr,
+		    "%s: test rpm: the config at %s names https:// URLs: this client has no TLS\n",
+		    PROG_NAME, a.url);
 		goto cleanup;
 	}
 	if (resolve(cfg.test_endpoint[0] ? cfg.test_endpoint : cfg.large.host, cfg.large.port,
@@ -353,7 +369,8 @@ int cmd_test_rpm(int argc, char *argv[])
 	snprintf(r->rpm.config_url, sizeof(r->rpm.config_url), "%s", a.url);
 	r->rpm.sequential = a.p.sequential;
 	r->rpm.mad = a.p.mad, r->rpm.tmp = a.p.tmp, r->rpm.mnp = a.p.mnp, r->rpm.mps = a.p.mps;
-	r->rpm.id_s = a.p.id_s, r->rpm.sdt = a.p.sdt, r->rpm.ptc = a.p.ptc, r->rpm.max_s = a.p.max_s;
+	r->rpm.id_s = a.p.id_s, r->rpm.sdt = a.p.sdt, r->rpm.ptc = a.p.ptc,
+	r->rpm.max_s = a.p.max_s;
 	if (err < 0)
 		fprintf(stderr, "%s: test rpm: %s\n", PROG_NAME, why);
 	if (r->rpm.nstages && write_outputs(&a, r) < 0)

@@ -87,10 +87,11 @@ TEST(config_hostile_input)
 	CHECK_EQ(parse("{\"urls\": {\"small_download_url\": 5}}", &c, err), -EINVAL);
 	CHECK_STR(err, "urls.small_download_url is not a string");
 	/* one server only: the draft's MUST */
-	CHECK_EQ(parse("{\"urls\": {\"small_download_url\": \"http://a/s\","
-		       "\"large_download_url\": \"http://evil/l\", \"upload_url\": \"http://a/u\"}}",
-		       &c, err),
-		 -EINVAL);
+	CHECK_EQ(
+	    parse("{\"urls\": {\"small_download_url\": \"http://a/s\","
+		  "\"large_download_url\": \"http://evil/l\", \"upload_url\": \"http://a/u\"}}",
+		  &c, err),
+	    -EINVAL);
 	CHECK_STR(err, "the URLs do not share one scheme, host and port");
 	/* a path that would smuggle a header into the request */
 	CHECK_EQ(parse("{\"urls\": {\"small_download_url\": \"http://a/s\\r\\nX: y\","

@@ -26,23 +26,23 @@
 #include <stddef.h>
 
 /* The draft's test parameters and defaults. */
-#define RPM_DEFAULT_MAD 4	 /* moving-average distance, intervals */
-#define RPM_DEFAULT_ID_S 5.0	 /* interval duration (-09; 1 s before) */
-#define RPM_DEFAULT_TMP 95	 /* trimmed-mean percentage kept */
-#define RPM_DEFAULT_SDT 0.05	 /* standard-deviation tolerance, a fraction */
-#define RPM_DEFAULT_MNP 16	 /* maximum parallel load connections */
-#define RPM_DEFAULT_MPS 100	 /* maximum probes (pairs) per second */
-#define RPM_DEFAULT_PTC 0.05	 /* share of the goodput probes may take */
-#define RPM_MAX_MAD 64		 /* window storage; a larger MAD is refused */
+#define RPM_DEFAULT_MAD	 4    /* moving-average distance, intervals */
+#define RPM_DEFAULT_ID_S 5.0  /* interval duration (-09; 1 s before) */
+#define RPM_DEFAULT_TMP	 95   /* trimmed-mean percentage kept */
+#define RPM_DEFAULT_SDT	 0.05 /* standard-deviation tolerance, a fraction */
+#define RPM_DEFAULT_MNP	 16   /* maximum parallel load connections */
+#define RPM_DEFAULT_MPS	 100  /* maximum probes (pairs) per second */
+#define RPM_DEFAULT_PTC	 0.05 /* share of the goodput probes may take */
+#define RPM_MAX_MAD	 64   /* window storage; a larger MAD is refused */
 
 /* A window of the last values, one per interval (params and state together: tiny). */
 struct rpm_window {
-	unsigned mad;			/* MAD, 1..RPM_MAX_MAD */
-	double sdt;			/* SDT as a fraction (0.05) */
-	double values[RPM_MAX_MAD];	/* the last up to MAD values, oldest first */
-	double averages[RPM_MAX_MAD];	/* the last up to MAD moving averages */
+	unsigned mad;		      /* MAD, 1..RPM_MAX_MAD */
+	double sdt;		      /* SDT as a fraction (0.05) */
+	double values[RPM_MAX_MAD];   /* the last up to MAD values, oldest first */
+	double averages[RPM_MAX_MAD]; /* the last up to MAD moving averages */
 	size_t nvalues, naverages;
-	unsigned long intervals;	/* every value ever appended */
+	unsigned long intervals; /* every value ever appended */
 };
 
 /* An empty window; mad is clamped to 1..RPM_MAX_MAD, a negative sdt to 0. */

@@ -580,8 +580,7 @@ int hc_request(struct hc_conn *c, const char *path, bool upload, const struct hc
 		return -ENOMEM;
 	*s = (struct hc_stream){.c = c, .upload = upload, .ops = ops, .ctx = ctx};
 	if (c->h2) {
-#define NV(n, v)                                                                                   \
-	{(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, strlen(v), NGHTTP2_NV_FLAG_NONE}
+#define NV(n, v) {(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, strlen(v), NGHTTP2_NV_FLAG_NONE}
 		nghttp2_nv hdrs[] = {
 		    NV(":method", upload ? "POST" : "GET"),
 		    NV(":scheme", "http"),
@@ -621,7 +620,7 @@ unsigned hc_streams(const struct hc_conn *c)
 int hc_set_lowat(struct hc_conn *c, unsigned bytes)
 {
 	return setsockopt(c->fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &bytes, sizeof(bytes)) < 0 ? -errno
-											      : 0;
+											    : 0;
 }
 
 double hc_tcp_rtt_ms(const struct hc_conn *c)

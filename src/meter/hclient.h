@@ -55,7 +55,7 @@ struct hc_stream_ops {
 	void (*status)(void *ctx, int status);
 	/* n bytes of the body received (d), or of the upload sent (d NULL) */
 	void (*data)(void *ctx, const uint8_t *d, size_t n);
-	void (*done)(void *ctx, int err);  /* the end; 0 for a complete response */
+	void (*done)(void *ctx, int err); /* the end; 0 for a complete response */
 };
 
 /* NULL with errno set. */

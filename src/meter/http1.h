@@ -22,12 +22,12 @@
 #define HTTP1_MAX_HEAD 16384
 
 struct http1_head {
-	int status;		/* 200 */
-	bool has_length;	/* Content-Length given */
+	int status;	 /* 200 */
+	bool has_length; /* Content-Length given */
 	uint64_t content_length;
-	bool chunked;		/* Transfer-Encoding: chunked */
-	bool close;		/* Connection: close, or HTTP/1.0 without keep-alive */
-	size_t head_len;	/* bytes of the head, the empty line included */
+	bool chunked;	 /* Transfer-Encoding: chunked */
+	bool close;	 /* Connection: close, or HTTP/1.0 without keep-alive */
+	size_t head_len; /* bytes of the head, the empty line included */
 };
 
 /*

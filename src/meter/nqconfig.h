@@ -32,11 +32,11 @@
 #define NQ_MAX_CONFIG_BYTES 65536 /* a config is a few hundred bytes */
 
 struct nq_url {
-	bool tls;	      /* https */
-	char host[256];	      /* without brackets: "::1" */
-	char port[6];	      /* "4080" */
-	char authority[270];  /* host[:port] as sent in Host / :authority ("[::1]:4080") */
-	char path[1024];      /* "/large", with any query; "/" when empty */
+	bool tls;	     /* https */
+	char host[256];	     /* without brackets: "::1" */
+	char port[6];	     /* "4080" */
+	char authority[270]; /* host[:port] as sent in Host / :authority ("[::1]:4080") */
+	char path[1024];     /* "/large", with any query; "/" when empty */
 };
 
 struct nq_config {

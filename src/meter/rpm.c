@@ -73,9 +73,9 @@ struct run {
 	int err;
 	char why[160];
 	/* the result's grid */
-	size_t step;			/* the next value to write, x = step * step_s */
-	uint64_t step_bytes[2];		/* download, upload bytes in the current step */
-	double step_sum[S_KINDS];	/* probe samples in the current step */
+	size_t step;		  /* the next value to write, x = step * step_s */
+	uint64_t step_bytes[2];	  /* download, upload bytes in the current step */
+	double step_sum[S_KINDS]; /* probe samples in the current step */
 	unsigned step_n[S_KINDS];
 };
 
@@ -96,7 +96,7 @@ void rpm_params_default(struct rpm_params *p)
 }
 
 __attribute__((format(printf, 3, 4))) static void stage_fail(struct run *run, int err,
-							    const char *fmt, ...)
+							     const char *fmt, ...)
 {
 	va_list ap;
 
@@ -123,8 +123,8 @@ static void add_sample(struct run *run, enum sample_kind kind, double ms)
 		return;
 	if (run->nsamples == run->samples_cap) {
 		int err;
-		struct sample *s = array_grow(run->samples, &run->samples_cap, sizeof(*s), 256,
-					      SIZE_MAX, &err);
+		struct sample *s =
+		    array_grow(run->samples, &run->samples_cap, sizeof(*s), 256, SIZE_MAX, &err);
 
 		if (!s) {
 			stage_fail(run, -ENOMEM, "%s", "out of memory");
@@ -182,7 +182,8 @@ static const struct hc_stream_ops load_stream_ops = {load_status, load_data, loa
 
 static void load_start(struct load_conn *lc)
 {
-	const struct nq_url *u = lc->dir == RPM_UPLOAD ? &lc->run->cfg->upload : &lc->run->cfg->large;
+	const struct nq_url *u =
+	    lc->dir == RPM_UPLOAD ? &lc->run->cfg->upload : &lc->run->cfg->large;
 	int r = hc_request(lc->c, u->path, lc->dir == RPM_UPLOAD, &load_stream_ops, lc);
 
 	if (r < 0 && r != -EBUSY)
@@ -392,7 +393,8 @@ static bool end_interval(struct run *run)
 		bytes += lc->bytes - lc->bytes_at_interval;
 		lc->bytes_at_interval = lc->bytes;
 		if (lc->connected)
-			hc_set_lowat(lc->c, lowat > RPM_MIN_LOWAT ? (unsigned)lowat : RPM_MIN_LOWAT);
+			hc_set_lowat(lc->c,
+				     lowat > RPM_MIN_LOWAT ? (unsigned)lowat : RPM_MIN_LOWAT);
 	}
 	if (rpm_window_add(&run->goodput, (double)bytes))
 		st->saturated = true;
@@ -447,7 +449,9 @@ static int run_stage(struct run *run, enum rpm_dirs dirs)
 	run->st = st;
 	run->dirs = dirs;
 	snprintf(st->direction, sizeof(st->direction), "%s",
-		 dirs == RPM_BOTH ? "both" : dirs == RPM_UPLOAD ? "upload" : "download");
+		 dirs == RPM_BOTH     ? "both"
+		 : dirs == RPM_UPLOAD ? "upload"
+				      : "download");
 	st->rpm = st->foreign_rpm = st->loaded_rpm = NAN;
 	st->tcp_ms = st->http_f_ms = st->http_l_ms = st->goodput_mbps = NAN;
 	snprintf(st->confidence, sizeof(st->confidence), "low");
@@ -500,7 +504,10 @@ static int run_stage(struct run *run, enum rpm_dirs dirs)
 }
 
 static const char *const series_names[2 + S_KINDS] = {
-    "TCP download", "TCP upload", "Ping (ms) RPM foreign TCP", "Ping (ms) RPM foreign HTTP",
+    "TCP download",
+    "TCP upload",
+    "Ping (ms) RPM foreign TCP",
+    "Ping (ms) RPM foreign HTTP",
     "Ping (ms) RPM self HTTP",
 };
 
@@ -508,7 +515,9 @@ static int add_series(struct run *run, enum rpm_dirs dirs)
 {
 	for (int i = 0; i < 2 + S_KINDS; i++) {
 		const char *name = series_names[i];
-		enum series_kind kind = i == 0 ? SERIES_DOWNLOAD : i == 1 ? SERIES_UPLOAD : SERIES_PROBE;
+		enum series_kind kind = i == 0	 ? SERIES_DOWNLOAD
+					: i == 1 ? SERIES_UPLOAD
+						 : SERIES_PROBE;
 
 		if ((i == 0 && !(dirs & RPM_DOWNLOAD)) || (i == 1 && !(dirs & RPM_UPLOAD)))
 			continue;
@@ -672,8 +681,9 @@ int rpm_fetch_config(const struct sockaddr *addr, socklen_t alen, enum hc_proto 
 	} else if (f->err) {
 		ret = f->err;
 		snprintf(err, errlen, "%s%s", strerror(-f->err),
-			 proto == HC_H2C && f->connected && !f->status ? " (an HTTP/1.1-only server? try --http1)"
-						       : "");
+			 proto == HC_H2C && f->connected && !f->status
+			     ? " (an HTTP/1.1-only server? try --http1)"
+			     : "");
 	} else if (f->status != 200) {
 		ret = -EBADMSG;
 		snprintf(err, errlen, "HTTP status %d", f->status);

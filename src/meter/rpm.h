@@ -45,12 +45,12 @@
 #include "meter/nqconfig.h"
 #include "meter/result.h"
 
-#define RPM_MIN_LOWAT	   4096u
-#define RPM_INITIAL_LOWAT  16384u
-#define RPM_MAX_FOREIGN	   32 /* foreign probes in flight; more are skipped */
-#define RPM_FOREIGN_BYTES  5000
-#define RPM_SELF_BYTES	   1000
-#define RPM_DEFAULT_MAX_S  60.0
+#define RPM_MIN_LOWAT	  4096u
+#define RPM_INITIAL_LOWAT 16384u
+#define RPM_MAX_FOREIGN	  32 /* foreign probes in flight; more are skipped */
+#define RPM_FOREIGN_BYTES 5000
+#define RPM_SELF_BYTES	  1000
+#define RPM_DEFAULT_MAX_S 60.0
 
 enum rpm_dirs {
 	RPM_DOWNLOAD = 1,
@@ -61,10 +61,10 @@ enum rpm_dirs {
 struct rpm_params {
 	unsigned mad, tmp, mnp, mps;
 	double id_s, sdt, ptc;
-	double max_s;	     /* the longest a stage may run */
+	double max_s; /* the longest a stage may run */
 	enum hc_proto proto;
 	enum rpm_dirs dirs;
-	bool sequential;     /* with RPM_BOTH: one stage per direction */
+	bool sequential;			/* with RPM_BOTH: one stage per direction */
 	const volatile sig_atomic_t *interrupt; /* nonzero: stop now, keep what ran */
 };
 
