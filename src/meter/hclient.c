@@ -26,6 +26,8 @@
 #define H1_UPLOAD_LENGTH "1099511627776"
 /* Reads per connection per event, so one busy download cannot starve the probes. */
 #define READS_PER_EVENT 8
+/* The upload's DATA frames: nghttp2's largest payload by default. */
+#define UPLOAD_CHUNK 16384
 
 struct hc_stream {
 	struct hc_stream *next;
@@ -67,8 +69,6 @@ struct hc_client {
 	struct hc_conn *zombies; /* closed, freed when hc_poll returns */
 	bool polling;
 };
-
-static const uint8_t zeros[16384];
 
 double hc_now(void)
 {
@@ -231,8 +231,8 @@ static ssize_t h2_read_upload(nghttp2_session *h2, int32_t stream_id, uint8_t *b
 	struct hc_stream *s = src->ptr;
 
 	(void)h2, (void)stream_id, (void)flags;
-	if (len > sizeof(zeros))
-		len = sizeof(zeros);
+	if (len > UPLOAD_CHUNK)
+		len = UPLOAD_CHUNK;
 	memset(buf, 0, len);
 	if (!c->closed && s->ops->data)
 		s->ops->data(s->ctx, NULL, len);
@@ -268,7 +268,7 @@ static int h2_start(struct hc_conn *c)
 static int h2_fill(struct hc_conn *c)
 {
 	/* A frame is at most 16 KiB of DATA plus its header: stop while one still fits. */
-	while (HC_OUTBUF - c->outlen >= 2 * sizeof(zeros)) {
+	while (HC_OUTBUF - c->outlen >= 2 * UPLOAD_CHUNK) {
 		const uint8_t *d;
 		ssize_t n = nghttp2_session_mem_send(c->h2, &d);
 

@@ -84,7 +84,8 @@ void nq_url_format(const struct nq_url *u, char *buf, size_t len)
 	snprintf(buf, len, "%s://%s%s", u->tls ? "https" : "http", u->authority, u->path);
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
+						      ...)
 {
 	va_list ap;
 
