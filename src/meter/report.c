@@ -61,7 +61,7 @@ static void json_drain(struct printer *p, const struct summary *s)
 	print_double(p, "idle_threshold_ms", s->idle_threshold_ms, 3, PRINT_JSON_ONLY);
 }
 
-static void json_summary(struct printer *p, const struct summary *s)
+static void json_summary(struct printer *p, const struct test_result *r, const struct summary *s)
 {
 	print_open_object(p, "summary");
 	print_double(p, "download_mbps", s->download.sum_mbps, 2, PRINT_JSON_ONLY);
@@ -72,7 +72,8 @@ static void json_summary(struct printer *p, const struct summary *s)
 	print_double(p, "induced_latency_ms", s->induced_ms, 3, PRINT_JSON_ONLY);
 	print_double(p, "loss_pct", s->loss_pct, 3, PRINT_JSON_ONLY);
 	print_double(p, "rpm", s->rpm, 0, PRINT_JSON_ONLY);
-	print_double(p, "rpm_ietf", s->rpm_ietf, 0, PRINT_JSON_ONLY);
+	if (r->rpm.present) /* test rpm only: other tests' documents keep their keys */
+		print_double(p, "rpm_ietf", s->rpm_ietf, 0, PRINT_JSON_ONLY);
 	if (s->grade[0])
 		print_str(p, "grade", s->grade, PRINT_JSON_ONLY);
 	else
@@ -207,7 +208,7 @@ static void json_document(struct printer *p, const struct test_result *r, const 
 	print_uint(p, "probe_len_bytes", r->granted_probe_len, PRINT_JSON_ONLY);
 	print_uint(p, "duration_ms", r->granted_duration_ms, PRINT_JSON_ONLY);
 	print_close(p);
-	json_summary(p, s);
+	json_summary(p, r, s);
 	if (r->rpm.present)
 		json_rpm(p, &r->rpm);
 	json_series(p, r);
@@ -308,8 +309,9 @@ static void text_document(struct printer *p, const struct test_result *r, const 
 	if (s->download.nflows || s->upload.nflows)
 		print_nl(p);
 
-	print_text(p, "induced latency %s ms, grade %s, responsiveness from probe p50 %s RPM, "
-		      "loss %s%%",
+	print_text(p,
+		   "induced latency %s ms, grade %s, responsiveness from probe p50 %s RPM, "
+		   "loss %s%%",
 		   num(b[0], 24, s->induced_ms, 1), s->grade[0] ? s->grade : "-",
 		   num(b[1], 24, s->rpm, 0), num(b[2], 24, s->loss_pct, 2));
 	print_nl(p);
@@ -346,14 +348,15 @@ static void text_rpm_stage(struct printer *p, const struct result_rpm *m,
 		   isfinite(st->rpm) ? rpm_class(st->rpm) : "not measured", st->confidence);
 	print_nl(p);
 	print_indent(p, 1);
-	print_text(p, "foreign %s RPM (TCP handshake %s ms, HTTP GET %s ms), loaded %s RPM (%s %s ms)",
-		   num(b[0], 24, st->foreign_rpm, 0), num(b[1], 24, st->tcp_ms, 2),
-		   num(b[2], 24, st->http_f_ms, 2), num(b[3], 24, st->loaded_rpm, 0),
-		   h1 ? "TCP RTT of the load" : "HTTP GET on the load", num(b[4], 24, st->http_l_ms, 2));
+	print_text(
+	    p, "foreign %s RPM (TCP handshake %s ms, HTTP GET %s ms), loaded %s RPM (%s %s ms)",
+	    num(b[0], 24, st->foreign_rpm, 0), num(b[1], 24, st->tcp_ms, 2),
+	    num(b[2], 24, st->http_f_ms, 2), num(b[3], 24, st->loaded_rpm, 0),
+	    h1 ? "TCP RTT of the load" : "HTTP GET on the load", num(b[4], 24, st->http_l_ms, 2));
 	print_nl(p);
-	print_text(p, "goodput %s Mbit/s in %u connection%s, %s", num(b[0], 24, st->goodput_mbps, 2),
-		   st->connections, st->connections == 1 ? "" : "s",
-		   st->saturated ? "saturated" : "not saturated");
+	print_text(p, "goodput %s Mbit/s in %u connection%s, %s",
+		   num(b[0], 24, st->goodput_mbps, 2), st->connections,
+		   st->connections == 1 ? "" : "s", st->saturated ? "saturated" : "not saturated");
 	print_nl(p);
 	if (verbose) {
 		print_text(p, "RPM %s, %u intervals in %s s, %u foreign and %u self probes",
@@ -381,11 +384,12 @@ static void text_rpm(struct printer *p, const struct test_result *r, bool verbos
 	if (verbose) {
 		print_text(p, "config %s", print_escape(safe, sizeof(safe), m->config_url));
 		print_nl(p);
-		print_text(p, "MAD %u, ID %s s, TMP %u%%, SDT %s%%, MNP %u, MPS %u, PTC %s%%, "
-			      "at most %s s a stage",
-			   m->mad, num(b[0], 24, m->id_s, 2), m->tmp, num(b[1], 24, m->sdt * 100, 1),
-			   m->mnp, m->mps, num(b[2], 24, m->ptc * 100, 1),
-			   num(b[3], 24, m->max_s, 1));
+		print_text(p,
+			   "MAD %u, ID %s s, TMP %u%%, SDT %s%%, MNP %u, MPS %u, PTC %s%%, "
+			   "at most %s s a stage",
+			   m->mad, num(b[0], 24, m->id_s, 2), m->tmp,
+			   num(b[1], 24, m->sdt * 100, 1), m->mnp, m->mps,
+			   num(b[2], 24, m->ptc * 100, 1), num(b[3], 24, m->max_s, 1));
 		print_nl(p);
 	}
 	print_nl(p);

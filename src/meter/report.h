@@ -14,7 +14,7 @@
  *	             "latency_idle_ms": {"p50", "p90", "p99", "samples"},
  *	             "latency_loaded_ms": {"p50", "p90", "p99", "samples"},
  *	             "induced_latency_ms", "loss_pct", "rpm" (from the loaded probe p50),
- *	             "rpm_ietf" (test rpm: the draft's), "grade",
+ *	             "rpm_ietf" (test rpm results only: the draft's), "grade",
  *	             "download_fairness", "upload_fairness", "download_flows", "upload_flows",
  *	             "flows": [{"name", "direction", "tos", "mean_mbps", "tcp_rtt_p50_ms"}],
  *	             "probes": [{"name", "tos", "latency_idle_ms": {...},

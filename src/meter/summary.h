@@ -52,7 +52,7 @@
  * 60000 / loaded p50 in ms: "responsiveness from probe p50", our probes' view. It is
  * not the RPM of draft-ietf-ippm-responsiveness (trimmed means of HTTP and TCP
  * probes on new and loaded connections, docs/rpm.md), which only `test rpm` measures:
- * its figure is rpm_ietf, NaN for every other test.
+ * its figure is rpm_ietf, NaN for every other test (and left out of their JSON).
  *
  * Anything that cannot be computed (no samples in a window) is NaN, and the grade
  * is "" then.

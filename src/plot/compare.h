@@ -34,7 +34,7 @@ struct compare_metric {
 	double (*get)(const struct summary *s);
 };
 /* Download, upload, idle and loaded p50/p99, induced latency, probe loss, RPM from the
- * probe p50, and the draft's RPM of test rpm. */
+ * probe p50. (compare_print adds rpm_ietf, the draft's RPM of test rpm results.) */
 extern const struct compare_metric compare_metrics[];
 extern const size_t compare_nmetrics;
 
