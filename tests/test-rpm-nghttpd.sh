@@ -44,7 +44,16 @@ stop() {
 		wait "$pid" 2>/dev/null || true
 	done
 }
-trap 'stop; rm -rf "$T"; cleanup' EXIT
+# A namespace another process's mount namespace still sees cannot be deleted for a
+# moment (EBUSY): try a few times before cleanup's own try.
+drop_ns() {
+	for _ in 1 2 3 4 5; do
+		ip netns del "$NS" 2>/dev/null && return 0
+		ip netns list | grep -qw "$NS" || return 0
+		sleep 0.2
+	done
+}
+trap 'stop; drop_ns; rm -rf "$T"; cleanup' EXIT
 netns_add "$NS"
 ip -n "$NS" link set lo up
 
