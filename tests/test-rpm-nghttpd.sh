@@ -16,6 +16,7 @@
 #    the protocol named, the draft's rpm object and rpm_ietf in our JSON, within
 #    --max-time; debloat plot draws it, debloat compare shows it;
 #  - sequential: a download and an upload stage, each with its RPM;
+#  - a config whose URLs name a host no resolver knows, with test_endpoint 127.0.0.1;
 #  - bad input: an https:// URL (no TLS here), a config URL that is 404, a server
 #    that is not HTTP/2 with --http1: exit 1 with a clear message.
 #  - --http1 against nghttpd fails clearly: nghttpd speaks no HTTP/1.1 at all (no
@@ -126,6 +127,14 @@ if [ -s "$T/conc.json" ]; then
 	assert_true "compare shows the draft's RPM of each" \
 		jqtrue '[.runs[].rpm_ietf > 0] | all' <<<"$OUT"
 fi
+
+# test_endpoint: the URLs name a host no resolver knows; the config says where it is.
+sed -e "s|127.0.0.1:$PORT|rpm-test.invalid:$PORT|g" -e 's|^ "urls"| "test_endpoint": "127.0.0.1",\n "urls"|' \
+	"$T/www/.well-known/nq" >"$T/www/.well-known/nq-endpoint"
+run ip netns exec "$NS" timeout 20 "$DEBLOAT" test rpm --download --id 0.3 --max-time 1 --json \
+	"$base/.well-known/nq-endpoint"
+assert_status "test_endpoint stands in for the URLs' host" 0
+assert_true "and the test ran there" jqtrue '.rpm.rpm > 0' <<<"$OUT"
 
 run ip netns exec "$NS" timeout 10 "$DEBLOAT" test rpm "https://127.0.0.1:$PORT/.well-known/nq"
 assert_status "an https:// URL is refused" 1
