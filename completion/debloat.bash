@@ -16,11 +16,12 @@ _debloat_commands()
 _debloat_options()
 {
 	local help
-	help=$("$1" "$2" --help 2>/dev/null) || return 0
+	# shellcheck disable=SC2086 # "test rpm" is two words
+	help=$("$1" $2 --help 2>/dev/null) || return 0
 	if [ "${3:-}" = value ]; then
-		sed -nE 's/^ +(-[a-zA-Z0-9]), (--[a-z][a-z-]*) [A-Z].*/\1\n\2/p; s/^ +(--[a-z][a-z-]*) [A-Z].*/\1/p' <<<"$help"
+		sed -nE 's/^ +(-[a-zA-Z0-9]), (--[a-z][a-z0-9-]*) [A-Z].*/\1\n\2/p; s/^ +(--[a-z][a-z0-9-]*) [A-Z].*/\1/p' <<<"$help"
 	else
-		sed -nE 's/^ +(-[a-zA-Z0-9]), (--[a-z][a-z-]*)( .*|$)/\2/p; s/^ +(--[a-z][a-z-]*)( .*|$)/\1/p; s/^ +(-[46]), (-[46])( .*|$)/\1\n\2/p' <<<"$help"
+		sed -nE 's/^ +(-[a-zA-Z0-9]), (--[a-z][a-z0-9-]*)( .*|$)/\2/p; s/^ +(--[a-z][a-z0-9-]*)( .*|$)/\1/p; s/^ +(-[46]), (-[46])( .*|$)/\1\n\2/p' <<<"$help"
 	fi
 }
 
@@ -116,13 +117,21 @@ _debloat()
 		return 0
 	fi
 
+	# test rpm has options of its own (cmd-test-rpm.c).
+	local optcmd=$cmd
+	if [ "$cmd" = test ]; then
+		for ((i = 1; i < COMP_CWORD; i++)); do
+			[ "${COMP_WORDS[i]}" = rpm ] && optcmd="test rpm"
+		done
+	fi
+
 	# lab: after "--" comes a command line of its own; and its options' values.
 	if [ "$cmd" = lab ]; then
 		_debloat_lab "$prog" && return 0
 	fi
 
 	# The value of an option that takes one.
-	if [[ "$prev" == -* ]] && _debloat_options "$prog" "$cmd" value | grep -qxF -- "$prev"; then
+	if [[ "$prev" == -* ]] && _debloat_options "$prog" "$optcmd" value | grep -qxF -- "$prev"; then
 		[ "$cmd" = plot ] && [ "$prev" = -k ] && prev=--kind # server's -k is --key-file
 		case "$cmd:$prev" in # fix and undo: -s is --state-dir, -r --role
 		fix:-s | undo:-s | prove:-s | exporter:-s) prev=--state-dir ;;
@@ -172,13 +181,13 @@ _debloat()
 		return 0
 	fi
 	if [[ "$cur" == -* ]]; then
-		mapfile -t COMPREPLY < <(compgen -W "$(_debloat_options "$prog" "$cmd")" -- "$cur")
+		mapfile -t COMPREPLY < <(compgen -W "$(_debloat_options "$prog" "$optcmd")" -- "$cur")
 		return 0
 	fi
 
 	# Operands typed so far after the command (options and their values skipped).
 	local values past=0
-	values=$(_debloat_options "$prog" "$cmd" value)
+	values=$(_debloat_options "$prog" "$optcmd" value)
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		word=${COMP_WORDS[i]}
 		if [ "$past" -eq 0 ]; then
@@ -199,7 +208,10 @@ _debloat()
 	test)
 		if [ "$operands" -eq 0 ]; then
 			mapfile -t COMPREPLY < <(compgen -W \
-				"rrul rrul_be tcp_upload tcp_download tcp_nup tcp_ndown ping" -- "$cur")
+				"rrul rrul_be tcp_upload tcp_download tcp_nup tcp_ndown ping rpm" -- "$cur")
+		elif [ "$operands" -eq 1 ] && [ "$optcmd" = "test rpm" ]; then
+			mapfile -t COMPREPLY < <(compgen -W "http://" -- "$cur")
+			compopt -o nospace 2>/dev/null
 		elif [ "$operands" -eq 1 ]; then
 			mapfile -t COMPREPLY < <(compgen -A hostname -- "$cur")
 		fi

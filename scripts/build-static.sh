@@ -6,7 +6,7 @@
 # armhf (BeagleBone Black, Wandboard, Raspberry Pi 2-4 on a 32-bit OS) and arm64
 # (Raspberry Pi 3-5 on a 64-bit OS) use Debian's cross toolchains and cross/ARCH.ini;
 # native uses the host's gcc. The dependencies are the static libraries of the
-# multiarch -dev packages (libjson-c.a, libz.a), and libmnl.a built from Debian's
+# multiarch -dev packages (libjson-c.a, libz.a, libnghttp2.a), and libmnl.a built from Debian's
 # source (scripts/static-libmnl.sh: libmnl-dev has no .a). Everything, the unit
 # tests too, is linked with -static, so tests/test-static.sh can run them under
 # qemu-user. Leaves build-static-ARCH/debloat (with symbols) and
@@ -39,7 +39,7 @@ command -v "$triplet-gcc" >/dev/null || {
 
 build=build-static-$arch
 deps=$top/$build/deps
-for lib in libjson-c.a libz.a; do
+for lib in libjson-c.a libz.a libnghttp2.a; do
 	[ -f "/usr/lib/$triplet/$lib" ] || {
 		echo "build-static: no /usr/lib/$triplet/$lib (scripts/install-deps.sh cross)" >&2
 		exit 1

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # install-deps.sh - install the Debian packages a make target needs, and only the missing ones.
 #
-#   scripts/install-deps.sh build   compiler, meson, ninja, libmnl, json-c, zlib
+#   scripts/install-deps.sh build   compiler, meson, ninja, libmnl, json-c, zlib, libnghttp2
 #   scripts/install-deps.sh test    build + what the tests drive: iproute2, ethtool, procps,
 #                                   scdoc and man-db (tests/test-install.sh), librsvg2-bin
 #                                   and libxml2-utils (tests/test-plot.sh); curl, prometheus
 #                                   (promtool) and prometheus-node-exporter
 #                                   (tests/test-exporter.sh, bench/bench-exporter.sh); the
+#                                   responsiveness test's peers (tests/test-rpm-nghttpd.sh):
+#                                   nghttp2-server (nghttpd), nghttp2-client, python3; the
 #                                   benchmarks' anchors: iperf3, irtt, rt-tests (cyclictest)
 #   scripts/install-deps.sh fuzz    test + clang and its libFuzzer/sanitizer runtime
 #   scripts/install-deps.sh cross   build + the armhf and arm64 cross toolchains, the
@@ -23,15 +25,16 @@
 set -euo pipefail
 
 group=${1:-build}
-build_pkgs=(gcc libc6-dev make meson ninja-build pkg-config libmnl-dev libjson-c-dev zlib1g-dev)
-test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 iputils-ping librsvg2-bin libxml2-utils rt-tests curl prometheus prometheus-node-exporter)
+build_pkgs=(gcc libc6-dev make meson ninja-build pkg-config libmnl-dev libjson-c-dev zlib1g-dev libnghttp2-dev)
+test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 iputils-ping librsvg2-bin libxml2-utils rt-tests
+	curl prometheus prometheus-node-exporter nghttp2-server nghttp2-client python3)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 install_pkgs=(scdoc man-db)
 vm_pkgs=(qemu-system-x86 qemu-system-arm busybox-static cpio kmod xz-utils zstd jq iproute2)
 cross_arches=(armhf arm64)
 cross_pkgs=(crossbuild-essential-armhf crossbuild-essential-arm64 qemu-user
-	libmnl-dev:armhf libjson-c-dev:armhf zlib1g-dev:armhf
-	libmnl-dev:arm64 libjson-c-dev:arm64 zlib1g-dev:arm64)
+	libmnl-dev:armhf libjson-c-dev:armhf zlib1g-dev:armhf libnghttp2-dev:armhf
+	libmnl-dev:arm64 libjson-c-dev:arm64 zlib1g-dev:arm64 libnghttp2-dev:arm64)
 
 case "$group" in
 build) want=("${build_pkgs[@]}") ;;

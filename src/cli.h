@@ -47,6 +47,8 @@ int cmd_prove(int argc, char *argv[]);
 int cmd_server(int argc, char *argv[]);
 int cmd_snapshot(int argc, char *argv[]);
 int cmd_test(int argc, char *argv[]);
+/* `debloat test rpm URL` (argv without the word rpm). */
+int cmd_test_rpm(int argc, char *argv[]);
 int cmd_rrul(int argc, char *argv[]);
 /* `debloat test` under another command's name; test NULL takes it from the operands. */
 int cmd_test_named(const char *cmd, const char *test, int argc, char *argv[]);

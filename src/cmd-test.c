@@ -42,7 +42,10 @@
     "\n" \
     "Tests: rrul (4 uploads + 4 downloads marked BE, BK, CS5, EF; UDP EF, BK, BE and\n" \
     "ICMP probes), rrul_be (the same, all best effort), tcp_upload, tcp_download,\n" \
-    "tcp_nup, tcp_ndown (--streams flows), ping (probes only).\n" \
+    "tcp_nup, tcp_ndown (--streams flows), ping (probes only). The RPM printed\n" \
+    "here is responsiveness from probe p50 (60000 / loaded p50); `" PROG_NAME " test rpm\n" \
+    "URL` runs the IETF responsiveness test against an HTTP server instead (see\n" \
+    "`" PROG_NAME " test rpm --help`).\n" \
     "\n" \
     "  -l, --length SECONDS   load duration (default 60)\n" \
     "  -d, --delay SECONDS    idle time before and after the load (default 5)\n" \
@@ -62,7 +65,8 @@
     "Exit status: 0 done, 1 the test could not run or was cut short, 2 bad options.\n"
 
 static const char usage_test[] = "Usage: " PROG_NAME " test [OPTIONS] NAME HOST\n"
-				 "       " PROG_NAME " rrul [OPTIONS] HOST\n" USAGE_BODY;
+				 "       " PROG_NAME " rrul [OPTIONS] HOST\n"
+				 "       " PROG_NAME " test rpm [OPTIONS] URL\n" USAGE_BODY;
 static const char usage_rrul[] = "Usage: " PROG_NAME " rrul [OPTIONS] HOST\n"
 				 "       " PROG_NAME " test [OPTIONS] NAME HOST\n" USAGE_BODY;
 
@@ -410,7 +414,35 @@ cleanup:
 	return ret;
 }
 
+/*
+ * `test rpm` speaks HTTP to any responsiveness server, with options of its own
+ * (cmd-test-rpm.c): the index of the word "rpm" when it is the test's name, else 0.
+ */
+static int rpm_word(int argc, char *argv[])
+{
+	static const char *const with_value[] = {
+	    "-l", "-d", "-s", "-p", "-o", "--length", "--delay", "--step", "--port", "--label",
+	    "--cc", "--local", "--streams", "--key", "--output", "--flent", NULL,
+	};
+
+	for (int i = 1; i < argc; i++) {
+		bool is_value = false;
+
+		for (size_t k = 0; with_value[k]; k++) /* "--label rpm" is no test name */
+			is_value = is_value || !strcmp(argv[i - 1], with_value[k]);
+		if (argv[i][0] != '-' && !is_value)
+			return strcmp(argv[i], "rpm") ? 0 : i;
+	}
+	return 0;
+}
+
 int cmd_test(int argc, char *argv[])
 {
+	int i = rpm_word(argc, argv);
+
+	if (i) { /* drop the word: the rest are rpm's */
+		memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof(*argv));
+		return cmd_test_rpm(argc - 1, argv);
+	}
 	return cmd_test_named("test", NULL, argc, argv);
 }

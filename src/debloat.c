@@ -20,7 +20,7 @@ static const struct {
     {"server", cmd_server, "Serve latency-under-load tests (debloat rrul) to other hosts"},
     {"snapshot", cmd_snapshot, "Save what audit reads as JSON, to audit later: audit --from FILE"},
     {"rrul", cmd_rrul, "Measure latency under load against a debloat server: test rrul HOST"},
-    {"test", cmd_test, "Run a latency-under-load test (rrul, tcp_nup, ping...)"},
+    {"test", cmd_test, "Run a latency-under-load test (rrul, ping...), or IETF RPM (rpm URL)"},
     {"plot", cmd_plot, "Draw test results (JSON or flent files) as SVG: over time, CDF, box"},
     {"compare", cmd_compare, "Show several test results side by side, with ratios to the first"},
     {"fix", cmd_fix, "Apply the recommended queueing setup, journaled for undo"},

@@ -7,9 +7,9 @@
 require_debloat
 
 table=$TOP/docs/options.md
-cmds=(audit bql server snapshot rrul test plot compare fix undo prove lab "lab compare" "lab seed" exporter)
+cmds=(audit bql server snapshot rrul test "test rpm" plot compare fix undo prove lab "lab compare" "lab seed" exporter)
 for c in "${cmds[@]}"; do
-	# shellcheck disable=SC2086 # "lab compare" is two words
+	# shellcheck disable=SC2086 # "lab compare" and "test rpm" are two words
 	help=$("$DEBLOAT" $c --help) || { fail "$c --help fails"; continue; }
 	while read -r letter long; do
 		[ -n "$letter" ] || continue

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debloat/rpm.h"
 #include "meter/report.h"
 #include "outfile.h"
 
@@ -60,7 +61,7 @@ static void json_drain(struct printer *p, const struct summary *s)
 	print_double(p, "idle_threshold_ms", s->idle_threshold_ms, 3, PRINT_JSON_ONLY);
 }
 
-static void json_summary(struct printer *p, const struct summary *s)
+static void json_summary(struct printer *p, const struct test_result *r, const struct summary *s)
 {
 	print_open_object(p, "summary");
 	print_double(p, "download_mbps", s->download.sum_mbps, 2, PRINT_JSON_ONLY);
@@ -71,6 +72,8 @@ static void json_summary(struct printer *p, const struct summary *s)
 	print_double(p, "induced_latency_ms", s->induced_ms, 3, PRINT_JSON_ONLY);
 	print_double(p, "loss_pct", s->loss_pct, 3, PRINT_JSON_ONLY);
 	print_double(p, "rpm", s->rpm, 0, PRINT_JSON_ONLY);
+	if (r->rpm.present) /* test rpm only: other tests' documents keep their keys */
+		print_double(p, "rpm_ietf", s->rpm_ietf, 0, PRINT_JSON_ONLY);
 	if (s->grade[0])
 		print_str(p, "grade", s->grade, PRINT_JSON_ONLY);
 	else
@@ -132,6 +135,57 @@ static void json_series(struct printer *p, const struct test_result *r)
 	print_close(p);
 }
 
+static void json_rpm(struct printer *p, const struct result_rpm *m)
+{
+	bool h1 = !strcmp(m->protocol, "http/1.1");
+
+	print_open_object(p, "rpm");
+	print_str(p, "protocol", m->protocol, PRINT_JSON_ONLY);
+	print_str(p, "mode", m->sequential ? "sequential" : "concurrent", PRINT_JSON_ONLY);
+	print_str(p, "config_url", m->config_url, PRINT_JSON_ONLY);
+	print_double(p, "rpm", m->rpm, 0, PRINT_JSON_ONLY);
+	print_str(p, "class", isfinite(m->rpm) ? rpm_class(m->rpm) : NULL, PRINT_JSON_ONLY);
+	print_open_object(p, "parameters");
+	print_uint(p, "mad", m->mad, PRINT_JSON_ONLY);
+	print_double(p, "id_s", m->id_s, 3, PRINT_JSON_ONLY);
+	print_uint(p, "tmp_pct", m->tmp, PRINT_JSON_ONLY);
+	print_double(p, "sdt_pct", m->sdt * 100, 3, PRINT_JSON_ONLY);
+	print_uint(p, "mnp", m->mnp, PRINT_JSON_ONLY);
+	print_uint(p, "mps", m->mps, PRINT_JSON_ONLY);
+	print_double(p, "ptc_pct", m->ptc * 100, 3, PRINT_JSON_ONLY);
+	print_double(p, "max_time_s", m->max_s, 3, PRINT_JSON_ONLY);
+	print_close(p);
+	print_open_array(p, "stages");
+	for (size_t i = 0; i < m->nstages; i++) {
+		const struct result_rpm_stage *st = &m->stages[i];
+
+		print_open_object(p, NULL);
+		print_str(p, "direction", st->direction, PRINT_JSON_ONLY);
+		print_double(p, "rpm", st->rpm, 0, PRINT_JSON_ONLY);
+		print_str(p, "class", isfinite(st->rpm) ? rpm_class(st->rpm) : NULL,
+			  PRINT_JSON_ONLY);
+		print_double(p, "foreign_rpm", st->foreign_rpm, 0, PRINT_JSON_ONLY);
+		print_double(p, "loaded_rpm", st->loaded_rpm, 0, PRINT_JSON_ONLY);
+		print_double(p, "tcp_f_ms", st->tcp_ms, 3, PRINT_JSON_ONLY);
+		print_double(p, "http_f_ms", st->http_f_ms, 3, PRINT_JSON_ONLY);
+		print_double(p, "http_l_ms", st->http_l_ms, 3, PRINT_JSON_ONLY);
+		print_str(p, "self_probe", h1 ? "tcp_info" : "http", PRINT_JSON_ONLY);
+		print_double(p, "goodput_mbps", st->goodput_mbps, 3, PRINT_JSON_ONLY);
+		print_uint(p, "connections", st->connections, PRINT_JSON_ONLY);
+		print_uint(p, "intervals", st->intervals, PRINT_JSON_ONLY);
+		print_bool(p, "goodput_saturated", st->saturated, PRINT_JSON_ONLY);
+		print_bool(p, "rpm_stable", st->stable, PRINT_JSON_ONLY);
+		print_str(p, "confidence", st->confidence, PRINT_JSON_ONLY);
+		print_uint(p, "foreign_probes", st->foreign_probes, PRINT_JSON_ONLY);
+		print_uint(p, "self_probes", st->self_probes, PRINT_JSON_ONLY);
+		print_double(p, "duration_s", st->duration_s, 3, PRINT_JSON_ONLY);
+		print_str(p, "error", st->error[0] ? st->error : NULL, PRINT_JSON_ONLY);
+		print_close(p);
+	}
+	print_close(p);
+	print_close(p);
+}
+
 static void json_document(struct printer *p, const struct test_result *r, const struct summary *s)
 {
 	print_str(p, "test", r->test, PRINT_JSON_ONLY);
@@ -154,7 +208,9 @@ static void json_document(struct printer *p, const struct test_result *r, const 
 	print_uint(p, "probe_len_bytes", r->granted_probe_len, PRINT_JSON_ONLY);
 	print_uint(p, "duration_ms", r->granted_duration_ms, PRINT_JSON_ONLY);
 	print_close(p);
-	json_summary(p, s);
+	json_summary(p, r, s);
+	if (r->rpm.present)
+		json_rpm(p, &r->rpm);
 	json_series(p, r);
 }
 
@@ -253,7 +309,9 @@ static void text_document(struct printer *p, const struct test_result *r, const 
 	if (s->download.nflows || s->upload.nflows)
 		print_nl(p);
 
-	print_text(p, "induced latency %s ms, grade %s, responsiveness %s RPM, loss %s%%",
+	print_text(p,
+		   "induced latency %s ms, grade %s, responsiveness from probe p50 %s RPM, "
+		   "loss %s%%",
 		   num(b[0], 24, s->induced_ms, 1), s->grade[0] ? s->grade : "-",
 		   num(b[1], 24, s->rpm, 0), num(b[2], 24, s->loss_pct, 2));
 	print_nl(p);
@@ -278,12 +336,90 @@ static void text_document(struct printer *p, const struct test_result *r, const 
 	}
 }
 
-void result_print(struct printer *p, const struct test_result *r, const struct summary *s)
+/* ---- text of test rpm ---- */
+
+static void text_rpm_stage(struct printer *p, const struct result_rpm *m,
+			   const struct result_rpm_stage *st, bool verbose)
+{
+	bool h1 = !strcmp(m->protocol, "http/1.1");
+	char b[8][24];
+
+	print_text(p, "%-9s %s RPM (%s), confidence %s", st->direction, num(b[0], 24, st->rpm, 0),
+		   isfinite(st->rpm) ? rpm_class(st->rpm) : "not measured", st->confidence);
+	print_nl(p);
+	print_indent(p, 1);
+	print_text(
+	    p, "foreign %s RPM (TCP handshake %s ms, HTTP GET %s ms), loaded %s RPM (%s %s ms)",
+	    num(b[0], 24, st->foreign_rpm, 0), num(b[1], 24, st->tcp_ms, 2),
+	    num(b[2], 24, st->http_f_ms, 2), num(b[3], 24, st->loaded_rpm, 0),
+	    h1 ? "TCP RTT of the load" : "HTTP GET on the load", num(b[4], 24, st->http_l_ms, 2));
+	print_nl(p);
+	print_text(p, "goodput %s Mbit/s in %u connection%s, %s",
+		   num(b[0], 24, st->goodput_mbps, 2), st->connections,
+		   st->connections == 1 ? "" : "s", st->saturated ? "saturated" : "not saturated");
+	print_nl(p);
+	if (verbose) {
+		print_text(p, "RPM %s, %u intervals in %s s, %u foreign and %u self probes",
+			   st->stable ? "stable" : "not stable", st->intervals,
+			   num(b[1], 24, st->duration_s, 1), st->foreign_probes, st->self_probes);
+		print_nl(p);
+	}
+	if (st->error[0]) {
+		print_text(p, "stopped early: %s", st->error);
+		print_nl(p);
+	}
+	print_indent(p, 0);
+}
+
+static void text_rpm(struct printer *p, const struct test_result *r, bool verbose)
+{
+	const struct result_rpm *m = &r->rpm;
+	char b[4][24], safe[4 * sizeof(r->label)];
+
+	print_text(p, "rpm to %s (IPv%d, %s, %s)", r->host, r->ip_version, m->protocol,
+		   m->sequential ? "sequential" : "concurrent");
+	if (r->label[0])
+		print_text(p, ", label \"%s\"", print_escape(safe, sizeof(safe), r->label));
+	print_nl(p);
+	if (verbose) {
+		print_text(p, "config %s", print_escape(safe, sizeof(safe), m->config_url));
+		print_nl(p);
+		print_text(p,
+			   "MAD %u, ID %s s, TMP %u%%, SDT %s%%, MNP %u, MPS %u, PTC %s%%, "
+			   "at most %s s a stage",
+			   m->mad, num(b[0], 24, m->id_s, 2), m->tmp,
+			   num(b[1], 24, m->sdt * 100, 1), m->mnp, m->mps,
+			   num(b[2], 24, m->ptc * 100, 1), num(b[3], 24, m->max_s, 1));
+		print_nl(p);
+	}
+	print_nl(p);
+	for (size_t i = 0; i < m->nstages; i++)
+		text_rpm_stage(p, m, &m->stages[i], verbose);
+	print_nl(p);
+	print_text(p, "responsiveness %s RPM (%s)%s", num(b[0], 24, m->rpm, 0),
+		   isfinite(m->rpm) ? rpm_class(m->rpm) : "not measured",
+		   m->nstages > 1 ? ", the worse direction" : "");
+	print_nl(p);
+	if (r->interrupted) {
+		print_text(p, "warning: interrupted: these numbers cover only the part that ran");
+		print_nl(p);
+	}
+}
+
+void result_print_rpm(struct printer *p, const struct test_result *r, const struct summary *s,
+		      bool verbose)
 {
 	if (print_is_json(p))
 		json_document(p, r, s);
+	else if (r->rpm.present)
+		text_rpm(p, r, verbose);
 	else
 		text_document(p, r, s);
+}
+
+void result_print(struct printer *p, const struct test_result *r, const struct summary *s)
+{
+	result_print_rpm(p, r, s, false);
 }
 
 int result_write_json(const char *path, const struct test_result *r, const struct summary *s)

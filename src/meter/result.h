@@ -49,6 +49,37 @@ struct series {
 
 #define RESULT_MAX_SERIES 48
 
+/*
+ * The draft-ietf-ippm-responsiveness figures of `debloat test rpm` (meter/rpm.h), one
+ * stage per direction in sequential mode, one in concurrent mode. Latencies are the
+ * trimmed means over the stage's last MAD intervals, in ms; NaN when not measured.
+ */
+#define RESULT_RPM_MAX_STAGES 2
+struct result_rpm_stage {
+	char direction[12];		     /* "download", "upload", "both" */
+	double rpm, foreign_rpm, loaded_rpm;
+	double tcp_ms, http_f_ms, http_l_ms; /* trimmed means of tcp_f, http_f, http_l */
+	double goodput_mbps;		     /* the last moving average of the goodput */
+	unsigned connections, intervals;     /* load connections at the end; intervals run */
+	bool saturated, stable;		     /* goodput saturated; RPM stable */
+	char confidence[8];		     /* "high", "medium", "low" */
+	uint32_t foreign_probes, self_probes; /* samples taken */
+	double duration_s;
+	char error[128];		     /* why the stage stopped early, or "" */
+};
+
+struct result_rpm {
+	bool present;		/* a test rpm result */
+	char protocol[12];	/* "h2c" or "http/1.1" */
+	bool sequential;
+	char config_url[300];
+	unsigned mad, tmp, mnp, mps; /* the draft's parameters as run */
+	double id_s, sdt, ptc, max_s;
+	double rpm; /* the stage's; sequential: the lower of the two stages' */
+	size_t nstages;
+	struct result_rpm_stage stages[RESULT_RPM_MAX_STAGES];
+};
+
 struct test_result {
 	char test[16];        /* "rrul", "rrul_be", "tcp_upload", ... */
 	char host[256];       /* the server as given */
@@ -69,6 +100,7 @@ struct test_result {
 	bool interrupted;	 /* stopped early (Ctrl-C): the numbers cover what ran */
 	char unavailable[128];   /* probe kinds that could not run ("ICMP: no permission") */
 	uint32_t granted_interval_us, granted_probe_len, granted_duration_ms;
+	struct result_rpm rpm; /* test rpm only: the draft's figures */
 
 	/* EGRESS_INFO and SYSCTLS for flent's metadata: JSON text from an audit of the
 	 * local interface the test used (may be NULL). */

@@ -390,6 +390,7 @@ int summary_compute(const struct test_result *r, struct summary *out)
 	sm->induced_ms = sm->loaded.p50 - sm->idle.p50;
 	sm->loss_pct = sent ? 100.0 * (double)lost / (double)sent : NAN;
 	sm->rpm = sm->loaded.p50 > 0 ? 60000.0 / sm->loaded.p50 : NAN;
+	sm->rpm_ietf = r->rpm.present ? r->rpm.rpm : NAN;
 	snprintf(sm->grade, sizeof(sm->grade), "%s", summary_grade(sm->induced_ms));
 
 	*out = *sm;

@@ -49,7 +49,10 @@
  * Induced latency is loaded p50 minus idle p50. The grade is the DSLReports scale on
  * the overall induced latency: A+ < 5 ms, A < 30, B < 60, C < 200, D < 400, else F.
  * Responsiveness (RPM, round trips per minute under working conditions) is
- * 60000 / loaded p50 in ms.
+ * 60000 / loaded p50 in ms: "responsiveness from probe p50", our probes' view. It is
+ * not the RPM of draft-ietf-ippm-responsiveness (trimmed means of HTTP and TCP
+ * probes on new and loaded connections, docs/rpm.md), which only `test rpm` measures:
+ * its figure is rpm_ietf, NaN for every other test (and left out of their JSON).
  *
  * Anything that cannot be computed (no samples in a window) is NaN, and the grade
  * is "" then.
@@ -114,7 +117,8 @@ struct summary {
 	double idle_threshold_ms; /* a sample at or below this is back to idle; NaN without load */
 	double induced_ms;
 	double loss_pct; /* all probe streams: lost / sent; NaN when nothing was sent */
-	double rpm;	 /* 60000 / loaded.p50 */
+	double rpm;	 /* 60000 / loaded.p50: responsiveness from the probes' p50 */
+	double rpm_ietf; /* test rpm: the draft's RPM (r->rpm.rpm, docs/rpm.md); else NaN */
 	char grade[3];	 /* "A+", "A" .. "F", or "" */
 };
 

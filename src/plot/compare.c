@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* plot/compare.c - plot/compare.h: the side-by-side table of runs. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -46,6 +47,10 @@ static double rpm(const struct summary *s)
 {
 	return s->rpm;
 }
+static double rpm_ietf(const struct summary *s)
+{
+	return s->rpm_ietf;
+}
 
 const struct compare_metric compare_metrics[] = {
     {"download_mbps", "download Mbit/s", 2, download},
@@ -57,9 +62,11 @@ const struct compare_metric compare_metrics[] = {
     {"latency_loaded_p99_ms", "loaded p99 ms", 2, loaded_p99},
     {"induced_latency_ms", "induced ms", 2, induced},
     {"loss_pct", "probe loss %", 2, loss},
-    {"rpm", "RPM", 0, rpm},
+    {"rpm", "RPM probe p50", 0, rpm},
 };
 const size_t compare_nmetrics = sizeof(compare_metrics) / sizeof(compare_metrics[0]);
+/* Only `test rpm` results have it: not in the table above, which `lab compare` shows too. */
+static const struct compare_metric metric_rpm_ietf = {"rpm_ietf", "RPM (IETF)", 0, rpm_ietf};
 
 double compare_ratio(double v, double first)
 {
@@ -83,16 +90,22 @@ static void compare_json(struct printer *p, const struct run *runs, const char *
 		print_str(p, "test", run->r.test, PRINT_JSON_ONLY);
 		print_str(p, "host", run->r.host, PRINT_JSON_ONLY);
 		print_str(p, "time", run->r.time_utc[0] ? run->r.time_utc : NULL, PRINT_JSON_ONLY);
-		for (size_t m = 0; m < compare_nmetrics; m++)
-			print_double(p, compare_metrics[m].key, compare_metrics[m].get(&run->s), 3,
-				     PRINT_JSON_ONLY);
+		for (size_t m = 0; m <= compare_nmetrics; m++) {
+			const struct compare_metric *cm =
+			    m < compare_nmetrics ? &compare_metrics[m] : &metric_rpm_ietf;
+
+			print_double(p, cm->key, cm->get(&run->s), 3, PRINT_JSON_ONLY);
+		}
 		print_str(p, "grade", run->s.grade[0] ? run->s.grade : NULL, PRINT_JSON_ONLY);
 		print_open_object(p, "ratio");
-		for (size_t m = 0; m < compare_nmetrics; m++)
-			print_double(p, compare_metrics[m].key,
-				     compare_ratio(compare_metrics[m].get(&run->s),
-						   compare_metrics[m].get(&runs[0].s)),
-				     4, PRINT_JSON_ONLY);
+		for (size_t m = 0; m <= compare_nmetrics; m++) {
+			const struct compare_metric *cm =
+			    m < compare_nmetrics ? &compare_metrics[m] : &metric_rpm_ietf;
+
+			print_double(p, cm->key,
+				     compare_ratio(cm->get(&run->s), cm->get(&runs[0].s)), 4,
+				     PRINT_JSON_ONLY);
+		}
 		print_close(p);
 		print_close(p);
 	}
@@ -143,24 +156,28 @@ static void compare_text(struct printer *p, const struct run *runs, const char *
 	for (size_t i = 0; i < nruns; i++)
 		snprintf(cells[i], sizeof(cells[i]), "%s", runs[i].r.test);
 	text_row(p, "test", ptr, nruns, w);
-	for (size_t m = 0; m < compare_nmetrics; m++) {
-		double first = compare_metrics[m].get(&runs[0].s);
+	for (size_t m = 0; m <= compare_nmetrics; m++) {
+		const struct compare_metric *cm =
+		    m < compare_nmetrics ? &compare_metrics[m] : &metric_rpm_ietf;
+		double first = cm->get(&runs[0].s);
+		bool any = false;
 
 		for (size_t i = 0; i < nruns; i++) {
-			double v = compare_metrics[m].get(&runs[i].s), q = compare_ratio(v, first);
+			double v = cm->get(&runs[i].s), q = compare_ratio(v, first);
 			int len;
 
 			if (!isfinite(v)) {
 				snprintf(cells[i], sizeof(cells[i]), "-");
 				continue;
 			}
-			len = snprintf(cells[i], sizeof(cells[i]), "%.*f",
-				       compare_metrics[m].decimals, v);
+			any = true;
+			len = snprintf(cells[i], sizeof(cells[i]), "%.*f", cm->decimals, v);
 			if (i && isfinite(q))
 				snprintf(cells[i] + len, sizeof(cells[i]) - (size_t)len, " (x%.2f)",
 					 q);
 		}
-		text_row(p, compare_metrics[m].label, ptr, nruns, w);
+		if (any || cm != &metric_rpm_ietf) /* no row of dashes for rrul runs */
+			text_row(p, cm->label, ptr, nruns, w);
 	}
 	for (size_t i = 0; i < nruns; i++)
 		snprintf(cells[i], sizeof(cells[i]), "%s",

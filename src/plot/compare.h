@@ -11,7 +11,8 @@
  *	{"runs": [{"name", "file", "format" ("debloat" or "flent"), "test", "host", "time",
  *	           "download_mbps", "upload_mbps", "latency_idle_p50_ms",
  *	           "latency_idle_p99_ms", "latency_loaded_p50_ms", "latency_loaded_p99_ms",
- *	           "induced_latency_ms", "loss_pct", "grade", "rpm",
+ *	           "induced_latency_ms", "loss_pct", "grade", "rpm" (from the loaded probe
+ *	           p50), "rpm_ietf" (test rpm: the draft's RPM; else null),
  *	           "ratio": {"download_mbps", ... the same numeric keys ...}}]}
  * The first run's ratios are all 1 (or null).
  */
@@ -32,7 +33,8 @@ struct compare_metric {
 	int decimals;
 	double (*get)(const struct summary *s);
 };
-/* Download, upload, idle and loaded p50/p99, induced latency, probe loss, RPM. */
+/* Download, upload, idle and loaded p50/p99, induced latency, probe loss, RPM from the
+ * probe p50. (compare_print adds rpm_ietf, the draft's RPM of test rpm results.) */
 extern const struct compare_metric compare_metrics[];
 extern const size_t compare_nmetrics;
 

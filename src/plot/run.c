@@ -216,6 +216,44 @@ static int ours_summary(const struct jval *doc, struct summary *s, char *err, si
 	return 0;
 }
 
+/* A `test rpm` result's "rpm" object (meter/report.h): the draft's figures. */
+static int ours_rpm(const struct jval *doc, struct result_rpm *m, char *err, size_t errlen)
+{
+	struct jval *j = json_get(doc, "rpm"), *stages;
+	char mode[16];
+
+	if (!j)
+		return 0;
+	stages = json_get(j, "stages");
+	if (json_kind_of(j) != JSON_KIND_OBJECT ||
+	    get_string(j, "protocol", m->protocol, sizeof(m->protocol)) < 0 ||
+	    get_string(j, "mode", mode, sizeof(mode)) < 0 ||
+	    get_string(j, "config_url", m->config_url, sizeof(m->config_url)) < 0 ||
+	    get_number(j, "rpm", &m->rpm) < 0 ||
+	    (stages && json_kind_of(stages) != JSON_KIND_ARRAY))
+		return fail(err, errlen, "\"rpm\" has a value of the wrong type");
+	m->present = true;
+	m->sequential = !strcmp(mode, "sequential");
+	for (size_t i = 0; stages && i < json_array_len(stages) && i < RESULT_RPM_MAX_STAGES; i++) {
+		struct jval *st = json_array_at(stages, i);
+		struct result_rpm_stage *o = &m->stages[i];
+
+		if (json_kind_of(st) != JSON_KIND_OBJECT ||
+		    get_string(st, "direction", o->direction, sizeof(o->direction)) < 0 ||
+		    get_string(st, "confidence", o->confidence, sizeof(o->confidence)) < 0 ||
+		    get_number(st, "rpm", &o->rpm) < 0 ||
+		    get_number(st, "foreign_rpm", &o->foreign_rpm) < 0 ||
+		    get_number(st, "loaded_rpm", &o->loaded_rpm) < 0 ||
+		    get_number(st, "tcp_f_ms", &o->tcp_ms) < 0 ||
+		    get_number(st, "http_f_ms", &o->http_f_ms) < 0 ||
+		    get_number(st, "http_l_ms", &o->http_l_ms) < 0 ||
+		    get_number(st, "goodput_mbps", &o->goodput_mbps) < 0)
+			return fail(err, errlen, "\"rpm\" stage %zu has a value of the wrong type", i);
+		m->nstages = i + 1;
+	}
+	return 0;
+}
+
 static int parse_ours(const struct jval *doc, struct run *run, char *err, size_t errlen)
 {
 	struct test_result *r = &run->r;
@@ -239,6 +277,8 @@ static int parse_ours(const struct jval *doc, struct run *run, char *err, size_t
 	    json_get_int(doc, "ip_version", &ipv) == -EINVAL)
 		return fail(err, errlen, "a top-level key has a value of the wrong type");
 	r->ip_version = (int)(ipv == 6 ? 6 : 4);
+	if ((ret = ours_rpm(doc, &r->rpm, err, errlen)) < 0)
+		return ret;
 	json_object_foreach(series, first_values_len, &nsteps);
 	if (nsteps > RUN_MAX_STEPS)
 		return fail(err, errlen, "%zu steps, more than %u", nsteps, RUN_MAX_STEPS);
