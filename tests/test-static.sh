@@ -4,7 +4,7 @@
 #
 #   build-static-ARCH/bin/debloat  --qemu-arm/qemu-aarch64-->  same answers as build/debloat
 #
-# For each ARCH: the binary is static and under 1.5 MB; --version; `audit --from` on
+# For each ARCH: the binary is static and under 2 MB (scripts/build-static.sh says why 2); --version; `audit --from` on
 # every board fixture prints the same JSON and text as the native binary; every unit
 # test of the cross build passes under qemu (two skipped, see below); a `debloat
 # server` under qemu serves a native `debloat test ping` over loopback; and a
@@ -79,10 +79,10 @@ for arch in "${arches[@]}"; do
 	fi
 	size=$(stat -c %s "$bin")
 	echo "     $arch: bin/debloat is $size bytes stripped"
-	if [ "$size" -le $((1536 * 1024)) ]; then
-		pass "$arch: under 1.5 MB ($((size / 1024)) KiB)"
+	if [ "$size" -le $((2048 * 1024)) ]; then
+		pass "$arch: under 2 MB ($((size / 1024)) KiB)"
 	else
-		fail "$arch: $((size / 1024)) KiB, over the 1.5 MB goal"
+		fail "$arch: $((size / 1024)) KiB, over the 2 MB goal"
 	fi
 
 	run "$qemu" "$bin" --version
