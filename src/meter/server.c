@@ -26,6 +26,7 @@
 #include "meter/cc.h"
 #include "meter/loop.h"
 #include "meter/server.h"
+#include "meter/tokens.h"
 
 #define SWEEP_MS	100
 #define ACCEPT_BATCH	64
@@ -76,6 +77,7 @@ struct bucket {
 
 struct test {
 	struct server *s;
+	unsigned slot; /* index in server.tests */
 	uint8_t token[PROTO_TOKEN_LEN];
 	struct sockaddr_storage addr; /* the client's IP (port ignored) */
 	struct conn *control;
@@ -98,7 +100,8 @@ struct server {
 	uint16_t port;
 	struct conn *conns;
 	unsigned nconns, npending, ntests;
-	struct test **tests; /* max_clients slots */
+	struct test **tests; /* the running tests, dense: [0, ntests) */
+	struct token_table by_token;
 	uint64_t sweep_timer;
 	uint8_t *bulk; /* BULK_LEN: zeros to send, and a sink to read into */
 };
@@ -318,10 +321,9 @@ static void test_end(struct test *t, const char *reason)
 	sum.probes_answered = t->answered;
 	sum.probes_dropped = t->dropped;
 	sum.flags = t->flags;
-	for (i = 0; i < s->cfg.max_clients; i++)
-		if (s->tests[i] == t)
-			s->tests[i] = NULL;
-	s->ntests--;
+	tokens_del(&s->by_token, t->token);
+	s->tests[t->slot] = s->tests[--s->ntests];
+	s->tests[t->slot]->slot = t->slot;
 	free(t);
 	if (s->cfg.on_test_end)
 		s->cfg.on_test_end(s->cfg.ctx, &sum);
@@ -354,10 +356,7 @@ static void test_report(struct loop *l, uint64_t id, void *ctx)
 
 static struct test *find_test(struct server *s, const uint8_t *token)
 {
-	for (unsigned i = 0; i < s->cfg.max_clients; i++)
-		if (s->tests[i] && !memcmp(s->tests[i]->token, token, PROTO_TOKEN_LEN))
-			return s->tests[i];
-	return NULL;
+	return tokens_find(&s->by_token, token);
 }
 
 static uint32_t clamp32(uint32_t v, uint32_t lo, uint32_t hi)
@@ -366,13 +365,18 @@ static uint32_t clamp32(uint32_t v, uint32_t lo, uint32_t hi)
 }
 
 /* true when c became the test's control connection; else c may be gone. */
-/* Tests running for peer's address. A scan of max_clients slots, only at HELLO. */
+/*
+ * Tests running for peer's address: a scan of the running tests, only at HELLO (10000
+ * tests: ~50 us per HELLO, against a TCP handshake's cost; not worth a second table).
+ */
 static unsigned tests_from(const struct server *s, const struct sockaddr_storage *peer)
 {
+	struct sockaddr_storage a;
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < s->cfg.max_clients; i++)
-		n += s->tests[i] && same_addr(&s->tests[i]->addr, peer);
+	normalize_addr(peer, &a);
+	for (unsigned i = 0; i < s->ntests; i++)
+		n += same_addr(&s->tests[i]->addr, &a);
 	return n;
 }
 
@@ -405,7 +409,6 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 	struct proto_welcome *w = &m.u.welcome;
 	uint16_t min_len = PROTO_PROBE_LEN + (s->cfg.keylen ? PROTO_MAC_LEN : 0);
 	char text[128];
-	unsigned slot;
 	struct test *t;
 	int r;
 
@@ -432,19 +435,21 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 		conn_error(c, PROTO_ERR_BUSY, "too many tests from your address");
 		return false;
 	}
-	for (slot = 0; slot < s->cfg.max_clients && s->tests[slot]; slot++)
-		;
-	if (slot == s->cfg.max_clients) {
+	if (s->ntests == s->cfg.max_clients) {
 		conn_error(c, PROTO_ERR_BUSY, "server busy: too many tests running");
 		return false;
 	}
 	t = calloc(1, sizeof(*t));
-	if (!t || getrandom(t->token, sizeof(t->token), 0) != sizeof(t->token)) {
+	/* A token already running (2^-128 per pair, but cheap to rule out): draw again. */
+	do
+		r = !t || getrandom(t->token, sizeof(t->token), 0) != sizeof(t->token)
+			? -ENOMEM
+			: tokens_find(&s->by_token, t->token) ? -EEXIST : 0;
+	while (r == -EEXIST);
+	if (r < 0) {
 		free(t);
-		{
-			conn_error(c, PROTO_ERR_BUSY, "server out of resources");
-			return false;
-		}
+		conn_error(c, PROTO_ERR_BUSY, "server out of resources");
+		return false;
 	}
 	t->s = s;
 	normalize_addr(&c->peer, &t->addr);
@@ -466,15 +471,15 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 		proto_welcome_sign(w, c->nonce, s->cfg.key, s->cfg.keylen);
 	t->granted = *w;
 	t->report_timer = loop_timer_at(s->loop, t->report_ns, test_report, t);
-	if (!t->report_timer) {
+	if (!t->report_timer || tokens_add(&s->by_token, t->token, t) < 0) {
+		if (t->report_timer)
+			loop_timer_del(s->loop, t->report_timer);
 		free(t);
-		{
-			conn_error(c, PROTO_ERR_BUSY, "server out of resources");
-			return false;
-		}
+		conn_error(c, PROTO_ERR_BUSY, "server out of resources");
+		return false;
 	}
-	s->tests[slot] = t;
-	s->ntests++;
+	t->slot = s->ntests;
+	s->tests[s->ntests++] = t;
 	s->npending--;
 	c->kind = CONN_CONTROL;
 	c->test = t;
@@ -937,11 +942,10 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 	uint64_t now = loop_now_ns();
 	struct conn *c, *next;
 
-	for (unsigned i = 0; i < s->cfg.max_clients; i++) {
+	/* Backwards: an ending test's slot takes the last test, one already seen. */
+	for (unsigned i = s->ntests; i-- > 0;) {
 		struct test *t = s->tests[i];
 
-		if (!t)
-			continue;
 		if (now >= t->end_ns)
 			test_end(t, "expired");
 		else if (now - t->active_ns >= (uint64_t)s->cfg.idle_ms * NS_PER_MS)
@@ -1071,6 +1075,7 @@ static int open_sockets(struct server *s)
 int server_new(const struct server_config *cfg, struct server **out)
 {
 	struct server *s;
+	uint64_t seed;
 	int r;
 
 	if (!cfg->max_clients || !cfg->max_pending || cfg->min_interval_us == 0 ||
@@ -1089,6 +1094,11 @@ int server_new(const struct server_config *cfg, struct server **out)
 		r = -ENOMEM;
 		goto fail;
 	}
+	if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
+		seed = loop_now_ns();
+	r = tokens_init(&s->by_token, cfg->max_clients, seed);
+	if (r < 0)
+		goto fail;
 	if (cfg->keylen) {
 		uint8_t *k = malloc(cfg->keylen);
 
@@ -1128,9 +1138,8 @@ int server_run(struct server *s, const volatile int *stop)
 			break;
 		r = 0;
 	}
-	for (unsigned i = 0; i < s->cfg.max_clients; i++)
-		if (s->tests[i])
-			test_end(s->tests[i], "shutdown");
+	while (s->ntests)
+		test_end(s->tests[s->ntests - 1], "shutdown");
 	return r;
 }
 
@@ -1138,10 +1147,8 @@ void server_free(struct server *s)
 {
 	if (!s)
 		return;
-	if (s->tests)
-		for (unsigned i = 0; i < s->cfg.max_clients; i++)
-			if (s->tests[i])
-				test_end(s->tests[i], "shutdown");
+	while (s->ntests)
+		test_end(s->tests[s->ntests - 1], "shutdown");
 	while (s->conns)
 		conn_close(s->conns);
 	if (s->tcp >= 0)
@@ -1156,6 +1163,7 @@ void server_free(struct server *s)
 	}
 	loop_free(s->loop);
 	free(s->tests);
+	tokens_free(&s->by_token);
 	free(s->bulk);
 	free(s);
 }
