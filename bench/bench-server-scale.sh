@@ -62,6 +62,11 @@ for c in irtt jq ip taskset; do
 done
 [ "$(id -u)" -eq 0 ] || { echo "bench-server-scale: skipped: needs root (a network namespace)" >&2; exit 77; }
 
+# 10000 clients: a TCP and a UDP socket each in the load generator, one or more
+# descriptors each in the server. Our own limit only (root may lift the hard one).
+ulimit -Hn 65536 2>/dev/null || true
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
 NS=dbb-scale-$$
 tmp=$(mktemp -d)
 pids=()

@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * server-load.c - many ping clients at once against one latency server, for
- * bench-server-scale.sh: N clients, each from its own loopback address (127.10.x.y,
- * a socket bound to it), send UDP probes at a fixed total rate, spread evenly, for a
- * given time; then it prints one JSON line with what it saw:
+ * bench-server-scale.sh: N clients, each from its own loopback address (127.10.x.y),
+ * send UDP probes at a fixed total rate, spread evenly, for a given time; then it
+ * prints one JSON line with what it saw:
  *
  *   server-load debloat|irtt PORT CLIENTS RATE SECONDS
  *   {"clients":N,"ready":N,"sent":S,"received":R,"loss_pct":..,"rtt_us":{"p50":..,
  *    "p90":..,"p99":..,"max":..},"proc_us":{"p50":..,"p90":..,"p99":..,"max":..},
  *    "setup_s":..}
  *
- * debloat: each client opens a test (HELLO over TCP, step 10 s so the control
- * connections stay quiet; WELCOME gives its token), then sends proto.h probes.
+ * The UDP side is one socket for all clients: each datagram leaves from its client's
+ * address (IP_PKTINFO's source), and a reply finds its client by the address it was
+ * sent to (IP_PKTINFO on receipt); ten thousand clients then need ten thousand
+ * descriptors (their TCP control connections), not twenty.
+ *
+ * debloat: each client opens a test (HELLO over TCP from its address, step 10 s so the
+ * control connections stay quiet; WELCOME gives its token), then sends proto.h probes.
  * irtt: each client opens a connection of irtt's protocol (version 1: an open request
  * with its parameters, the reply with a connection token; little-endian fields) asking
  * for dual monotonic timestamps, then sends echo requests of 32 bytes. Both reply
@@ -31,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -46,7 +50,7 @@
 enum kind { DEBLOAT, IRTT };
 
 struct client {
-	int udp, tcp;
+	int tcp;
 	struct sockaddr_in addr;
 	uint8_t token[PROTO_TOKEN_LEN]; /* debloat: 16 bytes; irtt: the first 8 */
 	int ready;
@@ -56,6 +60,7 @@ struct client {
 };
 
 static enum kind kind;
+static int udp; /* every client's probes */
 static struct sockaddr_in server;
 static struct client *cl;
 static unsigned nclients;
@@ -142,15 +147,83 @@ static size_t irtt_open(uint8_t *b, uint64_t interval_ns, uint64_t duration_ns, 
 
 static int bound_socket(int type, const struct sockaddr_in *a)
 {
-	int fd = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
+	int fd = socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
 		die("socket");
 	if (bind(fd, (const struct sockaddr *)a, sizeof(*a)) < 0)
 		die("bind");
-	if (type == SOCK_DGRAM)
-		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	return fd;
+}
+
+/* One datagram from client c's address. */
+static ssize_t udp_send(const struct client *c, const uint8_t *b, size_t len)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct in_pktinfo))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = {.iov_base = (void *)b, .iov_len = len};
+	struct msghdr mh = {.msg_name = &server, .msg_namelen = sizeof(server), .msg_iov = &iov,
+			    .msg_iovlen = 1, .msg_control = ctl.buf,
+			    .msg_controllen = sizeof(ctl.buf)};
+	struct cmsghdr *cm;
+	struct in_pktinfo pi = {.ipi_spec_dst = c->addr.sin_addr};
+
+	memset(&ctl, 0, sizeof(ctl));
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = IPPROTO_IP;
+	cm->cmsg_type = IP_PKTINFO;
+	cm->cmsg_len = CMSG_LEN(sizeof(pi));
+	memcpy(CMSG_DATA(cm), &pi, sizeof(pi));
+	return sendmsg(udp, &mh, 0);
+}
+
+/* The client a datagram was sent to: 127.10.x.y, x = 1 + i / 250, y = 1 + i % 250. */
+static struct client *client_of(struct in_addr a)
+{
+	uint32_t h = ntohl(a.s_addr), x = h >> 8 & 0xff, y = h & 0xff;
+	uint32_t i;
+
+	if ((h >> 16) != (127u << 8 | 10u) || x < 1 || y < 1 || y > 250)
+		return NULL;
+	i = (x - 1) * 250 + (y - 1);
+	return i < nclients ? &cl[i] : NULL;
+}
+
+/* Read one datagram: its bytes in b, its client, the kernel's receive time. 0 when
+ * nothing is left, -1 for a datagram of no client of ours. */
+static ssize_t udp_recv(uint8_t *b, size_t cap, struct client **c, uint64_t *rx)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(struct in_pktinfo))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = {.iov_base = b, .iov_len = cap};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+			    .msg_controllen = sizeof(ctl.buf)};
+	ssize_t n = recvmsg(udp, &mh, MSG_DONTWAIT);
+
+	*c = NULL;
+	*rx = 0;
+	if (n <= 0)
+		return 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+
+			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+			*rx = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+		} else if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_PKTINFO) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(cm), sizeof(pi));
+			*c = client_of(pi.ipi_addr);
+		}
+	}
+	if (!*rx)
+		*rx = real_ns();
+	return *c ? n : -1;
 }
 
 static int wait_fd(int fd, short ev, int ms)
@@ -194,17 +267,24 @@ static int welcome_read(struct client *c)
 	return 1;
 }
 
-static int irtt_reply_read(struct client *c)
+/* Open replies of irtt's server waiting on the socket: the clients they make ready. */
+static unsigned irtt_replies_read(void)
 {
+	unsigned ready = 0;
 	uint8_t b[256];
-	ssize_t n = recv(c->udp, b, sizeof(b), 0);
+	struct client *c;
+	uint64_t rx;
+	ssize_t n;
 
-	if (n < 12 || memcmp(b, irtt_magic, 3) || !(b[3] & IRTT_OPEN) || !(b[3] & IRTT_REPLY))
-		return n < 0 && errno == EAGAIN ? 0 : -1;
-	if (b[3] & IRTT_CLOSE)
-		return -1;
-	memcpy(c->token, b + 4, 8);
-	return 1;
+	while ((n = udp_recv(b, sizeof(b), &c, &rx)) != 0) {
+		if (n < 12 || memcmp(b, irtt_magic, 3) || !(b[3] & IRTT_OPEN) ||
+		    !(b[3] & IRTT_REPLY) || (b[3] & IRTT_CLOSE) || c->ready)
+			continue;
+		memcpy(c->token, b + 4, 8);
+		c->ready = 1;
+		ready++;
+	}
+	return ready;
 }
 
 /* Open every client, WAVE at a time; the number ready. */
@@ -213,13 +293,12 @@ static unsigned open_all(uint32_t interval_us, uint32_t seconds)
 	unsigned ready = 0;
 
 	for (unsigned w = 0; w < nclients; w += WAVE) {
-		unsigned end = w + WAVE < nclients ? w + WAVE : nclients;
+		unsigned end = w + WAVE < nclients ? w + WAVE : nclients, got = 0;
 		uint64_t until;
 
 		for (unsigned i = w; i < end; i++) {
 			struct client *c = &cl[i];
 
-			c->udp = bound_socket(SOCK_DGRAM, &c->addr);
 			if (kind == DEBLOAT) {
 				c->tcp = bound_socket(SOCK_STREAM, &c->addr);
 				if (connect(c->tcp, (struct sockaddr *)&server, sizeof(server)) < 0 &&
@@ -230,23 +309,30 @@ static unsigned open_all(uint32_t interval_us, uint32_t seconds)
 				size_t n = irtt_open(b, (uint64_t)interval_us * 1000,
 						     (uint64_t)(seconds + 30) * 1000000000ULL, 0);
 
-				sendto(c->udp, b, n, 0, (struct sockaddr *)&server, sizeof(server));
+				udp_send(c, b, n);
 			}
 		}
 		until = mono_ns() + 5000000000ULL;
+		if (kind == IRTT) {
+			while (got < end - w && mono_ns() < until) {
+				got += irtt_replies_read();
+				if (got < end - w)
+					wait_fd(udp, POLLIN, 100);
+			}
+			ready += got;
+			continue;
+		}
 		for (unsigned i = w; i < end; i++) {
 			struct client *c = &cl[i];
 			int r = 0;
 
-			if (kind == DEBLOAT) {
-				if (!wait_fd(c->tcp, POLLOUT, 5000))
-					continue;
-				hello_send(c, interval_us, (seconds + 30) * 1000);
-			}
+			if (!wait_fd(c->tcp, POLLOUT, 5000))
+				continue;
+			hello_send(c, interval_us, (seconds + 30) * 1000);
 			while (!r && mono_ns() < until) {
-				r = kind == DEBLOAT ? welcome_read(c) : irtt_reply_read(c);
+				r = welcome_read(c);
 				if (!r)
-					wait_fd(kind == DEBLOAT ? c->tcp : c->udp, POLLIN, 100);
+					wait_fd(c->tcp, POLLIN, 100);
 			}
 			if (r == 1) {
 				c->ready = 1;
@@ -279,37 +365,24 @@ static void probe_send(struct client *c)
 	}
 	c->sent_ns[c->seq % RING] = now;
 	c->sent_seq[c->seq % RING] = c->seq;
-	if (sendto(c->udp, b, len, 0, (struct sockaddr *)&server, sizeof(server)) == (ssize_t)len)
+	if (udp_send(c, b, len) == (ssize_t)len)
 		nsent++;
 	c->seq++;
 }
 
-static void replies_read(struct client *c)
+static void replies_read(void)
 {
 	for (;;) {
 		uint8_t b[256];
-		union {
-			char buf[CMSG_SPACE(sizeof(struct timespec))];
-			struct cmsghdr align;
-		} ctl;
-		struct iovec iov = {.iov_base = b, .iov_len = sizeof(b)};
-		struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
-				    .msg_controllen = sizeof(ctl.buf)};
-		ssize_t n = recvmsg(c->udp, &mh, MSG_DONTWAIT);
-		uint64_t rx = 0, held;
+		struct client *c;
+		uint64_t rx, held;
 		uint32_t seq;
+		ssize_t n = udp_recv(b, sizeof(b), &c, &rx);
 
-		if (n < 0)
+		if (n == 0)
 			return;
-		for (struct cmsghdr *cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-			if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
-				struct timespec ts;
-
-				memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
-				rx = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-			}
-		if (!rx)
-			rx = real_ns();
+		if (n < 0)
+			continue;
 		if (kind == DEBLOAT) {
 			struct proto_probe p;
 
@@ -353,9 +426,10 @@ static void print_q(const char *key, uint64_t *v, size_t n)
 int main(int argc, char *argv[])
 {
 	struct rlimit rl;
+	struct sockaddr_in any = {.sin_family = AF_INET};
 	unsigned rate, seconds, ready;
 	uint64_t t0, start, gap_ns, k = 0, end;
-	int ep;
+	int one = 1, big = 16 << 20;
 
 	if (argc != 6) {
 		fprintf(stderr, "usage: server-load debloat|irtt PORT CLIENTS RATE SECONDS\n");
@@ -377,9 +451,16 @@ int main(int argc, char *argv[])
 	cl = calloc(nclients, sizeof(*cl));
 	rtt = malloc(MAX_SAMP * sizeof(*rtt));
 	proc = malloc(MAX_SAMP * sizeof(*proc));
-	ep = epoll_create1(0);
-	if (!cl || !rtt || !proc || ep < 0)
+	udp = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (!cl || !rtt || !proc || udp < 0)
 		die("setup");
+	setsockopt(udp, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	setsockopt(udp, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+	/* The replies of every client land here: room for a stall of ours too. */
+	if (setsockopt(udp, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) < 0)
+		setsockopt(udp, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
+	if (bind(udp, (struct sockaddr *)&any, sizeof(any)) < 0)
+		die("bind");
 	for (unsigned i = 0; i < nclients; i++) {
 		cl[i].addr = (struct sockaddr_in){.sin_family = AF_INET};
 		cl[i].addr.sin_addr.s_addr =
@@ -389,19 +470,12 @@ int main(int argc, char *argv[])
 	/* Each client's interval: the total rate spread over the clients. */
 	t0 = mono_ns();
 	ready = open_all((uint32_t)((uint64_t)nclients * 1000000 / rate), seconds);
-	for (unsigned i = 0; i < nclients; i++) {
-		struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
-
-		if (cl[i].ready)
-			epoll_ctl(ep, EPOLL_CTL_ADD, cl[i].udp, &ev);
-	}
 	start = mono_ns();
 	gap_ns = 1000000000ULL / rate;
 	end = start + (uint64_t)seconds * 1000000000ULL;
 	for (;;) {
-		struct epoll_event evs[256];
 		uint64_t now = mono_ns();
-		int n, wait;
+		int wait;
 
 		/* Probe k goes out at start + k * gap, from client k mod N. */
 		while (now < end && start + k * gap_ns <= now) {
@@ -414,9 +488,8 @@ int main(int argc, char *argv[])
 		if (now >= end + 1000000000ULL) /* one more second for the last replies */
 			break;
 		wait = now < end ? 1 : 100;
-		n = epoll_wait(ep, evs, 256, wait);
-		for (int i = 0; i < n; i++)
-			replies_read(&cl[evs[i].data.u32]);
+		wait_fd(udp, POLLIN, wait);
+		replies_read();
 	}
 	/* irtt: close each connection, as its client does. */
 	for (unsigned i = 0; kind == IRTT && i < nclients; i++) {
@@ -427,7 +500,7 @@ int main(int argc, char *argv[])
 		memcpy(b, irtt_magic, 3);
 		b[3] = IRTT_CLOSE;
 		memcpy(b + 4, cl[i].token, 8);
-		sendto(cl[i].udp, b, 12, 0, (struct sockaddr *)&server, sizeof(server));
+		udp_send(&cl[i], b, 12);
 	}
 	printf("{\"clients\":%u,\"ready\":%u,\"sent\":%llu,\"received\":%llu,\"loss_pct\":%.3f,",
 	       nclients, ready, (unsigned long long)nsent, (unsigned long long)nrecv,
@@ -437,10 +510,9 @@ int main(int argc, char *argv[])
 	printf(",");
 	print_q("proc_us", proc, nproc);
 	printf(",\"setup_s\":%.2f}\n", (double)(start - t0) / 1e9);
-	for (unsigned i = 0; i < nclients; i++) {
-		close(cl[i].udp);
+	for (unsigned i = 0; i < nclients; i++)
 		if (cl[i].tcp >= 0)
 			close(cl[i].tcp);
-	}
+	close(udp);
 	return 0;
 }
