@@ -1247,6 +1247,57 @@ TEST(probes_piled_up_are_answered_in_batches)
 	stop(&r);
 }
 
+/*
+ * The kernel drops probes on a full receive buffer (a tiny one here, while the loop is
+ * stalled): the server cannot tell whose, so every running test is flagged, even one
+ * that sent no probe at all.
+ */
+TEST(probes_dropped_on_a_full_buffer_flag_every_test)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 10), w, quiet_w, m;
+	struct sockaddr_in to;
+	uint8_t buf[1400] = {0};
+	struct proto_probe p = {.magic = PROTO_PROBE_MAGIC_REQ};
+	int a, quiet, b, udp;
+
+	test_config(&c, &r);
+	c.on_test_end = slow_end;
+	c.min_interval_us = 10;
+	c.max_probe_len = sizeof(buf);
+	c.udp_rcvbuf = 1; /* the kernel's minimum: a few datagrams */
+	REQUIRE_EQ(start(&r, &c), 0);
+	h.u.hello.step_ms = 5000;
+	a = open_test(server_port(r.s), &h, &w);
+	REQUIRE(a >= 0);
+	quiet = open_test_from("127.0.0.2", server_port(r.s), &h, &quiet_w);
+	REQUIRE(quiet >= 0);
+	udp = client_socket(SOCK_DGRAM, NULL, 0);
+	REQUIRE(udp >= 0);
+	to = loopback("127.0.0.1", server_port(r.s));
+	memcpy(p.token, w.u.welcome.token, PROTO_TOKEN_LEN);
+	b = open_test(server_port(r.s), &h, &m);
+	REQUIRE(b >= 0);
+	close(b);
+	msleep(100); /* the loop is in its 600 ms stall: the buffer fills */
+	for (uint32_t i = 0; i < 50; i++) {
+		p.seq = i;
+		proto_probe_encode(&p, buf, sizeof(buf));
+		CHECK(sendto(udp, buf, sizeof(buf), 0, (struct sockaddr *)&to, sizeof(to)) ==
+		      (ssize_t)sizeof(buf));
+	}
+	msleep(800); /* the stall ends, the next sweep marks the tests */
+	REQUIRE_EQ(stop_test(&r, quiet, 1, &m), 0);
+	CHECK(m.u.final.flags & PROTO_REPORT_OVERLOADED);
+	CHECK_EQ(m.u.final.probes_answered, 0);
+	REQUIRE_EQ(stop_test(&r, a, 2, &m), 0);
+	CHECK(m.u.final.flags & PROTO_REPORT_OVERLOADED);
+	CHECK(m.u.final.probes_answered < 50);
+	close(udp);
+	stop(&r);
+}
+
 /* Thousands of tests at once (one address may hold them all here): each is found by
  * its token. */
 TEST(thousands_of_tests_each_found_by_token)

@@ -11,6 +11,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/sock_diag.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
@@ -888,8 +889,8 @@ static int cmsg_tos(const struct cmsghdr *cm)
 	return -1;
 }
 
-/* What the kernel told about one datagram: its marking, receive time, queue drops. */
-static void probe_cmsgs(struct server *s, struct msghdr *mh, int *tos, uint64_t *rx_real_ns)
+/* What the kernel told about one datagram: its marking and receive time. */
+static void probe_cmsgs(struct msghdr *mh, int *tos, uint64_t *rx_real_ns)
 {
 	*tos = -1;
 	*rx_real_ns = 0;
@@ -900,12 +901,6 @@ static void probe_cmsgs(struct server *s, struct msghdr *mh, int *tos, uint64_t 
 
 			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
 			*rx_real_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-		} else if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SO_RXQ_OVFL &&
-			   cm->cmsg_len >= CMSG_LEN(sizeof(uint32_t))) {
-			uint32_t drops;
-
-			memcpy(&drops, CMSG_DATA(cm), sizeof(drops));
-			s->rxq_drops = drops; /* the socket's count since it opened */
 		} else if (*tos < 0) {
 			*tos = cmsg_tos(cm);
 		}
@@ -1075,7 +1070,7 @@ static void probes_serve(struct server *s, int rounds)
 			uint64_t rx_real, rx;
 			int tos;
 
-			probe_cmsgs(s, mh, &tos, &rx_real);
+			probe_cmsgs(mh, &tos, &rx_real);
 			/* A truncated datagram is longer than any probe we accept. */
 			if (mh->msg_flags & MSG_TRUNC)
 				continue;
@@ -1120,7 +1115,17 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 	struct conn *c, *next;
 
 	/* The kernel dropped probes on a full buffer since the last sweep: whose it cannot
-	 * say, so every running test may have lost some to us, not to the path. */
+	 * say, so every running test may have lost some to us, not to the path. The count
+	 * is the socket's (SO_MEMINFO), not one carried by later datagrams: a burst that
+	 * ends in drops is seen even if nothing arrives after it. */
+	{
+		uint32_t mem[SK_MEMINFO_VARS];
+		socklen_t len = sizeof(mem);
+
+		if (getsockopt(s->udp, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
+		    len > SK_MEMINFO_DROPS * sizeof(uint32_t))
+			s->rxq_drops = mem[SK_MEMINFO_DROPS];
+	}
 	if (s->rxq_drops != s->rxq_drops_seen) {
 		s->rxq_drops_seen = s->rxq_drops;
 		for (unsigned i = 0; i < s->ntests; i++)
@@ -1211,10 +1216,8 @@ static int open_socket(const struct server_config *cfg, int family, int type, ui
 		setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
 		if (family == AF_INET6)
 			setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one));
-		/* The kernel's receive time (hold time) and its count of datagrams dropped
-		 * on a full buffer (overload). */
+		/* The kernel's receive time of each datagram: the hold time. */
 		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
-		setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
 		udp_buffer(fd, cfg->udp_rcvbuf);
 	}
 	if (bind(fd, (struct sockaddr *)&a, alen) < 0 ||
