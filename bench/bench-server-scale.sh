@@ -56,7 +56,10 @@ while [ $# -gt 0 ]; do
 done
 DEBLOAT=$BUILD/debloat
 LOAD=$BUILD/bench/server-load
-[ -x "$DEBLOAT" ] && [ -x "$LOAD" ] || { echo "bench-server-scale: no $DEBLOAT or $LOAD (make first)" >&2; exit 1; }
+if [ ! -x "$DEBLOAT" ] || [ ! -x "$LOAD" ]; then
+	echo "bench-server-scale: no $DEBLOAT or $LOAD (make first)" >&2
+	exit 1
+fi
 for c in irtt jq ip taskset; do
 	command -v "$c" >/dev/null || { echo "bench-server-scale: skipped: needs $c (scripts/install-deps.sh test)" >&2; exit 77; }
 done
@@ -143,7 +146,6 @@ run_load() {
 }
 
 read -r st0 steal0 <<<"$(stat_now)"
-results=()
 for n in $sizes; do
 	start_ours
 	run_load debloat 9911 "$n" >"$tmp/ours-$n.json"
@@ -204,11 +206,11 @@ rrul_flagged=$(cat "$tmp"/rrul-*.json 2>/dev/null | jq -s '[.[] | select(.server
 			{name: ($p + "_rtt_p50"), value: r($o[0].rtt_us.p50; $i[0].rtt_us.p50), unit: "ours/irtt"},
 			{name: ($p + "_rtt_p99"), value: r($o[0].rtt_us.p99; $i[0].rtt_us.p99), unit: "ours/irtt"}'
 	done
-	jq -cn --argjson n "$nrrul" --argjson done "$rrul_done" --argjson u "$rrul_udp" \
+	jq -cn --argjson n "$nrrul" --argjson finished "$rrul_done" --argjson u "$rrul_udp" \
 		--argjson i "$rrul_icmp" --argjson f "$rrul_flagged" --argjson c "$rrul_cpu" \
 		--argjson s "$steal_pct" '
 		{name: "rrul_clients", value: $n, unit: "clients"},
-		{name: "rrul_results", value: $done, unit: "results"},
+		{name: "rrul_results", value: $finished, unit: "results"},
 		{name: "rrul_udp_p99_max", value: $u, unit: "ms"},
 		{name: "rrul_icmp_p99_max", value: $i, unit: "ms"},
 		{name: "rrul_flagged_overloaded", value: $f, unit: "results"},

@@ -43,7 +43,7 @@
 
 #include "meter/proto.h"
 
-#define RING	 64 /* sends remembered per client, by seq */
+#define RING	 64  /* sends remembered per client, by seq */
 #define WAVE	 200 /* clients opening at once */
 #define MAX_SAMP (8u << 20)
 
@@ -164,8 +164,11 @@ static ssize_t udp_send(const struct client *c, const uint8_t *b, size_t len)
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = {.iov_base = (void *)b, .iov_len = len};
-	struct msghdr mh = {.msg_name = &server, .msg_namelen = sizeof(server), .msg_iov = &iov,
-			    .msg_iovlen = 1, .msg_control = ctl.buf,
+	struct msghdr mh = {.msg_name = &server,
+			    .msg_namelen = sizeof(server),
+			    .msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctl.buf,
 			    .msg_controllen = sizeof(ctl.buf)};
 	struct cmsghdr *cm;
 	struct in_pktinfo pi = {.ipi_spec_dst = c->addr.sin_addr};
@@ -196,11 +199,14 @@ static struct client *client_of(struct in_addr a)
 static ssize_t udp_recv(uint8_t *b, size_t cap, struct client **c, uint64_t *rx)
 {
 	union {
-		char buf[CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(struct in_pktinfo))];
+		char buf[CMSG_SPACE(sizeof(struct timespec)) +
+			 CMSG_SPACE(sizeof(struct in_pktinfo))];
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = {.iov_base = b, .iov_len = cap};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf,
+	struct msghdr mh = {.msg_iov = &iov,
+			    .msg_iovlen = 1,
+			    .msg_control = ctl.buf,
 			    .msg_controllen = sizeof(ctl.buf)};
 	ssize_t n = recvmsg(udp, &mh, MSG_DONTWAIT);
 
@@ -301,7 +307,8 @@ static unsigned open_all(uint32_t interval_us, uint32_t seconds)
 
 			if (kind == DEBLOAT) {
 				c->tcp = bound_socket(SOCK_STREAM, &c->addr);
-				if (connect(c->tcp, (struct sockaddr *)&server, sizeof(server)) < 0 &&
+				if (connect(c->tcp, (struct sockaddr *)&server, sizeof(server)) <
+					0 &&
 				    errno != EINPROGRESS)
 					die("connect");
 			} else {
@@ -350,8 +357,8 @@ static void probe_send(struct client *c)
 	size_t len;
 
 	if (kind == DEBLOAT) {
-		struct proto_probe p = {.magic = PROTO_PROBE_MAGIC_REQ, .seq = c->seq,
-					.client_ns = now};
+		struct proto_probe p = {
+		    .magic = PROTO_PROBE_MAGIC_REQ, .seq = c->seq, .client_ns = now};
 
 		memcpy(p.token, c->token, PROTO_TOKEN_LEN);
 		proto_probe_encode(&p, b, sizeof(b));
@@ -436,8 +443,8 @@ int main(int argc, char *argv[])
 		return 2;
 	}
 	kind = !strcmp(argv[1], "irtt") ? IRTT : DEBLOAT;
-	server = (struct sockaddr_in){.sin_family = AF_INET,
-				      .sin_port = htons((uint16_t)atoi(argv[2]))};
+	server =
+	    (struct sockaddr_in){.sin_family = AF_INET, .sin_port = htons((uint16_t)atoi(argv[2]))};
 	inet_pton(AF_INET, "127.0.0.1", &server.sin_addr);
 	nclients = (unsigned)atoi(argv[3]);
 	rate = (unsigned)atoi(argv[4]);

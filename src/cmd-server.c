@@ -146,8 +146,8 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 		else if (c == OPT_UDP_BUFFER && parse_u32(optarg, 0, 1024 * 1024, &v))
 			a->cfg.udp_rcvbuf = (int)v * 1024;
 		else if (c == OPT_UDP_BUFFER)
-			return cli_usage_error("server", usage,
-					       "bad UDP buffer \"%s\": want 0 to 1048576 KB", optarg);
+			return cli_usage_error(
+			    "server", usage, "bad UDP buffer \"%s\": want 0 to 1048576 KB", optarg);
 		else if (c == OPT_MAX_HOLD && parse_u32(optarg, 1, 10000, &v))
 			a->cfg.hold_max_us = v * 1000;
 		else if (c == OPT_MAX_HOLD)
@@ -211,11 +211,12 @@ static void raise_fd_limit(unsigned max_clients)
 		getrlimit(RLIMIT_NOFILE, &rl);
 	}
 	if (rl.rlim_cur < want)
-		fprintf(stderr,
-			"%s: server: warning: %llu file descriptors allowed (ulimit -n), %u clients "
-			"need at least %llu\n",
-			PROG_NAME, (unsigned long long)rl.rlim_cur, max_clients,
-			(unsigned long long)want);
+		fprintf(
+		    stderr,
+		    "%s: server: warning: %llu file descriptors allowed (ulimit -n), %u clients "
+		    "need at least %llu\n",
+		    PROG_NAME, (unsigned long long)rl.rlim_cur, max_clients,
+		    (unsigned long long)want);
 }
 
 /* One line per finished test, on stderr. */

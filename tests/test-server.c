@@ -1130,8 +1130,8 @@ TEST(a_probe_held_in_the_queue_flags_its_test_overloaded)
 		 PROTO_PROBE_LEN);
 	b = open_test(server_port(r.s), &h, &m);
 	REQUIRE(b >= 0);
-	close(b);     /* its end stalls the loop 600 ms */
-	msleep(150);  /* the loop is in the stall now */
+	close(b);    /* its end stalls the loop 600 ms */
+	msleep(150); /* the loop is in the stall now */
 	CHECK_EQ(probe(udp, server_port(r.s), w.u.welcome.token, 2, PROTO_PROBE_LEN, 3000, &rep),
 		 PROTO_PROBE_LEN);
 	CHECK_EQ(rep.seq, 2);
@@ -1164,9 +1164,9 @@ TEST(the_hold_bound_decides_the_flag)
 		REQUIRE(a >= 0);
 		udp = client_socket(SOCK_DGRAM, NULL, 0);
 		REQUIRE(udp >= 0);
-		CHECK_EQ(probe(udp, server_port(r.s), w.u.welcome.token, 1, PROTO_PROBE_LEN, 2000,
-			       &rep),
-			 PROTO_PROBE_LEN);
+		CHECK_EQ(
+		    probe(udp, server_port(r.s), w.u.welcome.token, 1, PROTO_PROBE_LEN, 2000, &rep),
+		    PROTO_PROBE_LEN);
 		CHECK(rep.server_tx_ns > rep.server_rx_ns); /* the hold is never zero */
 		REQUIRE_EQ(stop_test(&r, a, 0, &m), 0);
 		CHECK_EQ(!!(m.u.final.flags & PROTO_REPORT_OVERLOADED), !bound);
@@ -1338,7 +1338,8 @@ TEST(thousands_of_tests_each_found_by_token)
 
 		answered += probe(udp, server_port(r.s), tokens[i], (uint32_t)i, PROTO_PROBE_LEN,
 				  2000, &rep) == PROTO_PROBE_LEN &&
-			    rep.seq == (uint32_t)i && !memcmp(rep.token, tokens[i], PROTO_TOKEN_LEN);
+			    rep.seq == (uint32_t)i &&
+			    !memcmp(rep.token, tokens[i], PROTO_TOKEN_LEN);
 	}
 	CHECK_EQ(answered, (opened + 96) / 97);
 	for (int i = 0; i < opened; i++)

@@ -28,7 +28,7 @@ struct loop_timer {
 	uint32_t next_free;
 };
 
-#define POS_PENDING UINT32_MAX	      /* set while timers run: enters the heap after */
+#define POS_PENDING UINT32_MAX /* set while timers run: enters the heap after */
 #define POS_FREE    (UINT32_MAX - 1)
 #define NO_SLOT	    UINT32_MAX
 #define MAX_TIMERS  (UINT32_MAX / 4) /* ids keep the slot in 32 bits */

@@ -18,8 +18,8 @@
  *     control connection: its clock, the cumulative bytes received per upload flow,
  *     and flags (overloaded: its event loop ran late by more than a step, a probe of
  *     the test was held longer than the server's bound, or the kernel dropped probes
- *     on its full UDP buffer; a flow was refused). The client sends STOP at the end; the server answers FINAL with totals
- *     and closes every flow of the token.
+ *     on its full UDP buffer; a flow was refused). The client sends STOP at the end;
+ *     the server answers FINAL with totals and closes every flow of the token.
  *  4. Probes: UDP datagrams to the same port. A request carries the token; the server
  *     answers only if the token is live and the datagram comes from the address the
  *     token was issued to, within the granted rate (token bucket, burst 5). The reply
@@ -129,7 +129,7 @@ struct proto_flow {
 	uint8_t mac[32];      /* HMAC-SHA256 over the nonce and the fields above (keyed mode) */
 };
 
-#define PROTO_REPORT_OVERLOADED 0x01 /* the server, not the path, may have shaped the test */
+#define PROTO_REPORT_OVERLOADED	  0x01 /* the server, not the path, may have shaped the test */
 #define PROTO_REPORT_FLOW_REFUSED 0x02
 
 struct proto_report {

@@ -11,8 +11,8 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <linux/sock_diag.h>
 #include <fcntl.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
@@ -32,9 +32,9 @@
 
 #define SWEEP_MS	100
 #define ACCEPT_BATCH	64
-#define PROBE_BATCH	64	     /* datagrams per recvmmsg / sendmmsg */
-#define PROBE_ROUNDS	4	     /* batches per wake-up of the UDP socket */
-#define PROBE_CTL_LEN	128	     /* a timestamp, a TOS, a drop count */
+#define PROBE_BATCH	64		     /* datagrams per recvmmsg / sendmmsg */
+#define PROBE_ROUNDS	4		     /* batches per wake-up of the UDP socket */
+#define PROBE_CTL_LEN	128		     /* a timestamp and a TOS, with room */
 #define HOLD_SANE_NS	(10 * 1000000000ULL) /* longer: the wall clock stepped */
 #define BULK_LEN	(512 * 1024) /* one send()/recv() of bulk data (see on_bulk_out) */
 #define BULK_READS	2	     /* recv()s per event (1 MB): no flow starves the rest */
@@ -104,10 +104,10 @@ struct test {
 struct probe_reply {
 	struct test *t;
 	struct proto_probe p;
-	size_t len;	      /* the request's */
-	unsigned in;	      /* its index in the batch read */
-	int tos;	      /* its marking, -1: unknown */
-	uint64_t rx_ns;	      /* arrival on the monotonic clock (see probe_arrival) */
+	size_t len;	/* the request's */
+	unsigned in;	/* its index in the batch read */
+	int tos;	/* its marking, -1: unknown */
+	uint64_t rx_ns; /* arrival on the monotonic clock (see probe_arrival) */
 };
 
 /* The vectors of one batch in and one out, allocated once per server (~140 KB). */
@@ -142,8 +142,8 @@ struct server {
 	uint64_t sweep_timer;
 	uint8_t *bulk; /* BULK_LEN: zeros to send, and a sink to read into */
 	struct probe_io *pio;
-	int rcvbuf;		/* the UDP receive buffer the kernel granted, bytes */
-	uint32_t rxq_drops;	/* datagrams the kernel dropped on a full UDP buffer */
+	int rcvbuf;		 /* the UDP receive buffer the kernel granted, bytes */
+	uint32_t rxq_drops;	 /* datagrams the kernel dropped on a full UDP buffer */
 	uint32_t rxq_drops_seen; /* ... when the sweep last marked the tests for it */
 };
 
@@ -491,11 +491,13 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 	}
 	t = calloc(1, sizeof(*t));
 	/* A token already running (2^-128 per pair, but cheap to rule out): draw again. */
-	do
-		r = !t || getrandom(t->token, sizeof(t->token), 0) != sizeof(t->token)
-			? -ENOMEM
-			: tokens_find(&s->by_token, t->token) ? -EEXIST : 0;
-	while (r == -EEXIST);
+	r = t ? -EEXIST : -ENOMEM;
+	while (r == -EEXIST) {
+		if (getrandom(t->token, sizeof(t->token), 0) != sizeof(t->token))
+			r = -ENOMEM;
+		else if (!tokens_find(&s->by_token, t->token))
+			r = 0;
+	}
 	if (r < 0) {
 		free(t);
 		conn_error(c, PROTO_ERR_BUSY, "server out of resources");
@@ -962,8 +964,7 @@ static uint64_t probe_arrival(uint64_t rx_real, uint64_t read_mono, uint64_t rea
 }
 
 /* Stamp, sign and address reply i; flag its test when it was held too long. */
-static void probe_reply_prepare(struct server *s, struct probe_io *io, unsigned i,
-				uint64_t mono_ns)
+static void probe_reply_prepare(struct server *s, struct probe_io *io, unsigned i, uint64_t mono_ns)
 {
 	struct probe_reply *r = &io->pend[i];
 	uint64_t hold = r->rx_ns < mono_ns ? mono_ns - r->rx_ns : 0;
@@ -1049,13 +1050,15 @@ static void probes_serve(struct server *s, int rounds)
 		int n;
 
 		for (unsigned i = 0; i < PROBE_BATCH; i++) {
-			io->in_iov[i] = (struct iovec){.iov_base = io->buf[i], .iov_len = PROBE_BUF};
-			io->in[i].msg_hdr = (struct msghdr){.msg_name = &io->from[i],
-							    .msg_namelen = sizeof(io->from[i]),
-							    .msg_iov = &io->in_iov[i],
-							    .msg_iovlen = 1,
-							    .msg_control = io->in_ctl[i].buf,
-							    .msg_controllen = sizeof(io->in_ctl[i].buf)};
+			io->in_iov[i] =
+			    (struct iovec){.iov_base = io->buf[i], .iov_len = PROBE_BUF};
+			io->in[i].msg_hdr =
+			    (struct msghdr){.msg_name = &io->from[i],
+					    .msg_namelen = sizeof(io->from[i]),
+					    .msg_iov = &io->in_iov[i],
+					    .msg_iovlen = 1,
+					    .msg_control = io->in_ctl[i].buf,
+					    .msg_controllen = sizeof(io->in_ctl[i].buf)};
 		}
 		n = recvmmsg(s->udp, io->in, PROBE_BATCH, MSG_DONTWAIT, NULL);
 		if (n < 0 && errno == EINTR)
@@ -1082,7 +1085,8 @@ static void probes_serve(struct server *s, int rounds)
 			r->rx_ns = rx;
 			/* The reply is never longer than the request: checked before it is
 			 * built, for the keyed size too. */
-			if ((size_t)PROTO_PROBE_LEN + (s->cfg.keylen ? PROTO_MAC_LEN : 0) > r->len) {
+			if ((size_t)PROTO_PROBE_LEN + (s->cfg.keylen ? PROTO_MAC_LEN : 0) >
+			    r->len) {
 				r->t->dropped++;
 				continue;
 			}
@@ -1283,7 +1287,8 @@ int server_new(const struct server_config *cfg, struct server **out)
 	uint64_t seed;
 	int r;
 
-	if (!cfg->max_clients || cfg->max_clients > SERVER_MAX_CLIENTS || !cfg->max_pending || cfg->min_interval_us == 0 ||
+	if (!cfg->max_clients || cfg->max_clients > SERVER_MAX_CLIENTS || !cfg->max_pending ||
+	    cfg->min_interval_us == 0 ||
 	    cfg->max_probe_len < PROTO_PROBE_LEN + (cfg->keylen ? PROTO_MAC_LEN : 0) ||
 	    cfg->max_duration_ms < DURATION_MIN_MS || cfg->keylen > PROTO_MAX_KEY)
 		return -EINVAL;
