@@ -42,8 +42,10 @@
  *    it, so server_tx_ns - server_rx_ns holds the time the request waited in the
  *    socket's queue as well as its processing; every client version subtracts it from
  *    the round trip. A test any of whose probes was held longer than hold_max_us
- *    (SERVER_HOLD_MAX_US), or that ran while the kernel dropped datagrams on the full
- *    UDP buffer, is flagged PROTO_REPORT_OVERLOADED in its next REPORT and its FINAL:
+ *    (SERVER_HOLD_MAX_US), or whose reply left more than that after its stamp (the
+ *    server lost its CPU while sending), or that ran while the kernel dropped datagrams
+ *    on the full UDP buffer, is flagged PROTO_REPORT_OVERLOADED in its next REPORT and
+ *    its FINAL:
  *    the result then says the server, not the path, may have shaped it.
  *  - Probes come first: the UDP socket is read between any two bulk sends or reads
  *    (BULK_LEN each), so a request waits behind at most one of them
