@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "cli.h"
@@ -21,7 +22,8 @@
 static const char usage[] =
     "Usage: " PROG_NAME " server [-p PORT] [-4|-6] [--bind ADDR] [--max-clients N]\n"
     "                      [--max-duration S] [--min-interval MS] [--max-probe-len B]\n"
-    "                      [--key-file F] [--allow-cc NAME[,NAME...]] [--json]\n"
+    "                      [--key-file F] [--allow-cc NAME[,NAME...]]\n"
+    "                      [--udp-buffer KB] [--max-hold MS] [--json]\n"
     "\n"
     "Serve latency-under-load tests (debloat rrul, debloat test) on one TCP and UDP\n"
     "port until SIGINT or SIGTERM. Each test gets a token bound to the client's\n"
@@ -33,7 +35,8 @@ static const char usage[] =
     "  -p, --port PORT         TCP and UDP port (default 9911)\n"
     "  -4, -6                  IPv4 or IPv6 only (default: both)\n"
     "  -b, --bind ADDR         listen on this address only\n"
-    "  -c, --max-clients N     tests at once (default 32); more get \"busy\"\n"
+    "  -c, --max-clients N     tests at once, 1 to 65536 (default 32); more get\n"
+    "                          \"busy\"; a ping test holds ~8 KB and one descriptor\n"
     "  -D, --max-duration S    longest test in seconds (default 180)\n"
     "  -i, --min-interval MS   shortest probe interval in ms (default 10)\n"
     "  -L, --max-probe-len B   longest probe accepted in bytes (default 1472)\n"
@@ -42,6 +45,10 @@ static const char usage[] =
     "                          net.ipv4.tcp_allowed_congestion_control's\n"
     "                          (comma-separated; each must be loaded already: the\n"
     "                          server loads no module)\n"
+    "      --udp-buffer KB     UDP receive buffer to ask for (default 8192; 0: the\n"
+    "                          kernel's); as root past net.core.rmem_max\n"
+    "      --max-hold MS       a probe held longer flags its test overloaded\n"
+    "                          (default 2)\n"
     "  -j, --json              log lines as JSON (keys: docs/json.md)\n"
     "  -h, --help              show this help\n";
 
@@ -68,7 +75,7 @@ static bool parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return true;
 }
 
-enum { OPT_ALLOW_CC = 256 };
+enum { OPT_ALLOW_CC = 256, OPT_UDP_BUFFER, OPT_MAX_HOLD };
 
 /* NAME[,NAME...], each a congestion control name (cc.h). */
 static bool cc_names_ok(const char *list)
@@ -107,6 +114,8 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 	    {"max-probe-len", required_argument, NULL, 'L'},
 	    {"key-file", required_argument, NULL, 'k'},
 	    {"allow-cc", required_argument, NULL, OPT_ALLOW_CC},
+	    {"udp-buffer", required_argument, NULL, OPT_UDP_BUFFER},
+	    {"max-hold", required_argument, NULL, OPT_MAX_HOLD},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -128,11 +137,22 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 			a->cfg.family = AF_INET6;
 		else if (c == 'b')
 			a->cfg.bind = optarg;
-		else if (c == 'c' && parse_u32(optarg, 1, 4096, &v))
+		else if (c == 'c' && parse_u32(optarg, 1, SERVER_MAX_CLIENTS, &v))
 			a->cfg.max_clients = v;
 		else if (c == 'c')
 			return cli_usage_error("server", usage,
-					       "bad client limit \"%s\": want 1 to 4096", optarg);
+					       "bad client limit \"%s\": want 1 to %d", optarg,
+					       SERVER_MAX_CLIENTS);
+		else if (c == OPT_UDP_BUFFER && parse_u32(optarg, 0, 1024 * 1024, &v))
+			a->cfg.udp_rcvbuf = (int)v * 1024;
+		else if (c == OPT_UDP_BUFFER)
+			return cli_usage_error(
+			    "server", usage, "bad UDP buffer \"%s\": want 0 to 1048576 KB", optarg);
+		else if (c == OPT_MAX_HOLD && parse_u32(optarg, 1, 10000, &v))
+			a->cfg.hold_max_us = v * 1000;
+		else if (c == OPT_MAX_HOLD)
+			return cli_usage_error("server", usage,
+					       "bad hold bound \"%s\": want 1 to 10000 ms", optarg);
 		else if (c == 'D' && parse_u32(optarg, 1, 86400, &v))
 			a->cfg.max_duration_ms = v * 1000;
 		else if (c == 'D')
@@ -174,6 +194,31 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 	return -1;
 }
 
+/*
+ * Every test holds a descriptor or more: lift the soft limit to the hard one, and say
+ * when even that is short of the client limit (the server then sheds connections).
+ */
+static void raise_fd_limit(unsigned max_clients)
+{
+	struct rlimit rl;
+	rlim_t want = (rlim_t)max_clients + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur < want)
+		fprintf(
+		    stderr,
+		    "%s: server: warning: %llu file descriptors allowed (ulimit -n), %u clients "
+		    "need at least %llu\n",
+		    PROG_NAME, (unsigned long long)rl.rlim_cur, max_clients,
+		    (unsigned long long)want);
+}
+
 /* One line per finished test, on stderr. */
 static void log_test(void *ctx, const struct server_test_summary *t)
 {
@@ -195,6 +240,8 @@ static void log_test(void *ctx, const struct server_test_summary *t)
 	print_uint(p, "tx_bytes", t->tx_bytes, UNIT_BYTES);
 	print_uint(p, "probes_answered", t->probes_answered, UNIT_NONE);
 	print_uint(p, "probes_dropped", t->probes_dropped, UNIT_NONE);
+	print_uint(p, "probes_held", t->probes_held, UNIT_NONE);
+	print_uint(p, "hold_max_us", t->hold_max_us, UNIT_US);
 	print_bool(p, "overloaded", t->flags & PROTO_REPORT_OVERLOADED, 0);
 	print_bool(p, "flow_refused", t->flags & PROTO_REPORT_FLOW_REFUSED, 0);
 	print_nl(p);
@@ -227,6 +274,7 @@ int cmd_server(int argc, char *argv[])
 		}
 		a.cfg.key = key;
 	}
+	raise_fd_limit(a.cfg.max_clients);
 	a.cfg.on_test_end = log_test;
 	a.cfg.ctx = &a.json;
 	r = server_new(&a.cfg, &s);
@@ -241,6 +289,9 @@ int cmd_server(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	fprintf(stderr, "%s: server: listening on TCP and UDP port %u%s\n", PROG_NAME,
 		server_port(s), a.cfg.keylen ? " (keyed)" : "");
+	/* The kernel reports twice what it was asked (its own overhead). */
+	fprintf(stderr, "%s: server: UDP receive buffer %d KB (asked %d KB)\n", PROG_NAME,
+		server_udp_rcvbuf(s) / 2 / 1024, a.cfg.udp_rcvbuf / 1024);
 	r = server_run(s, &stop_flag);
 	if (r < 0) {
 		fprintf(stderr, "%s: server: event loop failed: %s\n", PROG_NAME, strerror(-r));

@@ -1094,6 +1094,261 @@ TEST(late_loop_reports_overloaded)
 	stop(&r);
 }
 
+/* Stop a test, the FINAL in *m; the summary lands in r->last. */
+static int stop_test(struct running *r, int fd, int ended_before, struct proto_msg *m)
+{
+	*m = (struct proto_msg){.type = PROTO_STOP};
+	if (send_msg(fd, m) < 0 || recv_not_report(fd, m) < 0 || m->type != PROTO_FINAL)
+		return -1;
+	close(fd);
+	return wait_ended(r, ended_before + 1, 3000) == ended_before + 1 ? 0 : -1;
+}
+
+/*
+ * A probe that waits in the socket while the loop is busy (here: 600 ms in a test's end
+ * callback) is held that long by the server's account, from the kernel's receive time:
+ * the reply says so (the client subtracts it) and the test is flagged overloaded,
+ * though no REPORT was late (the step is longer than the stall).
+ */
+TEST(a_probe_held_in_the_queue_flags_its_test_overloaded)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 10000), w, m;
+	struct proto_probe rep = {0};
+	int a, b, udp;
+
+	test_config(&c, &r);
+	c.on_test_end = slow_end;
+	REQUIRE_EQ(start(&r, &c), 0);
+	h.u.hello.step_ms = 5000;
+	a = open_test(server_port(r.s), &h, &w);
+	REQUIRE(a >= 0);
+	udp = client_socket(SOCK_DGRAM, NULL, 0);
+	REQUIRE(udp >= 0);
+	CHECK_EQ(probe(udp, server_port(r.s), w.u.welcome.token, 1, PROTO_PROBE_LEN, 2000, &rep),
+		 PROTO_PROBE_LEN);
+	b = open_test(server_port(r.s), &h, &m);
+	REQUIRE(b >= 0);
+	close(b);    /* its end stalls the loop 600 ms */
+	msleep(150); /* the loop is in the stall now */
+	CHECK_EQ(probe(udp, server_port(r.s), w.u.welcome.token, 2, PROTO_PROBE_LEN, 3000, &rep),
+		 PROTO_PROBE_LEN);
+	CHECK_EQ(rep.seq, 2);
+	CHECK(rep.server_tx_ns >= rep.server_rx_ns + 200 * 1000000ULL);
+	CHECK(rep.server_tx_ns - rep.server_rx_ns < 2000 * 1000000ULL);
+	REQUIRE_EQ(stop_test(&r, a, 1, &m), 0);
+	CHECK(m.u.final.flags & PROTO_REPORT_OVERLOADED);
+	CHECK_EQ(r.last.probes_answered, 2);
+	CHECK_EQ(r.last.probes_held, 1);
+	CHECK(r.last.hold_max_us >= 200000);
+	close(udp);
+	stop(&r);
+}
+
+/* The bound is the operator's: a hold within it flags nothing, any beyond it does. */
+TEST(the_hold_bound_decides_the_flag)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 10000), w, m;
+	struct proto_probe rep = {0};
+	int a, udp;
+
+	for (int bound = 0; bound < 2; bound++) {
+		r = (struct running){0};
+		test_config(&c, &r);
+		c.hold_max_us = bound ? 1000000 : 0; /* 1 s, or none at all */
+		REQUIRE_EQ(start(&r, &c), 0);
+		a = open_test(server_port(r.s), &h, &w);
+		REQUIRE(a >= 0);
+		udp = client_socket(SOCK_DGRAM, NULL, 0);
+		REQUIRE(udp >= 0);
+		CHECK_EQ(
+		    probe(udp, server_port(r.s), w.u.welcome.token, 1, PROTO_PROBE_LEN, 2000, &rep),
+		    PROTO_PROBE_LEN);
+		CHECK(rep.server_tx_ns > rep.server_rx_ns); /* the hold is never zero */
+		REQUIRE_EQ(stop_test(&r, a, 0, &m), 0);
+		CHECK_EQ(!!(m.u.final.flags & PROTO_REPORT_OVERLOADED), !bound);
+		CHECK_EQ(r.last.probes_held, !bound);
+		close(udp);
+		stop(&r);
+	}
+}
+
+/* Replies waiting on udp, each seq counted once in seen[n]: how many new. */
+static int read_replies(int udp, uint32_t *seen, uint32_t n)
+{
+	uint8_t buf[PROTO_PROBE_LEN];
+	struct proto_probe rep;
+	ssize_t len;
+	int got = 0;
+
+	while ((len = recv(udp, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+		if (len == PROTO_PROBE_LEN && proto_probe_decode(buf, (size_t)len, &rep) == 0 &&
+		    rep.magic == PROTO_PROBE_MAGIC_REP && rep.seq < n && !seen[rep.seq]++)
+			got++;
+	return got;
+}
+
+/*
+ * Requests pile up while the loop is busy (a test's end callback stalls it 600 ms): more
+ * than two batch reads (recvmmsg) hold. Every one is answered, and the rate limit
+ * judges them by when they arrived, not by when they were read all at once.
+ */
+TEST(probes_piled_up_are_answered_in_batches)
+{
+	enum { N = 150 };
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 10), w, m;
+	struct sockaddr_in to;
+	uint8_t buf[PROTO_PROBE_LEN];
+	struct proto_probe p = {.magic = PROTO_PROBE_MAGIC_REQ};
+	struct pollfd pfd;
+	int a, b, udp, got = 0, sent = 0;
+	uint32_t seen[N] = {0};
+
+	test_config(&c, &r);
+	c.on_test_end = slow_end;
+	c.min_interval_us = 10;
+	REQUIRE_EQ(start(&r, &c), 0);
+	h.u.hello.step_ms = 5000;
+	a = open_test(server_port(r.s), &h, &w);
+	REQUIRE(a >= 0);
+	udp = client_socket(SOCK_DGRAM, NULL, 0);
+	REQUIRE(udp >= 0);
+	to = loopback("127.0.0.1", server_port(r.s));
+	memcpy(p.token, w.u.welcome.token, PROTO_TOKEN_LEN);
+	b = open_test(server_port(r.s), &h, &m);
+	REQUIRE(b >= 0);
+	close(b);
+	msleep(100); /* the loop is in the stall now */
+	/* N requests at 1 per 40 us: within the granted rate (10 us, burst 5). */
+	for (uint32_t i = 0; i < N; i++) {
+		struct timespec ts = {0, 40000};
+
+		p.seq = i;
+		proto_probe_encode(&p, buf, sizeof(buf));
+		sent += sendto(udp, buf, sizeof(buf), 0, (struct sockaddr *)&to, sizeof(to)) ==
+			(ssize_t)sizeof(buf);
+		nanosleep(&ts, NULL);
+	}
+	CHECK_EQ(sent, N);
+	pfd = (struct pollfd){.fd = udp, .events = POLLIN};
+	while (got < N && poll(&pfd, 1, 3000) == 1)
+		got += read_replies(udp, seen, N);
+	CHECK_EQ(got, N);
+	REQUIRE_EQ(stop_test(&r, a, 1, &m), 0);
+	CHECK_EQ(m.u.final.probes_answered, N);
+	CHECK_EQ(m.u.final.probes_dropped, 0);
+	CHECK_EQ(r.last.probes_held, N); /* each waited for the stall to end */
+	close(udp);
+	stop(&r);
+}
+
+/*
+ * The kernel drops probes on a full receive buffer (a tiny one here, while the loop is
+ * stalled): the server cannot tell whose, so every running test is flagged, even one
+ * that sent no probe at all.
+ */
+TEST(probes_dropped_on_a_full_buffer_flag_every_test)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 10), w, quiet_w, m;
+	struct sockaddr_in to;
+	uint8_t buf[1400] = {0};
+	struct proto_probe p = {.magic = PROTO_PROBE_MAGIC_REQ};
+	int a, quiet, b, udp;
+
+	test_config(&c, &r);
+	c.on_test_end = slow_end;
+	c.min_interval_us = 10;
+	c.max_probe_len = sizeof(buf);
+	c.udp_rcvbuf = 1; /* the kernel's minimum: a few datagrams */
+	REQUIRE_EQ(start(&r, &c), 0);
+	h.u.hello.step_ms = 5000;
+	a = open_test(server_port(r.s), &h, &w);
+	REQUIRE(a >= 0);
+	quiet = open_test_from("127.0.0.2", server_port(r.s), &h, &quiet_w);
+	REQUIRE(quiet >= 0);
+	udp = client_socket(SOCK_DGRAM, NULL, 0);
+	REQUIRE(udp >= 0);
+	to = loopback("127.0.0.1", server_port(r.s));
+	memcpy(p.token, w.u.welcome.token, PROTO_TOKEN_LEN);
+	b = open_test(server_port(r.s), &h, &m);
+	REQUIRE(b >= 0);
+	close(b);
+	msleep(100); /* the loop is in its 600 ms stall: the buffer fills */
+	for (uint32_t i = 0; i < 50; i++) {
+		p.seq = i;
+		proto_probe_encode(&p, buf, sizeof(buf));
+		CHECK(sendto(udp, buf, sizeof(buf), 0, (struct sockaddr *)&to, sizeof(to)) ==
+		      (ssize_t)sizeof(buf));
+	}
+	msleep(800); /* the stall ends, the next sweep marks the tests */
+	REQUIRE_EQ(stop_test(&r, quiet, 1, &m), 0);
+	CHECK(m.u.final.flags & PROTO_REPORT_OVERLOADED);
+	CHECK_EQ(m.u.final.probes_answered, 0);
+	REQUIRE_EQ(stop_test(&r, a, 2, &m), 0);
+	CHECK(m.u.final.flags & PROTO_REPORT_OVERLOADED);
+	CHECK(m.u.final.probes_answered < 50);
+	close(udp);
+	stop(&r);
+}
+
+/* Thousands of tests at once (one address may hold them all here): each is found by
+ * its token. */
+TEST(thousands_of_tests_each_found_by_token)
+{
+	enum { N = 2000 };
+	static int fds[N];
+	static uint8_t tokens[N][PROTO_TOKEN_LEN];
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 10000), w;
+	struct rlimit rl;
+	int udp, answered = 0, opened = 0;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 2 * N + 64) {
+		rl.rlim_cur = rl.rlim_max < 2 * N + 64 ? rl.rlim_max : 2 * N + 64;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < 2 * N + 64)
+		SKIP("needs 4100 file descriptors (ulimit -n)");
+	test_config(&c, &r);
+	c.max_clients = N;
+	c.max_tests_per_addr = N;
+	REQUIRE_EQ(start(&r, &c), 0);
+	for (int i = 0; i < N; i++) {
+		fds[i] = open_test(server_port(r.s), &h, &w);
+		if (fds[i] < 0)
+			break;
+		memcpy(tokens[i], w.u.welcome.token, PROTO_TOKEN_LEN);
+		opened++;
+	}
+	CHECK_EQ(opened, N);
+	h.u.hello.nflows = 0;
+	CHECK(open_test(server_port(r.s), &h, &w) < 0); /* the limit holds */
+	udp = client_socket(SOCK_DGRAM, NULL, 0);
+	REQUIRE(udp >= 0);
+	for (int i = 0; i < opened; i += 97) {
+		struct proto_probe rep;
+
+		answered += probe(udp, server_port(r.s), tokens[i], (uint32_t)i, PROTO_PROBE_LEN,
+				  2000, &rep) == PROTO_PROBE_LEN &&
+			    rep.seq == (uint32_t)i &&
+			    !memcmp(rep.token, tokens[i], PROTO_TOKEN_LEN);
+	}
+	CHECK_EQ(answered, (opened + 96) / 97);
+	for (int i = 0; i < opened; i++)
+		close(fds[i]);
+	CHECK_EQ(wait_ended(&r, opened, 10000), opened);
+	close(udp);
+	stop(&r);
+}
+
 /* One address holding all it may cannot keep a second address from testing. */
 TEST(one_address_cannot_hold_every_test_slot)
 {

@@ -18,20 +18,34 @@ struct loop_fd {
 	uint32_t gen;
 };
 
+/* A timer slot. Free slots chain through next_free; a slot's gen changes on every use. */
 struct loop_timer {
-	uint64_t id, when;
+	uint64_t when, seq; /* the heap's order: deadline, then creation */
 	loop_timer_fn fn;
 	void *ctx;
+	uint32_t gen;
+	uint32_t pos; /* index in the heap, or POS_PENDING / POS_FREE */
+	uint32_t next_free;
 };
+
+#define POS_PENDING UINT32_MAX /* set while timers run: enters the heap after */
+#define POS_FREE    (UINT32_MAX - 1)
+#define NO_SLOT	    UINT32_MAX
+#define MAX_TIMERS  (UINT32_MAX / 4) /* ids keep the slot in 32 bits */
 
 struct loop {
 	int epfd;
 	struct loop_fd *fds; /* indexed by fd */
 	int nfds;
 	uint32_t gen;
-	struct loop_timer *timers;
-	size_t ntimers, timers_cap;
-	uint64_t next_id;
+	/* Timers: slots (grown by doubling, never shrunk) and three index arrays of the
+	 * same capacity: the heap, the timers set while timers run, and the free chain. */
+	struct loop_timer *slots;
+	size_t nslots, slots_cap;
+	uint32_t *heap, *pending;
+	uint32_t nheap, npending, free_slot;
+	uint64_t next_seq;
+	bool running; /* inside loop_run_timers */
 };
 
 uint64_t loop_now_ns(void)
@@ -48,6 +62,7 @@ struct loop *loop_new(void)
 
 	if (!l)
 		return NULL;
+	l->free_slot = NO_SLOT;
 	l->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (l->epfd < 0) {
 		free(l);
@@ -62,7 +77,9 @@ void loop_free(struct loop *l)
 		return;
 	close(l->epfd);
 	free(l->fds);
-	free(l->timers);
+	free(l->slots);
+	free(l->heap);
+	free(l->pending);
 	free(l);
 }
 
@@ -123,56 +140,190 @@ void loop_del(struct loop *l, int fd)
 	l->fds[fd].gen = 0;
 }
 
+static bool timer_before(const struct loop *l, uint32_t a, uint32_t b)
+{
+	const struct loop_timer *x = &l->slots[a], *y = &l->slots[b];
+
+	return x->when < y->when || (x->when == y->when && x->seq < y->seq);
+}
+
+static void heap_set(struct loop *l, uint32_t i, uint32_t slot)
+{
+	l->heap[i] = slot;
+	l->slots[slot].pos = i;
+}
+
+static void sift_up(struct loop *l, uint32_t i)
+{
+	uint32_t slot = l->heap[i];
+
+	while (i > 0) {
+		uint32_t parent = (i - 1) / 2;
+
+		if (!timer_before(l, slot, l->heap[parent]))
+			break;
+		heap_set(l, i, l->heap[parent]);
+		i = parent;
+	}
+	heap_set(l, i, slot);
+}
+
+static void sift_down(struct loop *l, uint32_t i)
+{
+	uint32_t slot = l->heap[i];
+
+	for (;;) {
+		uint32_t child = 2 * i + 1;
+
+		if (child >= l->nheap)
+			break;
+		if (child + 1 < l->nheap && timer_before(l, l->heap[child + 1], l->heap[child]))
+			child++;
+		if (!timer_before(l, l->heap[child], slot))
+			break;
+		heap_set(l, i, l->heap[child]);
+		i = child;
+	}
+	heap_set(l, i, slot);
+}
+
+static void heap_push(struct loop *l, uint32_t slot)
+{
+	l->heap[l->nheap] = slot;
+	sift_up(l, l->nheap++);
+}
+
+/* Take the entry at heap index i out, keeping the order. */
+static void heap_remove(struct loop *l, uint32_t i)
+{
+	uint32_t last = l->heap[--l->nheap];
+
+	if (i == l->nheap)
+		return;
+	heap_set(l, i, last);
+	if (i > 0 && timer_before(l, last, l->heap[(i - 1) / 2]))
+		sift_up(l, i);
+	else
+		sift_down(l, i);
+}
+
+static void slot_free(struct loop *l, uint32_t slot)
+{
+	l->slots[slot].pos = POS_FREE;
+	l->slots[slot].fn = NULL;
+	l->slots[slot].next_free = l->free_slot;
+	l->free_slot = slot;
+}
+
+/* Double the slots and the index arrays together. -ENOMEM or -E2BIG. */
+static int grow_timers(struct loop *l)
+{
+	size_t cap = l->slots_cap;
+	int err = 0;
+	struct loop_timer *s = array_grow(l->slots, &cap, sizeof(*s), 16, MAX_TIMERS, &err);
+	uint32_t *h, *p;
+
+	if (!s)
+		return err;
+	l->slots = s;
+	h = realloc(l->heap, cap * sizeof(*h));
+	if (h)
+		l->heap = h;
+	p = h ? realloc(l->pending, cap * sizeof(*p)) : NULL;
+	if (p)
+		l->pending = p;
+	if (!p)
+		return -ENOMEM; /* the slots grew but slots_cap did not: still consistent */
+	l->slots_cap = cap;
+	return 0;
+}
+
 uint64_t loop_timer_at(struct loop *l, uint64_t when, loop_timer_fn fn, void *ctx)
 {
-	if (l->ntimers == l->timers_cap) {
-		int err;
-		struct loop_timer *t =
-			array_grow(l->timers, &l->timers_cap, sizeof(*t), 16, SIZE_MAX, &err);
+	struct loop_timer *t;
+	uint32_t slot;
 
-		if (!t)
+	if (l->free_slot != NO_SLOT) {
+		slot = l->free_slot;
+		l->free_slot = l->slots[slot].next_free;
+	} else {
+		if (l->nslots == l->slots_cap && grow_timers(l) < 0)
 			return 0;
-		l->timers = t;
+		slot = (uint32_t)l->nslots++;
+		l->slots[slot].gen = 0;
 	}
-	l->timers[l->ntimers++] = (struct loop_timer){++l->next_id, when, fn, ctx};
-	return l->next_id;
+	t = &l->slots[slot];
+	if (++t->gen == 0)
+		t->gen = 1;
+	t->when = when;
+	t->seq = l->next_seq++;
+	t->fn = fn;
+	t->ctx = ctx;
+	if (l->running) {
+		t->pos = POS_PENDING;
+		l->pending[l->npending++] = slot;
+	} else {
+		heap_push(l, slot);
+	}
+	return (uint64_t)t->gen << 32 | (slot + 1);
 }
 
 void loop_timer_del(struct loop *l, uint64_t id)
 {
-	for (size_t i = 0; i < l->ntimers; i++)
-		if (l->timers[i].id == id) {
-			l->timers[i] = l->timers[--l->ntimers];
-			return;
-		}
+	uint32_t slot = (uint32_t)id - 1, gen = (uint32_t)(id >> 32);
+	struct loop_timer *t;
+
+	if ((uint32_t)id == 0 || slot >= l->nslots)
+		return;
+	t = &l->slots[slot];
+	if (t->gen != gen || t->pos == POS_FREE)
+		return;
+	if (t->pos == POS_PENDING) {
+		/* Only timers set inside a timer callback: a short list. */
+		for (uint32_t i = 0; i < l->npending; i++)
+			if (l->pending[i] == slot) {
+				l->pending[i] = l->pending[--l->npending];
+				break;
+			}
+	} else {
+		heap_remove(l, t->pos);
+	}
+	slot_free(l, slot);
 }
 
-/* The earliest due timer removed from the array into *t; false when none is due. */
-static bool pop_due(struct loop *l, uint64_t now, struct loop_timer *t)
+unsigned loop_timer_count(const struct loop *l)
 {
-	size_t best = l->ntimers;
+	return l->nheap + l->npending;
+}
 
-	for (size_t i = 0; i < l->ntimers; i++)
-		if (l->timers[i].when <= now &&
-		    (best == l->ntimers || l->timers[i].when < l->timers[best].when))
-			best = i;
-	if (best == l->ntimers)
-		return false;
-	*t = l->timers[best];
-	l->timers[best] = l->timers[--l->ntimers];
-	return true;
+int loop_run_timers(struct loop *l, uint64_t now)
+{
+	int ran = 0;
+
+	l->running = true;
+	while (l->nheap && l->slots[l->heap[0]].when <= now) {
+		uint32_t slot = l->heap[0];
+		struct loop_timer t = l->slots[slot];
+		uint64_t id = (uint64_t)t.gen << 32 | (slot + 1);
+
+		heap_remove(l, 0);
+		slot_free(l, slot);
+		t.fn(l, id, t.ctx);
+		ran++;
+	}
+	l->running = false;
+	for (uint32_t i = 0; i < l->npending; i++)
+		heap_push(l, l->pending[i]);
+	l->npending = 0;
+	return ran;
 }
 
 int loop_once(struct loop *l, int max_wait_ms)
 {
 	struct epoll_event ev[LOOP_BATCH];
-	uint64_t now = loop_now_ns(), due = UINT64_MAX, limit;
-	struct loop_timer t;
+	uint64_t now = loop_now_ns(), due = l->nheap ? l->slots[l->heap[0]].when : UINT64_MAX;
 	int n, ran = 0, wait = max_wait_ms;
 
-	for (size_t i = 0; i < l->ntimers; i++)
-		if (l->timers[i].when < due)
-			due = l->timers[i].when;
 	if (due != UINT64_MAX) {
 		/* Round up: waking a little late beats spinning on a sub-millisecond rest. */
 		uint64_t ms = due > now ? (due - now + 999999) / 1000000 : 0;
@@ -193,10 +344,5 @@ int loop_once(struct loop *l, int max_wait_ms)
 		ran++;
 	}
 	/* Only timers due by now: one that re-arms itself for "now" runs next time. */
-	limit = loop_now_ns();
-	while (pop_due(l, limit, &t)) {
-		t.fn(l, t.id, t.ctx);
-		ran++;
-	}
-	return ran;
+	return ran + loop_run_timers(l, loop_now_ns());
 }

@@ -8,8 +8,12 @@
  * number reused) in the same batch is not delivered, because every registration
  * carries a generation number that the event must match.
  *
- * Timers live in an unsorted array: a server has a few per running test, and a scan
- * of a hundred deadlines per wake-up is cheaper than keeping a heap in order.
+ * Timers live in a binary min-heap ordered by (deadline, creation order), so timers due
+ * at the same time run in the order they were set. A server holds one per running test
+ * and runs thousands of tests: adding, deleting (any timer, not only the next one) and
+ * expiring cost O(log n), and the next deadline is read in O(1). A timer's id names a
+ * slot and that slot's generation, so a stale id (a timer that already ran or was
+ * deleted) never deletes the timer that reuses its slot.
  * Single-threaded; nothing here is safe to call from another thread.
  */
 #ifndef DEBLOAT_METER_LOOP_H
@@ -34,7 +38,16 @@ void loop_del(struct loop *l, int fd);
 
 /* A timer firing once at `when` (CLOCK_MONOTONIC ns). Its id (> 0), or 0 on ENOMEM. */
 uint64_t loop_timer_at(struct loop *l, uint64_t when, loop_timer_fn fn, void *ctx);
+/* Forget a timer that has not run yet; ids of timers gone already are ignored. */
 void loop_timer_del(struct loop *l, uint64_t id);
+/* Timers set and not yet run or deleted. */
+unsigned loop_timer_count(const struct loop *l);
+/*
+ * Run the timers due by `now` (deadline <= now), earliest first; timers they set for
+ * `now` or earlier wait for the next call. The number run. loop_once calls this with the
+ * clock; tests call it with a time of their own.
+ */
+int loop_run_timers(struct loop *l, uint64_t now);
 
 /*
  * Wait at most max_wait_ms (or until the next timer), dispatch what is ready and the

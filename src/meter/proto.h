@@ -16,15 +16,19 @@
  *     close). The server sets IP_TOS and TCP_CONGESTION on its end of each flow.
  *  3. During the test, every step (the granted step_ms) the server sends REPORT on the
  *     control connection: its clock, the cumulative bytes received per upload flow,
- *     and flags (overloaded: its event loop ran late by more than a step; a flow was
- *     refused). The client sends STOP at the end; the server answers FINAL with totals
- *     and closes every flow of the token.
+ *     and flags (overloaded: its event loop ran late by more than a step, a probe of
+ *     the test was held longer than the server's bound, or the kernel dropped probes
+ *     on its full UDP buffer; a flow was refused). The client sends STOP at the end;
+ *     the server answers FINAL with totals and closes every flow of the token.
  *  4. Probes: UDP datagrams to the same port. A request carries the token; the server
  *     answers only if the token is live and the datagram comes from the address the
  *     token was issued to, within the granted rate (token bucket, burst 5). The reply
  *     is never longer than the request (the request must be at least PROTO_PROBE_LEN;
  *     padding beyond it is not echoed) and carries the server's receive and send
- *     timestamps so the client can subtract the server's processing time.
+ *     timestamps so the client can subtract the server's hold time. The receive time
+ *     is the kernel's, when the request arrived, not when the server read it (servers
+ *     before this note used the latter: the same fields, so every client works with
+ *     every server; only the wait in the socket queue was not taken out then).
  *
  * Keyed mode (private servers): a challenge-response. On every connection it accepts,
  * a keyed server speaks first: CHALLENGE with a random 16-byte nonce of that
@@ -125,7 +129,7 @@ struct proto_flow {
 	uint8_t mac[32];      /* HMAC-SHA256 over the nonce and the fields above (keyed mode) */
 };
 
-#define PROTO_REPORT_OVERLOADED 0x01 /* the server's loop ran more than a step late */
+#define PROTO_REPORT_OVERLOADED	  0x01 /* the server, not the path, may have shaped the test */
 #define PROTO_REPORT_FLOW_REFUSED 0x02
 
 struct proto_report {

@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/tcp.h>
@@ -21,15 +22,20 @@
 #include <sys/epoll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "meter/cc.h"
 #include "meter/loop.h"
 #include "meter/server.h"
+#include "meter/tokens.h"
 
 #define SWEEP_MS	100
 #define ACCEPT_BATCH	64
-#define PROBE_BATCH	64
+#define PROBE_BATCH	64		     /* datagrams per recvmmsg / sendmmsg */
+#define PROBE_ROUNDS	4		     /* batches per wake-up of the UDP socket */
+#define PROBE_CTL_LEN	128		     /* a timestamp and a TOS, with room */
+#define HOLD_SANE_NS	(10 * 1000000000ULL) /* longer: the wall clock stepped */
 #define BULK_LEN	(512 * 1024) /* one send()/recv() of bulk data (see on_bulk_out) */
 #define BULK_READS	2	     /* recv()s per event (1 MB): no flow starves the rest */
 #define OUT_LEN		4096	     /* control output: ~15 REPORTs the client did not read */
@@ -76,6 +82,7 @@ struct bucket {
 
 struct test {
 	struct server *s;
+	unsigned slot; /* index in server.tests */
 	uint8_t token[PROTO_TOKEN_LEN];
 	struct sockaddr_storage addr; /* the client's IP (port ignored) */
 	struct conn *control;
@@ -88,7 +95,39 @@ struct test {
 	uint64_t report_timer;
 	uint64_t rx[PROTO_MAX_FLOWS], tx[PROTO_MAX_FLOWS];
 	uint32_t flags, answered, dropped;
+	uint32_t held;	      /* probes held longer than hold_max_us */
+	uint32_t hold_max_us; /* the longest hold of an answered probe */
 	struct bucket buckets[SERVER_MAX_STREAMS];
+};
+
+/* One request accepted, its reply waiting for the batch's sendmmsg. */
+struct probe_reply {
+	struct test *t;
+	struct proto_probe p;
+	size_t len;	/* the request's */
+	unsigned in;	/* its index in the batch read */
+	int tos;	/* its marking, -1: unknown */
+	uint64_t rx_ns; /* arrival on the monotonic clock (see probe_arrival) */
+};
+
+/* The vectors of one batch in and one out, allocated once per server (~140 KB). */
+struct probe_io {
+	struct mmsghdr in[PROBE_BATCH];
+	struct iovec in_iov[PROBE_BATCH];
+	struct sockaddr_storage from[PROBE_BATCH];
+	union {
+		char buf[PROBE_CTL_LEN];
+		struct cmsghdr align;
+	} in_ctl[PROBE_BATCH];
+	uint8_t buf[PROBE_BATCH][PROBE_BUF];
+	struct probe_reply pend[PROBE_BATCH];
+	struct mmsghdr out[PROBE_BATCH];
+	struct iovec out_iov[PROBE_BATCH];
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} out_ctl[PROBE_BATCH];
+	uint8_t reply[PROBE_BATCH][PROTO_PROBE_LEN + PROTO_MAC_LEN];
 };
 
 struct server {
@@ -98,9 +137,14 @@ struct server {
 	uint16_t port;
 	struct conn *conns;
 	unsigned nconns, npending, ntests;
-	struct test **tests; /* max_clients slots */
+	struct test **tests; /* the running tests, dense: [0, ntests) */
+	struct token_table by_token;
 	uint64_t sweep_timer;
 	uint8_t *bulk; /* BULK_LEN: zeros to send, and a sink to read into */
+	struct probe_io *pio;
+	int rcvbuf;		 /* the UDP receive buffer the kernel granted, bytes */
+	uint32_t rxq_drops;	 /* datagrams the kernel dropped on a full UDP buffer */
+	uint32_t rxq_drops_seen; /* ... when the sweep last marked the tests for it */
 };
 
 void server_config_defaults(struct server_config *c)
@@ -119,6 +163,8 @@ void server_config_defaults(struct server_config *c)
 	    .idle_ms = 10000,
 	    .hello_timeout_ms = 3000,
 	    .flow_stall_ms = 5000,
+	    .udp_rcvbuf = SERVER_UDP_RCVBUF,
+	    .hold_max_us = SERVER_HOLD_MAX_US,
 	    .allowed_cc_path = CC_ALLOWED_PATH,
 	    .available_cc_path = CC_AVAILABLE_PATH,
 	};
@@ -127,6 +173,11 @@ void server_config_defaults(struct server_config *c)
 uint16_t server_port(const struct server *s)
 {
 	return s->port;
+}
+
+int server_udp_rcvbuf(const struct server *s)
+{
+	return s->rcvbuf;
 }
 
 /* The IP of a peer, v4-mapped IPv6 made IPv4, port zeroed: what a token is bound to. */
@@ -317,11 +368,12 @@ static void test_end(struct test *t, const char *reason)
 	}
 	sum.probes_answered = t->answered;
 	sum.probes_dropped = t->dropped;
+	sum.probes_held = t->held;
+	sum.hold_max_us = t->hold_max_us;
 	sum.flags = t->flags;
-	for (i = 0; i < s->cfg.max_clients; i++)
-		if (s->tests[i] == t)
-			s->tests[i] = NULL;
-	s->ntests--;
+	tokens_del(&s->by_token, t->token);
+	s->tests[t->slot] = s->tests[--s->ntests];
+	s->tests[t->slot]->slot = t->slot;
 	free(t);
 	if (s->cfg.on_test_end)
 		s->cfg.on_test_end(s->cfg.ctx, &sum);
@@ -354,10 +406,7 @@ static void test_report(struct loop *l, uint64_t id, void *ctx)
 
 static struct test *find_test(struct server *s, const uint8_t *token)
 {
-	for (unsigned i = 0; i < s->cfg.max_clients; i++)
-		if (s->tests[i] && !memcmp(s->tests[i]->token, token, PROTO_TOKEN_LEN))
-			return s->tests[i];
-	return NULL;
+	return tokens_find(&s->by_token, token);
 }
 
 static uint32_t clamp32(uint32_t v, uint32_t lo, uint32_t hi)
@@ -366,13 +415,18 @@ static uint32_t clamp32(uint32_t v, uint32_t lo, uint32_t hi)
 }
 
 /* true when c became the test's control connection; else c may be gone. */
-/* Tests running for peer's address. A scan of max_clients slots, only at HELLO. */
+/*
+ * Tests running for peer's address: a scan of the running tests, only at HELLO (10000
+ * tests: ~50 us per HELLO, against a TCP handshake's cost; not worth a second table).
+ */
 static unsigned tests_from(const struct server *s, const struct sockaddr_storage *peer)
 {
+	struct sockaddr_storage a;
 	unsigned n = 0;
 
-	for (unsigned i = 0; i < s->cfg.max_clients; i++)
-		n += s->tests[i] && same_addr(&s->tests[i]->addr, peer);
+	normalize_addr(peer, &a);
+	for (unsigned i = 0; i < s->ntests; i++)
+		n += same_addr(&s->tests[i]->addr, &a);
 	return n;
 }
 
@@ -405,7 +459,6 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 	struct proto_welcome *w = &m.u.welcome;
 	uint16_t min_len = PROTO_PROBE_LEN + (s->cfg.keylen ? PROTO_MAC_LEN : 0);
 	char text[128];
-	unsigned slot;
 	struct test *t;
 	int r;
 
@@ -432,19 +485,23 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 		conn_error(c, PROTO_ERR_BUSY, "too many tests from your address");
 		return false;
 	}
-	for (slot = 0; slot < s->cfg.max_clients && s->tests[slot]; slot++)
-		;
-	if (slot == s->cfg.max_clients) {
+	if (s->ntests == s->cfg.max_clients) {
 		conn_error(c, PROTO_ERR_BUSY, "server busy: too many tests running");
 		return false;
 	}
 	t = calloc(1, sizeof(*t));
-	if (!t || getrandom(t->token, sizeof(t->token), 0) != sizeof(t->token)) {
+	/* A token already running (2^-128 per pair, but cheap to rule out): draw again. */
+	r = t ? -EEXIST : -ENOMEM;
+	while (r == -EEXIST) {
+		if (getrandom(t->token, sizeof(t->token), 0) != sizeof(t->token))
+			r = -ENOMEM;
+		else if (!tokens_find(&s->by_token, t->token))
+			r = 0;
+	}
+	if (r < 0) {
 		free(t);
-		{
-			conn_error(c, PROTO_ERR_BUSY, "server out of resources");
-			return false;
-		}
+		conn_error(c, PROTO_ERR_BUSY, "server out of resources");
+		return false;
 	}
 	t->s = s;
 	normalize_addr(&c->peer, &t->addr);
@@ -466,15 +523,15 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 		proto_welcome_sign(w, c->nonce, s->cfg.key, s->cfg.keylen);
 	t->granted = *w;
 	t->report_timer = loop_timer_at(s->loop, t->report_ns, test_report, t);
-	if (!t->report_timer) {
+	if (!t->report_timer || tokens_add(&s->by_token, t->token, t) < 0) {
+		if (t->report_timer)
+			loop_timer_del(s->loop, t->report_timer);
 		free(t);
-		{
-			conn_error(c, PROTO_ERR_BUSY, "server out of resources");
-			return false;
-		}
+		conn_error(c, PROTO_ERR_BUSY, "server out of resources");
+		return false;
 	}
-	s->tests[slot] = t;
-	s->ntests++;
+	t->slot = s->ntests;
+	s->tests[s->ntests++] = t;
 	s->npending--;
 	c->kind = CONN_CONTROL;
 	c->test = t;
@@ -597,10 +654,16 @@ static void conn_gone(struct conn *c)
 		conn_close(c);
 }
 
+static void probes_serve(struct server *s, int rounds);
+
 static void on_bulk_in(struct conn *c)
 {
 	for (int i = 0; i < BULK_READS; i++) {
-		ssize_t n = recv(c->fd, c->s->bulk, BULK_LEN, MSG_DONTWAIT);
+		ssize_t n;
+
+		/* Probes first: one batch before every slice of bulk work (see server.h). */
+		probes_serve(c->s, 1);
+		n = recv(c->fd, c->s->bulk, BULK_LEN, MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -623,7 +686,10 @@ static void on_bulk_out(struct conn *c)
 	/* Not const: a const array of zeros lands in .rodata and adds BULK_LEN to the
 	 * static binary; in .bss it costs nothing on disk. Never written. */
 	static uint8_t zeros[BULK_LEN];
-	ssize_t n = send(c->fd, zeros, sizeof(zeros), MSG_NOSIGNAL | MSG_DONTWAIT);
+	ssize_t n;
+
+	probes_serve(c->s, 1);
+	n = send(c->fd, zeros, sizeof(zeros), MSG_NOSIGNAL | MSG_DONTWAIT);
 
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
@@ -798,135 +864,256 @@ static bool bucket_take(struct test *t, uint8_t stream, uint64_t now)
 		}
 	if (!b)
 		return false;
-	b->credit_ns += now - b->last_ns;
+	/* Arrival times come from the kernel: never trust them to be in order. */
+	b->credit_ns += now > b->last_ns ? now - b->last_ns : 0;
 	if (b->credit_ns > cap)
 		b->credit_ns = cap;
-	b->last_ns = now;
+	if (now > b->last_ns)
+		b->last_ns = now;
 	if (b->credit_ns < cost)
 		return false;
 	b->credit_ns -= cost;
 	return true;
 }
 
-/*
- * Send a reply with the request's TOS / traffic class (tos < 0: unknown, unmarked), so
- * an EF probe is EF both ways as in flent's RRUL. The marking goes in a control
- * message: one sendmsg per reply, no setsockopt per probe.
- */
-static ssize_t probe_send(struct server *s, const uint8_t *buf, size_t len,
-			  const struct sockaddr_storage *to, socklen_t tolen, int tos)
+/* The TOS (IPv4) or traffic class (IPv6) of a datagram, -1 if not told. */
+static int cmsg_tos(const struct cmsghdr *cm)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = {.iov_base = (void *)buf, .iov_len = len};
-	struct msghdr mh = {
-	    .msg_name = (void *)to, .msg_namelen = tolen, .msg_iov = &iov, .msg_iovlen = 1};
-	struct cmsghdr *cm;
+	int v;
 
-	if (tos > 0) {
-		memset(&ctl, 0, sizeof(ctl));
-		mh.msg_control = ctl.buf;
-		mh.msg_controllen = sizeof(ctl.buf);
-		cm = CMSG_FIRSTHDR(&mh);
-		cm->cmsg_level = to->ss_family == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP;
-		cm->cmsg_type = to->ss_family == AF_INET6 ? IPV6_TCLASS : IP_TOS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &tos, sizeof(int));
-	}
-	return sendmsg(s->udp, &mh, MSG_DONTWAIT);
-}
-
-static void probe_one(struct server *s, const uint8_t *buf, size_t len,
-		      const struct sockaddr_storage *from, socklen_t fromlen, uint64_t rx_ns,
-		      int tos)
-{
-	uint8_t reply[PROTO_PROBE_LEN + PROTO_MAC_LEN];
-	size_t reply_len = PROTO_PROBE_LEN;
-	struct proto_probe p;
-	struct test *t;
-
-	if (len > s->cfg.max_probe_len || proto_probe_decode(buf, len, &p) < 0 ||
-	    p.magic != PROTO_PROBE_MAGIC_REQ)
-		return;
-	t = find_test(s, p.token);
-	if (!t || !same_addr(&t->addr, from))
-		return; /* nothing to count it against, and never an answer to a stranger */
-	if (s->cfg.keylen && proto_probe_verify(buf, len, s->cfg.key, s->cfg.keylen) < 0) {
-		t->dropped++;
-		return;
-	}
-	if (!bucket_take(t, p.stream, rx_ns)) {
-		t->dropped++;
-		return;
-	}
-	t->active_ns = rx_ns; /* only a probe we answer keeps a test alive */
-	p.magic = PROTO_PROBE_MAGIC_REP;
-	p.flags = s->cfg.keylen ? PROTO_PROBE_KEYED : 0;
-	p.server_rx_ns = rx_ns;
-	p.server_tx_ns = loop_now_ns();
-	proto_probe_encode(&p, reply, sizeof(reply));
-	if (s->cfg.keylen)
-		reply_len =
-		    (size_t)proto_probe_sign(reply, sizeof(reply), s->cfg.key, s->cfg.keylen);
-	/* The invariant that makes us useless for amplification. */
-	if (reply_len > len)
-		return;
-	if (probe_send(s, reply, reply_len, from, fromlen, tos) == (ssize_t)reply_len)
-		t->answered++;
-	else
-		t->dropped++;
-}
-
-/* The TOS (IPv4) or traffic class (IPv6) the datagram arrived with, -1 if not told. */
-static int received_tos(struct msghdr *mh)
-{
-	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
-		int v;
-
-		if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_TOS &&
-		    cm->cmsg_len >= CMSG_LEN(1))
-			return *(uint8_t *)CMSG_DATA(cm);
-		if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_TCLASS &&
-		    cm->cmsg_len >= CMSG_LEN(sizeof(int))) {
-			memcpy(&v, CMSG_DATA(cm), sizeof(v));
-			return v & 0xff;
-		}
+	if (cm->cmsg_level == IPPROTO_IP && cm->cmsg_type == IP_TOS && cm->cmsg_len >= CMSG_LEN(1))
+		return *(const uint8_t *)CMSG_DATA(cm);
+	if (cm->cmsg_level == IPPROTO_IPV6 && cm->cmsg_type == IPV6_TCLASS &&
+	    cm->cmsg_len >= CMSG_LEN(sizeof(int))) {
+		memcpy(&v, CMSG_DATA(cm), sizeof(v));
+		return v & 0xff;
 	}
 	return -1;
 }
 
-static void on_probe(struct loop *l, int fd, uint32_t events, void *ctx)
+/* What the kernel told about one datagram: its marking and receive time. */
+static void probe_cmsgs(struct msghdr *mh, int *tos, uint64_t *rx_real_ns)
 {
-	struct server *s = ctx;
-	uint8_t buf[PROBE_BUF];
-	union {
-		char buf[CMSG_SPACE(sizeof(int)) * 2];
-		struct cmsghdr align;
-	} ctl;
+	*tos = -1;
+	*rx_real_ns = 0;
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(struct timespec))) {
+			struct timespec ts;
 
-	for (int i = 0; i < PROBE_BATCH; i++) {
-		struct sockaddr_storage from;
-		struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
-		struct msghdr mh = {.msg_name = &from,
-				    .msg_namelen = sizeof(from),
-				    .msg_iov = &iov,
-				    .msg_iovlen = 1,
-				    .msg_control = ctl.buf,
-				    .msg_controllen = sizeof(ctl.buf)};
-		/* MSG_TRUNC: the datagram's real length, so oversized ones are seen as such. */
-		ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT | MSG_TRUNC);
+			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+			*rx_real_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+		} else if (*tos < 0) {
+			*tos = cmsg_tos(cm);
+		}
+	}
+}
 
+/*
+ * Check one request; true and a filled reply slot when it gets an answer. Rate-limited,
+ * badly signed, unknown-token and stranger's probes get none.
+ */
+static bool probe_accept(struct server *s, const uint8_t *buf, size_t len,
+			 const struct sockaddr_storage *from, uint64_t rx_ns,
+			 struct probe_reply *out)
+{
+	struct test *t;
+
+	if (len > s->cfg.max_probe_len || proto_probe_decode(buf, len, &out->p) < 0 ||
+	    out->p.magic != PROTO_PROBE_MAGIC_REQ)
+		return false;
+	t = find_test(s, out->p.token);
+	if (!t || !same_addr(&t->addr, from))
+		return false; /* nothing to count it against, and never an answer to a stranger */
+	if (s->cfg.keylen && proto_probe_verify(buf, len, s->cfg.key, s->cfg.keylen) < 0) {
+		t->dropped++;
+		return false;
+	}
+	if (!bucket_take(t, out->p.stream, rx_ns)) {
+		t->dropped++;
+		return false;
+	}
+	t->active_ns = rx_ns; /* only a probe we answer keeps a test alive */
+	out->t = t;
+	out->len = len;
+	return true;
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * When a datagram arrived, on the monotonic clock: the kernel's receive timestamp
+ * (CLOCK_REALTIME, SO_TIMESTAMPNS) moved by the two clocks' offset, read once per
+ * batch. Without a timestamp, or across a step of the wall clock, it is when recvmmsg
+ * returned. The hold time runs from here to the reply's send, so a client of any
+ * version, which subtracts server_tx_ns - server_rx_ns, takes out the time a request
+ * waited in the socket's queue as well.
+ */
+static uint64_t probe_arrival(uint64_t rx_real, uint64_t read_mono, uint64_t read_real)
+{
+	if (!rx_real || rx_real > read_real || read_real - rx_real >= HOLD_SANE_NS ||
+	    read_real - rx_real > read_mono)
+		return read_mono;
+	return read_mono - (read_real - rx_real);
+}
+
+/* Stamp, sign and address reply i; flag its test when it was held too long. */
+static void probe_reply_prepare(struct server *s, struct probe_io *io, unsigned i, uint64_t mono_ns)
+{
+	struct probe_reply *r = &io->pend[i];
+	uint64_t hold = r->rx_ns < mono_ns ? mono_ns - r->rx_ns : 0;
+	struct msghdr *mh = &io->out[i].msg_hdr;
+	struct test *t = r->t;
+	size_t len = PROTO_PROBE_LEN;
+
+	if (hold > (uint64_t)s->cfg.hold_max_us * 1000) {
+		t->flags |= PROTO_REPORT_OVERLOADED;
+		t->held++;
+	}
+	if (hold / 1000 > t->hold_max_us)
+		t->hold_max_us = (uint32_t)(hold / 1000 > UINT32_MAX ? UINT32_MAX : hold / 1000);
+	r->p.magic = PROTO_PROBE_MAGIC_REP;
+	r->p.flags = s->cfg.keylen ? PROTO_PROBE_KEYED : 0;
+	r->p.server_rx_ns = r->rx_ns;
+	r->p.server_tx_ns = mono_ns;
+	proto_probe_encode(&r->p, io->reply[i], sizeof(io->reply[i]));
+	if (s->cfg.keylen)
+		len = (size_t)proto_probe_sign(io->reply[i], sizeof(io->reply[i]), s->cfg.key,
+					       s->cfg.keylen);
+	io->out_iov[i] = (struct iovec){.iov_base = io->reply[i], .iov_len = len};
+	*mh = (struct msghdr){.msg_name = &io->from[r->in],
+			      .msg_namelen = io->in[r->in].msg_hdr.msg_namelen,
+			      .msg_iov = &io->out_iov[i],
+			      .msg_iovlen = 1};
+	/* The request's marking on the reply, so an EF probe is EF both ways as in
+	 * flent's RRUL; in a control message: no setsockopt per probe. */
+	if (r->tos > 0) {
+		struct cmsghdr *cm;
+		int family = io->from[r->in].ss_family;
+
+		memset(&io->out_ctl[i], 0, sizeof(io->out_ctl[i]));
+		mh->msg_control = io->out_ctl[i].buf;
+		mh->msg_controllen = sizeof(io->out_ctl[i].buf);
+		cm = CMSG_FIRSTHDR(mh);
+		cm->cmsg_level = family == AF_INET6 ? IPPROTO_IPV6 : IPPROTO_IP;
+		cm->cmsg_type = family == AF_INET6 ? IPV6_TCLASS : IP_TOS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &r->tos, sizeof(int));
+	}
+}
+
+/* Send the batch's replies with sendmmsg; each counts as answered or dropped. */
+static void probe_replies_send(struct server *s, struct probe_io *io, unsigned n)
+{
+	unsigned sent = 0;
+
+	while (sent < n) {
+		int r = sendmmsg(s->udp, io->out + sent, n - sent, MSG_DONTWAIT);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			/* This one failed (a full buffer, a refused destination): the rest may
+			 * not, so go on with the next. */
+			io->pend[sent++].t->dropped++;
+			continue;
+		}
+		for (unsigned i = sent; i < sent + (unsigned)r; i++) {
+			/* The invariant that makes us useless for amplification. */
+			if (io->out[i].msg_len == io->out_iov[i].iov_len)
+				io->pend[i].t->answered++;
+			else
+				io->pend[i].t->dropped++;
+		}
+		sent += (unsigned)r;
+	}
+}
+
+/*
+ * Read up to `rounds` batches of PROBE_BATCH requests (recvmmsg) and answer them
+ * (sendmmsg). Returns when the socket is empty or the rounds are used up, so bulk work
+ * and control frames get their turn as well.
+ */
+static void probes_serve(struct server *s, int rounds)
+{
+	struct probe_io *io = s->pio;
+
+	for (int round = 0; round < rounds; round++) {
+		unsigned nout = 0;
+		uint64_t read_mono, read_real, mono;
+		int n;
+
+		for (unsigned i = 0; i < PROBE_BATCH; i++) {
+			io->in_iov[i] =
+			    (struct iovec){.iov_base = io->buf[i], .iov_len = PROBE_BUF};
+			io->in[i].msg_hdr =
+			    (struct msghdr){.msg_name = &io->from[i],
+					    .msg_namelen = sizeof(io->from[i]),
+					    .msg_iov = &io->in_iov[i],
+					    .msg_iovlen = 1,
+					    .msg_control = io->in_ctl[i].buf,
+					    .msg_controllen = sizeof(io->in_ctl[i].buf)};
+		}
+		n = recvmmsg(s->udp, io->in, PROBE_BATCH, MSG_DONTWAIT, NULL);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (n <= 0)
 			return;
-		if ((size_t)n > sizeof(buf) || (mh.msg_flags & MSG_TRUNC))
-			continue;
-		probe_one(s, buf, (size_t)n, &from, mh.msg_namelen, loop_now_ns(),
-			  received_tos(&mh));
+		read_mono = loop_now_ns();
+		read_real = realtime_ns();
+		for (int i = 0; i < n; i++) {
+			struct msghdr *mh = &io->in[i].msg_hdr;
+			struct probe_reply *r = &io->pend[nout];
+			uint64_t rx_real, rx;
+			int tos;
+
+			probe_cmsgs(mh, &tos, &rx_real);
+			/* A truncated datagram is longer than any probe we accept. */
+			if (mh->msg_flags & MSG_TRUNC)
+				continue;
+			rx = probe_arrival(rx_real, read_mono, read_real);
+			if (!probe_accept(s, io->buf[i], io->in[i].msg_len, &io->from[i], rx, r))
+				continue;
+			r->in = (unsigned)i;
+			r->tos = tos;
+			r->rx_ns = rx;
+			/* The reply is never longer than the request: checked before it is
+			 * built, for the keyed size too. */
+			if ((size_t)PROTO_PROBE_LEN + (s->cfg.keylen ? PROTO_MAC_LEN : 0) >
+			    r->len) {
+				r->t->dropped++;
+				continue;
+			}
+			nout++;
+		}
+		/* One clock read stamps the batch, just before it goes out. */
+		mono = loop_now_ns();
+		for (unsigned i = 0; i < nout; i++)
+			probe_reply_prepare(s, io, i, mono);
+		probe_replies_send(s, io, nout);
+		/* The stamp is taken before the batch is signed and sent: when that took
+		 * longer than the bound (the server lost its CPU in between), the replies
+		 * left later than they say, and their tests are flagged like a long hold. */
+		if (loop_now_ns() - mono > (uint64_t)s->cfg.hold_max_us * 1000)
+			for (unsigned i = 0; i < nout; i++)
+				io->pend[i].t->flags |= PROTO_REPORT_OVERLOADED;
+		if (n < PROBE_BATCH)
+			return;
 	}
+}
+
+static void on_probe(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	(void)l;
+	(void)fd;
+	(void)events;
+	probes_serve(ctx, PROBE_ROUNDS);
 }
 
 /* ---- housekeeping ---- */
@@ -937,11 +1124,27 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 	uint64_t now = loop_now_ns();
 	struct conn *c, *next;
 
-	for (unsigned i = 0; i < s->cfg.max_clients; i++) {
+	/* The kernel dropped probes on a full buffer since the last sweep: whose it cannot
+	 * say, so every running test may have lost some to us, not to the path. The count
+	 * is the socket's (SO_MEMINFO), not one carried by later datagrams: a burst that
+	 * ends in drops is seen even if nothing arrives after it. */
+	{
+		uint32_t mem[SK_MEMINFO_VARS];
+		socklen_t len = sizeof(mem);
+
+		if (getsockopt(s->udp, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
+		    len > SK_MEMINFO_DROPS * sizeof(uint32_t))
+			s->rxq_drops = mem[SK_MEMINFO_DROPS];
+	}
+	if (s->rxq_drops != s->rxq_drops_seen) {
+		s->rxq_drops_seen = s->rxq_drops;
+		for (unsigned i = 0; i < s->ntests; i++)
+			s->tests[i]->flags |= PROTO_REPORT_OVERLOADED;
+	}
+	/* Backwards: an ending test's slot takes the last test, one already seen. */
+	for (unsigned i = s->ntests; i-- > 0;) {
 		struct test *t = s->tests[i];
 
-		if (!t)
-			continue;
 		if (now >= t->end_ns)
 			test_end(t, "expired");
 		else if (now - t->active_ns >= (uint64_t)s->cfg.idle_ms * NS_PER_MS)
@@ -989,6 +1192,19 @@ static int make_addr(const struct server_config *cfg, int family, struct sockadd
 	return 0;
 }
 
+/*
+ * Ask for a receive buffer of `want` bytes: SO_RCVBUFFORCE first (root, CAP_NET_ADMIN:
+ * past net.core.rmem_max), else SO_RCVBUF (capped at rmem_max). The kernel doubles
+ * the value for its bookkeeping; server_udp_rcvbuf() reports what it granted.
+ */
+static void udp_buffer(int fd, int want)
+{
+	if (want <= 0)
+		return;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &want, sizeof(want)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+}
+
 static int open_socket(const struct server_config *cfg, int family, int type, uint16_t port)
 {
 	struct sockaddr_storage a;
@@ -1010,6 +1226,9 @@ static int open_socket(const struct server_config *cfg, int family, int type, ui
 		setsockopt(fd, IPPROTO_IP, IP_RECVTOS, &one, sizeof(one));
 		if (family == AF_INET6)
 			setsockopt(fd, IPPROTO_IPV6, IPV6_RECVTCLASS, &one, sizeof(one));
+		/* The kernel's receive time of each datagram: the hold time. */
+		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+		udp_buffer(fd, cfg->udp_rcvbuf);
 	}
 	if (bind(fd, (struct sockaddr *)&a, alen) < 0 ||
 	    (type == SOCK_STREAM && listen(fd, 1024) < 0)) {
@@ -1071,9 +1290,11 @@ static int open_sockets(struct server *s)
 int server_new(const struct server_config *cfg, struct server **out)
 {
 	struct server *s;
+	uint64_t seed;
 	int r;
 
-	if (!cfg->max_clients || !cfg->max_pending || cfg->min_interval_us == 0 ||
+	if (!cfg->max_clients || cfg->max_clients > SERVER_MAX_CLIENTS || !cfg->max_pending ||
+	    cfg->min_interval_us == 0 ||
 	    cfg->max_probe_len < PROTO_PROBE_LEN + (cfg->keylen ? PROTO_MAC_LEN : 0) ||
 	    cfg->max_duration_ms < DURATION_MIN_MS || cfg->keylen > PROTO_MAX_KEY)
 		return -EINVAL;
@@ -1084,11 +1305,17 @@ int server_new(const struct server_config *cfg, struct server **out)
 	s->tcp = s->udp = s->reserve_fd = -1;
 	s->tests = calloc(cfg->max_clients, sizeof(*s->tests));
 	s->bulk = malloc(BULK_LEN);
+	s->pio = malloc(sizeof(*s->pio));
 	s->loop = loop_new();
-	if (!s->tests || !s->bulk || !s->loop) {
+	if (!s->tests || !s->bulk || !s->pio || !s->loop) {
 		r = -ENOMEM;
 		goto fail;
 	}
+	if (getrandom(&seed, sizeof(seed), 0) != sizeof(seed))
+		seed = loop_now_ns();
+	r = tokens_init(&s->by_token, cfg->max_clients, seed);
+	if (r < 0)
+		goto fail;
 	if (cfg->keylen) {
 		uint8_t *k = malloc(cfg->keylen);
 
@@ -1102,6 +1329,12 @@ int server_new(const struct server_config *cfg, struct server **out)
 	r = open_sockets(s);
 	if (r < 0)
 		goto fail;
+	{
+		socklen_t len = sizeof(s->rcvbuf);
+
+		if (getsockopt(s->udp, SOL_SOCKET, SO_RCVBUF, &s->rcvbuf, &len) < 0)
+			s->rcvbuf = 0;
+	}
 	s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if ((r = loop_add(s->loop, s->tcp, EPOLLIN, on_accept, s)) < 0 ||
 	    (r = loop_add(s->loop, s->udp, EPOLLIN, on_probe, s)) < 0)
@@ -1128,9 +1361,8 @@ int server_run(struct server *s, const volatile int *stop)
 			break;
 		r = 0;
 	}
-	for (unsigned i = 0; i < s->cfg.max_clients; i++)
-		if (s->tests[i])
-			test_end(s->tests[i], "shutdown");
+	while (s->ntests)
+		test_end(s->tests[s->ntests - 1], "shutdown");
 	return r;
 }
 
@@ -1138,10 +1370,8 @@ void server_free(struct server *s)
 {
 	if (!s)
 		return;
-	if (s->tests)
-		for (unsigned i = 0; i < s->cfg.max_clients; i++)
-			if (s->tests[i])
-				test_end(s->tests[i], "shutdown");
+	while (s->ntests)
+		test_end(s->tests[s->ntests - 1], "shutdown");
 	while (s->conns)
 		conn_close(s->conns);
 	if (s->tcp >= 0)
@@ -1156,6 +1386,8 @@ void server_free(struct server *s)
 	}
 	loop_free(s->loop);
 	free(s->tests);
+	tokens_free(&s->by_token);
 	free(s->bulk);
+	free(s->pio);
 	free(s);
 }

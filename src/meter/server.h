@@ -37,6 +37,19 @@
  *    Keyed: see proto.h for where the tag sits.
  *  - Server timestamps are CLOCK_MONOTONIC ns of this host: compare them only with
  *    each other (server_tx_ns - server_rx_ns is the time spent in the server).
+ *  - Hold time: server_rx_ns is the kernel's receive timestamp of the request
+ *    (SO_TIMESTAMPNS, mapped onto the monotonic clock), not the moment the server read
+ *    it, so server_tx_ns - server_rx_ns holds the time the request waited in the
+ *    socket's queue as well as its processing; every client version subtracts it from
+ *    the round trip. A test any of whose probes was held longer than hold_max_us
+ *    (SERVER_HOLD_MAX_US), or whose reply left more than that after its stamp (the
+ *    server lost its CPU while sending), or that ran while the kernel dropped datagrams
+ *    on the full UDP buffer, is flagged PROTO_REPORT_OVERLOADED in its next REPORT and
+ *    its FINAL:
+ *    the result then says the server, not the path, may have shaped it.
+ *  - Probes come first: the UDP socket is read between any two bulk sends or reads
+ *    (BULK_LEN each), so a request waits behind at most one of them
+ *    (docs/design/server-scale.md).
  */
 #ifndef DEBLOAT_METER_SERVER_H
 #define DEBLOAT_METER_SERVER_H
@@ -48,6 +61,13 @@
 #include "meter/proto.h"
 
 #define SERVER_MAX_STREAMS 8
+/* A probe held longer than this flags its test overloaded. See server-scale.md. */
+#define SERVER_HOLD_MAX_US 2000
+/* The UDP receive buffer asked for: ~0.4 s of 20000 probes a second on loopback, where
+ * a small datagram costs ~1 KB of buffer; the kernel may grant less (rmem_max). */
+#define SERVER_UDP_RCVBUF (8 * 1024 * 1024)
+/* The most tests at once a configuration may ask for (see server_new). */
+#define SERVER_MAX_CLIENTS 65536
 
 /* One finished test, for the log line. */
 struct server_test_summary {
@@ -61,14 +81,16 @@ struct server_test_summary {
 	char cc[PROTO_CC_LEN];
 	uint64_t rx_bytes, tx_bytes;
 	uint32_t probes_answered, probes_dropped;
-	uint32_t flags; /* PROTO_REPORT_* */
+	uint32_t probes_held; /* answered, but held longer than hold_max_us */
+	uint32_t hold_max_us; /* the longest hold of an answered probe */
+	uint32_t flags;	      /* PROTO_REPORT_* */
 };
 
 struct server_config {
 	int family;	      /* AF_INET, AF_INET6, or AF_UNSPEC (IPv6 socket taking both) */
 	const char *bind;     /* an address, NULL for any */
 	uint16_t port;	      /* 0: an ephemeral port (tests), see server_port() */
-	unsigned max_clients; /* tests at once */
+	unsigned max_clients; /* tests at once, 1 .. SERVER_MAX_CLIENTS */
 	unsigned max_pending; /* connections that have not sent HELLO/FLOW yet */
 	/* One address may hold at most this many tests and pending connections, so that it
 	 * cannot lock everyone else out; a full pending table evicts its oldest. */
@@ -86,6 +108,8 @@ struct server_config {
 	 * comma-separated names, NULL for none. The lists' paths are cc.h's; tests point
 	 * them elsewhere. */
 	const char *allow_cc;
+	int udp_rcvbuf;	      /* UDP receive buffer to ask for, bytes; 0: the kernel's default */
+	uint32_t hold_max_us; /* a longer hold flags the test overloaded */
 	const char *allowed_cc_path, *available_cc_path;
 	void (*on_test_end)(void *ctx, const struct server_test_summary *t);
 	void *ctx;
@@ -98,6 +122,8 @@ struct server;
 /* Sockets bound and listening. -errno (-EADDRINUSE, -EINVAL for a bad config...). */
 int server_new(const struct server_config *c, struct server **out);
 uint16_t server_port(const struct server *s);
+/* The UDP receive buffer the kernel granted, bytes (what SO_RCVBUF reads back). */
+int server_udp_rcvbuf(const struct server *s);
 /*
  * Serve until *stop becomes non-zero (checked at least every 100 ms; a signal also
  * wakes it). Running tests end with reason "shutdown". 0, or -errno from epoll.

@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# bench-server-scale.sh - `debloat server` against `irtt server` under many clients,
+# and ours under several rrul clients, in one run, on the loopback of a namespace of
+# its own:
+#
+#	[ ns dbb-scale-$$, lo ]
+#	  debloat server -p 9911 -c 10100   irtt server -b 127.0.0.1:2112
+#	     (each pinned to CPU $SERVER_CPU, one at a time)
+#	  server-load (bench/server-load.c, pinned to the other CPU): N ping clients,
+#	     client i bound to 127.10.x.y, probes at RATE a second in all
+#	  debloat test rrul --local 127.0.0.1x, 10 at once (phase "rrul")
+#
+# Phase "ping": for N in 1000 4000 10000 (--clients), ours then irtt's, the same load:
+# RATE probes a second spread evenly over the N clients (--rate, default 20000: a
+# client every 50 ms at 1000 clients, every 500 ms at 10000), for SECONDS (--seconds,
+# default 15). Per server: its CPU (utime + stime over the load, cores), its RSS at
+# the end (MB), loss, RTT p50/p99 (the load generator's kernel receive time less its
+# send time) and the server's own processing time p50/p99 as it reports it (ours: from
+# the kernel's receive timestamp to its send, so the socket queue and its wake-up are
+# in it; irtt's: from after its read returned), and ours/irtt ratios.
+# Phase "rrul": 10 `debloat test rrul` at once (-l 10 -d 2 -s 0.05) against ours,
+# pinned the same: the worst UDP and ICMP loaded p99 over the clients, how many results
+# say server_overloaded, and the server's CPU.
+# The host's CPU steal over the whole run (from /proc/stat) is printed: on a shared VM
+# a high steal makes every figure noisier.
+#
+# Bounded: about 2 x (setup + SECONDS + 1 s) per client count, plus ~20 s of rrul: some
+# 2.5 minutes with the defaults; every process runs under `timeout`.
+# --json prints {"results": [{"name", "value", "unit"}, ...]} like bench/run.sh.
+# Exits 77 (skipped) without root or irtt.
+#
+#   sudo bench/bench-server-scale.sh [BUILD_DIR] [--json] [--seconds S] [--rate R]
+#        [--clients "1000 4000 10000"] [--rrul N]
+set -euo pipefail
+
+BUILD=build
+json=0
+secs=15
+rate=20000
+sizes="1000 4000 10000"
+nrrul=10
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--json) json=1 ;;
+	--seconds) secs=$2; shift ;;
+	--rate) rate=$2; shift ;;
+	--clients) sizes=$2; shift ;;
+	--rrul) nrrul=$2; shift ;;
+	-h | --help)
+		sed -n '2,35p' "$0"
+		exit 0
+		;;
+	*) BUILD=$1 ;;
+	esac
+	shift
+done
+DEBLOAT=$BUILD/debloat
+LOAD=$BUILD/bench/server-load
+if [ ! -x "$DEBLOAT" ] || [ ! -x "$LOAD" ]; then
+	echo "bench-server-scale: no $DEBLOAT or $LOAD (make first)" >&2
+	exit 1
+fi
+for c in irtt jq ip taskset; do
+	command -v "$c" >/dev/null || { echo "bench-server-scale: skipped: needs $c (scripts/install-deps.sh test)" >&2; exit 77; }
+done
+[ "$(id -u)" -eq 0 ] || { echo "bench-server-scale: skipped: needs root (a network namespace)" >&2; exit 77; }
+
+# 10000 clients: a TCP and a UDP socket each in the load generator, one or more
+# descriptors each in the server. Our own limit only (root may lift the hard one).
+ulimit -Hn 65536 2>/dev/null || true
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+
+NS=dbb-scale-$$
+tmp=$(mktemp -d)
+pids=()
+rpids=()
+cleanup() {
+	local p
+	for p in "${pids[@]+"${pids[@]}"}" "${rpids[@]+"${rpids[@]}"}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	ip netns del "$NS" 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+ip netns add "$NS"
+ip -n "$NS" link set lo up
+inns() { ip netns exec "$NS" "$@"; }
+
+# Two CPUs: the server on the last one, everything else on the others.
+cpus=$(taskset -pc $$ | sed -E 's/.*: *//')
+last=$(nproc)
+SERVER_CPU=$((last - 1))
+OTHER_CPUS=$([ "$last" -gt 1 ] && echo "0-$((last - 2))" || echo 0)
+log() { [ "$json" -eq 1 ] || echo "$@"; }
+log "# CPUs allowed $cpus; servers on CPU $SERVER_CPU, load on $OTHER_CPUS"
+
+# utime + stime of a process and its threads, in clock ticks.
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+rss_mb() { awk '/^VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status"; }
+# The cpu line of /proc/stat: total ticks and steal ticks.
+stat_now() { awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t, $9 }' /proc/stat; }
+hz=$(getconf CLK_TCK)
+
+start_ours() {
+	inns timeout $((secs * 4 + 120)) taskset -c "$SERVER_CPU" "$DEBLOAT" server -p 9911 -c 10100 \
+		2>"$tmp/ours.log" &
+	spid=$!
+	pids+=("$spid")
+	for _ in $(seq 50); do
+		inns ss -Hlun "sport = :9911" | grep -q . && break
+		sleep 0.1
+	done
+	# The server runs under timeout and taskset: its own pid is the deepest child.
+	while child=$(pgrep -P "$spid" | head -1) && [ -n "$child" ]; do spid=$child; done
+}
+start_irtt() {
+	inns timeout $((secs * 4 + 120)) taskset -c "$SERVER_CPU" irtt server -b 127.0.0.1:2112 \
+		>"$tmp/irtt.log" 2>&1 &
+	spid=$!
+	pids+=("$spid")
+	for _ in $(seq 50); do
+		inns ss -Hlun "sport = :2112" | grep -q . && break
+		sleep 0.1
+	done
+	while child=$(pgrep -P "$spid" | head -1) && [ -n "$child" ]; do spid=$child; done
+}
+stop_server() {
+	kill "$spid" 2>/dev/null || true
+	wait 2>/dev/null || true
+	pids=()
+}
+
+# run_load KIND PORT N: the load generator's JSON line plus the server's CPU and RSS.
+run_load() {
+	local kind=$1 port=$2 n=$3 t0 t1 w0 w1 out
+	t0=$(ticks "$spid")
+	w0=$(date +%s.%N)
+	out=$(inns timeout $((secs + 90)) taskset -c "$OTHER_CPUS" "$LOAD" "$kind" "$port" "$n" "$rate" "$secs")
+	t1=$(ticks "$spid")
+	w1=$(date +%s.%N)
+	jq -c --argjson cpu "$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$hz" \
+		'BEGIN { printf "%.3f", (b - a) / hz / (w1 - w0) }')" \
+		--argjson rss "$(rss_mb "$spid")" '. + {cpu_cores: $cpu, rss_mb: $rss}' <<<"$out"
+}
+
+read -r st0 steal0 <<<"$(stat_now)"
+for n in $sizes; do
+	start_ours
+	run_load debloat 9911 "$n" >"$tmp/ours-$n.json"
+	stop_server
+	start_irtt
+	run_load irtt 2112 "$n" >"$tmp/irtt-$n.json"
+	stop_server
+	for who in ours irtt; do
+		log "# $who, $n clients: $(cat "$tmp/$who-$n.json")"
+	done
+done
+
+# rrul: nrrul clients at once against ours.
+rpids=()
+start_ours
+t0=$(ticks "$spid")
+w0=$(date +%s.%N)
+for i in $(seq "$nrrul"); do
+	inns timeout 60 taskset -c "$OTHER_CPUS" "$DEBLOAT" test rrul 127.0.0.1 -p 9911 \
+		--local "127.0.0.$((10 + i))" -l 10 -d 2 -s 0.05 -o "$tmp/rrul-$i.json" \
+		>/dev/null 2>"$tmp/rrul-$i.err" &
+	rpids+=($!)
+done
+for p in "${rpids[@]}"; do
+	wait "$p" 2>/dev/null || true
+done
+t1=$(ticks "$spid")
+w1=$(date +%s.%N)
+rrul_cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$hz" 'BEGIN { printf "%.3f", (b - a) / hz / (w1 - w0) }')
+stop_server
+read -r st1 steal1 <<<"$(stat_now)"
+steal_pct=$(awk -v a="$st0" -v b="$st1" -v s="$steal0" -v t="$steal1" 'BEGIN { printf "%.2f", (b > a) ? 100 * (t - s) / (b - a) : 0 }')
+
+rrul_done=$(cat "$tmp"/rrul-*.json 2>/dev/null | jq -s 'length')
+rrul_udp=$(cat "$tmp"/rrul-*.json 2>/dev/null | jq -s '[.[].summary.probes[] | select(.name | test("UDP")) | .latency_loaded_ms.p99] | max // null')
+rrul_icmp=$(cat "$tmp"/rrul-*.json 2>/dev/null | jq -s '[.[].summary.probes[] | select(.name | test("ICMP")) | .latency_loaded_ms.p99] | max // null')
+rrul_flagged=$(cat "$tmp"/rrul-*.json 2>/dev/null | jq -s '[.[] | select(.server_overloaded)] | length')
+
+# One results document, then the table from it.
+{
+	for n in $sizes; do
+		for who in ours irtt; do
+			f=$tmp/$who-$n.json
+			jq -c --arg p "ping_${n}_${who}" '
+				{name: ($p + "_cpu"), value: .cpu_cores, unit: "cores"},
+				{name: ($p + "_rss"), value: .rss_mb, unit: "MB"},
+				{name: ($p + "_ready"), value: .ready, unit: "clients"},
+				{name: ($p + "_loss"), value: .loss_pct, unit: "%"},
+				{name: ($p + "_rtt_p50"), value: .rtt_us.p50, unit: "us"},
+				{name: ($p + "_rtt_p99"), value: .rtt_us.p99, unit: "us"},
+				{name: ($p + "_proc_p50"), value: .proc_us.p50, unit: "us"},
+				{name: ($p + "_proc_p99"), value: .proc_us.p99, unit: "us"}' "$f"
+		done
+		jq -cn --arg p "ping_${n}_ratio" --slurpfile o "$tmp/ours-$n.json" --slurpfile i "$tmp/irtt-$n.json" '
+			def r(a; b): if b > 0 then (a / b * 1000 | round / 1000) else null end;
+			{name: ($p + "_cpu"), value: r($o[0].cpu_cores; $i[0].cpu_cores), unit: "ours/irtt"},
+			{name: ($p + "_rss"), value: r($o[0].rss_mb; $i[0].rss_mb), unit: "ours/irtt"},
+			{name: ($p + "_rtt_p50"), value: r($o[0].rtt_us.p50; $i[0].rtt_us.p50), unit: "ours/irtt"},
+			{name: ($p + "_rtt_p99"), value: r($o[0].rtt_us.p99; $i[0].rtt_us.p99), unit: "ours/irtt"}'
+	done
+	jq -cn --argjson n "$nrrul" --argjson finished "$rrul_done" --argjson u "$rrul_udp" \
+		--argjson i "$rrul_icmp" --argjson f "$rrul_flagged" --argjson c "$rrul_cpu" \
+		--argjson s "$steal_pct" '
+		{name: "rrul_clients", value: $n, unit: "clients"},
+		{name: "rrul_results", value: $finished, unit: "results"},
+		{name: "rrul_udp_p99_max", value: $u, unit: "ms"},
+		{name: "rrul_icmp_p99_max", value: $i, unit: "ms"},
+		{name: "rrul_flagged_overloaded", value: $f, unit: "results"},
+		{name: "rrul_server_cpu", value: $c, unit: "cores"},
+		{name: "host_cpu_steal", value: $s, unit: "%"}'
+} >"$tmp/results.jsonl"
+
+if [ "$json" -eq 1 ]; then
+	jq -s '{results: .}' "$tmp/results.jsonl"
+	exit 0
+fi
+printf '%-26s %12s %12s\n' "ping clients" "value" "unit"
+jq -r '"\(.name)\t\(.value)\t\(.unit)"' "$tmp/results.jsonl" |
+	awk -F'\t' '{ printf "%-26s %12s %12s\n", $1, $2, $3 }'
