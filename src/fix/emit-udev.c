@@ -2,17 +2,18 @@
 /*
  * emit-udev.c - the plan's BQL steps as udev rules (udev(7), systemd 252): no network
  * manager has a BQL key. limit_max is an attribute of the TX queue's kobject, below
- * the device: /sys/class/net/IFACE/queues/tx-N/byte_queue_limits/limit_max. Each queue
- * gets two rules (docs/design/fleet-config.md):
+ * the device: /sys/class/net/IFACE/queues/tx-N/byte_queue_limits/limit_max.
  *
- *   SUBSYSTEM=="net" on the device, writing queues/tx-N/... (a path below the device):
- *     what `udevadm trigger` replays at boot, when the queues exist already;
- *   SUBSYSTEM=="queues" on the queue itself (KERNEL=="tx-N", KERNELS=="IFACE"): the
- *     queue's own "add" event, for a device that appears later (a module, USB), whose
- *     queues the kernel registers just after the device's own event.
+ * One rule per queue, on the device (SUBSYSTEM=="net", KERNEL=="IFACE"), whose ATTR{}
+ * names the path below the device: udev writes ATTR{} relative to the event device's
+ * directory, subdirectories included, and the device's "add" is what `udevadm trigger`
+ * replays at boot. The queues' own kobjects have no uevent file, so udev cannot open
+ * them as devices (`udevadm test` refuses them): a rule on SUBSYSTEM=="queues" could
+ * not be checked, and is not written (docs/design/fleet-config.md).
+ * tests/test-fix-emit.sh runs these rules with `udevadm test` on an ifb device (it has
+ * BQL) and reads limit_max back.
  *
- * Writing the same value twice is harmless. Every other step is a comment and a warning:
- * the other formats carry them.
+ * Every other step is a comment and a warning: the other formats carry them.
  */
 #include <stdio.h>
 #include <string.h>
@@ -29,9 +30,9 @@ int emit_udev(const struct plan *p, struct emit *e)
 			continue;
 		f = emit_file_new(e, "90-debloat-%s.rules", name);
 		emit_line(e, f, "# debloat fix --emit udev: %s's BQL limits.", name);
-		emit_line(e, f, "# Install in /etc/udev/rules.d/. Per TX queue: the device's rule "
-				"(boot, coldplug),");
-		emit_line(e, f, "# then the queue's own rule (a device that appears later).");
+		emit_line(e, f, "# Install in /etc/udev/rules.d/: applied when %s appears, and at "
+				"boot.",
+			  name);
 		for (size_t i = 0; i < p->nsteps; i++) {
 			const struct plan_step *s = &p->steps[i];
 
@@ -47,10 +48,6 @@ int emit_udev(const struct plan *p, struct emit *e)
 				  "ACTION==\"add\", SUBSYSTEM==\"net\", KERNEL==\"%s\", "
 				  "ATTR{queues/tx-%d/byte_queue_limits/limit_max}=\"%s\"",
 				  name, s->knob.queue, s->after);
-			emit_line(e, f,
-				  "ACTION==\"add\", SUBSYSTEM==\"queues\", KERNEL==\"tx-%d\", "
-				  "KERNELS==\"%s\", ATTR{byte_queue_limits/limit_max}=\"%s\"",
-				  s->knob.queue, name, s->after);
 		}
 	}
 	for (size_t i = 0; i < p->nsteps && !e->err; i++)

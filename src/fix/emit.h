@@ -16,15 +16,15 @@
  *	                                        (fq_codel, fq, cake, pfifo, bfifo,
  *	                                        pfifo_fast; htb with its class and leaf)
  *	          90-debloat.sysctl.conf        the host-wide sysctls, for sysctl.d
- *	udev      90-debloat-IFACE.rules        BQL limit_max per TX queue
+ *	udev      90-debloat-IFACE.rules        BQL limit_max per TX queue, on the device
  *	nm        debloat-IFACE.nmcli           nmcli connection modify: ethtool.*
  *	                                        offloads and rings, tc.qdiscs
  *
  * Keys are those of systemd 252's systemd.link(5) and systemd.network(5) (Debian 12;
  * tests/test-fix-emit.sh checks every one against the installed man pages), and
  * NetworkManager 1.42's nm-settings-nmcli(5). docs/design/fleet-config.md says why each
- * file has its shape (the drop-in, the naming policy in the .link file, the two udev
- * rules per queue).
+ * file has its shape:
+ * the drop-in, the naming policy in the .link file, the udev rule on the device.
  */
 #ifndef DEBLOAT_FIX_EMIT_H
 #define DEBLOAT_FIX_EMIT_H
