@@ -15,7 +15,7 @@
 #
 # `systemd-analyze verify` of 252 refuses .link and .network files ("Failed to prepare
 # filename"), so it cannot check them. Also: -o never replaces a file, --emit needs no
-# root, usage errors. The udevadm part needs root; the rest does not.
+# root, usage errors, and on this host (in the namespace) it changes nothing. The udevadm part needs root; the rest does not.
 # Goldens: tests/fixtures/emit/regen.sh rewrites them after a deliberate change.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -181,4 +181,17 @@ assert_contains "udevadm read the rules file" "$(cat "$TMP/udev.log")" "Reading 
 assert_not_contains "... without a complaint about its syntax" "$(cat "$TMP/udev.log")" "Invalid"
 assert_eq "udev set limit_max of all five TX queues" "3000 3000 3000 3000 3000" \
 	"$(tr '\n' ' ' <"$TMP/limits" | sed 's/ $//')"
+
+# --- this host's plan (in the namespace): a step already in place goes in too, and
+# nothing changes ---
+ip -n "$NS" link add dbe$$a type veth peer name dbe$$b
+ip -n "$NS" link set dbe$$a up
+ip -n "$NS" link set dbe$$a txqueuelen 100
+ip netns exec "$NS" tc qdisc add dev dbe$$a root pfifo limit 10000
+before=$(ip netns exec "$NS" tc qdisc show dev dbe$$a; ip -n "$NS" -d link show dbe$$a)
+run ip netns exec "$NS" "$DEBLOAT" fix --emit networkd dbe$$a
+assert_status "this host: --emit exits 0" 0
+assert_contains "this host: txqueuelen, already 100, is in the .link file" "$OUT" "TransmitQueueLength=100"
+assert_eq "this host: nothing changed" "$before" \
+	"$(ip netns exec "$NS" tc qdisc show dev dbe$$a; ip -n "$NS" -d link show dbe$$a)"
 finish
