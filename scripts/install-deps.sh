@@ -7,7 +7,9 @@
 #                                   and libxml2-utils (tests/test-plot.sh); the benchmarks'
 #                                   anchors: iperf3, irtt, rt-tests (cyclictest); systemd and
 #                                   udev (systemd.network(5), systemd.link(5) and udevadm for
-#                                   tests/test-fix-emit.sh), ansible-core (tests/test-ansible.sh)
+#                                   tests/test-fix-emit.sh), python3-gi and gir1.2-nm-1.0
+#                                   (NetworkManager's libnm, same test), ansible-core
+#                                   (tests/test-ansible.sh)
 #   scripts/install-deps.sh fuzz    test + clang and its libFuzzer/sanitizer runtime
 #   scripts/install-deps.sh cross   build + the armhf and arm64 cross toolchains, the
 #                                   dependencies' -dev packages for both (multiarch),
@@ -24,7 +26,7 @@ set -euo pipefail
 
 group=${1:-build}
 build_pkgs=(gcc libc6-dev make meson ninja-build pkg-config libmnl-dev libjson-c-dev zlib1g-dev)
-test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 iputils-ping librsvg2-bin libxml2-utils rt-tests systemd udev ansible-core)
+test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 iputils-ping librsvg2-bin libxml2-utils rt-tests systemd udev python3-gi gir1.2-nm-1.0 ansible-core)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 install_pkgs=(scdoc man-db)
 vm_pkgs=(qemu-system-x86 qemu-system-arm busybox-static cpio kmod xz-utils zstd jq iproute2)

@@ -9,6 +9,7 @@
 #        |                                            (byte for byte; F.warnings too)
 #        +-- every key of every .link / .network drop-in is documented in its section
 #        |   by the installed systemd.link(5) / systemd.network(5) (Debian 12: 252)
+#        +-- every nm property parsed by NetworkManager's libnm 1.42 (python3-gi)
 #        +-- the udev rules run by `udevadm test` (systemd 252 has no `udevadm verify`)
 #            in a network namespace of their own, on an ifb device named as the
 #            board's NIC (ifb has BQL, veth has none): limit_max must read back
@@ -112,6 +113,52 @@ for file in "$GOLD"/*/networkd/*.link "$GOLD"/*/networkd/*.network.conf; do
 	nfiles=$((nfiles + 1))
 done
 assert_eq "the .link and .network files checked" 13 "$nfiles"
+
+# --- every nm property against NetworkManager's own library (libnm 1.42, through
+# python3-gi: nmcli itself needs a running NetworkManager) ---
+# check_nm FILE...: each tc.qdiscs entry must parse in libnm with every option kept (libnm
+# drops options of kinds it has none for, cake's bandwidth among them, in silence), each
+# ethtool.* property must be a feature or ring libnm knows. Prints what is not.
+check_nm() {
+	/usr/bin/python3 - "$@" <<'PY'
+import re, sys
+import gi
+gi.require_version("NM", "1.0")
+from gi.repository import NM
+for path in sys.argv[1:]:
+    for line in open(path):
+        m = re.search(r"tc\.qdiscs '([^']*)'", line)
+        for part in (m.group(1).split(", ") if m else []):
+            words = part.split()
+            kind = next(i for i, w in enumerate(words) if w not in ("root", "parent", "handle")
+                        and not w.endswith(":") and not re.fullmatch(r"[0-9a-f]+:[0-9a-f]*", w))
+            want = sorted(w for w in words[kind + 1:] if not w[0].isdigit())
+            try:
+                got = sorted(NM.utils_tc_qdisc_from_str(part).get_attribute_names())
+            except Exception as e:
+                print(f"{path}: libnm refuses '{part}': {e}")
+                continue
+            if got != want:
+                print(f"{path}: libnm keeps {got} of {want} in '{part}'")
+        m = re.search(r"ethtool\.([a-z0-9-]+) ", line)
+        if m and not (NM.ethtool_optname_is_feature(m.group(1)) or NM.ethtool_optname_is_ring(m.group(1))):
+            print(f"{path}: libnm has no ethtool.{m.group(1)}")
+PY
+}
+if /usr/bin/python3 -c 'import gi; gi.require_version("NM", "1.0")' 2>/dev/null; then
+	printf "nmcli connection modify x tc.qdiscs 'root cake bandwidth 95mbit' \\\n\tethtool.feature-bogus off\n" >"$TMP/bad.nmcli"
+	assert_contains "the nm check catches an option libnm drops" "$(check_nm "$TMP/bad.nmcli")" \
+		"libnm keeps [] of ['bandwidth'] in 'root cake bandwidth 95mbit'"
+	assert_contains "... and a property libnm lacks" "$(check_nm "$TMP/bad.nmcli")" \
+		"libnm has no ethtool.feature-bogus"
+	for file in "$GOLD"/*/nm/*.nmcli; do
+		assert_eq "libnm takes every property: ${file#"$GOLD"/}" "" "$(check_nm "$file")"
+	done
+	assert_contains "a golden with an mq tree was among them" \
+		"$(cat "$GOLD"/raspberry-pi-4/nm/debloat-eth0.nmcli)" "tc.qdiscs 'root handle 1: mq, parent 1:1 handle 2: fq_codel limit 1200 ecn"
+else
+	echo "SKIP the libnm check (no python3-gi and gir1.2-nm-1.0: scripts/install-deps.sh test)"
+fi
 
 # --- -o: all or nothing, never replacing ---
 mkdir "$TMP/o"
