@@ -178,7 +178,8 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 			a->emit = emit_format_from_name(optarg);
 			if (a->emit < 0)
 				return cli_usage_error(
-				    "fix", usage, "--emit takes networkd, udev or nm, not \"%s\"", optarg);
+				    "fix", usage, "--emit takes networkd, udev or nm, not \"%s\"",
+				    optarg);
 			a->dry_run = true; /* nothing is applied */
 			break;
 		case 'o':
@@ -197,8 +198,8 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 			return fputs(usage, stdout) == EOF ? 1 : 0;
 		default:
 			if (optopt == 't' || optopt == 'r' || optopt == 's' || optopt == 'e' ||
-			    optopt == 'o' || optopt == OPT_ROOT ||
-			    optopt == OPT_SHAPE || optopt == OPT_INGRESS || optopt == OPT_FROM)
+			    optopt == 'o' || optopt == OPT_ROOT || optopt == OPT_SHAPE ||
+			    optopt == OPT_INGRESS || optopt == OPT_FROM)
 				return cli_usage_error("fix", usage, "option \"%s\" needs a value",
 						       cli_bad_option(argv));
 			return cli_usage_error("fix", usage, "unknown option \"%s\"",
@@ -207,11 +208,12 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 	}
 	if (a->output && a->emit == EMIT_NONE)
 		return cli_usage_error("fix", usage, "--output is for --emit's files");
-	if (a->emit != EMIT_NONE && (a->json || a->try_seconds || a->persist || a->confirm ||
-				     a->apply_persisted))
-		return cli_usage_error("fix", usage,
-				       "--emit writes configuration and applies nothing: no --json, "
-				       "--try, --persist, --confirm or --apply-persisted with it");
+	if (a->emit != EMIT_NONE &&
+	    (a->json || a->try_seconds || a->persist || a->confirm || a->apply_persisted))
+		return cli_usage_error(
+		    "fix", usage,
+		    "--emit writes configuration and applies nothing: no --json, "
+		    "--try, --persist, --confirm or --apply-persisted with it");
 	if (a->from && (a->confirm || a->apply_persisted))
 		return cli_usage_error(
 		    "fix", usage, "--from plans for a snapshot: no --confirm or --apply-persisted");

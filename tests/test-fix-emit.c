@@ -80,8 +80,9 @@ static int emit(enum emit_format f)
 TEST(networkd_fq_codel_times_and_sizes)
 {
 	plan_start("eth0");
-	step(KNOB_ROOT_QDISC, 0, "", "fq_codel limit 800 quantum 300 target 2500us interval 100ms "
-				     "memory_limit 4Mb ecn");
+	step(KNOB_ROOT_QDISC, 0, "",
+	     "fq_codel limit 800 quantum 300 target 2500us interval 100ms "
+	     "memory_limit 4Mb ecn");
 	REQUIRE_EQ(emit(EMIT_NETWORKD), 0);
 	CHECK_STR(body("90-debloat-eth0.network.conf"),
 		  "[FairQueueingControlledDelay]|Parent=root|Handle=1|PacketLimit=800|"

@@ -7,8 +7,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fix/emit.h"
@@ -75,9 +75,12 @@ static const struct nd_key nd_keys[] = {
 static const char *nd_section(const char *kind)
 {
 	static const char *const sections[][2] = {
-	    {"fq_codel", "FairQueueingControlledDelay"}, {"fq", "FairQueueing"},
-	    {"cake", "CAKE"},			     {"pfifo", "PFIFO"},
-	    {"bfifo", "BFIFO"},			     {"pfifo_fast", "PFIFOFast"},
+	    {"fq_codel", "FairQueueingControlledDelay"},
+	    {"fq", "FairQueueing"},
+	    {"cake", "CAKE"},
+	    {"pfifo", "PFIFO"},
+	    {"bfifo", "BFIFO"},
+	    {"pfifo_fast", "PFIFOFast"},
 	};
 
 	for (size_t i = 0; i < sizeof(sections) / sizeof(*sections); i++)
@@ -198,9 +201,10 @@ static void root_qdisc(struct emit *e, struct emit_file *f, const struct plan_st
 		qdisc_section(e, f, s, &sp, "root", "1");
 		break;
 	case SPEC_MQ:
-		emit_cannot(e, f, s,
-			    "systemd.network(5) has no mq section, so no qdisc per TX queue; "
-			    "net.core.default_qdisc gives each queue its kind, without the options");
+		emit_cannot(
+		    e, f, s,
+		    "systemd.network(5) has no mq section, so no qdisc per TX queue; "
+		    "net.core.default_qdisc gives each queue its kind, without the options");
 		break;
 	case SPEC_HTB:
 		fmt_rate(sp.htb_rate, rate, sizeof(rate));
@@ -271,10 +275,12 @@ static void one_target(const struct plan *p, size_t ti, struct emit *e)
 	if (any_link) {
 		link = emit_file_new(e, "10-debloat-%s.link", name);
 		emit_line(e, link, "# debloat fix --emit networkd: %s's link settings.", name);
-		emit_line(e, link, "# Install in /etc/systemd/network/; udev applies it when the "
-				   "device appears.");
-		emit_line(e, link, "# Only the first .link file matching a device applies, so this "
-				   "one repeats");
+		emit_line(e, link,
+			  "# Install in /etc/systemd/network/; udev applies it when the "
+			  "device appears.");
+		emit_line(e, link,
+			  "# Only the first .link file matching a device applies, so this "
+			  "one repeats");
 		emit_line(e, link, "# 99-default.link's naming policy: names stay as they were.");
 		emit_line(e, link, "[Match]");
 		emit_line(e, link, "OriginalName=%s", name);
@@ -286,12 +292,15 @@ static void one_target(const struct plan *p, size_t ti, struct emit *e)
 	}
 	if (any_net) {
 		net = emit_file_new(e, "90-debloat-%s.network.conf", name);
-		emit_line(e, net, "# debloat fix --emit networkd: %s's queueing, a .network drop-in.",
+		emit_line(e, net,
+			  "# debloat fix --emit networkd: %s's queueing, a .network drop-in.",
 			  name);
-		emit_line(e, net, "# Install as /etc/systemd/network/NAME.network.d/90-debloat.conf, "
-				  "NAME.network");
-		emit_line(e, net, "# being the file that configures %s (`networkctl status %s`: "
-				  "Network File).",
+		emit_line(e, net,
+			  "# Install as /etc/systemd/network/NAME.network.d/90-debloat.conf, "
+			  "NAME.network");
+		emit_line(e, net,
+			  "# being the file that configures %s (`networkctl status %s`: "
+			  "Network File).",
 			  name, name);
 	}
 	for (size_t i = 0; i < p->nsteps; i++) {
@@ -351,9 +360,11 @@ int emit_networkd(const struct plan *p, struct emit *e)
 		}
 		if (!sysctl) {
 			sysctl = emit_file_new(e, "90-debloat.sysctl.conf");
-			emit_line(e, sysctl, "# debloat fix --emit networkd: the host-wide settings.");
-			emit_line(e, sysctl, "# Install as /etc/sysctl.d/90-debloat.conf "
-					     "(systemd-sysctl applies it at boot).");
+			emit_line(e, sysctl,
+				  "# debloat fix --emit networkd: the host-wide settings.");
+			emit_line(e, sysctl,
+				  "# Install as /etc/sysctl.d/90-debloat.conf "
+				  "(systemd-sysctl applies it at boot).");
 		}
 		emit_line(e, sysctl, "%s = %s", s->knob.name, s->after);
 	}

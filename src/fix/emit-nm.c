@@ -9,8 +9,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fix/emit.h"
@@ -124,11 +124,13 @@ static void one_target(const struct plan *p, size_t ti, struct emit *e, struct n
 
 	pr->n = 0;
 	emit_line(e, f, "#!/bin/sh");
-	emit_line(e, f, "# debloat fix --emit nm: %s's settings as NetworkManager connection "
-			"properties.",
+	emit_line(e, f,
+		  "# debloat fix --emit nm: %s's settings as NetworkManager connection "
+		  "properties.",
 		  t->name);
-	emit_line(e, f, "# Run on the host: modifies the connection that manages %s, then "
-			"reapplies it.",
+	emit_line(e, f,
+		  "# Run on the host: modifies the connection that manages %s, then "
+		  "reapplies it.",
 		  t->name);
 	for (size_t i = 0; i < p->nsteps && !e->err; i++) {
 		const struct plan_step *s = &p->steps[i];

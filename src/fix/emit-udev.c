@@ -30,8 +30,9 @@ int emit_udev(const struct plan *p, struct emit *e)
 			continue;
 		f = emit_file_new(e, "90-debloat-%s.rules", name);
 		emit_line(e, f, "# debloat fix --emit udev: %s's BQL limits.", name);
-		emit_line(e, f, "# Install in /etc/udev/rules.d/: applied when %s appears, and at "
-				"boot.",
+		emit_line(e, f,
+			  "# Install in /etc/udev/rules.d/: applied when %s appears, and at "
+			  "boot.",
 			  name);
 		for (size_t i = 0; i < p->nsteps; i++) {
 			const struct plan_step *s = &p->steps[i];

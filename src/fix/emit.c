@@ -29,8 +29,7 @@ int emit_format_from_name(const char *name)
 
 const char *emit_format_name(enum emit_format f)
 {
-	return (unsigned)f < sizeof(format_names) / sizeof(*format_names) ? format_names[f]
-									   : "?";
+	return (unsigned)f < sizeof(format_names) / sizeof(*format_names) ? format_names[f] : "?";
 }
 
 struct emit_file *emit_file_new(struct emit *e, const char *fmt, ...)
@@ -49,8 +48,8 @@ struct emit_file *emit_file_new(struct emit *e, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(f->name, sizeof(f->name), fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(f->name) || strchr(f->name, '/') || !strcmp(f->name, ".") ||
-	    !strcmp(f->name, "..")) {
+	if (n < 0 || (size_t)n >= sizeof(f->name) || strchr(f->name, '/') ||
+	    !strcmp(f->name, ".") || !strcmp(f->name, "..")) {
 		e->err = -EINVAL;
 		return NULL;
 	}

@@ -41,11 +41,11 @@ enum emit_format {
 	EMIT_NM,
 };
 
-#define EMIT_MAX_FILES	   64
-#define EMIT_NAME_MAX	   64
-#define EMIT_MAX_WARNINGS  64
-#define EMIT_WARNING_MAX   320
-#define EMIT_FILE_MAX	   (256u << 10) /* one file's text: far above any plan's */
+#define EMIT_MAX_FILES	  64
+#define EMIT_NAME_MAX	  64
+#define EMIT_MAX_WARNINGS 64
+#define EMIT_WARNING_MAX  320
+#define EMIT_FILE_MAX	  (256u << 10) /* one file's text: far above any plan's */
 
 struct emit_file {
 	char name[EMIT_NAME_MAX]; /* a plain file name: no '/', not "." or ".." */
@@ -90,8 +90,8 @@ void emit_line(struct emit *e, struct emit_file *f, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* A step the format cannot express: "# debloat: cannot set WHAT to VALUE here: WHY" in
  * f (may be NULL: a warning only), and the same as a warning naming the format. */
-void emit_cannot(struct emit *e, struct emit_file *f, const struct plan_step *s,
-		 const char *why, ...) __attribute__((format(printf, 4, 5)));
+void emit_cannot(struct emit *e, struct emit_file *f, const struct plan_step *s, const char *why,
+		 ...) __attribute__((format(printf, 4, 5)));
 /* Is this step part of the setup to emit (see above)? */
 bool emit_step_wanted(const struct plan *p, const struct plan_step *s);
 /* Is this target to be emitted at all? */
