@@ -166,7 +166,7 @@ TEST(networkd_link_keys)
 	CHECK_STR(file("90-debloat-end0.network.conf"), "(none)");
 }
 
-TEST(udev_one_rule_per_queue)
+TEST(udev_two_rules_per_queue)
 {
 	plan_start("eth0");
 	step(KNOB_BQL_LIMIT_MAX, 0, "", "3000");
@@ -174,10 +174,15 @@ TEST(udev_one_rule_per_queue)
 	step(KNOB_OFFLOAD, 0, "rx-gro", "off");
 	step(KNOB_SYSCTL, 0, "net.ipv4.tcp_ecn", "1");
 	REQUIRE_EQ(emit(EMIT_UDEV), 0);
+	/* The kernel's name, then the name a rule before ours gave it (a rename). */
 	CHECK_STR(body("90-debloat-eth0.rules"),
 		  "ACTION==\"add\", SUBSYSTEM==\"net\", KERNEL==\"eth0\", "
 		  "ATTR{queues/tx-0/byte_queue_limits/limit_max}=\"3000\"|"
+		  "ACTION==\"add\", SUBSYSTEM==\"net\", NAME==\"eth0\", KERNEL!=\"eth0\", "
+		  "ATTR{queues/tx-0/byte_queue_limits/limit_max}=\"3000\"|"
 		  "ACTION==\"add\", SUBSYSTEM==\"net\", KERNEL==\"eth0\", "
+		  "ATTR{queues/tx-3/byte_queue_limits/limit_max}=\"1514\"|"
+		  "ACTION==\"add\", SUBSYSTEM==\"net\", NAME==\"eth0\", KERNEL!=\"eth0\", "
 		  "ATTR{queues/tx-3/byte_queue_limits/limit_max}=\"1514\"");
 	CHECK_EQ(em.nwarnings, 2u); /* the offload and the sysctl */
 	CHECK_EQ(em.nfiles, 1u);

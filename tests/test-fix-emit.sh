@@ -12,7 +12,8 @@
 #        +-- every nm property parsed by NetworkManager's libnm 1.42 (python3-gi)
 #        +-- the udev rules run by `udevadm test` (systemd 252 has no `udevadm verify`)
 #            in a network namespace of their own, on an ifb device named as the
-#            board's NIC (ifb has BQL, veth has none): limit_max must read back
+#            board's NIC (ifb has BQL, veth has none), or renamed to it by a rule
+#            before ours as 80-net-setup-link.rules does: limit_max must read back
 #
 # `systemd-analyze verify` of 252 refuses .link and .network files ("Failed to prepare
 # filename"), so it cannot check them. Also: -o never replaces a file, --emit needs no
@@ -211,23 +212,43 @@ if [ "$(id -u)" -ne 0 ] || ! command -v udevadm >/dev/null || ! command -v unsha
 fi
 require_netns
 netns_add "$NS"
-ip -n "$NS" link add eth0 numtxqueues 5 type ifb
 rules=$GOLD/raspberry-pi-4-at-100mbit/udev/90-debloat-eth0.rules
-# A mount namespace of its own: a tmpfs over /run and every rules directory, so that
-# udev reads these rules only and nothing of the machine's /run or /etc is written.
-ip netns exec "$NS" unshare -m sh -c '
-	mount --make-rprivate / && mount -t tmpfs tmpfs /run && mkdir -p /run/udev/rules.d &&
-	cp "$1" /run/udev/rules.d/ &&
-	for d in /etc/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d; do
-		[ ! -d "$d" ] || mount -t tmpfs tmpfs "$d" || exit 1
-	done
-	timeout 60 udevadm test --action=add /sys/class/net/eth0 >/dev/null 2>"$2"
-	cat /sys/class/net/eth0/queues/tx-*/byte_queue_limits/limit_max' sh "$rules" "$TMP/udev.log" \
-	>"$TMP/limits"
+# udev_test DEV [RULES...]: `udevadm test` of DEV's "add" in the namespace, in a mount
+# namespace of its own whose /run and rules directories are empty tmpfs with only RULES
+# (and the board's rules) in them, so that udev reads these rules only and nothing of
+# the machine's /run or /etc is written. The log in $TMP/udev.log; prints DEV's
+# limit_max values (under its name after the test, should udev have renamed it).
+udev_test() {
+	local dev=$1
+	shift
+	ip netns exec "$NS" unshare -m sh -c '
+		log=$1 dev=$2; shift 2
+		mount --make-rprivate / && mount -t tmpfs tmpfs /run &&
+			mkdir -p /run/udev/rules.d && cp "$@" /run/udev/rules.d/ || exit 1
+		for d in /etc/udev/rules.d /usr/lib/udev/rules.d /lib/udev/rules.d; do
+			[ ! -d "$d" ] || mount -t tmpfs tmpfs "$d" || exit 1
+		done
+		timeout 60 udevadm test --action=add "/sys/class/net/$dev" >/dev/null 2>"$log"
+		[ -d "/sys/class/net/$dev" ] || dev=eth0
+		cat /sys/class/net/"$dev"/queues/tx-*/byte_queue_limits/limit_max' sh \
+		"$TMP/udev.log" "$dev" "$@" "$rules" | tr '\n' ' ' | sed 's/ $//'
+}
+ip -n "$NS" link add eth0 numtxqueues 5 type ifb
+limits=$(udev_test eth0)
 assert_contains "udevadm read the rules file" "$(cat "$TMP/udev.log")" "Reading rules file: /run/udev/rules.d/90-debloat-eth0.rules"
 assert_not_contains "... without a complaint about its syntax" "$(cat "$TMP/udev.log")" "Invalid"
-assert_eq "udev set limit_max of all five TX queues" "3000 3000 3000 3000 3000" \
-	"$(tr '\n' ' ' <"$TMP/limits" | sed 's/ $//')"
+assert_eq "udev set limit_max of all five TX queues" "3000 3000 3000 3000 3000" "$limits"
+# The same board, its NIC renamed by udev in the same event (as 80-net-setup-link.rules
+# does, "eth0" -> "end0"; here the other way round, to the plan's name): NAME== matches.
+ip -n "$NS" link del eth0
+ip -n "$NS" link add dbk$$ numtxqueues 5 type ifb
+printf 'SUBSYSTEM=="net", ACTION=="add", KERNEL=="dbk%s", NAME="eth0"\n' $$ >"$TMP/10-rename.rules"
+limits=$(udev_test dbk$$ "$TMP/10-rename.rules")
+assert_eq "udev set limit_max on a NIC it renames to the plan's name" "3000 3000 3000 3000 3000" "$limits"
+ip -n "$NS" link del dbk$$ 2>/dev/null || ip -n "$NS" link del eth0
+ip -n "$NS" link add dbk$$ numtxqueues 5 type ifb
+limits=$(udev_test dbk$$)
+assert_eq "... and not on one of another name" "1879048192 1879048192 1879048192 1879048192 1879048192" "$limits"
 
 # --- this host's plan (in the namespace): a step already in place goes in too, and
 # nothing changes ---

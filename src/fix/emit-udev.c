@@ -4,14 +4,18 @@
  * manager has a BQL key. limit_max is an attribute of the TX queue's kobject, below
  * the device: /sys/class/net/IFACE/queues/tx-N/byte_queue_limits/limit_max.
  *
- * One rule per queue, on the device (SUBSYSTEM=="net", KERNEL=="IFACE"), whose ATTR{}
- * names the path below the device: udev writes ATTR{} relative to the event device's
- * directory, subdirectories included, and the device's "add" is what `udevadm trigger`
- * replays at boot. The queues' own kobjects have no uevent file, so udev cannot open
- * them as devices (`udevadm test` refuses them): a rule on SUBSYSTEM=="queues" could
- * not be checked, and is not written (docs/design/fleet-config.md).
- * tests/test-fix-emit.sh runs these rules with `udevadm test` on an ifb device (it has
- * BQL) and reads limit_max back.
+ * Two rules per queue, both on the device (SUBSYSTEM=="net"), whose ATTR{} names the
+ * path below the device: udev writes ATTR{} relative to the event device's directory,
+ * subdirectories included, and the device's "add" is what `udevadm trigger` replays
+ * at boot. The first matches KERNEL=="IFACE", the kernel's name; the second NAME==
+ * "IFACE" where that differs (KERNEL!=), for an interface udev renames in the same
+ * event (80-net-setup-link.rules sets NAME= before these rules run: "end0" from
+ * "eth0"), as the plan names interfaces by their current name. The queues' own
+ * kobjects have no uevent file, so udev cannot open them as devices (`udevadm test`
+ * refuses them): a rule on SUBSYSTEM=="queues" could not be checked, and is not
+ * written (docs/design/fleet-config.md). tests/test-fix-emit.sh runs these rules with
+ * `udevadm test` on an ifb device (it has BQL), named as the plan's interface and
+ * renamed to it, and reads limit_max back.
  *
  * Every other step is a comment and a warning: the other formats carry them.
  */
@@ -49,6 +53,11 @@ int emit_udev(const struct plan *p, struct emit *e)
 				  "ACTION==\"add\", SUBSYSTEM==\"net\", KERNEL==\"%s\", "
 				  "ATTR{queues/tx-%d/byte_queue_limits/limit_max}=\"%s\"",
 				  name, s->knob.queue, s->after);
+			emit_line(
+			    e, f,
+			    "ACTION==\"add\", SUBSYSTEM==\"net\", NAME==\"%s\", KERNEL!=\"%s\", "
+			    "ATTR{queues/tx-%d/byte_queue_limits/limit_max}=\"%s\"",
+			    name, name, s->knob.queue, s->after);
 		}
 	}
 	for (size_t i = 0; i < p->nsteps && !e->err; i++)

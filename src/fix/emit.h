@@ -17,6 +17,8 @@
  *	                                        pfifo_fast; htb with its class and leaf)
  *	          90-debloat.sysctl.conf        the host-wide sysctls, for sysctl.d
  *	udev      90-debloat-IFACE.rules        BQL limit_max per TX queue, on the device
+ *	                                        (by its kernel name, and by NAME== after a
+ *	                                        rename)
  *	nm        debloat-IFACE.nmcli           nmcli connection modify: ethtool.*
  *	                                        offloads and rings, tc.qdiscs
  *
@@ -24,7 +26,7 @@
  * tests/test-fix-emit.sh checks every one against the installed man pages), and
  * NetworkManager 1.42's nm-settings-nmcli(5). docs/design/fleet-config.md says why each
  * file has its shape:
- * the drop-in, the naming policy in the .link file, the udev rule on the device.
+ * the drop-in, the naming policy in the .link file, the udev rules on the device.
  */
 #ifndef DEBLOAT_FIX_EMIT_H
 #define DEBLOAT_FIX_EMIT_H
