@@ -57,7 +57,8 @@ struct emit_file *emit_file_new(struct emit *e, const char *fmt, ...)
 	return f;
 }
 
-static void vappend(struct emit *e, struct emit_file *f, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static void vappend(struct emit *e, struct emit_file *f,
+							  const char *fmt, va_list ap)
 {
 	va_list again;
 	size_t need;
