@@ -889,7 +889,9 @@ static int emit_config(struct fix_run *r)
 	}
 	ret = emit_plan(&r->plan, (enum emit_format)r->a.emit, e);
 	if (ret < 0) {
-		fail(r, "cannot write the plan as %s: %s", fmt, strerror(-ret));
+		fail(r, "cannot write the plan as %s: %s", fmt,
+		     ret == -EINVAL ? "an interface name or a value the files cannot hold safely"
+				    : strerror(-ret));
 		free(e);
 		return 1;
 	}
