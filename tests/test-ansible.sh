@@ -15,7 +15,8 @@
 # answers again, persisted under TMP/root, and the play says changed; the veth's root
 # qdisc is the plan's. Second run: nothing to do, changed=0. The audit comes back as
 # the fact debloat_audit. Third run, killed once the change is on trial (a host the
-# play lost): nothing confirms, and fix puts everything back by itself. A namespace does not isolate files: every path the role
+# play lost): nothing confirms, and fix puts everything back by itself. Fourth, a fix
+# the kernel refuses: the play fails at once, nothing changed. A namespace does not isolate files: every path the role
 # writes is under TMP, and nothing under /etc may change. Root; under a minute.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -124,6 +125,15 @@ for _ in $(seq 40); do
 	pgrep -f -- "$TMP/ansible/" >/dev/null || break
 	sleep 0.5
 done
+
+# --- a fix the kernel refuses (the test hook makes step 1 fail): the play says so at
+# once, without waiting out the trial, and nothing stays changed ---
+start=$SECONDS
+run env DEBLOAT_FIX_FAIL_AT=1 timeout 180 ip netns exec "$NS" ansible-playbook -i localhost, "$TMP/lost.yml"
+assert_status "refused fix: the play fails" 2
+assert_contains "refused fix: saying why" "$OUT" "debloat fix failed: "
+assert_true "refused fix: seen before the trial's 6 s would have run out twice" test $((SECONDS - start)) -lt 40
+assert_eq "refused fix: the old root qdisc stays" "pfifo 10000" "$(root_qdisc)"
 
 assert_eq "nothing under /etc changed" "" "$(find /etc -xdev -newer "$TMP/marker" 2>/dev/null | head -5)"
 assert_true "nothing installed outside TMP" test ! -e /usr/local/sbin/debloat -o /usr/local/sbin/debloat -ot "$TMP/marker"
