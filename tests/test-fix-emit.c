@@ -161,7 +161,14 @@ TEST(networkd_link_keys)
 		  "MACAddressPolicy=persistent|TransmitQueueLength=100|"
 		  "GenericSegmentOffloadMaxBytes=3028|RxBufferSize=248|TCPSegmentationOffload=no|"
 		  "LargeReceiveOffload=yes");
-	CHECK_EQ(em.nwarnings, 1u); /* tx-udp-segmentation */
+	/* tx-udp-segmentation, and end0 is a name udev gives: OriginalName= cannot match it */
+	REQUIRE_EQ(em.nwarnings, 2u);
+	CHECK(strstr(em.warnings[0], "networkd matches end0 by OriginalName=") == em.warnings[0]);
+	CHECK(strstr(file("10-debloat-end0.link"), "# debloat: end0 looks like a name udev gave") !=
+	      NULL);
+	plan.targets[0].name[1] = 't'; /* "et0": a kernel's name */
+	REQUIRE_EQ(emit(EMIT_NETWORKD), 0);
+	CHECK_EQ(em.nwarnings, 1u);
 	CHECK_STR(body("90-debloat.sysctl.conf"), "net.ipv4.tcp_ecn = 1");
 	CHECK_STR(file("90-debloat-end0.network.conf"), "(none)");
 }

@@ -252,6 +252,21 @@ static const char *link_key(const struct plan_step *s, const char **why)
 	}
 }
 
+/*
+ * Names udev's predictable naming gives (en*, wl*, ww*, ib*, sl*: systemd.net-naming-
+ * scheme(7)) are never the kernel's (eth%d, wlan%d, ...), so OriginalName= would
+ * not match them.
+ */
+static bool udev_given_name(const char *name)
+{
+	static const char *const prefixes[] = {"en", "wl", "ww", "ib", "sl"};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
+		if (!strncmp(name, prefixes[i], 2))
+			return true;
+	return false;
+}
+
 static bool is_link_step(enum knob_kind k)
 {
 	return k == KNOB_TXQUEUELEN || k == KNOB_RING_TX || k == KNOB_RING_RX ||
@@ -284,6 +299,20 @@ static void one_target(const struct plan *p, size_t ti, struct emit *e)
 		emit_line(e, link, "# 99-default.link's naming policy: names stay as they were.");
 		emit_line(e, link, "[Match]");
 		emit_line(e, link, "OriginalName=%s", name);
+		if (udev_given_name(name)) {
+			emit_line(e, link,
+				  "# debloat: %s looks like a name udev gave (predictable naming): "
+				  "the kernel's name",
+				  name);
+			emit_line(e, link,
+				  "# is another, which OriginalName= must match; or match "
+				  "PermanentMACAddress= instead.");
+			emit_warn(
+			    e,
+			    "matches %s by OriginalName=, which is the kernel's name: %s looks "
+			    "like one udev gave (match PermanentMACAddress= instead)",
+			    name, name);
+		}
 		emit_line(e, link, "%s", "");
 		emit_line(e, link, "[Link]");
 		emit_line(e, link, "NamePolicy=keep kernel database onboard slot path");

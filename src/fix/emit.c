@@ -122,12 +122,23 @@ void emit_cannot(struct emit *e, struct emit_file *f, const struct plan_step *s,
 	if (f)
 		emit_line(e, f, "# debloat: cannot set %s to \"%s\" here: %s", what, s->after,
 			  reason);
+	emit_warn(e, "cannot set %s to \"%s\": %s", what, s->after, reason);
+}
+
+void emit_warn(struct emit *e, const char *fmt, ...)
+{
+	char text[EMIT_WARNING_MAX];
+	va_list ap;
+
 	if (e->nwarnings == EMIT_MAX_WARNINGS) {
 		e->lost_warnings++;
 		return;
 	}
-	snprintf(e->warnings[e->nwarnings++], EMIT_WARNING_MAX, "%s cannot set %s to \"%s\": %s",
-		 emit_format_name(e->format), what, s->after, reason);
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	snprintf(e->warnings[e->nwarnings++], EMIT_WARNING_MAX, "%s %s",
+		 emit_format_name(e->format), text);
 }
 
 bool emit_target_wanted(const struct plan_target *t)

@@ -94,6 +94,8 @@ void emit_line(struct emit *e, struct emit_file *f, const char *fmt, ...)
  * f (may be NULL: a warning only), and the same as a warning naming the format. */
 void emit_cannot(struct emit *e, struct emit_file *f, const struct plan_step *s, const char *why,
 		 ...) __attribute__((format(printf, 4, 5)));
+/* A warning only ("FORMAT: ..." is prefixed). */
+void emit_warn(struct emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Is this step part of the setup to emit (see above)? */
 bool emit_step_wanted(const struct plan *p, const struct plan_step *s);
 /* Is this target to be emitted at all? */
