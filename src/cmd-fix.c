@@ -904,7 +904,7 @@ static int emit_config(struct fix_run *r)
 		fprintf(stderr, "%s: fix: nothing to write as %s: the plan has no interface\n",
 			PROG_NAME, fmt);
 	ret = 0;
-	if (r->a.output) {
+	if (r->a.output && strcmp(r->a.output, "-")) { /* "-": standard output, as elsewhere */
 		ret = emit_write_dir(r->a.output, e, &bad);
 		if (ret == -EEXIST)
 			fail(r, "%s/%s exists: nothing was written (files are never replaced)",

@@ -187,6 +187,12 @@ assert_eq "... no temporary file left" "10-debloat-eth0.link 90-debloat-eth0.net
 	"$(cd "$TMP/o" && ls -A | tr '\n' ' ' | sed 's/ $//')"
 assert_eq "... files 0644" 644 "$(stat -c %a "$TMP/o/10-debloat-eth0.link")"
 
+run "$DEBLOAT" fix --emit networkd --from tests/fixtures/wandboard.json -o -
+assert_status "-o - exits 0" 0
+assert_eq "-o - is standard output, as without -o" \
+	"$("$DEBLOAT" fix --emit networkd --from tests/fixtures/wandboard.json 2>/dev/null)" "$OUT"
+assert_contains "... the files in it" "$OUT" "==> 10-debloat-eth0.link <=="
+
 # --- usage ---
 run "$DEBLOAT" fix --emit yaml --from tests/fixtures/wandboard.json
 assert_status "--emit yaml is a usage error" 2
