@@ -43,7 +43,7 @@ enum emit_format {
 	EMIT_NM,
 };
 
-#define EMIT_MAX_FILES	  64
+#define EMIT_MAX_FILES	  512 /* two per interface, one per host: 255 interfaces */
 #define EMIT_NAME_MAX	  64
 #define EMIT_MAX_WARNINGS 64
 #define EMIT_WARNING_MAX  320
