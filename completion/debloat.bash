@@ -139,7 +139,8 @@ _debloat()
 		exporter:-l) prev=--listen ;;
 		fix:-r | prove:-r) prev=--role ;;
 		prove:-t) prev=--test ;;
-		prove:-o) prev=--outdir ;;
+		prove:-o | fix:-o | fix:--output) prev=--outdir ;;
+		fix:-e) prev=--emit ;;
 		esac
 		case "$prev" in
 		--state-dir | --root | --textfile)
@@ -148,6 +149,9 @@ _debloat()
 			;;
 		--role)
 			mapfile -t COMPREPLY < <(compgen -W "host server" -- "$cur")
+			;;
+		--emit)
+			mapfile -t COMPREPLY < <(compgen -W "networkd udev nm" -- "$cur")
 			;;
 		--test)
 			mapfile -t COMPREPLY < <(compgen -W \

@@ -8,8 +8,12 @@
 #                                   (promtool) and prometheus-node-exporter
 #                                   (tests/test-exporter.sh, bench/bench-exporter.sh); the
 #                                   responsiveness test's peers (tests/test-rpm-nghttpd.sh):
-#                                   nghttp2-server (nghttpd), nghttp2-client, python3; the
-#                                   benchmarks' anchors: iperf3, irtt, rt-tests (cyclictest)
+#                                   nghttp2-server (nghttpd), nghttp2-client, python3; systemd
+#                                   and udev (systemd.network(5), systemd.link(5) and udevadm
+#                                   for tests/test-fix-emit.sh), python3-gi and gir1.2-nm-1.0
+#                                   (NetworkManager's libnm, same test), ansible-core
+#                                   (tests/test-ansible.sh); the benchmarks' anchors: iperf3,
+#                                   irtt, rt-tests (cyclictest)
 #   scripts/install-deps.sh fuzz    test + clang and its libFuzzer/sanitizer runtime
 #   scripts/install-deps.sh cross   build + the armhf and arm64 cross toolchains, the
 #                                   dependencies' -dev packages for both (multiarch),
@@ -27,7 +31,8 @@ set -euo pipefail
 group=${1:-build}
 build_pkgs=(gcc libc6-dev make meson ninja-build pkg-config libmnl-dev libjson-c-dev zlib1g-dev libnghttp2-dev)
 test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 iputils-ping librsvg2-bin libxml2-utils rt-tests
-	curl prometheus prometheus-node-exporter nghttp2-server nghttp2-client python3)
+	curl prometheus prometheus-node-exporter nghttp2-server nghttp2-client python3
+	systemd udev python3-gi gir1.2-nm-1.0 ansible-core)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 install_pkgs=(scdoc man-db)
 vm_pkgs=(qemu-system-x86 qemu-system-arm busybox-static cpio kmod xz-utils zstd jq iproute2)

@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "fix/apply.h"
+#include "fix/emit.h"
 #include "fix/fallback.h"
 #include "fix/journal.h"
 #include "fix/persist.h"
@@ -30,6 +31,8 @@ static const char usage[] =
     "           [--persist] [--force] [--role host|server] [--shape RATE]\n"
     "           [--ingress RATE] [--state-dir DIR] [--root DIR]\n"
     "       " PROG_NAME " fix --from FILE --dry-run [--json] [--shape RATE] [IFACE...]\n"
+    "       " PROG_NAME " fix --emit networkd|udev|nm [--from FILE] [-o DIR] [--all]\n"
+    "           [IFACE...]\n"
     "       " PROG_NAME " fix --confirm [--state-dir DIR]\n"
     "       " PROG_NAME " fix --apply-persisted IFACE [--json] [--state-dir DIR]\n"
     "           [--root DIR]\n"
@@ -46,6 +49,12 @@ static const char usage[] =
     "                        this host; with --dry-run only (all its interfaces\n"
     "                        unless named)\n"
     "  -j, --json            print one JSON document (keys: docs/json.md)\n"
+    "  -e, --emit FORMAT     print the plan as configuration instead (a dry run):\n"
+    "                        networkd (.link, .network drop-in, sysctl.d), udev\n"
+    "                        (BQL rules) or nm (nmcli commands); what the format\n"
+    "                        cannot say is a comment in the file and a warning\n"
+    "  -o, --output DIR      with --emit: one file per unit into DIR, all or none;\n"
+    "                        a file that exists is never replaced\n"
     "  -t, --try SECONDS     undo it all after SECONDS unless confirmed (a key on\n"
     "                        this terminal, or `" PROG_NAME " fix --confirm` from\n"
     "                        another shell)\n"
@@ -75,11 +84,15 @@ enum {
 	OPT_FROM,
 };
 
+#define EMIT_NONE -1
+
 struct fix_args {
 	bool all, dry_run, json, confirm, persist, apply_persisted;
 	unsigned try_seconds;
 	const char *state_dir, *root;
 	const char *from; /* a snapshot to plan for: dry run only */
+	int emit;	  /* enum emit_format, or EMIT_NONE */
+	const char *output; /* --emit's directory, or NULL: standard output */
 	struct plan_options opts;
 };
 
@@ -100,6 +113,8 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 	    {"shape", required_argument, NULL, OPT_SHAPE},
 	    {"ingress", required_argument, NULL, OPT_INGRESS},
 	    {"from", required_argument, NULL, OPT_FROM},
+	    {"emit", required_argument, NULL, 'e'},
+	    {"output", required_argument, NULL, 'o'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
@@ -109,7 +124,8 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "anjt:pfr:s:h", options, NULL)) != -1) {
+	a->emit = EMIT_NONE;
+	while ((c = getopt_long(argc, argv, "anjt:pfr:s:e:o:h", options, NULL)) != -1) {
 		switch (c) {
 		case 'a':
 			a->all = true;
@@ -158,6 +174,17 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 		case OPT_FROM:
 			a->from = optarg;
 			break;
+		case 'e':
+			a->emit = emit_format_from_name(optarg);
+			if (a->emit < 0)
+				return cli_usage_error(
+				    "fix", usage, "--emit takes networkd, udev or nm, not \"%s\"",
+				    optarg);
+			a->dry_run = true; /* nothing is applied */
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
 		case OPT_SHAPE:
 		case OPT_INGRESS:
 			if (plan_parse_rate(optarg, c == OPT_SHAPE ? &a->opts.shape_rate
@@ -170,14 +197,23 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 		case 'h':
 			return fputs(usage, stdout) == EOF ? 1 : 0;
 		default:
-			if (optopt == 't' || optopt == 'r' || optopt == 's' || optopt == OPT_ROOT ||
-			    optopt == OPT_SHAPE || optopt == OPT_INGRESS || optopt == OPT_FROM)
+			if (optopt == 't' || optopt == 'r' || optopt == 's' || optopt == 'e' ||
+			    optopt == 'o' || optopt == OPT_ROOT || optopt == OPT_SHAPE ||
+			    optopt == OPT_INGRESS || optopt == OPT_FROM)
 				return cli_usage_error("fix", usage, "option \"%s\" needs a value",
 						       cli_bad_option(argv));
 			return cli_usage_error("fix", usage, "unknown option \"%s\"",
 					       cli_bad_option(argv));
 		}
 	}
+	if (a->output && a->emit == EMIT_NONE)
+		return cli_usage_error("fix", usage, "--output is for --emit's files");
+	if (a->emit != EMIT_NONE &&
+	    (a->json || a->try_seconds || a->persist || a->confirm || a->apply_persisted))
+		return cli_usage_error(
+		    "fix", usage,
+		    "--emit writes configuration and applies nothing: no --json, "
+		    "--try, --persist, --confirm or --apply-persisted with it");
 	if (a->from && (a->confirm || a->apply_persisted))
 		return cli_usage_error(
 		    "fix", usage, "--from plans for a snapshot: no --confirm or --apply-persisted");
@@ -838,6 +874,63 @@ static void print_outcome(struct printer *p, struct fix_run *r)
 	}
 }
 
+/* --emit: the plan as configuration, on standard output (a header per file) or into
+ * --output's directory (fix/emit.h). Warnings name each step the format cannot carry. */
+static int emit_config(struct fix_run *r)
+{
+	const char *fmt = emit_format_name((enum emit_format)r->a.emit);
+	struct emit *e = calloc(1, sizeof(*e));
+	size_t bad = SIZE_MAX;
+	int ret;
+
+	if (!e) {
+		fail(r, "%s", strerror(ENOMEM));
+		return 1;
+	}
+	ret = emit_plan(&r->plan, (enum emit_format)r->a.emit, e);
+	if (ret < 0) {
+		fail(r, "cannot write the plan as %s: %s", fmt,
+		     ret == -EINVAL ? "an interface name or a value the files cannot hold safely"
+				    : strerror(-ret));
+		free(e);
+		return 1;
+	}
+	for (unsigned i = 0; i < e->nwarnings; i++)
+		fprintf(stderr, "%s: fix: warning: %s\n", PROG_NAME, e->warnings[i]);
+	if (e->lost_warnings)
+		fprintf(stderr, "%s: fix: warning: and %u more like these\n", PROG_NAME,
+			e->lost_warnings);
+	if (!e->nfiles)
+		fprintf(stderr, "%s: fix: nothing to write as %s: the plan has no interface\n",
+			PROG_NAME, fmt);
+	ret = 0;
+	if (r->a.output && strcmp(r->a.output, "-")) { /* "-": standard output, as elsewhere */
+		ret = emit_write_dir(r->a.output, e, &bad);
+		if (ret == -EEXIST)
+			fail(r, "%s/%s exists: nothing was written (files are never replaced)",
+			     r->a.output, e->files[bad].name);
+		else if (ret < 0 && bad == SIZE_MAX)
+			fail(r, "cannot write into %s: %s; nothing was written", r->a.output,
+			     strerror(-ret));
+		else if (ret < 0)
+			fail(r, "cannot write %s/%s: %s; nothing was written", r->a.output,
+			     e->files[bad].name, strerror(-ret));
+		for (unsigned i = 0; i < e->nfiles && !ret; i++)
+			printf("wrote %s/%s\n", r->a.output, e->files[i].name);
+	} else {
+		for (unsigned i = 0; i < e->nfiles; i++)
+			printf("%s==> %s <==\n%s", i ? "\n" : "", e->files[i].name,
+			       e->files[i].text);
+	}
+	if (!ret && (fflush(stdout) == EOF || ferror(stdout))) {
+		fail(r, "cannot write to standard output: %s", strerror(errno));
+		ret = -EIO;
+	}
+	emit_free(e);
+	free(e);
+	return ret < 0 ? 1 : 0;
+}
+
 static int confirm(struct fix_run *r)
 {
 	char err[512];
@@ -889,6 +982,16 @@ int cmd_fix(int argc, char *argv[])
 	}
 	if (read_and_plan(r, argv + optind, (size_t)(argc - optind)) < 0)
 		goto cleanup;
+	if (r->a.emit != EMIT_NONE) {
+		if (plan_refused(&r->plan)) {
+			for (size_t i = 0; i < r->plan.ntargets; i++)
+				if (r->plan.targets[i].refused)
+					fail(r, "%s", r->plan.targets[i].refused_why);
+			goto cleanup;
+		}
+		ret = emit_config(r);
+		goto cleanup;
+	}
 	p = print_new(stdout, r->a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
 	if (!p) {
 		fprintf(stderr, "%s: fix: %s\n", PROG_NAME, strerror(ENOMEM));

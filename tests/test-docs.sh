@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # test-docs.sh - every command shown in the docs runs as shown, or at least parses.
 #
-# The docs (docs/howto.md, docs/boards/*.md, docs/driver-bql.md) mark their fenced
+# The docs (docs/howto.md, docs/boards/*.md, docs/driver-bql.md, docs/fleet.md) mark their fenced
 # code blocks by the fence's info string:
 #
 #	```sh         runs on any Linux machine as root, from the top of the repository:
@@ -29,7 +29,7 @@
 require_debloat
 require_cmd python3
 
-docs=("$TOP"/docs/howto.md "$TOP"/docs/boards/*.md "$TOP"/docs/driver-bql.md)
+docs=("$TOP"/docs/howto.md "$TOP"/docs/boards/*.md "$TOP"/docs/driver-bql.md "$TOP"/docs/fleet.md)
 for f in "${docs[@]}"; do
 	[ -f "$f" ] || fail "missing doc: ${f#"$TOP"/}"
 done

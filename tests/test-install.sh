@@ -98,6 +98,8 @@ if [ -f "$comp" ]; then
 	assert_contains "completes test names" "$(complete_words debloat test "")" "rrul_be"
 	assert_contains "completes server options" "$(complete_words debloat server --m)" \
 		"--max-clients"
+	assert_eq "completes fix --emit's formats" "networkd udev nm" \
+		"$(complete_words debloat fix --emit "" | tr '\n' ' ' | sed 's/ $//')"
 else
 	fail "bash completion not installed"
 fi

@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emit-networkd.c - the plan as systemd-networkd (systemd 252) files: a .link file per
+ * interface (udev applies it when the device appears), a .network drop-in with the root
+ * qdisc, and a sysctl.d file for the host-wide steps. Keys: systemd.link(5),
+ * systemd.network(5), sysctl.d(5).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fix/emit.h"
+
+/* How a spec option's value (plan.h: base units) is spelled for networkd. */
+enum nd_type {
+	ND_PLAIN, /* packets, bytes, counts: decimal */
+	ND_TIME,  /* ns -> a timespan: "5ms", "1500us" */
+	ND_RATE,  /* bytes/s -> bits/s, K/M/G to the base of 1000 */
+	ND_BOOL,  /* 0/1 -> no/yes */
+	ND_WORD,  /* a flag whose presence sets key=value */
+};
+
+struct nd_key {
+	const char *kind, *opt, *key;
+	enum nd_type type;
+	const char *value; /* ND_WORD: what the key takes */
+};
+
+/* The options fix's specs may carry, by kind, and their systemd.network(5) keys. */
+static const struct nd_key nd_keys[] = {
+    {"fq_codel", "limit", "PacketLimit", ND_PLAIN, NULL},
+    {"fq_codel", "flows", "Flows", ND_PLAIN, NULL},
+    {"fq_codel", "quantum", "QuantumBytes", ND_PLAIN, NULL},
+    {"fq_codel", "target", "TargetSec", ND_TIME, NULL},
+    {"fq_codel", "interval", "IntervalSec", ND_TIME, NULL},
+    {"fq_codel", "memory_limit", "MemoryLimitBytes", ND_PLAIN, NULL},
+    {"fq_codel", "ce_threshold", "CEThresholdSec", ND_TIME, NULL},
+    {"fq_codel", "ecn", "ECN", ND_BOOL, NULL},
+    {"fq", "limit", "PacketLimit", ND_PLAIN, NULL},
+    {"fq", "flow_limit", "FlowLimit", ND_PLAIN, NULL},
+    {"fq", "quantum", "QuantumBytes", ND_PLAIN, NULL},
+    {"fq", "initial_quantum", "InitialQuantumBytes", ND_PLAIN, NULL},
+    {"fq", "maxrate", "MaximumRate", ND_RATE, NULL},
+    {"fq", "buckets", "Buckets", ND_PLAIN, NULL},
+    {"fq", "orphan_mask", "OrphanMask", ND_PLAIN, NULL},
+    {"fq", "pacing", "Pacing", ND_BOOL, NULL},
+    {"fq", "ce_threshold", "CEThresholdSec", ND_TIME, NULL},
+    {"cake", "bandwidth", "Bandwidth", ND_RATE, NULL},
+    {"cake", "besteffort", "PriorityQueueingPreset", ND_WORD, "besteffort"},
+    {"cake", "precedence", "PriorityQueueingPreset", ND_WORD, "precedence"},
+    {"cake", "diffserv3", "PriorityQueueingPreset", ND_WORD, "diffserv3"},
+    {"cake", "diffserv4", "PriorityQueueingPreset", ND_WORD, "diffserv4"},
+    {"cake", "diffserv8", "PriorityQueueingPreset", ND_WORD, "diffserv8"},
+    {"cake", "flowblind", "FlowIsolationMode", ND_WORD, "none"},
+    {"cake", "srchost", "FlowIsolationMode", ND_WORD, "src-host"},
+    {"cake", "dsthost", "FlowIsolationMode", ND_WORD, "dst-host"},
+    {"cake", "hosts", "FlowIsolationMode", ND_WORD, "hosts"},
+    {"cake", "flows", "FlowIsolationMode", ND_WORD, "flows"},
+    {"cake", "dual-srchost", "FlowIsolationMode", ND_WORD, "dual-src-host"},
+    {"cake", "dual-dsthost", "FlowIsolationMode", ND_WORD, "dual-dst-host"},
+    {"cake", "triple-isolate", "FlowIsolationMode", ND_WORD, "triple"},
+    {"cake", "nat", "NAT", ND_WORD, "yes"},
+    {"cake", "nonat", "NAT", ND_WORD, "no"},
+    {"cake", "wash", "Wash", ND_WORD, "yes"},
+    {"cake", "nowash", "Wash", ND_WORD, "no"},
+    {"cake", "split-gso", "SplitGSO", ND_WORD, "yes"},
+    {"cake", "no-split-gso", "SplitGSO", ND_WORD, "no"},
+    {"pfifo", "limit", "PacketLimit", ND_PLAIN, NULL},
+    {"bfifo", "limit", "LimitBytes", ND_PLAIN, NULL},
+};
+
+/* The qdisc sections of systemd.network(5), by kind. */
+static const char *nd_section(const char *kind)
+{
+	static const char *const sections[][2] = {
+	    {"fq_codel", "FairQueueingControlledDelay"},
+	    {"fq", "FairQueueing"},
+	    {"cake", "CAKE"},
+	    {"pfifo", "PFIFO"},
+	    {"bfifo", "BFIFO"},
+	    {"pfifo_fast", "PFIFOFast"},
+	};
+
+	for (size_t i = 0; i < sizeof(sections) / sizeof(*sections); i++)
+		if (!strcmp(kind, sections[i][0]))
+			return sections[i][1];
+	return NULL;
+}
+
+/* Offload features (the kernel's names) and their [Link] keys. */
+static const char *nd_offload_key(const char *feature)
+{
+	static const char *const keys[][2] = {
+	    {"tx-tcp-segmentation", "TCPSegmentationOffload"},
+	    {"tx-tcp6-segmentation", "TCP6SegmentationOffload"},
+	    {"tx-generic-segmentation", "GenericSegmentationOffload"},
+	    {"rx-gro", "GenericReceiveOffload"},
+	    {"rx-gro-hw", "GenericReceiveOffloadHardware"},
+	    {"rx-lro", "LargeReceiveOffload"},
+	    {"rx-checksum", "ReceiveChecksumOffload"},
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++)
+		if (!strcmp(feature, keys[i][0]))
+			return keys[i][1];
+	return NULL;
+}
+
+static void fmt_time(uint64_t ns, char *buf, size_t len)
+{
+	if (ns && ns % 1000000000ULL == 0)
+		snprintf(buf, len, "%" PRIu64 "s", (uint64_t)(ns / 1000000000ULL));
+	else if (ns % 1000000ULL == 0)
+		snprintf(buf, len, "%" PRIu64 "ms", (uint64_t)(ns / 1000000ULL));
+	else if (ns % 1000ULL == 0)
+		snprintf(buf, len, "%" PRIu64 "us", (uint64_t)(ns / 1000ULL));
+	else
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+}
+
+/* bytes/s as bits/s, with the largest of G, M, K (base 1000) that divides it. */
+static void fmt_rate(uint64_t bytes_per_sec, char *buf, size_t len)
+{
+	uint64_t bits = bytes_per_sec * 8;
+
+	if (bits && bits % 1000000000ULL == 0)
+		snprintf(buf, len, "%" PRIu64 "G", (uint64_t)(bits / 1000000000ULL));
+	else if (bits && bits % 1000000ULL == 0)
+		snprintf(buf, len, "%" PRIu64 "M", (uint64_t)(bits / 1000000ULL));
+	else if (bits && bits % 1000ULL == 0)
+		snprintf(buf, len, "%" PRIu64 "K", (uint64_t)(bits / 1000ULL));
+	else
+		snprintf(buf, len, "%" PRIu64, bits);
+}
+
+static const struct nd_key *nd_find(const char *kind, const char *opt)
+{
+	for (size_t i = 0; i < sizeof(nd_keys) / sizeof(*nd_keys); i++)
+		if (!strcmp(nd_keys[i].kind, kind) && !strcmp(nd_keys[i].opt, opt))
+			return &nd_keys[i];
+	return NULL;
+}
+
+/* One qdisc section: the leaf kind with its options, at parent with handle (hex). */
+static void qdisc_section(struct emit *e, struct emit_file *f, const struct plan_step *s,
+			  const struct plan_spec *sp, const char *parent, const char *handle)
+{
+	emit_line(e, f, "[%s]", nd_section(sp->kind));
+	emit_line(e, f, "Parent=%s", parent);
+	emit_line(e, f, "Handle=%s", handle);
+	for (unsigned i = 0; i < sp->nopts; i++) {
+		const struct plan_spec_opt *o = &sp->opts[i];
+		const struct nd_key *k = nd_find(sp->kind, o->name);
+		char v[48];
+
+		if (!k || !o->numeric) {
+			emit_cannot(e, f, s, "systemd.network(5) has no key for %s's \"%s\"",
+				    sp->kind, o->name);
+			continue;
+		}
+		switch (k->type) {
+		case ND_PLAIN:
+			snprintf(v, sizeof(v), "%" PRIu64, o->v);
+			break;
+		case ND_TIME:
+			fmt_time(o->v, v, sizeof(v));
+			break;
+		case ND_RATE:
+			if (!o->v) /* cake "unlimited": its default, no key */
+				continue;
+			fmt_rate(o->v, v, sizeof(v));
+			break;
+		case ND_BOOL:
+			snprintf(v, sizeof(v), "%s", o->v ? "yes" : "no");
+			break;
+		case ND_WORD:
+			snprintf(v, sizeof(v), "%s", k->value);
+			break;
+		}
+		emit_line(e, f, "%s=%s", k->key, v);
+	}
+}
+
+static void root_qdisc(struct emit *e, struct emit_file *f, const struct plan_step *s)
+{
+	struct plan_spec sp;
+	char rate[32];
+
+	if (!strcmp(s->after, "default")) {
+		emit_line(e, f, "# the root qdisc stays the kernel's own choice: no section");
+		return;
+	}
+	if (plan_spec_parse(s->after, &sp) < 0 || !nd_section(sp.kind)) {
+		emit_cannot(e, f, s, "not a root-qdisc spec networkd has a section for");
+		return;
+	}
+	switch (sp.shape) {
+	case SPEC_PLAIN:
+		qdisc_section(e, f, s, &sp, "root", "1");
+		break;
+	case SPEC_MQ:
+		emit_cannot(
+		    e, f, s,
+		    "systemd.network(5) has no mq section, so no qdisc per TX queue; "
+		    "net.core.default_qdisc gives each queue its kind, without the options");
+		break;
+	case SPEC_HTB:
+		fmt_rate(sp.htb_rate, rate, sizeof(rate));
+		emit_line(e, f, "[HierarchyTokenBucket]");
+		emit_line(e, f, "Parent=root");
+		emit_line(e, f, "Handle=1");
+		emit_line(e, f, "DefaultClass=1");
+		emit_line(e, f, "%s", "");
+		emit_line(e, f, "[HierarchyTokenBucketClass]");
+		emit_line(e, f, "Parent=1:0");
+		emit_line(e, f, "ClassId=1:1");
+		emit_line(e, f, "Rate=%s", rate);
+		emit_line(e, f, "CeilRate=%s", rate);
+		emit_line(e, f, "%s", "");
+		qdisc_section(e, f, s, &sp, "1:1", "10");
+		break;
+	}
+}
+
+/* A [Link] key for a link-level step, or NULL (then *why says why not). */
+static const char *link_key(const struct plan_step *s, const char **why)
+{
+	unsigned long long v;
+	char *end;
+
+	switch (s->knob.kind) {
+	case KNOB_TXQUEUELEN:
+		return "TransmitQueueLength";
+	case KNOB_RING_TX:
+		return "TxBufferSize";
+	case KNOB_RING_RX:
+		return "RxBufferSize";
+	case KNOB_GSO_MAX_SIZE:
+		v = strtoull(s->after, &end, 10);
+		if (*end || v < 1 || v > 65536) {
+			*why = "GenericSegmentOffloadMaxBytes= takes 1 to 65536";
+			return NULL;
+		}
+		return "GenericSegmentOffloadMaxBytes";
+	case KNOB_OFFLOAD:
+		*why = "systemd.link(5) has no key for this feature";
+		return nd_offload_key(s->knob.name);
+	default:
+		return NULL;
+	}
+}
+
+/*
+ * Names udev's predictable naming gives (en*, wl*, ww*, ib*, sl*: systemd.net-naming-
+ * scheme(7)) are never the kernel's (eth%d, wlan%d, ...), so OriginalName= would
+ * not match them.
+ */
+static bool udev_given_name(const char *name)
+{
+	static const char *const prefixes[] = {"en", "wl", "ww", "ib", "sl"};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
+		if (!strncmp(name, prefixes[i], 2))
+			return true;
+	return false;
+}
+
+static bool is_link_step(enum knob_kind k)
+{
+	return k == KNOB_TXQUEUELEN || k == KNOB_RING_TX || k == KNOB_RING_RX ||
+	       k == KNOB_GSO_MAX_SIZE || k == KNOB_OFFLOAD;
+}
+
+static void one_target(const struct plan *p, size_t ti, struct emit *e)
+{
+	const char *name = p->targets[ti].name;
+	struct emit_file *link = NULL, *net = NULL;
+	bool any_link = false, any_net = false;
+
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+
+		if (s->target != (int)ti || !emit_step_wanted(p, s))
+			continue;
+		any_link |= is_link_step(s->knob.kind);
+		any_net |= !is_link_step(s->knob.kind);
+	}
+	if (any_link) {
+		link = emit_file_new(e, "10-debloat-%s.link", name);
+		emit_line(e, link, "# debloat fix --emit networkd: %s's link settings.", name);
+		emit_line(e, link,
+			  "# Install in /etc/systemd/network/; udev applies it when the "
+			  "device appears.");
+		emit_line(e, link,
+			  "# Only the first .link file matching a device applies, so this "
+			  "one repeats");
+		emit_line(e, link, "# 99-default.link's naming policy: names stay as they were.");
+		emit_line(e, link, "[Match]");
+		emit_line(e, link, "OriginalName=%s", name);
+		if (udev_given_name(name)) {
+			emit_line(e, link,
+				  "# debloat: %s looks like a name udev gave (predictable naming): "
+				  "the kernel's name",
+				  name);
+			emit_line(e, link,
+				  "# is another, which OriginalName= must match; or match "
+				  "PermanentMACAddress= instead.");
+			emit_warn(
+			    e,
+			    "matches %s by OriginalName=, which is the kernel's name: %s looks "
+			    "like one udev gave (match PermanentMACAddress= instead)",
+			    name, name);
+		}
+		emit_line(e, link, "%s", "");
+		emit_line(e, link, "[Link]");
+		emit_line(e, link, "NamePolicy=keep kernel database onboard slot path");
+		emit_line(e, link, "AlternativeNamesPolicy=database onboard slot path");
+		emit_line(e, link, "MACAddressPolicy=persistent");
+	}
+	if (any_net) {
+		net = emit_file_new(e, "90-debloat-%s.network.conf", name);
+		emit_line(e, net,
+			  "# debloat fix --emit networkd: %s's queueing, a .network drop-in.",
+			  name);
+		emit_line(e, net,
+			  "# Install as /etc/systemd/network/NAME.network.d/90-debloat.conf, "
+			  "NAME.network");
+		emit_line(e, net,
+			  "# being the file that configures %s (`networkctl status %s`: "
+			  "Network File).",
+			  name, name);
+	}
+	for (size_t i = 0; i < p->nsteps; i++) {
+		const struct plan_step *s = &p->steps[i];
+		const char *key, *why = "systemd.link(5) has no key for it";
+
+		if (s->target != (int)ti || !emit_step_wanted(p, s))
+			continue;
+		if (is_link_step(s->knob.kind)) {
+			key = link_key(s, &why);
+			if (!key) {
+				emit_cannot(e, link, s, "%s", why);
+				continue;
+			}
+			if (s->knob.kind == KNOB_OFFLOAD)
+				emit_line(e, link, "%s=%s", key,
+					  !strcmp(s->after, "on") ? "yes" : "no");
+			else
+				emit_line(e, link, "%s=%s", key, s->after);
+			continue;
+		}
+		switch (s->knob.kind) {
+		case KNOB_ROOT_QDISC:
+			emit_line(e, net, "%s", "");
+			root_qdisc(e, net, s);
+			break;
+		case KNOB_BQL_LIMIT_MAX:
+			emit_cannot(e, net, s,
+				    "networkd has no BQL key: use `debloat fix --emit udev`");
+			break;
+		case KNOB_INGRESS:
+			emit_cannot(e, net, s,
+				    "networkd 252 cannot redirect ingress to an ifb device (no "
+				    "mirred filter)");
+			break;
+		default:
+			emit_cannot(e, net, s, "not a networkd setting");
+		}
+	}
+}
+
+int emit_networkd(const struct plan *p, struct emit *e)
+{
+	struct emit_file *sysctl = NULL;
+
+	for (size_t ti = 0; ti < p->ntargets && !e->err; ti++)
+		if (emit_target_wanted(&p->targets[ti]))
+			one_target(p, ti, e);
+	for (size_t i = 0; i < p->nsteps && !e->err; i++) {
+		const struct plan_step *s = &p->steps[i];
+
+		if (s->target >= 0 || !emit_step_wanted(p, s))
+			continue;
+		if (s->knob.kind != KNOB_SYSCTL) {
+			emit_cannot(e, NULL, s, "not a host-wide setting networkd knows");
+			continue;
+		}
+		if (!sysctl) {
+			sysctl = emit_file_new(e, "90-debloat.sysctl.conf");
+			emit_line(e, sysctl,
+				  "# debloat fix --emit networkd: the host-wide settings.");
+			emit_line(e, sysctl,
+				  "# Install as /etc/sysctl.d/90-debloat.conf "
+				  "(systemd-sysctl applies it at boot).");
+		}
+		emit_line(e, sysctl, "%s = %s", s->knob.name, s->after);
+	}
+	return e->err;
+}

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * emit-nm.c - the plan as NetworkManager connection properties (nm-settings-nmcli(5),
+ * NetworkManager 1.42): one shell script per interface that modifies the connection
+ * managing it (`nmcli connection modify`) and reapplies it. NetworkManager has
+ * ethtool.feature-* and ethtool.ring-* for offloads and rings, and tc.qdiscs with
+ * options for fq_codel only (other kinds without options, mq among them); it has no
+ * tc classes (htb), no txqueuelen, no BQL, no host-wide sysctls.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fix/emit.h"
+#include "iface.h"
+
+#define NM_MAX_PROPS 64
+#define NM_PROP_MAX  (KNOB_VALUE_MAX * 2)
+
+struct nm_props {
+	char v[NM_MAX_PROPS][NM_PROP_MAX];
+	unsigned n;
+};
+
+static const char *nm_feature(const char *name)
+{
+	static const char *const props[][2] = {
+	    {"tx-tcp-segmentation", "ethtool.feature-tso"},
+	    {"tx-generic-segmentation", "ethtool.feature-gso"},
+	    {"rx-gro", "ethtool.feature-gro"},
+	    {"rx-lro", "ethtool.feature-lro"},
+	    {"tx-tcp6-segmentation", "ethtool.feature-tx-tcp6-segmentation"},
+	    {"rx-gro-hw", "ethtool.feature-rx-gro-hw"},
+	};
+
+	for (size_t i = 0; i < sizeof(props) / sizeof(*props); i++)
+		if (!strcmp(name, props[i][0]))
+			return props[i][1];
+	return NULL;
+}
+
+/* fq_codel's options as NetworkManager's tc.qdiscs words (times in microseconds); or
+ * -1 with *bad naming the option it has no word for. Other kinds: no options at all. */
+static int leaf_words(const struct plan_spec *sp, char *buf, size_t len, const char **bad)
+{
+	size_t n = (size_t)snprintf(buf, len, "%s", sp->kind);
+
+	for (unsigned i = 0; i < sp->nopts && n < len; i++) {
+		const struct plan_spec_opt *o = &sp->opts[i];
+		bool time = !strcmp(o->name, "target") || !strcmp(o->name, "interval") ||
+			    !strcmp(o->name, "ce_threshold");
+
+		*bad = o->name;
+		if (strcmp(sp->kind, "fq_codel") || !o->numeric)
+			return -1;
+		if (!strcmp(o->name, "ecn")) {
+			if (!o->v) /* no word turns ECN off; leaving it out is the kernel's on */
+				return -1;
+			n += (size_t)snprintf(buf + n, len - n, " ecn");
+		} else if (time || !strcmp(o->name, "limit") || !strcmp(o->name, "flows") ||
+			   !strcmp(o->name, "quantum") || !strcmp(o->name, "memory_limit")) {
+			n += (size_t)snprintf(buf + n, len - n, " %s %" PRIu64, o->name,
+					      time ? o->v / 1000 : o->v);
+		} else {
+			return -1;
+		}
+	}
+	return n < len ? 0 : -1;
+}
+
+static void root_qdisc(struct emit *e, struct emit_file *f, struct nm_props *pr,
+		       const struct plan_target *t, const struct plan_step *s)
+{
+	char leaf[KNOB_VALUE_MAX], *out = pr->v[pr->n];
+	const char *bad = "";
+	struct plan_spec sp;
+	size_t n;
+
+	if (!strcmp(s->after, "default")) {
+		emit_line(e, f, "# the root qdisc stays the kernel's own choice: no tc.qdiscs");
+		return;
+	}
+	if (plan_spec_parse(s->after, &sp) < 0) {
+		emit_cannot(e, f, s, "not a root-qdisc spec");
+		return;
+	}
+	if (sp.shape == SPEC_HTB) {
+		emit_cannot(e, f, s, "NetworkManager has no traffic-control classes (htb)");
+		return;
+	}
+	if (leaf_words(&sp, leaf, sizeof(leaf), &bad) < 0) {
+		emit_cannot(e, f, s, "NetworkManager's tc.qdiscs has no option \"%s\" for %s", bad,
+			    sp.kind);
+		return;
+	}
+	if (sp.shape == SPEC_PLAIN) {
+		snprintf(out, NM_PROP_MAX, "tc.qdiscs 'root handle 1: %s'", leaf);
+		pr->n++;
+		return;
+	}
+	if (!t->ifc || !t->ifc->tx_queues) {
+		emit_cannot(e, f, s, "the number of TX queues is unknown");
+		return;
+	}
+	n = (size_t)snprintf(out, NM_PROP_MAX, "tc.qdiscs 'root handle 1: mq");
+	for (unsigned q = 1; q <= t->ifc->tx_queues && n < NM_PROP_MAX; q++)
+		n += (size_t)snprintf(out + n, NM_PROP_MAX - n, ", parent 1:%x handle %x: %s", q,
+				      q + 1, leaf);
+	if (n + 1 >= NM_PROP_MAX) {
+		emit_cannot(e, f, s, "too many TX queues for one line");
+		return;
+	}
+	strcat(out, "'");
+	pr->n++;
+}
+
+static void one_target(const struct plan *p, size_t ti, struct emit *e, struct nm_props *pr)
+{
+	const struct plan_target *t = &p->targets[ti];
+	struct emit_file *f = emit_file_new(e, "debloat-%s.nmcli", t->name);
+	const char *prop;
+
+	pr->n = 0;
+	emit_line(e, f, "#!/bin/sh");
+	emit_line(e, f,
+		  "# debloat fix --emit nm: %s's settings as NetworkManager connection "
+		  "properties.",
+		  t->name);
+	emit_line(e, f,
+		  "# Run on the host: modifies the connection that manages %s, then "
+		  "reapplies it.",
+		  t->name);
+	for (size_t i = 0; i < p->nsteps && !e->err; i++) {
+		const struct plan_step *s = &p->steps[i];
+
+		if (s->target != (int)ti || !emit_step_wanted(p, s))
+			continue;
+		if (pr->n == NM_MAX_PROPS) {
+			e->err = -E2BIG;
+			break;
+		}
+		switch (s->knob.kind) {
+		case KNOB_ROOT_QDISC:
+			root_qdisc(e, f, pr, t, s);
+			break;
+		case KNOB_OFFLOAD:
+			prop = nm_feature(s->knob.name);
+			if (!prop)
+				emit_cannot(e, f, s, "NetworkManager has no property for it");
+			else
+				snprintf(pr->v[pr->n++], NM_PROP_MAX, "%s %s", prop, s->after);
+			break;
+		case KNOB_RING_TX:
+		case KNOB_RING_RX:
+			snprintf(pr->v[pr->n++], NM_PROP_MAX, "ethtool.ring-%s %s",
+				 s->knob.kind == KNOB_RING_TX ? "tx" : "rx", s->after);
+			break;
+		case KNOB_BQL_LIMIT_MAX:
+			emit_cannot(e, f, s,
+				    "NetworkManager has no BQL property: use `debloat fix --emit "
+				    "udev`");
+			break;
+		case KNOB_TXQUEUELEN:
+			emit_cannot(e, f, s, "NetworkManager has no txqueuelen property");
+			break;
+		default:
+			emit_cannot(e, f, s, "NetworkManager has no property for it");
+		}
+	}
+	emit_line(e, f, "set -e");
+	if (!pr->n) {
+		emit_line(e, f, "# nothing NetworkManager can set");
+		return;
+	}
+	emit_line(e, f, "conn=$(nmcli -g GENERAL.CONNECTION device show %s)", t->name);
+	emit_line(e, f, "nmcli connection modify \"$conn\" \\");
+	for (unsigned i = 0; i < pr->n; i++)
+		emit_line(e, f, "\t%s%s", pr->v[i], i + 1 < pr->n ? " \\" : "");
+	emit_line(e, f, "nmcli device reapply %s", t->name);
+}
+
+int emit_nm(const struct plan *p, struct emit *e)
+{
+	struct nm_props *props = malloc(sizeof(*props)); /* 64 KB: not on the stack */
+
+	if (!props)
+		return -ENOMEM;
+	for (size_t ti = 0; ti < p->ntargets && !e->err; ti++)
+		if (emit_target_wanted(&p->targets[ti]))
+			one_target(p, ti, e, props);
+	free(props);
+	for (size_t i = 0; i < p->nsteps && !e->err; i++)
+		if (p->steps[i].target < 0 && emit_step_wanted(p, &p->steps[i]))
+			emit_cannot(e, NULL, &p->steps[i],
+				    "host-wide: `debloat fix --emit networkd` writes it for "
+				    "sysctl.d");
+	return e->err;
+}
