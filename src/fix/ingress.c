@@ -110,10 +110,11 @@ int ingress_filter_request(int ifindex, int ifb_index, uint32_t seq, void *buf, 
 	struct tc_mirred mirred = {.action = TC_ACT_STOLEN,
 				   .eaction = TCA_EGRESS_REDIR,
 				   .ifindex = (uint32_t)ifb_index};
-	struct {
-		struct tc_u32_sel sel;
-		struct tc_u32_key key;
-	} sel = {.sel = {.flags = TC_U32_TERMINAL, .nkeys = 1}};
+	/* TCA_U32_SEL: the selector and its one key (all zero: match everything), laid
+	 * out as the kernel reads them; a byte array, since tc_u32_sel ends in a flexible
+	 * array that no struct may embed before another member. */
+	struct tc_u32_sel sel = {.flags = TC_U32_TERMINAL, .nkeys = 1};
+	unsigned char selkey[sizeof(struct tc_u32_sel) + sizeof(struct tc_u32_key)] = {0};
 	struct nlbuf b;
 	size_t opts, acts, act, aopts;
 
@@ -130,7 +131,8 @@ int ingress_filter_request(int ifindex, int ifb_index, uint32_t seq, void *buf, 
 	nlbuf_nest_end(&b, aopts);
 	nlbuf_nest_end(&b, act);
 	nlbuf_nest_end(&b, acts);
-	nlbuf_attr(&b, TCA_U32_SEL, &sel, sizeof(sel));
+	memcpy(selkey, &sel, sizeof(sel));
+	nlbuf_attr(&b, TCA_U32_SEL, selkey, sizeof(selkey));
 	nlbuf_nest_end(&b, opts);
 	return finish(&b);
 }
