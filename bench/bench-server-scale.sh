@@ -55,7 +55,7 @@ while [ $# -gt 0 ]; do
 	--clients) sizes=$2; shift ;;
 	--rrul) nrrul=$2; shift ;;
 	-h | --help)
-		sed -n '2,43p' "$0"
+		sed -n '2,41p' "$0"
 		exit 0
 		;;
 	*) BUILD=$1 ;;
