@@ -276,7 +276,7 @@ jq -r '"\(.name)\t\(.value)\t\(.unit)"' "$tmp/results.jsonl" |
 echo
 echo "# processing time per probe (us): ours from its batch read to its sendmmsg, irtt's"
 echo "# from its read to its send; ours' hold from the kernel's receive timestamp"
-printf '%-8s %21s %21s %21s %17s\n' clients "ours proc p50/p99" "ours hold p50/p99" \
+printf '%-8s %24s %24s %21s %21s\n' clients "ours proc p50/p99" "ours hold p50/p99" \
 	"irtt proc p50/p99" "ours/irtt p50/p99"
 for n in $sizes; do
 	jq -rs --arg n "$n" '
@@ -285,7 +285,7 @@ for n in $sizes; do
 		 v("ours_hold_p50") + " / " + v("ours_hold_p99"),
 		 v("irtt_proc_p50") + " / " + v("irtt_proc_p99"),
 		 v("ratio_proc_p50") + " / " + v("ratio_proc_p99")] | @tsv' "$tmp/results.jsonl" |
-		awk -F'\t' '{ printf "%-8s %21s %21s %21s %17s\n", $1, $2, $3, $4, $5 }'
+		awk -F'\t' '{ printf "%-8s %24s %24s %21s %21s\n", $1, $2, $3, $4, $5 }'
 done
 jq -r 'select(.name | startswith("ping_p99_")) | "# \(.name): \(.value) (\(.unit); 1 is flat)"' \
 	"$tmp/results.jsonl"

@@ -59,7 +59,7 @@ int server_log_stats(FILE *out, bool json, const struct server_probe_stats *st)
 
 	if (!p)
 		return -ENOMEM;
-	print_text(p, "%s: server: probes", PROG_NAME);
+	print_text(p, "%s: server: %s", PROG_NAME, st->final ? "probes since start" : "probes");
 	print_str(p, "stats", st->final ? "run" : "window", PRINT_JSON_ONLY);
 	print_uint(p, "window_ms", st->window_ns / 1000000, UNIT_MS);
 	print_uint(p, "probes_answered", st->probes, UNIT_NONE);
