@@ -15,14 +15,22 @@
 # client every 50 ms at 1000 clients, every 500 ms at 10000), for SECONDS (--seconds,
 # default 15). Per server: its CPU (utime + stime over the load, cores), its RSS at
 # the end (MB), loss, RTT p50/p99 (the load generator's kernel receive time less its
-# send time) and the server's own processing time p50/p99 as it reports it (ours: from
-# the kernel's receive timestamp to its send, so the socket queue and its wake-up are
-# in it; irtt's: from after its read returned), and ours/irtt ratios.
+# send time), and ours/irtt ratios. Processing time, the server's own work per probe:
+# ours from the moment its batch read (recvmmsg) returned to the moment the sendmmsg
+# carrying the reply returned, as the server logs it at exit (`debloat server --json`,
+# its "stats":"run" line); irtt's from after its read returned to its send timestamp,
+# from its replies (that stamp is inside the reply, so it is taken before irtt's send
+# call: ours holds the sendmmsg call and irtt's does not). Ours' hold time too (from
+# the kernel's receive timestamp: the socket queue and the wake-up included), which
+# irtt does not measure, and the hold ours' replies carry (server_tx_ns - server_rx_ns:
+# up to the stamp taken just before sendmmsg). Then whether ours stays flat in the
+# number of clients: its processing p99 at the largest count over that at the smallest.
 # Phase "rrul": 10 `debloat test rrul` at once (-l 10 -d 2 -s 0.05) against ours,
 # pinned the same: the worst UDP and ICMP loaded p99 over the clients, how many results
 # say server_overloaded, and the server's CPU.
-# The host's CPU steal over the whole run (from /proc/stat) is printed: on a shared VM
-# a high steal makes every figure noisier.
+# The host's CPU steal over the whole run (from /proc/stat) and its load average (1
+# minute, /proc/loadavg) at the start and the end are printed: on a shared VM a high
+# steal or load makes every figure noisier.
 #
 # Bounded: about 2 x (setup + SECONDS + 1 s) per client count, plus ~20 s of rrul: some
 # 2.5 minutes with the defaults; every process runs under `timeout`.
@@ -47,7 +55,7 @@ while [ $# -gt 0 ]; do
 	--clients) sizes=$2; shift ;;
 	--rrul) nrrul=$2; shift ;;
 	-h | --help)
-		sed -n '2,35p' "$0"
+		sed -n '2,41p' "$0"
 		exit 0
 		;;
 	*) BUILD=$1 ;;
@@ -105,7 +113,7 @@ hz=$(getconf CLK_TCK)
 
 start_ours() {
 	inns timeout $((secs * 4 + 120)) taskset -c "$SERVER_CPU" "$DEBLOAT" server -p 9911 -c 10100 \
-		2>"$tmp/ours.log" &
+		--json --stats-interval 0 2>"$tmp/ours.log" &
 	spid=$!
 	pids+=("$spid")
 	for _ in $(seq 50); do
@@ -145,11 +153,28 @@ run_load() {
 		--argjson rss "$(rss_mb "$spid")" '. + {cpu_cores: $cpu, rss_mb: $rss}' <<<"$out"
 }
 
+loadavg() { awk '{ print $1 }' /proc/loadavg; }
+# The stats line ours logs at exit as {p50, p99} of processing and hold, microseconds.
+ours_times() {
+	grep '^{' "$1" | jq -c 'select(.stats == "run") |
+		{proc_us: {p50: (.proc_p50_ns / 1000), p99: (.proc_p99_ns / 1000)},
+		 hold_us: {p50: (.hold_p50_ns / 1000), p99: (.hold_p99_ns / 1000)},
+		 server_probes: .probes_answered}'
+}
+
+load0=$(loadavg)
 read -r st0 steal0 <<<"$(stat_now)"
 for n in $sizes; do
 	start_ours
-	run_load debloat 9911 "$n" >"$tmp/ours-$n.json"
+	run_load debloat 9911 "$n" >"$tmp/ours-load-$n.json"
 	stop_server
+	times=$(ours_times "$tmp/ours.log")
+	[ -n "$times" ] || { echo "bench-server-scale: no stats line from our server ($n clients)" >&2; exit 1; }
+	# The load generator's view, with ours' processing and hold times; what its replies'
+	# stamps say (server_tx_ns - server_rx_ns: the hold up to the stamp taken just before
+	# sendmmsg) kept as reply_hold_us.
+	jq -c --argjson t "$times" '. + {reply_hold_us: .proc_us} + $t' "$tmp/ours-load-$n.json" \
+		>"$tmp/ours-$n.json"
 	start_irtt
 	run_load irtt 2112 "$n" >"$tmp/irtt-$n.json"
 	stop_server
@@ -177,6 +202,7 @@ w1=$(date +%s.%N)
 rrul_cpu=$(awk -v a="$t0" -v b="$t1" -v w0="$w0" -v w1="$w1" -v hz="$hz" 'BEGIN { printf "%.3f", (b - a) / hz / (w1 - w0) }')
 stop_server
 read -r st1 steal1 <<<"$(stat_now)"
+load1=$(loadavg)
 steal_pct=$(awk -v a="$st0" -v b="$st1" -v s="$steal0" -v t="$steal1" 'BEGIN { printf "%.2f", (b > a) ? 100 * (t - s) / (b - a) : 0 }')
 
 rrul_done=$(cat "$tmp"/rrul-*.json 2>/dev/null | jq -s 'length')
@@ -197,31 +223,70 @@ rrul_flagged=$(cat "$tmp"/rrul-*.json 2>/dev/null | jq -s '[.[] | select(.server
 				{name: ($p + "_rtt_p50"), value: .rtt_us.p50, unit: "us"},
 				{name: ($p + "_rtt_p99"), value: .rtt_us.p99, unit: "us"},
 				{name: ($p + "_proc_p50"), value: .proc_us.p50, unit: "us"},
-				{name: ($p + "_proc_p99"), value: .proc_us.p99, unit: "us"}' "$f"
+				{name: ($p + "_proc_p99"), value: .proc_us.p99, unit: "us"},
+				(select(.hold_us) |
+				{name: ($p + "_hold_p50"), value: .hold_us.p50, unit: "us"},
+				{name: ($p + "_hold_p99"), value: .hold_us.p99, unit: "us"},
+				{name: ($p + "_reply_hold_p50"), value: .reply_hold_us.p50, unit: "us"},
+				{name: ($p + "_reply_hold_p99"), value: .reply_hold_us.p99, unit: "us"})' "$f"
 		done
 		jq -cn --arg p "ping_${n}_ratio" --slurpfile o "$tmp/ours-$n.json" --slurpfile i "$tmp/irtt-$n.json" '
 			def r(a; b): if b > 0 then (a / b * 1000 | round / 1000) else null end;
 			{name: ($p + "_cpu"), value: r($o[0].cpu_cores; $i[0].cpu_cores), unit: "ours/irtt"},
 			{name: ($p + "_rss"), value: r($o[0].rss_mb; $i[0].rss_mb), unit: "ours/irtt"},
 			{name: ($p + "_rtt_p50"), value: r($o[0].rtt_us.p50; $i[0].rtt_us.p50), unit: "ours/irtt"},
-			{name: ($p + "_rtt_p99"), value: r($o[0].rtt_us.p99; $i[0].rtt_us.p99), unit: "ours/irtt"}'
+			{name: ($p + "_rtt_p99"), value: r($o[0].rtt_us.p99; $i[0].rtt_us.p99), unit: "ours/irtt"},
+			{name: ($p + "_proc_p50"), value: r($o[0].proc_us.p50; $i[0].proc_us.p50), unit: "ours/irtt"},
+			{name: ($p + "_proc_p99"), value: r($o[0].proc_us.p99; $i[0].proc_us.p99), unit: "ours/irtt"}'
 	done
+	# Flat in the number of clients: p99 at the largest count over that at the smallest.
+	lo=$(tr ' ' '\n' <<<"$sizes" | grep . | sort -n | head -1)
+	hi=$(tr ' ' '\n' <<<"$sizes" | grep . | sort -n | tail -1)
+	jq -cn --arg p "ping_p99_${hi}_over_${lo}" --slurpfile ol "$tmp/ours-$lo.json" \
+		--slurpfile oh "$tmp/ours-$hi.json" --slurpfile il "$tmp/irtt-$lo.json" \
+		--slurpfile ih "$tmp/irtt-$hi.json" '
+		def r(a; b): if b > 0 then (a / b * 1000 | round / 1000) else null end;
+		{name: ($p + "_ours_proc"), value: r($oh[0].proc_us.p99; $ol[0].proc_us.p99), unit: "ratio"},
+		{name: ($p + "_ours_hold"), value: r($oh[0].hold_us.p99; $ol[0].hold_us.p99), unit: "ratio"},
+		{name: ($p + "_irtt_proc"), value: r($ih[0].proc_us.p99; $il[0].proc_us.p99), unit: "ratio"}'
+
 	jq -cn --argjson n "$nrrul" --argjson finished "$rrul_done" --argjson u "$rrul_udp" \
 		--argjson i "$rrul_icmp" --argjson f "$rrul_flagged" --argjson c "$rrul_cpu" \
-		--argjson s "$steal_pct" '
+		--argjson s "$steal_pct" --argjson l0 "$load0" --argjson l1 "$load1" '
 		{name: "rrul_clients", value: $n, unit: "clients"},
 		{name: "rrul_results", value: $finished, unit: "results"},
 		{name: "rrul_udp_p99_max", value: $u, unit: "ms"},
 		{name: "rrul_icmp_p99_max", value: $i, unit: "ms"},
 		{name: "rrul_flagged_overloaded", value: $f, unit: "results"},
 		{name: "rrul_server_cpu", value: $c, unit: "cores"},
-		{name: "host_cpu_steal", value: $s, unit: "%"}'
+		{name: "host_cpu_steal", value: $s, unit: "%"},
+		{name: "host_loadavg_start", value: $l0, unit: "load"},
+		{name: "host_loadavg_end", value: $l1, unit: "load"}'
 } >"$tmp/results.jsonl"
 
 if [ "$json" -eq 1 ]; then
 	jq -s '{results: .}' "$tmp/results.jsonl"
 	exit 0
 fi
-printf '%-26s %12s %12s\n' "ping clients" "value" "unit"
+printf '%-34s %12s %12s\n' "ping clients" "value" "unit"
 jq -r '"\(.name)\t\(.value)\t\(.unit)"' "$tmp/results.jsonl" |
-	awk -F'\t' '{ printf "%-26s %12s %12s\n", $1, $2, $3 }'
+	awk -F'\t' '{ printf "%-34s %12s %12s\n", $1, $2, $3 }'
+
+# The processing-time table, from the same results.
+echo
+echo "# processing time per probe (us): ours from its batch read to its sendmmsg, irtt's"
+echo "# from its read to its send; ours' hold from the kernel's receive timestamp"
+printf '%-8s %24s %24s %21s %21s\n' clients "ours proc p50/p99" "ours hold p50/p99" \
+	"irtt proc p50/p99" "ours/irtt p50/p99"
+for n in $sizes; do
+	jq -rs --arg n "$n" '
+		def v(k): (map(select(.name == ("ping_" + $n + "_" + k))) | .[0].value // "-" | tostring);
+		[$n, v("ours_proc_p50") + " / " + v("ours_proc_p99"),
+		 v("ours_hold_p50") + " / " + v("ours_hold_p99"),
+		 v("irtt_proc_p50") + " / " + v("irtt_proc_p99"),
+		 v("ratio_proc_p50") + " / " + v("ratio_proc_p99")] | @tsv' "$tmp/results.jsonl" |
+		awk -F'\t' '{ printf "%-8s %24s %24s %21s %21s\n", $1, $2, $3, $4, $5 }'
+done
+jq -r 'select(.name | startswith("ping_p99_")) | "# \(.name): \(.value) (\(.unit); 1 is flat)"' \
+	"$tmp/results.jsonl"
+jq -r 'select(.name | startswith("host_")) | "# \(.name): \(.value) \(.unit)"' "$tmp/results.jsonl"

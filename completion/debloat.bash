@@ -176,6 +176,9 @@ _debloat()
 			addrs=$(ip -o addr show 2>/dev/null | awk '{ sub("/.*", "", $4); print $4 }')
 			mapfile -t COMPREPLY < <(compgen -W "$addrs" -- "$cur")
 			;;
+		--stats-interval)
+			mapfile -t COMPREPLY < <(compgen -W "0 10 60" -- "$cur")
+			;;
 		--cc | --allow-cc)
 			local cc
 			cc=$(cat /proc/sys/net/ipv4/tcp_available_congestion_control 2>/dev/null)

@@ -17,20 +17,22 @@
 #include "cli.h"
 #include "meter/cc.h"
 #include "meter/server.h"
-#include "print.h"
+#include "meter/serverlog.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " server [-p PORT] [-4|-6] [--bind ADDR] [--max-clients N]\n"
     "                      [--max-duration S] [--min-interval MS] [--max-probe-len B]\n"
     "                      [--key-file F] [--allow-cc NAME[,NAME...]]\n"
-    "                      [--udp-buffer KB] [--max-hold MS] [--json]\n"
+    "                      [--udp-buffer KB] [--max-hold MS]\n"
+    "                      [--stats-interval S] [--json]\n"
     "\n"
     "Serve latency-under-load tests (debloat rrul, debloat test) on one TCP and UDP\n"
     "port until SIGINT or SIGTERM. Each test gets a token bound to the client's\n"
     "address; its duration, probe interval and probe size are clamped to the limits\n"
     "below and\n"
     "reported back; probes are rate-limited and their replies never longer than the\n"
-    "request. One line per finished test on stderr.\n"
+    "request. One line per finished test on stderr, and one with the probes' hold\n"
+    "and processing times (p50, p99, max) every --stats-interval and at exit.\n"
     "\n"
     "  -p, --port PORT         TCP and UDP port (default 9911)\n"
     "  -4, -6                  IPv4 or IPv6 only (default: both)\n"
@@ -49,6 +51,8 @@ static const char usage[] =
     "                          kernel's); as root past net.core.rmem_max\n"
     "      --max-hold MS       a probe held longer flags its test overloaded\n"
     "                          (default 2)\n"
+    "      --stats-interval S  log the probes' hold and processing times every S\n"
+    "                          seconds (default 60; 0: only at exit)\n"
     "  -j, --json              log lines as JSON (keys: docs/json.md)\n"
     "  -h, --help              show this help\n";
 
@@ -75,7 +79,7 @@ static bool parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return true;
 }
 
-enum { OPT_ALLOW_CC = 256, OPT_UDP_BUFFER, OPT_MAX_HOLD };
+enum { OPT_ALLOW_CC = 256, OPT_UDP_BUFFER, OPT_MAX_HOLD, OPT_STATS_INTERVAL };
 
 /* NAME[,NAME...], each a congestion control name (cc.h). */
 static bool cc_names_ok(const char *list)
@@ -116,6 +120,7 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 	    {"allow-cc", required_argument, NULL, OPT_ALLOW_CC},
 	    {"udp-buffer", required_argument, NULL, OPT_UDP_BUFFER},
 	    {"max-hold", required_argument, NULL, OPT_MAX_HOLD},
+	    {"stats-interval", required_argument, NULL, OPT_STATS_INTERVAL},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -153,6 +158,12 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 		else if (c == OPT_MAX_HOLD)
 			return cli_usage_error("server", usage,
 					       "bad hold bound \"%s\": want 1 to 10000 ms", optarg);
+		else if (c == OPT_STATS_INTERVAL && parse_u32(optarg, 0, 86400, &v))
+			a->cfg.stats_ms = v * 1000;
+		else if (c == OPT_STATS_INTERVAL)
+			return cli_usage_error("server", usage,
+					       "bad stats interval \"%s\": want 0 to 86400 s",
+					       optarg);
 		else if (c == 'D' && parse_u32(optarg, 1, 86400, &v))
 			a->cfg.max_duration_ms = v * 1000;
 		else if (c == 'D')
@@ -219,46 +230,35 @@ static void raise_fd_limit(unsigned max_clients)
 		    (unsigned long long)want);
 }
 
+struct log_ctx {
+	bool json;
+};
+
 /* One line per finished test, on stderr. */
 static void log_test(void *ctx, const struct server_test_summary *t)
 {
-	struct printer *p = print_new(stderr, *(bool *)ctx ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
+	server_log_test(stderr, ((struct log_ctx *)ctx)->json, t);
+	fflush(stderr);
+}
 
-	if (!p)
-		return;
-	print_set_compact(p);
-	print_set_width(p, 0); /* a log line stays one line, for grep and log tools */
-	print_text(p, "%s: test from", PROG_NAME);
-	print_str(p, "client", t->client, PRINT_BARE);
-	print_str(p, "end", t->reason, 0);
-	print_uint(p, "elapsed_ms", t->elapsed_ms, UNIT_MS);
-	print_uint(p, "granted_ms", t->duration_ms, UNIT_MS);
-	print_uint(p, "interval_us", t->interval_us, UNIT_US);
-	print_uint(p, "flows", t->nflows, UNIT_NONE);
-	print_str(p, "cc", t->cc[0] ? t->cc : "default", 0);
-	print_uint(p, "rx_bytes", t->rx_bytes, UNIT_BYTES);
-	print_uint(p, "tx_bytes", t->tx_bytes, UNIT_BYTES);
-	print_uint(p, "probes_answered", t->probes_answered, UNIT_NONE);
-	print_uint(p, "probes_dropped", t->probes_dropped, UNIT_NONE);
-	print_uint(p, "probes_held", t->probes_held, UNIT_NONE);
-	print_uint(p, "hold_max_us", t->hold_max_us, UNIT_US);
-	print_bool(p, "overloaded", t->flags & PROTO_REPORT_OVERLOADED, 0);
-	print_bool(p, "flow_refused", t->flags & PROTO_REPORT_FLOW_REFUSED, 0);
-	print_nl(p);
-	print_finish(p);
-	print_free(p);
+/* The probes' hold and processing times: every --stats-interval, and at exit. */
+static void log_stats(void *ctx, const struct server_probe_stats *st)
+{
+	server_log_stats(stderr, ((struct log_ctx *)ctx)->json, st);
 	fflush(stderr);
 }
 
 int cmd_server(int argc, char *argv[])
 {
 	struct server_args a = {0};
+	struct log_ctx lc;
 	struct sigaction sa = {.sa_handler = on_signal};
 	uint8_t key[PROTO_MAX_KEY];
 	struct server *s = NULL;
 	int ret = 1, r;
 
 	server_config_defaults(&a.cfg);
+	a.cfg.stats_ms = 60000;
 	r = parse_args(argc, argv, &a);
 	if (r >= 0)
 		return r;
@@ -275,8 +275,10 @@ int cmd_server(int argc, char *argv[])
 		a.cfg.key = key;
 	}
 	raise_fd_limit(a.cfg.max_clients);
+	lc.json = a.json;
 	a.cfg.on_test_end = log_test;
-	a.cfg.ctx = &a.json;
+	a.cfg.on_stats = log_stats;
+	a.cfg.ctx = &lc;
 	r = server_new(&a.cfg, &s);
 	if (r < 0) {
 		fprintf(stderr, "%s: server: cannot listen on %s port %u: %s\n", PROG_NAME,

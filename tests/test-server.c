@@ -24,6 +24,7 @@
 #include "harness.h"
 #include "meter/proto.h"
 #include "meter/server.h"
+#include "meter/serverlog.h"
 
 struct running {
 	struct server *s;
@@ -32,6 +33,10 @@ struct running {
 	int run_ret;
 	struct server_test_summary last; /* the last test that ended */
 	int ended;
+	/* on_stats (set by the tests that read it): read only after stop() */
+	struct server_probe_stats run; /* the final, whole-run statistics */
+	int nrun, nwindows;
+	uint64_t window_probes;
 };
 
 static void *serve(void *arg)
@@ -48,6 +53,19 @@ static void on_end(void *ctx, const struct server_test_summary *t)
 
 	r->last = *t;
 	__atomic_add_fetch(&r->ended, 1, __ATOMIC_SEQ_CST);
+}
+
+static void on_stats(void *ctx, const struct server_probe_stats *st)
+{
+	struct running *r = ctx;
+
+	if (st->final) {
+		r->run = *st;
+		r->nrun++;
+	} else {
+		r->nwindows++;
+		r->window_probes += st->probes;
+	}
 }
 
 static void test_config(struct server_config *c, struct running *r)
@@ -1478,4 +1496,153 @@ TEST(a_download_nobody_reads_is_closed)
 	close(down);
 	close(fd);
 	stop(&r);
+}
+
+/*
+ * One probe answered in a batch: its processing time (from the batch read to its
+ * sendmmsg) is above zero and within its hold time (from the kernel's receive
+ * timestamp to the same end), which is at least what the reply's stamps say. With one
+ * probe the quantiles are that probe's own times. A window that answered it reports it.
+ */
+TEST(an_answered_probe_has_a_processing_time_within_its_hold)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 10000), w, m;
+	struct proto_probe rep = {0};
+	int a, udp;
+
+	test_config(&c, &r);
+	c.on_stats = on_stats;
+	c.stats_ms = 50;
+	REQUIRE_EQ(start(&r, &c), 0);
+	a = open_test(server_port(r.s), &h, &w);
+	REQUIRE(a >= 0);
+	udp = client_socket(SOCK_DGRAM, NULL, 0);
+	REQUIRE(udp >= 0);
+	CHECK_EQ(probe(udp, server_port(r.s), w.u.welcome.token, 1, PROTO_PROBE_LEN, 2000, &rep),
+		 PROTO_PROBE_LEN);
+	msleep(200); /* a stats window or more passes */
+	REQUIRE_EQ(stop_test(&r, a, 0, &m), 0);
+	CHECK(r.last.proc_max_us <= r.last.hold_max_us);
+	close(udp);
+	stop(&r);
+	CHECK_EQ(r.nrun, 1);
+	CHECK(r.run.final);
+	CHECK_EQ(r.run.probes, 1);
+	CHECK(r.run.proc_max_ns > 0);
+	CHECK(r.run.proc_max_ns <= r.run.hold_max_ns);
+	CHECK(r.run.hold_max_ns >= rep.server_tx_ns - rep.server_rx_ns);
+	CHECK_EQ(r.run.proc_p50_ns, r.run.proc_max_ns);
+	CHECK_EQ(r.run.proc_p99_ns, r.run.proc_max_ns);
+	CHECK_EQ(r.run.hold_p50_ns, r.run.hold_max_ns);
+	CHECK_EQ(r.run.hold_p99_ns, r.run.hold_max_ns);
+	CHECK(r.run.window_ns >= 200 * 1000000ULL);
+	CHECK(r.nwindows >= 1);	      /* only windows that answered a probe */
+	CHECK_EQ(r.window_probes, 1); /* each probe in exactly one window */
+}
+
+/*
+ * A probe that waits in the socket while the loop is stalled (600 ms in a test's end
+ * callback): its hold holds the wait, its processing time does not.
+ */
+TEST(processing_time_leaves_out_the_wait_in_the_socket)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 10000), w, m;
+	struct proto_probe rep = {0};
+	int a, b, udp;
+
+	test_config(&c, &r);
+	c.on_test_end = slow_end;
+	c.on_stats = on_stats;
+	REQUIRE_EQ(start(&r, &c), 0);
+	h.u.hello.step_ms = 5000;
+	a = open_test(server_port(r.s), &h, &w);
+	REQUIRE(a >= 0);
+	udp = client_socket(SOCK_DGRAM, NULL, 0);
+	REQUIRE(udp >= 0);
+	b = open_test(server_port(r.s), &h, &m);
+	REQUIRE(b >= 0);
+	close(b);    /* its end stalls the loop 600 ms */
+	msleep(150); /* the loop is in the stall now */
+	CHECK_EQ(probe(udp, server_port(r.s), w.u.welcome.token, 1, PROTO_PROBE_LEN, 3000, &rep),
+		 PROTO_PROBE_LEN);
+	REQUIRE_EQ(stop_test(&r, a, 1, &m), 0);
+	CHECK(r.last.hold_max_us >= 200000);
+	CHECK(r.last.proc_max_us < 100000);
+	close(udp);
+	stop(&r);
+	CHECK_EQ(r.run.probes, 1);
+	CHECK(r.run.hold_max_ns >= 200 * 1000000ULL);
+	CHECK(r.run.proc_max_ns > 0);
+	CHECK(r.run.proc_max_ns < 100 * 1000000ULL);
+}
+
+static bool has(const char *text, const char *what)
+{
+	return strstr(text, what) != NULL;
+}
+
+/* The stats line and a test's line carry the keys docs/json.md names, on one line. */
+TEST(log_lines_have_the_processing_time_keys)
+{
+	static const char *const keys[] = {
+	    "\"stats\":\"run\"",   "\"window_ms\":1500",   "\"probes_answered\":3",
+	    "\"hold_p50_ns\":900", "\"hold_p99_ns\":4000", "\"hold_max_ns\":5000",
+	    "\"proc_p50_ns\":700", "\"proc_p99_ns\":2000", "\"proc_max_ns\":3000",
+	};
+	struct server_probe_stats st = {
+	    .final = true,
+	    .window_ns = 1500 * 1000000ULL,
+	    .probes = 3,
+	    .hold_p50_ns = 900,
+	    .hold_p99_ns = 4000,
+	    .hold_max_ns = 5000,
+	    .proc_p50_ns = 700,
+	    .proc_p99_ns = 2000,
+	    .proc_max_ns = 3000,
+	};
+	struct server_test_summary t = {
+	    .client = "192.0.2.1", .reason = "stop", .hold_max_us = 12, .proc_max_us = 7};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	REQUIRE(f);
+	CHECK_EQ(server_log_stats(f, true, &st), 0);
+	fclose(f);
+	REQUIRE(buf);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++)
+		if (!CHECK(has(buf, keys[i])))
+			fprintf(stderr, "  missing %s in %s", keys[i], buf);
+	CHECK(!has(buf, "\"client\"")); /* not a test's line */
+	CHECK_EQ(strchr(buf, '\n') - buf, (long long)len - 1);
+	free(buf);
+
+	st.final = false;
+	f = open_memstream(&buf, &len);
+	REQUIRE(f);
+	CHECK_EQ(server_log_stats(f, true, &st), 0);
+	fclose(f);
+	CHECK(has(buf, "\"stats\":\"window\""));
+	free(buf);
+
+	f = open_memstream(&buf, &len);
+	REQUIRE(f);
+	CHECK_EQ(server_log_stats(f, false, &st), 0);
+	fclose(f);
+	CHECK(has(buf, "proc_p50 700 ns"));
+	CHECK(has(buf, "proc_p99 2 us"));
+	CHECK(has(buf, "hold_p99 4 us"));
+	free(buf);
+
+	f = open_memstream(&buf, &len);
+	REQUIRE(f);
+	CHECK_EQ(server_log_test(f, true, &t), 0);
+	fclose(f);
+	CHECK(has(buf, "\"hold_max_us\":12"));
+	CHECK(has(buf, "\"proc_max_us\":7"));
+	free(buf);
 }

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lab/hist.h"
 #include "meter/cc.h"
 #include "meter/loop.h"
 #include "meter/server.h"
@@ -97,6 +98,7 @@ struct test {
 	uint32_t flags, answered, dropped;
 	uint32_t held;	      /* probes held longer than hold_max_us */
 	uint32_t hold_max_us; /* the longest hold of an answered probe */
+	uint32_t proc_max_us; /* the longest processing time of an answered probe */
 	struct bucket buckets[SERVER_MAX_STREAMS];
 };
 
@@ -108,6 +110,13 @@ struct probe_reply {
 	unsigned in;	/* its index in the batch read */
 	int tos;	/* its marking, -1: unknown */
 	uint64_t rx_ns; /* arrival on the monotonic clock (see probe_arrival) */
+	uint64_t read_ns; /* when the recvmmsg that read it returned */
+};
+
+/* Hold and processing times of answered probes (server_probe_stats), in ns. */
+struct probe_times {
+	struct hist hold, proc;
+	uint64_t since_ns;
 };
 
 /* The vectors of one batch in and one out, allocated once per server (~140 KB). */
@@ -145,6 +154,8 @@ struct server {
 	int rcvbuf;		 /* the UDP receive buffer the kernel granted, bytes */
 	uint32_t rxq_drops;	 /* datagrams the kernel dropped on a full UDP buffer */
 	uint32_t rxq_drops_seen; /* ... when the sweep last marked the tests for it */
+	struct probe_times window, run; /* since the last stats callback; since the start */
+	uint64_t stats_timer;
 };
 
 void server_config_defaults(struct server_config *c)
@@ -370,6 +381,7 @@ static void test_end(struct test *t, const char *reason)
 	sum.probes_dropped = t->dropped;
 	sum.probes_held = t->held;
 	sum.hold_max_us = t->hold_max_us;
+	sum.proc_max_us = t->proc_max_us;
 	sum.flags = t->flags;
 	tokens_del(&s->by_token, t->token);
 	s->tests[t->slot] = s->tests[--s->ntests];
@@ -976,8 +988,6 @@ static void probe_reply_prepare(struct server *s, struct probe_io *io, unsigned 
 		t->flags |= PROTO_REPORT_OVERLOADED;
 		t->held++;
 	}
-	if (hold / 1000 > t->hold_max_us)
-		t->hold_max_us = (uint32_t)(hold / 1000 > UINT32_MAX ? UINT32_MAX : hold / 1000);
 	r->p.magic = PROTO_PROBE_MAGIC_REP;
 	r->p.flags = s->cfg.keylen ? PROTO_PROBE_KEYED : 0;
 	r->p.server_rx_ns = r->rx_ns;
@@ -1008,13 +1018,42 @@ static void probe_reply_prepare(struct server *s, struct probe_io *io, unsigned 
 	}
 }
 
-/* Send the batch's replies with sendmmsg; each counts as answered or dropped. */
+static uint32_t ns_to_us32(uint64_t ns)
+{
+	return ns / 1000 > UINT32_MAX ? UINT32_MAX : (uint32_t)(ns / 1000);
+}
+
+/*
+ * An answered probe's hold and processing time, both ending at `done`, when the
+ * sendmmsg that carried its reply returned. Four histogram records: O(1).
+ */
+static void probe_times_record(struct server *s, const struct probe_reply *r, uint64_t done)
+{
+	uint64_t hold = done > r->rx_ns ? done - r->rx_ns : 0;
+	uint64_t proc = done > r->read_ns ? done - r->read_ns : 0;
+	struct test *t = r->t;
+
+	hist_record(&s->window.hold, hold);
+	hist_record(&s->window.proc, proc);
+	hist_record(&s->run.hold, hold);
+	hist_record(&s->run.proc, proc);
+	if (ns_to_us32(hold) > t->hold_max_us)
+		t->hold_max_us = ns_to_us32(hold);
+	if (ns_to_us32(proc) > t->proc_max_us)
+		t->proc_max_us = ns_to_us32(proc);
+}
+
+/*
+ * Send the batch's replies with sendmmsg; each counts as answered or dropped. An
+ * answered one's times end when the call that carried it returned.
+ */
 static void probe_replies_send(struct server *s, struct probe_io *io, unsigned n)
 {
 	unsigned sent = 0;
 
 	while (sent < n) {
 		int r = sendmmsg(s->udp, io->out + sent, n - sent, MSG_DONTWAIT);
+		uint64_t done = loop_now_ns();
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -1026,9 +1065,10 @@ static void probe_replies_send(struct server *s, struct probe_io *io, unsigned n
 		}
 		for (unsigned i = sent; i < sent + (unsigned)r; i++) {
 			/* The invariant that makes us useless for amplification. */
-			if (io->out[i].msg_len == io->out_iov[i].iov_len)
+			if (io->out[i].msg_len == io->out_iov[i].iov_len) {
 				io->pend[i].t->answered++;
-			else
+				probe_times_record(s, &io->pend[i], done);
+			} else
 				io->pend[i].t->dropped++;
 		}
 		sent += (unsigned)r;
@@ -1083,6 +1123,7 @@ static void probes_serve(struct server *s, int rounds)
 			r->in = (unsigned)i;
 			r->tos = tos;
 			r->rx_ns = rx;
+			r->read_ns = read_mono;
 			/* The reply is never longer than the request: checked before it is
 			 * built, for the keyed size too. */
 			if ((size_t)PROTO_PROBE_LEN + (s->cfg.keylen ? PROTO_MAC_LEN : 0) >
@@ -1165,6 +1206,59 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 	if (s->reserve_fd < 0)
 		s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	s->sweep_timer = loop_timer_at(l, now + SWEEP_MS * NS_PER_MS, sweep, s);
+}
+
+/* ---- probe statistics ---- */
+
+static int probe_times_init(struct probe_times *pt, uint64_t now)
+{
+	int r = hist_init(&pt->hold);
+
+	if (r < 0)
+		return r;
+	pt->since_ns = now;
+	return hist_init(&pt->proc);
+}
+
+static void probe_times_free(struct probe_times *pt)
+{
+	hist_free(&pt->hold);
+	hist_free(&pt->proc);
+}
+
+static void probe_times_report(struct server *s, const struct probe_times *pt, bool final,
+			       uint64_t now)
+{
+	struct server_probe_stats st = {
+	    .final = final,
+	    .window_ns = now - pt->since_ns,
+	    .probes = pt->proc.count,
+	    .hold_p50_ns = hist_quantile(&pt->hold, 0.50),
+	    .hold_p99_ns = hist_quantile(&pt->hold, 0.99),
+	    .hold_max_ns = pt->hold.max,
+	    .proc_p50_ns = hist_quantile(&pt->proc, 0.50),
+	    .proc_p99_ns = hist_quantile(&pt->proc, 0.99),
+	    .proc_max_ns = pt->proc.max,
+	};
+
+	if (s->cfg.on_stats)
+		s->cfg.on_stats(s->cfg.ctx, &st);
+}
+
+/* A window's statistics, when it answered any probe; then the next window. */
+static void stats_tick(struct loop *l, uint64_t id, void *ctx)
+{
+	struct server *s = ctx;
+	uint64_t now = loop_now_ns();
+
+	(void)id;
+	if (s->window.proc.count)
+		probe_times_report(s, &s->window, false, now);
+	hist_clear(&s->window.hold);
+	hist_clear(&s->window.proc);
+	s->window.since_ns = now;
+	s->stats_timer =
+	    loop_timer_at(l, now + (uint64_t)s->cfg.stats_ms * NS_PER_MS, stats_tick, s);
 }
 
 /* ---- setup ---- */
@@ -1316,6 +1410,9 @@ int server_new(const struct server_config *cfg, struct server **out)
 	r = tokens_init(&s->by_token, cfg->max_clients, seed);
 	if (r < 0)
 		goto fail;
+	if ((r = probe_times_init(&s->window, loop_now_ns())) < 0 ||
+	    (r = probe_times_init(&s->run, loop_now_ns())) < 0)
+		goto fail;
 	if (cfg->keylen) {
 		uint8_t *k = malloc(cfg->keylen);
 
@@ -1344,6 +1441,14 @@ int server_new(const struct server_config *cfg, struct server **out)
 		r = -ENOMEM;
 		goto fail;
 	}
+	if (cfg->stats_ms) {
+		s->stats_timer = loop_timer_at(
+		    s->loop, loop_now_ns() + (uint64_t)cfg->stats_ms * NS_PER_MS, stats_tick, s);
+		if (!s->stats_timer) {
+			r = -ENOMEM;
+			goto fail;
+		}
+	}
 	*out = s;
 	return 0;
 fail:
@@ -1363,6 +1468,7 @@ int server_run(struct server *s, const volatile int *stop)
 	}
 	while (s->ntests)
 		test_end(s->tests[s->ntests - 1], "shutdown");
+	probe_times_report(s, &s->run, true, loop_now_ns());
 	return r;
 }
 
@@ -1389,5 +1495,7 @@ void server_free(struct server *s)
 	tokens_free(&s->by_token);
 	free(s->bulk);
 	free(s->pio);
+	probe_times_free(&s->window);
+	probe_times_free(&s->run);
 	free(s);
 }

@@ -47,6 +47,9 @@
  *    on the full UDP buffer, is flagged PROTO_REPORT_OVERLOADED in its next REPORT and
  *    its FINAL:
  *    the result then says the server, not the path, may have shaped it.
+ *  - Each answered probe's hold and processing time (server_probe_stats) is kept in two
+ *    histograms per window and two for the whole run (lab/hist.h: O(1) per probe,
+ *    fixed memory, ~140 KB in all); a test's longest of each is in its summary.
  *  - Probes come first: the UDP socket is read between any two bulk sends or reads
  *    (BULK_LEN each), so a request waits behind at most one of them
  *    (docs/design/server-scale.md).
@@ -83,7 +86,26 @@ struct server_test_summary {
 	uint32_t probes_answered, probes_dropped;
 	uint32_t probes_held; /* answered, but held longer than hold_max_us */
 	uint32_t hold_max_us; /* the longest hold of an answered probe */
+	uint32_t proc_max_us; /* the longest processing time of an answered probe */
 	uint32_t flags;	      /* PROTO_REPORT_* */
+};
+
+/*
+ * Every answered probe's two times, over all tests, in nanoseconds:
+ *  - hold: from the kernel's receive timestamp of the request (its arrival, as the
+ *    reply's server_rx_ns) to the moment the sendmmsg that carried the reply returned:
+ *    the socket's queue, the server's wake-up and its work;
+ *  - processing: from the moment the recvmmsg that read the request returned to the
+ *    same end: the server's own work only, what irtt's server reports as its time.
+ * So 0 < processing <= hold for every probe. Quantiles are nearest-rank, to a histogram
+ * bucket's precision (within 1 %), clamped to the exact minimum and maximum.
+ */
+struct server_probe_stats {
+	bool final;	    /* the whole run (the server is stopping); else one window */
+	uint64_t window_ns; /* the time the figures cover */
+	uint64_t probes;    /* answered in it */
+	uint64_t hold_p50_ns, hold_p99_ns, hold_max_ns;
+	uint64_t proc_p50_ns, proc_p99_ns, proc_max_ns;
 };
 
 struct server_config {
@@ -112,6 +134,10 @@ struct server_config {
 	uint32_t hold_max_us; /* a longer hold flags the test overloaded */
 	const char *allowed_cc_path, *available_cc_path;
 	void (*on_test_end)(void *ctx, const struct server_test_summary *t);
+	/* Every stats_ms (0: never) the probes of that window, if any were answered; and
+	 * once, from server_run as it returns, those of the whole run (final). */
+	uint32_t stats_ms;
+	void (*on_stats)(void *ctx, const struct server_probe_stats *st);
 	void *ctx;
 };
 
@@ -126,7 +152,8 @@ uint16_t server_port(const struct server *s);
 int server_udp_rcvbuf(const struct server *s);
 /*
  * Serve until *stop becomes non-zero (checked at least every 100 ms; a signal also
- * wakes it). Running tests end with reason "shutdown". 0, or -errno from epoll.
+ * wakes it). Running tests end with reason "shutdown", then on_stats gets the whole
+ * run's probe statistics. 0, or -errno from epoll.
  */
 int server_run(struct server *s, const volatile int *stop);
 void server_free(struct server *s);
