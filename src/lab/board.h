@@ -108,4 +108,22 @@ int lab_board_load(const char *snapshot, const char *ifname, bool fixed,
 		   const struct plan_options *opts, struct lab_profile *p, struct lab_board *b,
 		   char *err, size_t errlen);
 
+/* A board of the 2014 thread as the lab ships it: its snapshot, its hand-written
+ * stock profile, and the BQL variant where the board has one. */
+struct lab_board_entry {
+	const char *snapshot; /* boards/NAME.json, built in */
+	const char *board;    /* "Raspberry Pi 4" */
+	const char *os;       /* the OS and kernel the profile stands for */
+	const char *profile;  /* its stock profile */
+	const char *bql_profile; /* a built-in profile with BQL, or NULL */
+	const char *bql_set;     /* else a --set that gives it BQL ("bql=on"), or NULL */
+	const char *bql_why;     /* where that BQL comes from */
+};
+
+/* NULL-terminated (snapshot NULL), in the order `lab boards` lists them. */
+extern const struct lab_board_entry lab_boards[];
+
+/* The entry whose snapshot or profile is name, or NULL. */
+const struct lab_board_entry *lab_board_find(const char *name);
+
 #endif
