@@ -355,7 +355,7 @@ static int apply_step(const struct plan_step *s, struct lab_profile *p, const st
 	case KNOB_BQL_LIMIT_MAX:
 		if (s->knob.queue != 0) {
 			snprintf(out->lab, sizeof(out->lab),
-				 "not modelled: the lab has one TX queue (tx-0)");
+				 "not modelled: the lab has one TX queue; tx-0's limit stands for all");
 			return 0;
 		}
 		if (!p->bql) {

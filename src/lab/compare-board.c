@@ -161,7 +161,7 @@ static void queue_left(struct printer *p, const struct lc_args *a, const struct 
 
 	if (lab_profile_load(&sp, b->path[b->stock], err, sizeof(err)) < 0)
 		return;
-	lc_fmt_num(ring, sizeof(ring), stock->ring_max);
+	snprintf(ring, sizeof(ring), isfinite(stock->ring_max) ? "%.0f" : "-", stock->ring_max);
 	if (!strncmp(sp.qdisc, "fq_codel", 8) || !strncmp(sp.qdisc, "fq ", 3)) {
 		print_text(p,
 			   "- Where the stock board's queue is left: below its %s, in the %s "
