@@ -163,11 +163,13 @@ static void queue_left(struct printer *p, const struct lc_args *a, const struct 
 		return;
 	snprintf(ring, sizeof(ring), isfinite(stock->ring_max) ? "%.0f" : "-", stock->ring_max);
 	if (!strncmp(sp.qdisc, "fq_codel", 8) || !strncmp(sp.qdisc, "fq ", 3)) {
+		/* With URBs the model counts the frames in them, not the URBs. */
 		print_text(p,
 			   "- Where the stock board's queue is left: below its %s, in the %s "
-			   "(%u %s, most %s in use), where fq_codel cannot see it%s.",
+			   "(%u %s, at most %s %s), where the qdisc cannot see it%s.",
 			   strtok(sp.qdisc, " "), sp.urb_bytes ? "USB driver's URBs" : "driver's TX ring",
 			   sp.ring, sp.urb_bytes ? "URBs" : "descriptors", ring,
+			   sp.urb_bytes ? "frames in them" : "in use",
 			   sp.bql ? "; BQL bounds it" : " (no BQL)");
 	} else {
 		print_text(p,
