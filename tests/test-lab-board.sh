@@ -8,9 +8,8 @@
 #
 # Without root only the first two parts run (no namespaces): they need nothing but the
 # binary. The seed part runs each board for LAB_BOARD_LENGTH seconds (default 8) of
-# RRUL with 2 s idle around it: six boards (14 runs) and the Pi 3B's text once more
-# with 2 s runs,
-# about 4 minutes in all.
+# RRUL with 2 s idle around it: six boards (15 runs), and the Pi 3B's once more with
+# 2 s runs for the text; about 4 minutes in all.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat
