@@ -74,7 +74,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			err[0] = '\0';
 			r = lab_board_apply_plan(&pl, p, b, err, sizeof(err));
 			if (r < 0 && (!err[0] || memcmp(p, before, sizeof(*p))))
-				die("a plan error without a message, or with the profile changed", err);
+				die("a plan error without a message, or with the profile changed",
+				    err);
 			if (r == 0)
 				check_usable(p);
 		}

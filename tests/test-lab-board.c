@@ -45,8 +45,9 @@ TEST(every_board_is_built_in_and_loads)
 		CHECK(lab_board_builtin_text(e->snapshot) != NULL);
 		CHECK(lab_board_find(e->snapshot) == e);
 		CHECK(lab_board_find(e->profile) == e);
-		if (!CHECK_EQ(lab_board_load(e->snapshot, NULL, false, &opts, &p, &b, err,
-					     sizeof(err)), 0)) {
+		if (!CHECK_EQ(
+			lab_board_load(e->snapshot, NULL, false, &opts, &p, &b, err, sizeof(err)),
+			0)) {
 			fprintf(stderr, "  %s: %s\n", e->snapshot, err);
 			continue;
 		}

@@ -15,9 +15,9 @@
 static const struct {
 	const char *driver, *profile;
 } bases[] = {
-    {"cpsw", "bbb-stock"},     {"cpsw-switch", "bbb-stock"}, {"cpsw_new", "bbb-stock"},
-    {"smsc95xx", "rpi3b"},     {"lan78xx", "rpi3bplus"},     {"bcmgenet", "rpi4"},
-    {"macb", "rpi5"},          {"fec", "wandboard"},
+    {"cpsw", "bbb-stock"}, {"cpsw-switch", "bbb-stock"}, {"cpsw_new", "bbb-stock"},
+    {"smsc95xx", "rpi3b"}, {"lan78xx", "rpi3bplus"},	 {"bcmgenet", "rpi4"},
+    {"macb", "rpi5"},	   {"fec", "wandboard"},
 };
 
 const char *lab_board_base(const char *driver)
@@ -68,13 +68,16 @@ int lab_board_pick(const struct host *h, const char *name, char *err, size_t err
 		return -ENODEV;
 	}
 	if (n == 0) {
-		snprintf(err, errlen, "the snapshot has no physical interface with a driver "
-				      "(name one with --iface)");
+		snprintf(err, errlen,
+			 "the snapshot has no physical interface with a driver "
+			 "(name one with --iface)");
 		return -ENODEV;
 	}
 	if (n > 1) {
-		snprintf(err, errlen, "the snapshot has %d physical interfaces (%s): name one "
-				      "with --iface", n, list);
+		snprintf(err, errlen,
+			 "the snapshot has %d physical interfaces (%s): name one "
+			 "with --iface",
+			 n, list);
 		return -EEXIST;
 	}
 	return found;
@@ -89,8 +92,8 @@ static const struct value *opt(const struct qdisc *q, const char *key)
 }
 
 /* " NAME V" for an option the snapshot has, spelled in the lab's units. */
-static void add_opt(char *buf, size_t len, const struct qdisc *q, const char *key,
-		    const char *name, const char *suffix)
+static void add_opt(char *buf, size_t len, const struct qdisc *q, const char *key, const char *name,
+		    const char *suffix)
 {
 	const struct value *v = opt(q, key);
 	size_t n = strlen(buf);
@@ -107,8 +110,8 @@ static int qdisc_spec(const struct qdisc *q, const char *base_qdisc, char *buf, 
 
 	if (!strcmp(q->kind, "pfifo_fast")) {
 		/* The base's pfifo_fast keeps its ring_batch (32-bit ARM). */
-		snprintf(buf, len, "%s", strncmp(base_qdisc, "pfifo_fast", 10) ? "pfifo_fast"
-									: base_qdisc);
+		snprintf(buf, len, "%s",
+			 strncmp(base_qdisc, "pfifo_fast", 10) ? "pfifo_fast" : base_qdisc);
 	} else if (!strcmp(q->kind, "pfifo")) {
 		snprintf(buf, len, "pfifo");
 		add_opt(buf, len, q, "limit_packets", "limit", "");
@@ -130,15 +133,17 @@ static int qdisc_spec(const struct qdisc *q, const char *base_qdisc, char *buf, 
 		}
 		ecn = opt(q, "ecn");
 		if (ecn && strlen(buf) < len)
-			snprintf(buf + strlen(buf), len - strlen(buf), " %s", ecn->u ? "ecn" : "noecn");
+			snprintf(buf + strlen(buf), len - strlen(buf), " %s",
+				 ecn->u ? "ecn" : "noecn");
 	} else if (!strcmp(q->kind, "fq")) {
 		snprintf(buf, len, "fq");
 		add_opt(buf, len, q, "limit_packets", "limit", "");
 		add_opt(buf, len, q, "flow_limit_packets", "flow_limit", "");
 		add_opt(buf, len, q, "quantum_bytes", "quantum", "");
 	} else {
-		snprintf(err, errlen, "the lab cannot model root qdisc %s (it models pfifo_fast, "
-				      "pfifo, bfifo, fq_codel, codel, fq, and mq over one kind)",
+		snprintf(err, errlen,
+			 "the lab cannot model root qdisc %s (it models pfifo_fast, "
+			 "pfifo, bfifo, fq_codel, codel, fq, and mq over one kind)",
 			 q->kind);
 		return -EOPNOTSUPP;
 	}
@@ -162,13 +167,15 @@ static int root_spec(const struct iface *ifc, const char *base_qdisc, struct lab
 		}
 		for (size_t i = 1; i < q->nchildren; i++)
 			if (strcmp(q->children[i].kind, q->children[0].kind)) {
-				snprintf(err, errlen, "the lab cannot model %s's mq root over "
-						      "children of different kinds (%s, %s)",
+				snprintf(err, errlen,
+					 "the lab cannot model %s's mq root over "
+					 "children of different kinds (%s, %s)",
 					 ifc->name, q->children[0].kind, q->children[i].kind);
 				return -EOPNOTSUPP;
 			}
-		note(b, "qdisc: mq with %zu %s children; the lab models one TX queue, so one %s "
-			"stands for them",
+		note(b,
+		     "qdisc: mq with %zu %s children; the lab models one TX queue, so one %s "
+		     "stands for them",
 		     q->nchildren, q->children[0].kind, q->children[0].kind);
 		q = &q->children[0];
 	}
@@ -212,21 +219,22 @@ int lab_board_profile(const struct host *h, size_t idx, struct lab_profile *out,
 		     ifc->driver, base);
 	} else {
 		lab_profile_defaults(&p);
-		note(b, "driver %s: no built-in profile models it; completions, ring behaviour and "
-			"TSO are the lab's defaults",
+		note(b,
+		     "driver %s: no built-in profile models it; completions, ring behaviour and "
+		     "TSO are the lab's defaults",
 		     ifc->driver[0] ? ifc->driver : "(unknown)");
 	}
 	snprintf(p.name, sizeof(p.name), "%s-snapshot", base ? base : "board");
-	snprintf(p.description, sizeof(p.description), "%s (%s) from a snapshot%s%.180s",
-		 ifc->name, ifc->driver[0] ? ifc->driver : "no driver", h->hostname[0] ? " of " : "",
+	snprintf(p.description, sizeof(p.description), "%s (%s) from a snapshot%s%.180s", ifc->name,
+		 ifc->driver[0] ? ifc->driver : "no driver", h->hostname[0] ? " of " : "",
 		 h->hostname);
 
 	r = root_spec(ifc, p.qdisc, b, spec, sizeof(spec), err, errlen);
 	if (r < 0)
 		return r;
 	if (set(&p, "qdisc", "%s", spec) < 0) {
-		snprintf(err, errlen, "%s's root qdisc \"%s\" is not one the lab accepts", ifc->name,
-			 spec);
+		snprintf(err, errlen, "%s's root qdisc \"%s\" is not one the lab accepts",
+			 ifc->name, spec);
 		return -EOPNOTSUPP;
 	}
 	if (ifc->speed_mbps)
@@ -287,19 +295,26 @@ int lab_board_profile(const struct host *h, size_t idx, struct lab_profile *out,
 static const char *knob_label(const struct knob *k, char *buf, size_t len)
 {
 	switch (k->kind) {
-	case KNOB_ROOT_QDISC: return "root qdisc";
-	case KNOB_TXQUEUELEN: return "txqueuelen";
+	case KNOB_ROOT_QDISC:
+		return "root qdisc";
+	case KNOB_TXQUEUELEN:
+		return "txqueuelen";
 	case KNOB_BQL_LIMIT_MAX:
 		snprintf(buf, len, "BQL limit_max tx-%d", k->queue);
 		return buf;
-	case KNOB_RING_TX: return "TX ring";
-	case KNOB_RING_RX: return "RX ring";
+	case KNOB_RING_TX:
+		return "TX ring";
+	case KNOB_RING_RX:
+		return "RX ring";
 	case KNOB_OFFLOAD:
 		snprintf(buf, len, "offload %s", k->name);
 		return buf;
-	case KNOB_SYSCTL: return k->name;
-	case KNOB_GSO_MAX_SIZE: return "gso_max_size";
-	case KNOB_INGRESS: return "ingress shaper";
+	case KNOB_SYSCTL:
+		return k->name;
+	case KNOB_GSO_MAX_SIZE:
+		return "gso_max_size";
+	case KNOB_INGRESS:
+		return "ingress shaper";
 	}
 	return "?";
 }
@@ -354,8 +369,9 @@ static int apply_step(const struct plan_step *s, struct lab_profile *p, const st
 		break;
 	case KNOB_BQL_LIMIT_MAX:
 		if (s->knob.queue != 0) {
-			snprintf(out->lab, sizeof(out->lab),
-				 "not modelled: the lab has one TX queue; tx-0's limit stands for all");
+			snprintf(
+			    out->lab, sizeof(out->lab),
+			    "not modelled: the lab has one TX queue; tx-0's limit stands for all");
 			return 0;
 		}
 		if (!p->bql) {
@@ -442,7 +458,8 @@ int lab_board_apply_plan(const struct plan *pl, struct lab_profile *out, struct 
 		}
 		st = &b->steps[b->nsteps++];
 		memset(st, 0, sizeof(*st));
-		snprintf(st->knob, sizeof(st->knob), "%s", knob_label(&s->knob, label, sizeof(label)));
+		snprintf(st->knob, sizeof(st->knob), "%s",
+			 knob_label(&s->knob, label, sizeof(label)));
 		snprintf(st->value, sizeof(st->value), "%s", s->after);
 		r = apply_step(s, &p, b, st, err, errlen);
 		if (r < 0)
@@ -527,16 +544,15 @@ out:
 /* ---- The boards ---- */
 
 const struct lab_board_entry lab_boards[] = {
-    {"beaglebone-black", "BeagleBone Black", "its 2014 image (Debian 7, Linux 3.8)",
-     "bbb-stock", "bbb-bql", NULL, "the 2014 cpsw BQL patch"},
-    {"raspberry-pi-3b", "Raspberry Pi 3B", "Raspberry Pi OS, Linux 6.12", "rpi3b", NULL,
-     "bql=on", "usbnet's BQL of Linux 6.19"},
-    {"raspberry-pi-3bplus", "Raspberry Pi 3B+", "Raspberry Pi OS, Linux 6.12", "rpi3bplus",
-     NULL, NULL, NULL},
-    {"raspberry-pi-4", "Raspberry Pi 4", "Raspberry Pi OS, Linux 6.12", "rpi4", NULL, NULL,
-     NULL},
-    {"raspberry-pi-5", "Raspberry Pi 5", "Raspberry Pi OS, Linux 6.12", "rpi5", NULL,
-     "bql=on", "macb's BQL of Linux 6.15"},
+    {"beaglebone-black", "BeagleBone Black", "its 2014 image (Debian 7, Linux 3.8)", "bbb-stock",
+     "bbb-bql", NULL, "the 2014 cpsw BQL patch"},
+    {"raspberry-pi-3b", "Raspberry Pi 3B", "Raspberry Pi OS, Linux 6.12", "rpi3b", NULL, "bql=on",
+     "usbnet's BQL of Linux 6.19"},
+    {"raspberry-pi-3bplus", "Raspberry Pi 3B+", "Raspberry Pi OS, Linux 6.12", "rpi3bplus", NULL,
+     NULL, NULL},
+    {"raspberry-pi-4", "Raspberry Pi 4", "Raspberry Pi OS, Linux 6.12", "rpi4", NULL, NULL, NULL},
+    {"raspberry-pi-5", "Raspberry Pi 5", "Raspberry Pi OS, Linux 6.12", "rpi5", NULL, "bql=on",
+     "macb's BQL of Linux 6.15"},
     {"wandboard", "Wandboard", "Debian 12, Linux 6.1", "wandboard", NULL, NULL, NULL},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };

@@ -40,16 +40,16 @@
 #include "host/host.h"
 #include "lab/profile.h"
 
-#define LAB_BOARD_NOTES	  8
+#define LAB_BOARD_NOTES	   8
 #define LAB_BOARD_NOTE_MAX 256
-#define LAB_BOARD_STEPS	  16
+#define LAB_BOARD_STEPS	   16
 
 /* One plan step as the lab took it. */
 struct lab_board_step {
-	char knob[80];                 /* "root qdisc", "txqueuelen", "offload rx-gro", ... */
-	char value[KNOB_VALUE_MAX];    /* the plan's value */
-	bool applied;                  /* false: the model cannot represent it */
-	char lab[LAB_BOARD_NOTE_MAX];  /* applied: "key = value"; else why not */
+	char knob[80];		      /* "root qdisc", "txqueuelen", "offload rx-gro", ... */
+	char value[KNOB_VALUE_MAX];   /* the plan's value */
+	bool applied;		      /* false: the model cannot represent it */
+	char lab[LAB_BOARD_NOTE_MAX]; /* applied: "key = value"; else why not */
 };
 
 struct lab_board {
@@ -77,8 +77,8 @@ int lab_board_pick(const struct host *h, const char *name, char *err, size_t err
  * -EOPNOTSUPP: a root qdisc the lab cannot model; -EINVAL: the result is not a
  * usable profile (message names the key). *p is untouched on error.
  */
-int lab_board_profile(const struct host *h, size_t idx, struct lab_profile *p,
-		      struct lab_board *b, char *err, size_t errlen);
+int lab_board_profile(const struct host *h, size_t idx, struct lab_profile *p, struct lab_board *b,
+		      char *err, size_t errlen);
 
 /*
  * Apply the plan's steps for the target named b->ifname (and the host-wide ones,
@@ -88,7 +88,6 @@ int lab_board_profile(const struct host *h, size_t idx, struct lab_profile *p,
  */
 int lab_board_apply_plan(const struct plan *pl, struct lab_profile *p, struct lab_board *b,
 			 char *err, size_t errlen);
-
 
 /* The board snapshots shipped in the binary (boards/NAME.json), NULL-terminated;
  * scripts/embed-profiles.sh --boards generates it. */
@@ -111,13 +110,13 @@ int lab_board_load(const char *snapshot, const char *ifname, bool fixed,
 /* A board of the 2014 thread as the lab ships it: its snapshot, its hand-written
  * stock profile, and the BQL variant where the board has one. */
 struct lab_board_entry {
-	const char *snapshot; /* boards/NAME.json, built in */
-	const char *board;    /* "Raspberry Pi 4" */
-	const char *os;       /* the OS and kernel the profile stands for */
-	const char *profile;  /* its stock profile */
+	const char *snapshot;	 /* boards/NAME.json, built in */
+	const char *board;	 /* "Raspberry Pi 4" */
+	const char *os;		 /* the OS and kernel the profile stands for */
+	const char *profile;	 /* its stock profile */
 	const char *bql_profile; /* a built-in profile with BQL, or NULL */
-	const char *bql_set;     /* else a --set that gives it BQL ("bql=on"), or NULL */
-	const char *bql_why;     /* where that BQL comes from */
+	const char *bql_set;	 /* else a --set that gives it BQL ("bql=on"), or NULL */
+	const char *bql_why;	 /* where that BQL comes from */
 };
 
 /* NULL-terminated (snapshot NULL), in the order `lab boards` lists them. */

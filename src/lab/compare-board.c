@@ -18,8 +18,7 @@
 
 #include "compare-int.h"
 
-int lc_board_prepare(const struct lab_board_entry *e, struct lc_board *b, char *err,
-		     size_t errlen)
+int lc_board_prepare(const struct lab_board_entry *e, struct lc_board *b, char *err, size_t errlen)
 {
 	static const struct plan_options opts = {0};
 	int r;
@@ -46,8 +45,7 @@ int lc_board_prepare(const struct lab_board_entry *e, struct lc_board *b, char *
 		b->bql_run = b->n++;
 	}
 	b->fixed_run = b->n;
-	r = lab_board_load(e->snapshot, NULL, true, &opts, &b->prof[b->n], &b->fixed, err,
-			   errlen);
+	r = lab_board_load(e->snapshot, NULL, true, &opts, &b->prof[b->n], &b->fixed, err, errlen);
 	if (r < 0)
 		return r;
 	snprintf(b->prof[b->n].name, sizeof(b->prof[0].name), "%s-fixed", e->profile);
@@ -57,8 +55,7 @@ int lc_board_prepare(const struct lab_board_entry *e, struct lc_board *b, char *
 	return 0;
 }
 
-int lc_board_write(struct lc_board *b, const char *dir, struct lc_args *a, char *err,
-		   size_t errlen)
+int lc_board_write(struct lc_board *b, const char *dir, struct lc_args *a, char *err, size_t errlen)
 {
 	char text[LAB_PROFILE_TEXT_MAX * 2];
 	int len, fd;
@@ -66,7 +63,8 @@ int lc_board_write(struct lc_board *b, const char *dir, struct lc_args *a, char 
 	a->nprofiles = 0;
 	for (size_t i = 0; i < b->n; i++) {
 		if (b->write[i]) {
-			snprintf(b->path[i], sizeof(b->path[0]), "%s/%s.conf", dir, b->prof[i].name);
+			snprintf(b->path[i], sizeof(b->path[0]), "%s/%s.conf", dir,
+				 b->prof[i].name);
 			len = lab_profile_format(&b->prof[i], text, sizeof(text));
 			if (len < 0) {
 				snprintf(err, errlen, "profile %s does not fit", b->prof[i].name);
@@ -76,7 +74,8 @@ int lc_board_write(struct lc_board *b, const char *dir, struct lc_args *a, char 
 			if (fd < 0 || write(fd, text, (size_t)len) != len) {
 				int e = errno ? errno : EIO;
 
-				snprintf(err, errlen, "cannot write %s: %s", b->path[i], strerror(e));
+				snprintf(err, errlen, "cannot write %s: %s", b->path[i],
+					 strerror(e));
 				if (fd >= 0)
 					close(fd);
 				return -e;
@@ -105,18 +104,17 @@ static double ratio(double a, double b)
 /* What the table says for this board; NaN where a run is missing. */
 struct board_reading {
 	const struct lc_run *stock, *fixed, *bql;
-	double loaded_ratio; /* stock loaded p50 / fixed loaded p50 */
+	double loaded_ratio;	 /* stock loaded p50 / fixed loaded p50 */
 	double down_pct, up_pct; /* fixed goodput against stock */
 	double bql_ratio;	 /* stock loaded p50 / BQL variant's */
 };
 
-static void board_read(const struct lc_args *a, const struct lc_run *runs,
-		       struct board_reading *br)
+static void board_read(const struct lc_args *a, const struct lc_run *runs, struct board_reading *br)
 {
 	const struct lc_board *b = a->boardp;
 
-	*br = (struct board_reading){.loaded_ratio = NAN, .down_pct = NAN, .up_pct = NAN,
-				     .bql_ratio = NAN};
+	*br = (struct board_reading){
+	    .loaded_ratio = NAN, .down_pct = NAN, .up_pct = NAN, .bql_ratio = NAN};
 	br->stock = runs[b->stock].run ? &runs[b->stock] : NULL;
 	br->fixed = runs[b->fixed_run].run ? &runs[b->fixed_run] : NULL;
 	br->bql = b->bql_run < b->n && runs[b->bql_run].run ? &runs[b->bql_run] : NULL;
@@ -137,8 +135,9 @@ void lc_board_header(struct printer *p, const struct lc_args *a)
 	const struct lc_board *b = a->boardp;
 	const struct lab_profile *fx = &b->prof[b->fixed_run];
 
-	print_text(p, "%s on %s: stock (%s) against the same board with `%s fix`'s plan for "
-		      "boards/%s.json applied (%s: qdisc %s)%s. RRUL, %g s each:",
+	print_text(p,
+		   "%s on %s: stock (%s) against the same board with `%s fix`'s plan for "
+		   "boards/%s.json applied (%s: qdisc %s)%s. RRUL, %g s each:",
 		   e->board, e->os, e->profile, PROG_NAME, e->snapshot, fx->name, fx->qdisc,
 		   b->bql_run < b->n ? ", and with BQL" : "", a->length_s);
 	print_nl(p);
@@ -167,8 +166,9 @@ static void queue_left(struct printer *p, const struct lc_args *a, const struct 
 		print_text(p,
 			   "- Where the stock board's queue is left: below its %s, in the %s "
 			   "(%u %s, at most %s %s), where the qdisc cannot see it%s.",
-			   strtok(sp.qdisc, " "), sp.urb_bytes ? "USB driver's URBs" : "driver's TX ring",
-			   sp.ring, sp.urb_bytes ? "URBs" : "descriptors", ring,
+			   strtok(sp.qdisc, " "),
+			   sp.urb_bytes ? "USB driver's URBs" : "driver's TX ring", sp.ring,
+			   sp.urb_bytes ? "URBs" : "descriptors", ring,
 			   sp.urb_bytes ? "frames in them" : "in use",
 			   sp.bql ? "; BQL bounds it" : " (no BQL)");
 	} else {
@@ -191,8 +191,9 @@ void lc_board_footer(struct printer *p, const struct lc_args *a, const struct lc
 	if (isfinite(br.loaded_ratio)) {
 		lc_fmt_num(s0, sizeof(s0), br.stock->run->s.loaded.p50);
 		lc_fmt_num(s1, sizeof(s1), br.fixed->run->s.loaded.p50);
-		print_text(p, "- Latency under load (p50): %s ms stock, %s ms fixed: x%.2f "
-			      "(stock over fixed).",
+		print_text(p,
+			   "- Latency under load (p50): %s ms stock, %s ms fixed: x%.2f "
+			   "(stock over fixed).",
 			   s0, s1, br.loaded_ratio);
 		print_nl(p);
 		print_text(p, "- Goodput, fixed against stock: download %+.1f%%, upload %+.1f%%.",
@@ -201,8 +202,8 @@ void lc_board_footer(struct printer *p, const struct lc_args *a, const struct lc
 	}
 	if (isfinite(br.bql_ratio)) {
 		lc_fmt_num(s0, sizeof(s0), br.bql->run->s.loaded.p50);
-		print_text(p, "- With BQL (%s): %s ms, x%.2f of stock's loaded p50.",
-			   br.bql->stem, s0, br.bql_ratio);
+		print_text(p, "- With BQL (%s): %s ms, x%.2f of stock's loaded p50.", br.bql->stem,
+			   s0, br.bql_ratio);
 		print_nl(p);
 	}
 	if (br.stock)
