@@ -66,6 +66,16 @@ _debloat_lab()
 		compopt -o nospace 2>/dev/null
 		return 0
 		;;
+	-S | --snapshot | -b | --board)
+		# The built-in boards' snapshots (lab boards), and for --snapshot files.
+		mapfile -t COMPREPLY < <(compgen -W \
+			"$("$prog" lab boards 2>/dev/null | sed -nE 's/^([a-z0-9][a-z0-9-]*) .*/\1/p' | grep -v '^NAME$')" -- "$cur")
+		if [ "$prev" = -S ] || [ "$prev" = --snapshot ]; then
+			mapfile -t -O "${#COMPREPLY[@]}" COMPREPLY < <(compgen -f -X '!*.json' -- "$cur")
+			compopt -o filenames 2>/dev/null
+		fi
+		return 0
+		;;
 	-t | --telemetry | -J | --json-summary)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		compopt -o filenames 2>/dev/null
@@ -76,7 +86,7 @@ _debloat_lab()
 	# The subcommand, or (without "--") the start of a command line.
 	for ((i = 1; i < COMP_CWORD; i++)); do
 		case "${COMP_WORDS[i]}" in
-		profiles | show | compare | seed) sub=${COMP_WORDS[i]} ;;
+		profiles | boards | show | compare | seed) sub=${COMP_WORDS[i]} ;;
 		esac
 	done
 	case "$sub" in
@@ -86,7 +96,7 @@ _debloat_lab()
 		;;
 	"")
 		if [ "$prev" = lab ]; then
-			mapfile -t COMPREPLY < <(compgen -W "profiles show compare seed" -- "$cur")
+			mapfile -t COMPREPLY < <(compgen -W "profiles boards show compare seed" -- "$cur")
 		fi
 		;;
 	esac

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "lab/board.h"
 #include "lab/compare.h"
 #include "lab/netns.h"
 #include "lab/profile.h"
@@ -36,16 +37,20 @@
 #include "lab/tun.h"
 #include "meter/cc.h"
 #include "print.h"
+#include "debloat/units.h"
 
 #define LAB_SERVER_PORT "9911"
 #define LAB_MAX_SETS	64
 
 static const char usage[] =
-    "Usage: " PROG_NAME " lab [--profile P] [--set KEY=VALUE]... [--telemetry FILE]\n"
+    "Usage: " PROG_NAME " lab [--profile P | --snapshot FILE [--iface NAME] [--fixed]]\n"
+    "                   [--set KEY=VALUE]... [--telemetry FILE]\n"
     "                   [--json-summary FILE] [--no-gro] [--writer-threads] [-q]\n"
     "                   [-- COMMAND [ARG...]]\n"
     "       " PROG_NAME " lab profiles\n"
-    "       " PROG_NAME " lab show [--profile P] [--set KEY=VALUE]...\n"
+    "       " PROG_NAME " lab boards [--json]\n"
+    "       " PROG_NAME " lab show [--profile P | --snapshot FILE [--iface NAME] [--fixed]]\n"
+    "                   [--set KEY=VALUE]... [--json]\n"
     "       " PROG_NAME " lab compare [OPTIONS] PROFILE...\n"
     "       " PROG_NAME " lab seed [OPTIONS]\n"
     "\n"
@@ -59,7 +64,17 @@ static const char usage[] =
     "\n"
     "  -p, --profile P        a built-in profile (lab profiles) or a file (default\n"
     "                         bbb-stock)\n"
+    "  -S, --snapshot FILE    build the board from a snapshot (`" PROG_NAME " snapshot`)\n"
+    "                         or a built-in board's (lab boards): its rate, qdisc,\n"
+    "                         txqueuelen, ring, BQL, GSO and ceiling; the driver's\n"
+    "                         behaviour from the built-in profile of its driver\n"
+    "  -i, --iface NAME       the snapshot's interface (default: its one physical\n"
+    "                         interface with a driver)\n"
+    "  -F, --fixed            apply the plan `" PROG_NAME " fix --from FILE --dry-run`\n"
+    "                         makes for the snapshot (steps the lab cannot model are\n"
+    "                         listed); --shape RATE and --role ROLE as fix's\n"
     "  -s, --set KEY=VALUE    override one setting of the profile (lab show lists)\n"
+    "  -j, --json             lab show: the profile and the plan's steps as JSON\n"
     "  -t, --telemetry FILE   write the emulator's state every 10 ms: CSV when FILE\n"
     "                         ends in .csv, else JSON (keys: docs/json.md)\n"
     "  -J, --json-summary FILE  also write the summary as JSON\n"
@@ -78,6 +93,9 @@ static const char usage[] =
 
 struct lab_args {
 	const char *profile;
+	const char *snapshot, *iface;
+	bool fixed, json;
+	struct plan_options opts;
 	const char *sets[LAB_MAX_SETS];
 	unsigned nsets;
 	const char *telemetry, *json_summary;
@@ -107,18 +125,45 @@ static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
 	    {"quiet", no_argument, NULL, 'q'},
 	    {"no-gro", no_argument, NULL, 'G'},
 	    {"writer-threads", no_argument, NULL, 'W'},
+	    {"snapshot", required_argument, NULL, 'S'},
+	    {"iface", required_argument, NULL, 'i'},
+	    {"fixed", no_argument, NULL, 'F'},
+	    {"shape", required_argument, NULL, 'R'},
+	    {"role", required_argument, NULL, 'r'},
+	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
 	const char *cmd = show ? "lab show" : "lab";
-	int c;
+	int c, role;
 
 	optind = 0;
 	opterr = 0;
 	/* "+": stop at the first operand, which begins COMMAND even without "--". */
-	while ((c = getopt_long(argc, argv, "+p:s:t:J:qh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:s:t:J:qhS:i:Fj", options, NULL)) != -1) {
 		if (c == 'p') {
 			a->profile = optarg;
+		} else if (c == 'S') {
+			a->snapshot = optarg;
+		} else if (c == 'i') {
+			a->iface = optarg;
+		} else if (c == 'F') {
+			a->fixed = true;
+		} else if (c == 'j' && show) {
+			a->json = true;
+		} else if (c == 'R') {
+			if (plan_parse_rate(optarg, &a->opts.shape_rate) < 0)
+				return cli_usage_error(cmd, usage,
+						       "--shape takes a rate from 64kbit to 100gbit "
+						       "(e.g. 80mbit), not \"%s\"",
+						       optarg);
+		} else if (c == 'r') {
+			role = plan_role_from_name(optarg);
+			if (role < 0)
+				return cli_usage_error(cmd, usage,
+						       "--role takes host or server, not \"%s\"",
+						       optarg);
+			a->opts.role = (enum plan_role)role;
 		} else if (c == 's') {
 			if (a->nsets == LAB_MAX_SETS)
 				return cli_usage_error(cmd, usage, "more than %d --set options",
@@ -136,7 +181,7 @@ static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
 			a->writer_threads = true;
 		} else if (c == 'h') {
 			return fputs(usage, stdout) == EOF ? 1 : 0;
-		} else if (cli_lacks_value(c, "pstJ")) {
+		} else if (cli_lacks_value(c, "pstJSiRr")) {
 			return cli_usage_error(cmd, usage, "option \"%s\" needs a value",
 					       argv[optind - 1]);
 		} else {
@@ -144,6 +189,14 @@ static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
 					       cli_bad_option(argv));
 		}
 	}
+	if (a->snapshot && a->profile)
+		return cli_usage_error(cmd, usage, "--profile and --snapshot are two ways to "
+						   "say the same thing: give one");
+	if (!a->snapshot && (a->iface || a->fixed || a->opts.shape_rate || a->opts.role))
+		return cli_usage_error(cmd, usage,
+				       "--iface, --fixed, --shape and --role need --snapshot");
+	if (a->snapshot && (a->opts.shape_rate || a->opts.role) && !a->fixed)
+		return cli_usage_error(cmd, usage, "--shape and --role shape the plan: add --fixed");
 	if (optind < argc) {
 		if (show)
 			return cli_usage_error(cmd, usage, "unexpected argument \"%s\"",
@@ -153,15 +206,29 @@ static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
 	return -1;
 }
 
-/* The profile asked for, with the --set overrides. Exit status 2 (or 1) on error. */
-static int load_profile(const struct lab_args *a, struct lab_profile *p)
+/* The profile asked for, with the --set overrides; the board read from --snapshot
+ * into *b (may be NULL). Exit status 2 (or 1) on error. */
+static int load_profile(const struct lab_args *a, struct lab_profile *p, struct lab_board *b)
 {
+	struct lab_board scratch;
 	char err[512];
-	int r = lab_profile_load(p, a->profile ? a->profile : "bbb-stock", err, sizeof(err));
+	int r;
 
-	if (r < 0) {
-		fprintf(stderr, "%s: lab: %s\n", PROG_NAME, err[0] ? err : strerror(-r));
-		return r == -ENOENT || r == -EINVAL ? EXIT_USAGE : 1;
+	err[0] = '\0';
+	if (a->snapshot) {
+		r = lab_board_load(a->snapshot, a->iface, a->fixed, &a->opts, p, b ? b : &scratch,
+				   err, sizeof(err));
+		if (r < 0) {
+			/* A snapshot that cannot be read or modelled is bad input. */
+			fprintf(stderr, "%s: lab: %s\n", PROG_NAME, err[0] ? err : strerror(-r));
+			return r == -ENOMEM ? 1 : EXIT_USAGE;
+		}
+	} else {
+		r = lab_profile_load(p, a->profile ? a->profile : "bbb-stock", err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "%s: lab: %s\n", PROG_NAME, err[0] ? err : strerror(-r));
+			return r == -ENOENT || r == -EINVAL ? EXIT_USAGE : 1;
+		}
 	}
 	if (lab_profile_set_words(p, a->sets, a->nsets, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s: lab: %s\n", PROG_NAME, err);
@@ -193,24 +260,207 @@ static int lab_profiles(int argc, char *argv[])
 	return fflush(stdout) == EOF ? 1 : 0;
 }
 
+/* The shaper's rate of a "shaper rate R ..." spec, bytes/s; 0 when not a shaper. */
+static uint64_t shaper_rate(const char *spec)
+{
+	char rate[32];
+	uint64_t v;
+
+	if (sscanf(spec, "shaper rate %31s", rate) != 1 || db_parse_rate(rate, &v) < 0)
+		return 0;
+	return v;
+}
+
+/* The profile's figures the plan sets, in raw units (docs/json.md: lab show). */
+static void show_profile_json(struct printer *pr, const struct lab_profile *p)
+{
+	char kind[32];
+	uint64_t sr = shaper_rate(p->qdisc);
+
+	sscanf(p->qdisc, "%31s", kind);
+	print_str(pr, "profile", p->name, PRINT_JSON_ONLY);
+	print_uint(pr, "rate_bps", p->rate_bps * 8, PRINT_JSON_ONLY);
+	print_str(pr, "qdisc", p->qdisc, PRINT_JSON_ONLY);
+	print_str(pr, "qdisc_kind", kind, PRINT_JSON_ONLY);
+	if (sr) {
+		char child[32] = "";
+
+		sscanf(strstr(p->qdisc, " child ") ? strstr(p->qdisc, " child ") : "", " child %31s",
+		       child);
+		print_uint(pr, "shaper_rate_bps", sr * 8, PRINT_JSON_ONLY);
+		print_str(pr, "shaper_child_kind", child[0] ? child : "fq_codel", PRINT_JSON_ONLY);
+	} else {
+		print_null(pr, "shaper_rate_bps", NULL, PRINT_JSON_ONLY);
+		print_null(pr, "shaper_child_kind", NULL, PRINT_JSON_ONLY);
+	}
+	print_uint(pr, "txqueuelen", p->txqueuelen, PRINT_JSON_ONLY);
+	print_uint(pr, "ring", p->ring, PRINT_JSON_ONLY);
+	print_bool(pr, "bql", p->bql, PRINT_JSON_ONLY);
+	print_uint(pr, "bql_limit_max_bytes", p->bql_limit_max, PRINT_JSON_ONLY);
+	print_bool(pr, "gso", p->gso, PRINT_JSON_ONLY);
+	print_bool(pr, "tso", p->tso, PRINT_JSON_ONLY);
+	if (p->ceiling_bps)
+		print_uint(pr, "ceiling_bps", p->ceiling_bps * 8, PRINT_JSON_ONLY);
+	else
+		print_null(pr, "ceiling_bps", NULL, PRINT_JSON_ONLY);
+	print_bool(pr, "ceiling_shared", p->ceiling_shared, PRINT_JSON_ONLY);
+}
+
+/*
+ * What --snapshot read and what --fixed applied: text as "# " lines after the
+ * profile (so the output still reads back as a profile), JSON as keys.
+ */
+static void show_board(struct printer *pr, const struct lab_args *a, const struct lab_board *b)
+{
+	print_str(pr, "snapshot", a->snapshot, PRINT_JSON_ONLY);
+	print_str(pr, "iface", b->ifname, PRINT_JSON_ONLY);
+	print_str(pr, "driver", b->driver, PRINT_JSON_ONLY);
+	if (b->base[0])
+		print_str(pr, "driver_profile", b->base, PRINT_JSON_ONLY);
+	else
+		print_null(pr, "driver_profile", NULL, PRINT_JSON_ONLY);
+	print_bool(pr, "fixed", a->fixed, PRINT_JSON_ONLY);
+	print_text(pr, "# from snapshot %s, interface %s (%s)", a->snapshot, b->ifname,
+		   b->driver[0] ? b->driver : "no driver");
+	print_nl(pr);
+	print_open_array(pr, "notes");
+	for (unsigned i = 0; i < b->nnotes; i++) {
+		print_text(pr, "#   ");
+		print_str(pr, NULL, b->notes[i], PRINT_BARE | PRINT_NOWRAP);
+		print_nl(pr);
+	}
+	print_close(pr);
+	if (!a->fixed)
+		return;
+	print_text(pr, "# fix's plan for it (fix --from %s --dry-run):", a->snapshot);
+	print_nl(pr);
+	print_open_array(pr, "plan");
+	for (unsigned i = 0; i < b->nsteps; i++) {
+		const struct lab_board_step *st = &b->steps[i];
+
+		print_open_object(pr, NULL);
+		print_text(pr, "#   %s -> %s: ", st->knob, st->value);
+		print_str(pr, "knob", st->knob, PRINT_JSON_ONLY);
+		print_str(pr, "value", st->value, PRINT_JSON_ONLY);
+		print_bool(pr, "applied", st->applied, PRINT_JSON_ONLY);
+		print_str(pr, "lab", st->lab, PRINT_BARE | PRINT_NOWRAP);
+		print_close(pr);
+		print_nl(pr);
+	}
+	print_close(pr);
+}
+
 static int lab_show(int argc, char *argv[])
 {
 	struct lab_args a = {0};
 	struct lab_profile p;
+	struct lab_board b;
+	struct printer *pr;
 	char buf[LAB_PROFILE_TEXT_MAX * 2];
 	int r = parse_args(argc, argv, &a, true);
 
 	if (r >= 0)
 		return r;
-	r = load_profile(&a, &p);
+	r = load_profile(&a, &p, &b);
 	if (r)
 		return r;
 	if (lab_profile_format(&p, buf, sizeof(buf)) < 0) {
 		fprintf(stderr, "%s: lab: show: the profile does not fit the buffer\n", PROG_NAME);
 		return 1;
 	}
-	fputs(buf, stdout);
-	return fflush(stdout) == EOF ? 1 : 0;
+	/* The profile as it reads back; print_text's lines are shorter than a profile. */
+	if (!a.json)
+		fputs(buf, stdout);
+	pr = print_new(stdout, a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
+	if (!pr)
+		return 1;
+	print_set_width(pr, 0);
+	show_profile_json(pr, &p);
+	print_str(pr, "settings", buf, PRINT_JSON_ONLY);
+	if (a.snapshot)
+		show_board(pr, &a, &b);
+	r = print_finish(pr);
+	print_free(pr);
+	return r < 0 || fflush(stdout) == EOF ? 1 : 0;
+}
+
+/* `lab boards`: the boards of the 2014 thread, each from its built-in snapshot. */
+static int lab_boards_list(int argc, char *argv[])
+{
+	static const struct plan_options opts = {0};
+	bool json = false;
+	struct printer *pr;
+	int r;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return fputs(usage, stdout) == EOF ? 1 : 0;
+		if (!strcmp(argv[i], "--json") || !strcmp(argv[i], "-j"))
+			json = true;
+		else
+			return cli_usage_error("lab boards", usage, "unexpected argument \"%s\"",
+					       argv[i]);
+	}
+	pr = print_new(stdout, json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
+	if (!pr)
+		return 1;
+	print_set_width(pr, 0);
+	print_open_array(pr, "boards");
+	print_text(pr, "%-19s %-16s %-8s %-7s %-18s %-4s %-9s %s", "NAME", "BOARD", "DRIVER",
+		   "RATE", "CEILING", "BQL", "QDISC", "PROFILE");
+	print_nl(pr);
+	for (const struct lab_board_entry *e = lab_boards; e->snapshot; e++) {
+		struct lab_profile p;
+		struct lab_board b;
+		char err[512], rate[24], ceil[32], kind[32];
+
+		r = lab_board_load(e->snapshot, NULL, false, &opts, &p, &b, err, sizeof(err));
+		if (r < 0) {
+			print_free(pr);
+			fprintf(stderr, "%s: lab: boards: %s\n", PROG_NAME, err);
+			return 1;
+		}
+		db_format_rate(p.rate_bps, rate, sizeof(rate));
+		if (p.ceiling_bps) {
+			db_format_rate(p.ceiling_bps, ceil, sizeof(ceil));
+			if (p.ceiling_shared)
+				strncat(ceil, " shared", sizeof(ceil) - strlen(ceil) - 1);
+		} else {
+			snprintf(ceil, sizeof(ceil), "-");
+		}
+		sscanf(p.qdisc, "%31s", kind);
+		print_open_object(pr, NULL);
+		print_text(pr, "%-19s %-16s %-8s %-7s %-18s %-4s %-9s %s", e->snapshot, e->board,
+			   b.driver, rate, ceil, p.bql ? "yes" : "no", kind, e->profile);
+		print_str(pr, "name", e->snapshot, PRINT_JSON_ONLY);
+		print_str(pr, "board", e->board, PRINT_JSON_ONLY);
+		print_str(pr, "os", e->os, PRINT_JSON_ONLY);
+		print_str(pr, "driver", b.driver, PRINT_JSON_ONLY);
+		print_uint(pr, "rate_bps", p.rate_bps * 8, PRINT_JSON_ONLY);
+		if (p.ceiling_bps)
+			print_uint(pr, "ceiling_bps", p.ceiling_bps * 8, PRINT_JSON_ONLY);
+		else
+			print_null(pr, "ceiling_bps", NULL, PRINT_JSON_ONLY);
+		print_bool(pr, "ceiling_shared", p.ceiling_shared, PRINT_JSON_ONLY);
+		print_bool(pr, "bql", p.bql, PRINT_JSON_ONLY);
+		print_str(pr, "qdisc", p.qdisc, PRINT_JSON_ONLY);
+		print_str(pr, "qdisc_kind", kind, PRINT_JSON_ONLY);
+		print_str(pr, "profile", e->profile, PRINT_JSON_ONLY);
+		if (e->bql_profile || e->bql_set)
+			print_str(pr, "bql_variant", e->bql_profile ? e->bql_profile : e->bql_set,
+				  PRINT_JSON_ONLY);
+		else
+			print_null(pr, "bql_variant", NULL, PRINT_JSON_ONLY);
+		print_str(pr, "snapshot", e->snapshot, PRINT_JSON_ONLY);
+		print_close(pr);
+		print_nl(pr);
+		print_text(pr, "%-19s %s; snapshot boards/%s.json", "", e->os, e->snapshot);
+		print_nl(pr);
+	}
+	print_close(pr);
+	r = print_finish(pr);
+	print_free(pr);
+	return r < 0 || fflush(stdout) == EOF ? 1 : 0;
 }
 
 static int status_code(int wstatus)
@@ -607,6 +857,17 @@ static int check_cc(const struct lab_profile *p)
 	return 0;
 }
 
+/* Before a run from --snapshot: how it was read, and the plan's steps not modelled. */
+static void board_notes(const struct lab_args *a, const struct lab_board *b)
+{
+	for (unsigned i = 0; i < b->nnotes; i++)
+		fprintf(stderr, "lab: %s: %s\n", a->snapshot, b->notes[i]);
+	for (unsigned i = 0; i < b->nsteps; i++)
+		if (!b->steps[i].applied)
+			fprintf(stderr, "lab: fix's step %s -> %s: %s\n", b->steps[i].knob,
+				b->steps[i].value, b->steps[i].lab);
+}
+
 static int lab_main(const struct lab_args *a)
 {
 	struct lab_world w = {.client_ns = -1,
@@ -617,6 +878,7 @@ static int lab_main(const struct lab_args *a)
 	struct lab_state st = {0};
 	struct lab_run_config rc;
 	struct lab_profile p;
+	struct lab_board board;
 	struct lab_run *run = NULL;
 	struct lab_telemetry_writer *tw = NULL;
 	FILE *json = NULL;
@@ -625,9 +887,11 @@ static int lab_main(const struct lab_args *a)
 	char describe[512], err[512];
 	int sfd = -1, ret, r;
 
-	ret = load_profile(a, &p);
+	ret = load_profile(a, &p, &board);
 	if (ret || (ret = check_cc(&p)) || (ret = lab_check()))
 		return ret;
+	if (a->snapshot && !a->quiet)
+		board_notes(a, &board);
 	if (lab_profile_describe(&p, describe, sizeof(describe)) < 0)
 		describe[0] = '\0';
 	ret = 1;
@@ -705,6 +969,8 @@ int cmd_lab(int argc, char *argv[])
 		return lab_profiles(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "show"))
 		return lab_show(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "boards"))
+		return lab_boards_list(argc - 1, argv + 1);
 	if (argc > 1 && (!strcmp(argv[1], "compare") || !strcmp(argv[1], "seed")))
 		return cmd_lab_compare(argc - 1, argv + 1, !strcmp(argv[1], "seed"));
 	r = parse_args(argc, argv, &a, false);

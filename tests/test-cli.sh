@@ -152,7 +152,7 @@ for c in "" audit bql server snapshot rrul test plot compare fix undo prove lab 
 done
 assert_eq "every --help fits 80 columns" "" "$wide"
 wide=
-for f in "$TOP"/tests/fixtures/*.json; do
+for f in "$TOP"/boards/*.json; do
 	w=$("$DEBLOAT" audit --from "$f" | awk 'length > 80 && $1 !~ /^(tc|ip|ethtool|sysctl|echo)$/' |
 		head -n 1)
 	[ -z "$w" ] || wide+=" [$(basename "$f")] $w"

@@ -16,7 +16,7 @@
 # '...'`) names a command that exists and only options that its --help lists.
 #
 # Running: each distinct `sh` block runs once under bash -e, in a scratch directory
-# where tests/ links to the repository's (so `tests/fixtures/...` resolves), with
+# where tests/ and boards/ link to the repository's (so `boards/...` resolves), with
 # `debloat` and `sudo` on PATH as shims (the build's binary; sudo runs its command
 # as is, since the test is root already). Lengths are cut to keep the test short:
 # `-l N` becomes -l 2 and `-d N` becomes -d 1 on lines that run debloat; a lab
@@ -39,6 +39,7 @@ work=$(mktemp -d)
 trap 'rc=$?; set +e; rm -rf "$work"; (exit $rc); cleanup' EXIT
 mkdir -p "$work/blocks" "$work/shim" "$work/cwd"
 ln -s "$TOP/tests" "$work/cwd/tests"
+ln -s "$TOP/boards" "$work/cwd/boards"
 ln -s "$DEBLOAT" "$work/shim/debloat"
 printf '#!/bin/sh\nexec "$@"\n' >"$work/shim/sudo"
 chmod +x "$work/shim/sudo"

@@ -80,7 +80,7 @@ run bash -c "cat '$runs/bloated.flent.gz' | '$DEBLOAT' plot - -o '$dir/g.svg'"
 assert_status "plot reads a gzipped flent file from a pipe" 0
 
 # Snapshots gzipped and piped: the same audit as the plain file.
-bbb="$TOP/tests/fixtures/beaglebone-black.json"
+bbb="$TOP/boards/beaglebone-black.json"
 "$DEBLOAT" audit --json --from "$bbb" | jq -S 'del(.snapshot.file)' >"$dir/plain.audit" || true
 gzip -c "$bbb" >"$dir/bbb.json.gz"
 run "$DEBLOAT" audit --json --from "$dir/bbb.json.gz"
@@ -101,13 +101,13 @@ fi
 
 # Interface names from a file go into commands a user runs as root.
 for name in '$(id>x)' 'a/b' 'eth0;reboot' 'abcdefghijklmnop' '..'; do
-	jq --arg n "$name" '.interfaces[0].name = $n' "$TOP/tests/fixtures/beaglebone-black.json" >"$dir/evil.json"
+	jq --arg n "$name" '.interfaces[0].name = $n' "$TOP/boards/beaglebone-black.json" >"$dir/evil.json"
 	run "$DEBLOAT" audit --from "$dir/evil.json"
 	assert_status "audit --from refuses the interface name '$name'" 1
 	assert_contains "the refusal of '$name' says why" "$ERR" "interfaces[0]"
 	if [[ "$OUT" == *"$name"* ]]; then fail "'$name' was printed"; else pass "'$name' is not printed"; fi
 done
-jq '.interfaces[0].name = "v.1@x_y-z+1"' "$TOP/tests/fixtures/beaglebone-black.json" >"$dir/ok.json"
+jq '.interfaces[0].name = "v.1@x_y-z+1"' "$TOP/boards/beaglebone-black.json" >"$dir/ok.json"
 run "$DEBLOAT" audit --from "$dir/ok.json"
 assert_contains "a name with . @ _ - + is read" "$OUT" "v.1@x_y-z+1"
 

@@ -2,7 +2,7 @@
 # test-fix-emit.sh - `debloat fix --emit networkd|udev|nm`: fix's plan written as the
 # configuration fleets keep, for the board snapshots, checked three ways:
 #
-#   tests/fixtures/*.json, tests/fixtures/emit/*.json  (board snapshots)
+#   boards/*.json, tests/fixtures/emit/*.json  (board snapshots)
 #        |
 #        v
 #   debloat fix --emit F --from SNAPSHOT -o DIR   ==  tests/fixtures/emit/BOARD/F/
@@ -30,7 +30,7 @@ NS=dbt-emit-$$
 trap 'rm -rf "$TMP"; cleanup' EXIT
 cd "$TOP"
 
-snapshots=(tests/fixtures/*.json tests/fixtures/emit/*.json)
+snapshots=(boards/*.json tests/fixtures/emit/*.json)
 assert_eq "six board snapshots and two derived ones" 8 "${#snapshots[@]}"
 
 # --- goldens: the files, the warnings, and standard output's form of the same ---
@@ -164,21 +164,21 @@ fi
 # --- -o: all or nothing, never replacing ---
 mkdir "$TMP/o"
 echo keep >"$TMP/o/90-debloat-eth0.network.conf"
-run "$DEBLOAT" fix --emit networkd --from tests/fixtures/wandboard.json -o "$TMP/o"
+run "$DEBLOAT" fix --emit networkd --from boards/wandboard.json -o "$TMP/o"
 assert_status "-o refuses a file that exists" 1
 assert_contains "... naming it" "$ERR" "$TMP/o/90-debloat-eth0.network.conf exists: nothing was written"
 assert_eq "... and writes nothing (the other files neither)" "90-debloat-eth0.network.conf keep" \
 	"$(cd "$TMP/o" && echo * "$(cat 90-debloat-eth0.network.conf)")"
 rm "$TMP/o/90-debloat-eth0.network.conf"
 ln -s "$TMP/elsewhere" "$TMP/o/10-debloat-eth0.link"
-run "$DEBLOAT" fix --emit networkd --from tests/fixtures/wandboard.json -o "$TMP/o"
+run "$DEBLOAT" fix --emit networkd --from boards/wandboard.json -o "$TMP/o"
 assert_status "-o refuses a symlink where a file would go" 1
 assert_true "... and follows none" test ! -e "$TMP/elsewhere"
 rm "$TMP/o/10-debloat-eth0.link"
-run "$DEBLOAT" fix --emit networkd --from tests/fixtures/wandboard.json -o "$TMP/nodir"
+run "$DEBLOAT" fix --emit networkd --from boards/wandboard.json -o "$TMP/nodir"
 assert_status "-o into a directory that does not exist fails" 1
 assert_contains "... saying so" "$ERR" "cannot write into $TMP/nodir"
-run "$DEBLOAT" fix --emit networkd --from tests/fixtures/wandboard.json -o "$TMP/o"
+run "$DEBLOAT" fix --emit networkd --from boards/wandboard.json -o "$TMP/o"
 assert_status "-o into an empty directory works" 0
 assert_eq "... printing what it wrote" \
 	"wrote $TMP/o/10-debloat-eth0.link wrote $TMP/o/90-debloat-eth0.network.conf wrote $TMP/o/90-debloat.sysctl.conf" \
@@ -187,21 +187,21 @@ assert_eq "... no temporary file left" "10-debloat-eth0.link 90-debloat-eth0.net
 	"$(cd "$TMP/o" && ls -A | tr '\n' ' ' | sed 's/ $//')"
 assert_eq "... files 0644" 644 "$(stat -c %a "$TMP/o/10-debloat-eth0.link")"
 
-run "$DEBLOAT" fix --emit networkd --from tests/fixtures/wandboard.json -o -
+run "$DEBLOAT" fix --emit networkd --from boards/wandboard.json -o -
 assert_status "-o - exits 0" 0
 assert_eq "-o - is standard output, as without -o" \
-	"$("$DEBLOAT" fix --emit networkd --from tests/fixtures/wandboard.json 2>/dev/null)" "$OUT"
+	"$("$DEBLOAT" fix --emit networkd --from boards/wandboard.json 2>/dev/null)" "$OUT"
 assert_contains "... the files in it" "$OUT" "==> 10-debloat-eth0.link <=="
 
 # --- usage ---
-run "$DEBLOAT" fix --emit yaml --from tests/fixtures/wandboard.json
+run "$DEBLOAT" fix --emit yaml --from boards/wandboard.json
 assert_status "--emit yaml is a usage error" 2
 assert_contains "... naming the formats" "$ERR" "--emit takes networkd, udev or nm, not \"yaml\""
-run "$DEBLOAT" fix --emit nm --json --from tests/fixtures/wandboard.json
+run "$DEBLOAT" fix --emit nm --json --from boards/wandboard.json
 assert_status "--emit with --json is a usage error" 2
-run "$DEBLOAT" fix -o "$TMP/o" --from tests/fixtures/wandboard.json --dry-run
+run "$DEBLOAT" fix -o "$TMP/o" --from boards/wandboard.json --dry-run
 assert_status "-o without --emit is a usage error" 2
-run "$DEBLOAT" fix --emit nm --from tests/fixtures/wandboard.json eth9
+run "$DEBLOAT" fix --emit nm --from boards/wandboard.json eth9
 assert_status "an interface the snapshot lacks is an error" 1
 assert_contains "... naming it" "$ERR" "has no interface eth9"
 if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
@@ -209,7 +209,7 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
 	# (a clone in a mktemp -d directory is 0700).
 	chmod 755 "$TMP"
 	cp "$DEBLOAT" "$TMP/debloat-nobody"
-	install -m 644 "$TOP/tests/fixtures/wandboard.json" "$TMP/wandboard-nobody.json"
+	install -m 644 "$TOP/boards/wandboard.json" "$TMP/wandboard-nobody.json"
 	run setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/debloat-nobody" fix \
 		--emit udev --from "$TMP/wandboard-nobody.json"
 	assert_status "--emit --from needs no root" 0

@@ -19,7 +19,7 @@
 require_cmd jq
 require_debloat
 
-FIX="$TOP/tests/fixtures"
+FIX="$TOP/boards"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"; cleanup' EXIT
 

@@ -2,12 +2,12 @@
 # test-fixtures.sh - `debloat audit --from` on the board fixtures of tests/fixtures/
 # (constructed from docs/design, not captured) and on broken copies of them:
 #
-#   tests/fixtures/beaglebone-black.json  cpsw, 100 Mbit, pfifo_fast 1000, BQL files unused
-#   tests/fixtures/raspberry-pi-3b.json   smsc95xx on usbnet, 100 Mbit, pfifo_fast 1000
-#   tests/fixtures/raspberry-pi-3bplus.json  lan78xx on USB 2, 1 Gbit PHY, no BQL, fq_codel
-#   tests/fixtures/raspberry-pi-4.json    bcmgenet, 1 Gbit, BQL in use, mq + 5 fq_codel
-#   tests/fixtures/raspberry-pi-5.json    macb on RP1, 1 Gbit, kernel 6.12: no BQL yet
-#   tests/fixtures/wandboard.json         fec on i.MX6Q, 1 Gbit, no BQL, 512 TX descriptors
+#   boards/beaglebone-black.json  cpsw, 100 Mbit, pfifo_fast 1000, BQL files unused
+#   boards/raspberry-pi-3b.json   smsc95xx on usbnet, 100 Mbit, fq_codel (Raspberry Pi OS)
+#   boards/raspberry-pi-3bplus.json  lan78xx on USB 2, 1 Gbit PHY, no BQL, fq_codel
+#   boards/raspberry-pi-4.json    bcmgenet, 1 Gbit, BQL in use, mq + 5 fq_codel
+#   boards/raspberry-pi-5.json    macb on RP1, 1 Gbit, kernel 6.12: no BQL yet
+#   boards/wandboard.json         fec on i.MX6Q, 1 Gbit, no BQL, 512 TX descriptors, fq_codel (Debian 12)
 #        |
 #        v
 #   debloat audit --from FILE [--json]  ->  the findings a person would expect
@@ -21,7 +21,7 @@
 require_cmd jq
 require_debloat
 
-FIX="$TOP/tests/fixtures"
+FIX="$TOP/boards"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"; cleanup' EXIT
 
@@ -69,9 +69,11 @@ assert_contains "BeagleBone: the cpsw ring advice" \
 assert_contains "BeagleBone: the cpsw ring advice is big-tx-ring" \
 	"$(finding "$bbb" big-tx-ring)" "rx 248"
 
-# --- Raspberry Pi 3B: the same FIFO, a USB driver without BQL ---
+# --- Raspberry Pi 3B: fq_codel at the root, but a USB driver without BQL under it ---
 audit_json "$FIX/raspberry-pi-3b.json"
-assert_contains "Pi 3B: txqueuelen-long" "$(finding "$OUT" txqueuelen-long)" "txqueuelen"
+assert_contains "Pi 3B: fq_codel cannot see usbnet's queue: shape" \
+	"$(finding "$OUT" no-bql)" "cake bandwidth 95mbit"
+assert_eq "Pi 3B: no txqueuelen finding under fq_codel" "" "$(finding "$OUT" txqueuelen-long)"
 assert_eq "Pi 3B: BQL not in use" false "$(jq '.interfaces[0].bql.in_use' <<<"$OUT")"
 assert_eq "Pi 3B: the rings could not be read" rings \
 	"$(jq -r '.interfaces[0].unreadable[0].what' <<<"$OUT")"

@@ -88,7 +88,7 @@ for arch in "${arches[@]}"; do
 	run "$qemu" "$bin" --version
 	assert_eq "$arch: --version" "$version" "$OUT"
 
-	for f in "$TOP"/tests/fixtures/*.json; do
+	for f in "$TOP"/boards/*.json; do
 		name=$(basename "$f" .json)
 		want=$("$DEBLOAT" audit --json --from "$f" 2>&1 || true)
 		run "$qemu" "$bin" audit --json --from "$f"

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lab/board.h"
 #include "lab/profile.h"
 #include "print.h"
 
@@ -37,6 +38,9 @@ struct lc_args {
 	bool json;
 	const char *profiles[LC_MAX_PROFILES];
 	size_t nprofiles;
+	/* seed --board NAME: that board's runs instead of the BeagleBone's four. */
+	const struct lab_board_entry *board;
+	struct lc_board *boardp; /* its profiles, made before the runs (compare-board.c) */
 };
 
 struct lc_stage {
@@ -109,5 +113,30 @@ void lc_seed_read(const struct lc_run *runs, size_t n, struct seed_reading *sr);
 void lc_seed_header(struct printer *p, const struct lc_args *a);
 void lc_seed_footer(struct printer *p, const struct seed_reading *sr);
 void lc_seed_json(struct printer *p, const struct seed_reading *sr);
+
+/* ---- compare-board.c ---- */
+
+#define LC_BOARD_RUNS 3
+
+/* `lab seed --board`: the stock profile, a BQL variant where the board has one, and
+ * the board's snapshot with fix's plan applied. */
+struct lc_board {
+	struct lab_profile prof[LC_BOARD_RUNS]; /* those written to DIR */
+	bool write[LC_BOARD_RUNS];		/* prof[i] goes to a file (else built-in) */
+	char path[LC_BOARD_RUNS][4096];		/* the profile argument of each run */
+	size_t n;
+	struct lab_board fixed; /* what the plan did */
+	size_t stock, fixed_run, bql_run; /* indices; bql_run == n: none */
+};
+
+/* Build the board's profiles (no files yet). 0, or -errno with a message. */
+int lc_board_prepare(const struct lab_board_entry *e, struct lc_board *b, char *err,
+		     size_t errlen);
+/* Write the profiles that need a file into dir and point a's profiles at them. */
+int lc_board_write(struct lc_board *b, const char *dir, struct lc_args *a, char *err,
+		   size_t errlen);
+void lc_board_header(struct printer *p, const struct lc_args *a);
+void lc_board_footer(struct printer *p, const struct lc_args *a, const struct lc_run *runs);
+void lc_board_json(struct printer *p, const struct lc_args *a, const struct lc_run *runs);
 
 #endif

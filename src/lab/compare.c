@@ -64,7 +64,8 @@ static const char usage_compare[] =
     "2 bad options.\n";
 
 static const char usage_seed[] =
-    "Usage: " PROG_NAME " lab seed [-l SECONDS] [-d SECONDS] [-o DIR] [--json]\n"
+    "Usage: " PROG_NAME " lab seed [--board NAME] [-l SECONDS] [-d SECONDS] [-o DIR]\n"
+    "                     [--json]\n"
     "\n"
     "Reproduce the 2014 BeagleBone Black result in the lab: `" PROG_NAME " lab compare`\n"
     "of bbb-stock (pfifo_fast, txqueuelen 1000, no BQL), bbb-bql, bbb-bql-fq and\n"
@@ -72,6 +73,12 @@ static const char usage_seed[] =
     "4-10x and \"two full size packets\". Needs root. Four runs of LENGTH + 2 x DELAY\n"
     "seconds.\n"
     "\n"
+    "With --board, one board of the 2014 thread instead (" PROG_NAME " lab boards): its\n"
+    "stock profile, its BQL variant where it has one, and its snapshot with the plan\n"
+    "`" PROG_NAME " fix --from SNAPSHOT --dry-run` makes applied (lab --snapshot --fixed).\n"
+    "\n"
+    "  -b, --board NAME       a board of lab boards (raspberry-pi-4), or its profile\n"
+    "                         (rpi4)\n"
     "  -l, --length SECONDS   load duration of each run (default 60)\n"
     "  -d, --delay SECONDS    idle time before and after the load (default 5)\n"
     "  -o, --output DIR       where the files go (default ./debloat-lab-DATE-TIME)\n"
@@ -155,16 +162,29 @@ static int parse_args(int argc, char *argv[], struct lc_args *a)
 	static const struct option seed_options[] = {
 	    {"length", required_argument, NULL, 'l'}, {"delay", required_argument, NULL, 'd'},
 	    {"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},	      {0},
+	    {"board", required_argument, NULL, 'b'},  {"help", no_argument, NULL, 'h'},
+	    {0},
 	};
 	struct test_spec spec;
 	int c;
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "l:d:o:jh", a->seed ? seed_options : compare_options,
-				NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, a->seed ? "l:d:o:jhb:" : "l:d:o:jh",
+				a->seed ? seed_options : compare_options, NULL)) != -1) {
 		switch (c) {
+		case 'b':
+			a->board = lab_board_find(optarg);
+			if (!a->board) {
+				char names[256] = "";
+
+				for (const struct lab_board_entry *e = lab_boards; e->snapshot; e++)
+					snprintf(names + strlen(names), sizeof(names) - strlen(names),
+						 "%s%s", names[0] ? ", " : "", e->snapshot);
+				return cli_usage_error(a->cmd, a->usage,
+						       "no board \"%s\" (boards: %s)", optarg, names);
+			}
+			break;
 		case 'l':
 			if (!parse_seconds(optarg, 1, 86400, &a->length_s))
 				return cli_usage_error(
@@ -204,7 +224,8 @@ static int parse_args(int argc, char *argv[], struct lc_args *a)
 			return fputs(a->usage, stdout) == EOF ? 1 : 0;
 		default:
 			/* getopt sets optopt to the option that lacks its value (0: unknown). */
-			if (optopt == 'l' || optopt == 'd' || optopt == 'o' || optopt >= 256)
+			if (optopt == 'l' || optopt == 'd' || optopt == 'o' || optopt == 'b' ||
+			    optopt >= 256)
 				return cli_usage_error(a->cmd, a->usage,
 						       "option \"%s\" needs a value",
 						       cli_bad_option(argv));
@@ -216,6 +237,8 @@ static int parse_args(int argc, char *argv[], struct lc_args *a)
 		if (optind < argc)
 			return cli_usage_error(a->cmd, a->usage, "unexpected operand \"%s\"",
 					       argv[optind]);
+		if (a->board)
+			return -1; /* its profiles come from lc_board_prepare */
 		for (size_t i = 0; i < SEED_N; i++)
 			a->profiles[a->nprofiles++] = seed_profiles[i];
 		return -1;
@@ -673,7 +696,7 @@ static void print_report(struct printer *p, const struct lc_args *a, const char 
 	for (size_t i = 0; i < a->nprofiles && base == a->nprofiles; i++)
 		if (runs[i].run)
 			base = i;
-	if (a->seed)
+	if (a->seed && !a->board)
 		lc_seed_read(runs, a->nprofiles, &sr);
 	if (print_is_json(p)) {
 		print_str(p, "command", a->seed ? "seed" : "compare", PRINT_JSON_ONLY);
@@ -686,11 +709,15 @@ static void print_report(struct printer *p, const struct lc_args *a, const char 
 		for (size_t i = 0; i < a->nprofiles; i++)
 			lc_json_run(p, dir, &runs[i], base < a->nprofiles ? &runs[base] : NULL);
 		print_close(p);
-		if (a->seed)
+		if (a->board)
+			lc_board_json(p, a, runs);
+		else if (a->seed)
 			lc_seed_json(p, &sr);
 		return;
 	}
-	if (a->seed)
+	if (a->board)
+		lc_board_header(p, a);
+	else if (a->seed)
 		lc_seed_header(p, a);
 	if (base < a->nprofiles)
 		lc_print_table(p, runs, a->nprofiles, base);
@@ -703,7 +730,10 @@ static void print_report(struct printer *p, const struct lc_args *a, const char 
 	}
 	if (a->seed && base < a->nprofiles) {
 		print_nl(p);
-		lc_seed_footer(p, &sr);
+		if (a->board)
+			lc_board_footer(p, a, runs);
+		else
+			lc_seed_footer(p, &sr);
 	}
 	print_text_files(p, runs, a->nprofiles, shown_dir, plotted);
 }
@@ -742,6 +772,7 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 			    .delay_s = 5,
 			    .test = "rrul"};
 	char self[PATH_MAX], dir[PATH_MAX], shown[PATH_MAX], cmp_path[PATH_MAX], log[PATH_MAX];
+	char berr[512];
 	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term, old_hup;
 	struct printer *p = NULL;
 	struct lc_run *runs = NULL;
@@ -751,14 +782,32 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 	ret = parse_args(argc, argv, &a);
 	if (ret >= 0)
 		return ret;
+	if (a.board) {
+		/* The board's profiles are made (and checked) before anything is created. */
+		a.boardp = calloc(1, sizeof(*a.boardp));
+		if (!a.boardp) {
+			fprintf(stderr, "%s: %s: out of memory\n", PROG_NAME, a.cmd);
+			return 1;
+		}
+		r = lc_board_prepare(a.board, a.boardp, berr, sizeof(berr));
+		if (r < 0) {
+			fprintf(stderr, "%s: %s: %s\n", PROG_NAME, a.cmd, berr);
+			free(a.boardp);
+			return 1;
+		}
+		a.nprofiles = a.boardp->n;
+	}
 	runs = calloc(a.nprofiles, sizeof(*runs));
 	if (!runs) {
 		fprintf(stderr, "%s: %s: out of memory\n", PROG_NAME, a.cmd);
+		free(a.boardp);
 		return 1;
 	}
-	ret = load_profiles(&a, runs);
-	if (ret >= 0)
-		goto cleanup;
+	if (!a.board) {
+		ret = load_profiles(&a, runs);
+		if (ret >= 0)
+			goto cleanup;
+	}
 	ret = 1;
 	if (geteuid() != 0) {
 		fprintf(stderr,
@@ -790,6 +839,16 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 	}
 	snprintf(cmp_path, sizeof(cmp_path), "%s/compare.svg", dir);
 	unlink(cmp_path);
+	if (a.board) {
+		if (lc_board_write(a.boardp, dir, &a, berr, sizeof(berr)) < 0) {
+			fprintf(stderr, "%s: %s: %s\n", PROG_NAME, a.cmd, berr);
+			goto cleanup;
+		}
+		ret = load_profiles(&a, runs);
+		if (ret >= 0)
+			goto cleanup;
+		ret = 1;
+	}
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
@@ -856,5 +915,6 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 cleanup:
 	print_free(p);
 	free_runs(runs, a.nprofiles);
+	free(a.boardp);
 	return ret;
 }

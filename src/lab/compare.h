@@ -17,6 +17,11 @@
  * then a side-by-side table with each run's ratio to the first, one comparison plot
  * DIR/compare.svg (plot/plot.h, kind compare) and one plot per run (DIR/P.svg).
  *
+ * `seed --board NAME` is compare of one board of lab/board.h's lab_boards: its stock
+ * profile, its BQL variant where it has one, and its snapshot with `debloat fix`'s
+ * plan applied (written to DIR/PROFILE-fixed.conf first), read by compare-board.c;
+ * its JSON has "board" instead of "seed" (docs/json.md).
+ *
  * `seed` is compare of the four profiles of the 2014 email (bbb-stock, bbb-bql,
  * bbb-bql-fq, bbb-bql-fq_codel), with a header that tells that story and a footer
  * that reads the table against it (how far loaded latency fell, against the seed's

@@ -1,0 +1,566 @@
+/* SPDX-License-Identifier: MIT */
+/* lab/board.c - lab/board.h: a lab profile from a snapshot, and fix's plan applied to it. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "drivers.h"
+#include "lab/board.h"
+#include "policy.h"
+#include "snapshot.h"
+
+/* Drivers whose behaviour below the qdisc a built-in profile describes (its header
+ * gives the evidence). */
+static const struct {
+	const char *driver, *profile;
+} bases[] = {
+    {"cpsw", "bbb-stock"}, {"cpsw-switch", "bbb-stock"}, {"cpsw_new", "bbb-stock"},
+    {"smsc95xx", "rpi3b"}, {"lan78xx", "rpi3bplus"},	 {"bcmgenet", "rpi4"},
+    {"macb", "rpi5"},	   {"fec", "wandboard"},
+};
+
+const char *lab_board_base(const char *driver)
+{
+	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
+		if (driver && !strcmp(bases[i].driver, driver))
+			return bases[i].profile;
+	return NULL;
+}
+
+static void note(struct lab_board *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct lab_board *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->nnotes == LAB_BOARD_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->notes[b->nnotes++], LAB_BOARD_NOTE_MAX, fmt, ap);
+	va_end(ap);
+}
+
+static bool candidate(const struct iface *ifc)
+{
+	return ifc->physical && !ifc->loopback && ifc->driver[0];
+}
+
+int lab_board_pick(const struct host *h, const char *name, char *err, size_t errlen)
+{
+	char list[256] = "";
+	int found = -1, n = 0;
+
+	for (size_t i = 0; i < h->n; i++) {
+		if (name) {
+			if (!strcmp(h->ifaces[i].name, name))
+				return (int)i;
+			continue;
+		}
+		if (!candidate(&h->ifaces[i]))
+			continue;
+		if (n++)
+			strncat(list, ", ", sizeof(list) - strlen(list) - 1);
+		strncat(list, h->ifaces[i].name, sizeof(list) - strlen(list) - 1);
+		found = (int)i;
+	}
+	if (name) {
+		snprintf(err, errlen, "the snapshot has no interface %s", name);
+		return -ENODEV;
+	}
+	if (n == 0) {
+		snprintf(err, errlen,
+			 "the snapshot has no physical interface with a driver "
+			 "(name one with --iface)");
+		return -ENODEV;
+	}
+	if (n > 1) {
+		snprintf(err, errlen,
+			 "the snapshot has %d physical interfaces (%s): name one "
+			 "with --iface",
+			 n, list);
+		return -EEXIST;
+	}
+	return found;
+}
+
+static const struct value *opt(const struct qdisc *q, const char *key)
+{
+	for (unsigned i = 0; i < q->noptions; i++)
+		if (!strcmp(q->options[i].key, key))
+			return &q->options[i];
+	return NULL;
+}
+
+/* " NAME V" for an option the snapshot has, spelled in the lab's units. */
+static void add_opt(char *buf, size_t len, const struct qdisc *q, const char *key, const char *name,
+		    const char *suffix)
+{
+	const struct value *v = opt(q, key);
+	size_t n = strlen(buf);
+
+	if (v && v->type == VALUE_UINT && n < len)
+		snprintf(buf + n, len - n, " %s %llu%s", name, (unsigned long long)v->u, suffix);
+}
+
+/* The lab spec of one qdisc of the snapshot (no children but mq's). */
+static int qdisc_spec(const struct qdisc *q, const char *base_qdisc, char *buf, size_t len,
+		      char *err, size_t errlen)
+{
+	const struct value *ecn;
+
+	if (!strcmp(q->kind, "pfifo_fast")) {
+		/* The base's pfifo_fast keeps its ring_batch (32-bit ARM). */
+		snprintf(buf, len, "%s",
+			 strncmp(base_qdisc, "pfifo_fast", 10) ? "pfifo_fast" : base_qdisc);
+	} else if (!strcmp(q->kind, "pfifo")) {
+		snprintf(buf, len, "pfifo");
+		add_opt(buf, len, q, "limit_packets", "limit", "");
+	} else if (!strcmp(q->kind, "bfifo")) {
+		snprintf(buf, len, "bfifo");
+		add_opt(buf, len, q, "limit_bytes", "limit", "");
+	} else if (!strcmp(q->kind, "fq_codel") || !strcmp(q->kind, "codel")) {
+		snprintf(buf, len, "%s", q->kind);
+		add_opt(buf, len, q, "limit_packets", "limit", "");
+		if (!strcmp(q->kind, "fq_codel")) {
+			add_opt(buf, len, q, "flows", "flows", "");
+			add_opt(buf, len, q, "quantum_bytes", "quantum", "");
+		}
+		add_opt(buf, len, q, "target_us", "target", "us");
+		add_opt(buf, len, q, "interval_us", "interval", "us");
+		if (!strcmp(q->kind, "fq_codel")) {
+			add_opt(buf, len, q, "memory_limit_bytes", "memory_limit", "");
+			add_opt(buf, len, q, "drop_batch_packets", "drop_batch", "");
+		}
+		ecn = opt(q, "ecn");
+		if (ecn && strlen(buf) < len)
+			snprintf(buf + strlen(buf), len - strlen(buf), " %s",
+				 ecn->u ? "ecn" : "noecn");
+	} else if (!strcmp(q->kind, "fq")) {
+		snprintf(buf, len, "fq");
+		add_opt(buf, len, q, "limit_packets", "limit", "");
+		add_opt(buf, len, q, "flow_limit_packets", "flow_limit", "");
+		add_opt(buf, len, q, "quantum_bytes", "quantum", "");
+	} else {
+		snprintf(err, errlen,
+			 "the lab cannot model root qdisc %s (it models pfifo_fast, "
+			 "pfifo, bfifo, fq_codel, codel, fq, and mq over one kind)",
+			 q->kind);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int root_spec(const struct iface *ifc, const char *base_qdisc, struct lab_board *b,
+		     char *buf, size_t len, char *err, size_t errlen)
+{
+	const struct qdisc *q = ifc->qdisc;
+
+	if (!q) {
+		snprintf(err, errlen, "the snapshot does not say %s's root qdisc", ifc->name);
+		return -EOPNOTSUPP;
+	}
+	if (!strcmp(q->kind, "mq")) {
+		if (!q->nchildren) {
+			snprintf(err, errlen, "%s's mq root has no children in the snapshot",
+				 ifc->name);
+			return -EOPNOTSUPP;
+		}
+		for (size_t i = 1; i < q->nchildren; i++)
+			if (strcmp(q->children[i].kind, q->children[0].kind)) {
+				snprintf(err, errlen,
+					 "the lab cannot model %s's mq root over "
+					 "children of different kinds (%s, %s)",
+					 ifc->name, q->children[0].kind, q->children[i].kind);
+				return -EOPNOTSUPP;
+			}
+		note(b,
+		     "qdisc: mq with %zu %s children; the lab models one TX queue, so one %s "
+		     "stands for them",
+		     q->nchildren, q->children[0].kind, q->children[0].kind);
+		q = &q->children[0];
+	}
+	return qdisc_spec(q, base_qdisc, buf, len, err, errlen);
+}
+
+static int set(struct lab_profile *p, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int set(struct lab_profile *p, const char *key, const char *fmt, ...)
+{
+	char value[LAB_SPEC_MAX], err[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	return lab_profile_set(p, key, value, err, sizeof(err));
+}
+
+int lab_board_profile(const struct host *h, size_t idx, struct lab_profile *out,
+		      struct lab_board *b, char *err, size_t errlen)
+{
+	const struct iface *ifc = &h->ifaces[idx];
+	const char *compat[HOST_MAX_COMPATIBLE];
+	const struct driver_ceiling *ceil;
+	const char *base = lab_board_base(ifc->driver);
+	char spec[LAB_SPEC_MAX];
+	struct lab_profile p;
+	struct verdict v;
+	int r;
+
+	memset(b, 0, sizeof(*b));
+	snprintf(b->ifname, sizeof(b->ifname), "%s", ifc->name);
+	snprintf(b->driver, sizeof(b->driver), "%s", ifc->driver);
+	if (base) {
+		r = lab_profile_load(&p, base, err, errlen);
+		if (r < 0)
+			return r;
+		snprintf(b->base, sizeof(b->base), "%s", base);
+		note(b, "driver %s: completions, URBs, rx_ring and TSO as the built-in profile %s",
+		     ifc->driver, base);
+	} else {
+		lab_profile_defaults(&p);
+		note(b,
+		     "driver %s: no built-in profile models it; completions, ring behaviour and "
+		     "TSO are the lab's defaults",
+		     ifc->driver[0] ? ifc->driver : "(unknown)");
+	}
+	snprintf(p.name, sizeof(p.name), "%s-snapshot", base ? base : "board");
+	snprintf(p.description, sizeof(p.description), "%s (%s) from a snapshot%s%.180s", ifc->name,
+		 ifc->driver[0] ? ifc->driver : "no driver", h->hostname[0] ? " of " : "",
+		 h->hostname);
+
+	r = root_spec(ifc, p.qdisc, b, spec, sizeof(spec), err, errlen);
+	if (r < 0)
+		return r;
+	if (set(&p, "qdisc", "%s", spec) < 0) {
+		snprintf(err, errlen, "%s's root qdisc \"%s\" is not one the lab accepts",
+			 ifc->name, spec);
+		return -EOPNOTSUPP;
+	}
+	if (ifc->speed_mbps)
+		p.rate_bps = (uint64_t)ifc->speed_mbps * 1000000 / 8;
+	else
+		note(b, "rate: the snapshot has no link speed; the base's is kept");
+	if (ifc->mtu >= 68 && ifc->mtu <= 9000)
+		p.mtu = ifc->mtu;
+	if (ifc->txqueuelen >= 1 && ifc->txqueuelen <= 100000)
+		p.txqueuelen = ifc->txqueuelen;
+	if (ifc->gso != FEATURE_UNKNOWN)
+		p.gso = ifc->gso == FEATURE_ON;
+	/* TSO in the model is what the driver does with a super-packet; only "off" in
+	 * the snapshot overrides the base. */
+	if (ifc->tso == FEATURE_OFF)
+		p.tso = false;
+
+	policy_iface(ifc, h, &v);
+	if (v.bql_in_use != TRI_UNKNOWN)
+		p.bql = v.bql_in_use == TRI_YES;
+	else
+		note(b, "bql: the snapshot cannot tell (%s); the base's is kept",
+		     v.bql_reason ? v.bql_reason : "unknown");
+	if (v.ring_tx > 0 && v.ring_tx <= 4096) {
+		/* A USB NIC's "ring" is its URB queue, which ethtool does not see. */
+		if (!(p.urb_bytes && !v.ring_from_table))
+			p.ring = (uint32_t)v.ring_tx;
+		if (v.ring_from_table)
+			note(b, "ring: %lld, from the drivers table (ethtool did not say)",
+			     (long long)v.ring_tx);
+	} else {
+		note(b, "ring: unknown to the snapshot and the drivers table; the base's %u",
+		     p.ring);
+	}
+
+	for (size_t i = 0; i < h->ncompatible && i < HOST_MAX_COMPATIBLE; i++)
+		compat[i] = h->compatible[i];
+	ceil = driver_ceiling(ifc->driver, compat, h->ncompatible, ifc->usb_speed_mbps);
+	if (ceil) {
+		p.ceiling_bps = (uint64_t)ceil->mbps * 1000000 / 8;
+		p.ceiling_shared = ceil->shared;
+		note(b, "ceiling: %u Mbit/s%s, %s on %s (the drivers table)", ceil->mbps,
+		     ceil->shared ? " shared by transmit and receive" : "", ceil->driver,
+		     ceil->where);
+	} else {
+		p.ceiling_bps = 0;
+		p.ceiling_shared = false;
+	}
+	r = lab_profile_check(&p, err, errlen);
+	if (r < 0)
+		return r;
+	*out = p;
+	return 0;
+}
+
+/* ---- The plan ---- */
+
+static const char *knob_label(const struct knob *k, char *buf, size_t len)
+{
+	switch (k->kind) {
+	case KNOB_ROOT_QDISC:
+		return "root qdisc";
+	case KNOB_TXQUEUELEN:
+		return "txqueuelen";
+	case KNOB_BQL_LIMIT_MAX:
+		snprintf(buf, len, "BQL limit_max tx-%d", k->queue);
+		return buf;
+	case KNOB_RING_TX:
+		return "TX ring";
+	case KNOB_RING_RX:
+		return "RX ring";
+	case KNOB_OFFLOAD:
+		snprintf(buf, len, "offload %s", k->name);
+		return buf;
+	case KNOB_SYSCTL:
+		return k->name;
+	case KNOB_GSO_MAX_SIZE:
+		return "gso_max_size";
+	case KNOB_INGRESS:
+		return "ingress shaper";
+	}
+	return "?";
+}
+
+/* The plan's root-qdisc spec as the lab's; 0, or -EOPNOTSUPP with why in why. */
+static int plan_qdisc(const char *after, char *buf, size_t len, char *why, size_t whylen)
+{
+	char rate[32], rest[KNOB_VALUE_MAX];
+	int n = 0;
+
+	if (sscanf(after, "cake bandwidth %31s%n", rate, &n) == 1 && !after[n]) {
+		snprintf(buf, len, "shaper rate %s child fq_codel", rate);
+		return 0;
+	}
+	if (sscanf(after, "htb %31s %n", rate, &n) == 1 && n > 0 && after[n]) {
+		snprintf(rest, sizeof(rest), "%s", after + n);
+		snprintf(buf, len, "shaper rate %s child %s", rate, rest);
+		return 0;
+	}
+	if (!strncmp(after, "mq ", 3)) {
+		snprintf(buf, len, "%s", after + 3);
+		return 0;
+	}
+	if (!strcmp(after, "default")) {
+		snprintf(why, whylen, "the kernel's default root: the lab needs a kind");
+		return -EOPNOTSUPP;
+	}
+	snprintf(buf, len, "%s", after);
+	return 0;
+}
+
+static int apply_step(const struct plan_step *s, struct lab_profile *p, const struct lab_board *b,
+		      struct lab_board_step *out, char *err, size_t errlen)
+{
+	const struct driver_info *d;
+	char spec[LAB_SPEC_MAX], why[LAB_BOARD_NOTE_MAX];
+	const char *key = NULL;
+	unsigned long v;
+	int r;
+
+	spec[0] = '\0';
+	switch (s->knob.kind) {
+	case KNOB_ROOT_QDISC:
+		if (plan_qdisc(s->after, spec, sizeof(spec), why, sizeof(why)) < 0) {
+			snprintf(out->lab, sizeof(out->lab), "not modelled: %s", why);
+			return 0;
+		}
+		key = "qdisc";
+		break;
+	case KNOB_TXQUEUELEN:
+		key = "txqueuelen";
+		break;
+	case KNOB_BQL_LIMIT_MAX:
+		if (s->knob.queue != 0) {
+			snprintf(
+			    out->lab, sizeof(out->lab),
+			    "not modelled: the lab has one TX queue; tx-0's limit stands for all");
+			return 0;
+		}
+		if (!p->bql) {
+			snprintf(out->lab, sizeof(out->lab), "not modelled: this board has no BQL");
+			return 0;
+		}
+		key = "bql_limit_max";
+		break;
+	case KNOB_RING_TX:
+		key = "ring";
+		break;
+	case KNOB_RING_RX:
+		d = driver_lookup(b->driver);
+		if (d && d->lever == DRIVER_LEVER_RX_RING && sscanf(s->after, "%lu", &v) == 1 &&
+		    (long)v == d->lever_rx) {
+			snprintf(spec, sizeof(spec), "%d", d->lever_tx);
+			key = "ring";
+			break;
+		}
+		snprintf(out->lab, sizeof(out->lab),
+			 "not modelled: the lab's receive side has no ring to size");
+		return 0;
+	case KNOB_OFFLOAD:
+		if (!strcmp(s->knob.name, "tx-generic-segmentation"))
+			key = "gso";
+		else if (!strcmp(s->knob.name, "tx-tcp-segmentation"))
+			key = "tso";
+		else {
+			snprintf(out->lab, sizeof(out->lab),
+				 "not modelled: the lab's board has no %s", s->knob.name);
+			return 0;
+		}
+		break;
+	case KNOB_GSO_MAX_SIZE:
+		snprintf(out->lab, sizeof(out->lab),
+			 "not modelled: the lab's GSO packets are as the board's TCP sends them");
+		return 0;
+	case KNOB_SYSCTL:
+		snprintf(out->lab, sizeof(out->lab),
+			 !strcmp(s->knob.name, "net.core.default_qdisc")
+			     ? "nothing to model: the root qdisc is set"
+			     : "not modelled: the lab's endpoints keep their own sysctls");
+		return 0;
+	case KNOB_INGRESS:
+		snprintf(out->lab, sizeof(out->lab),
+			 "not modelled: the lab has no download shaper on the board");
+		return 0;
+	}
+	if (!spec[0])
+		snprintf(spec, sizeof(spec), "%s", s->after);
+	r = lab_profile_set(p, key, spec, err, errlen);
+	if (r < 0)
+		return r;
+	out->applied = true;
+	snprintf(out->lab, sizeof(out->lab), "%s = %s", key, spec);
+	return 0;
+}
+
+int lab_board_apply_plan(const struct plan *pl, struct lab_profile *out, struct lab_board *b,
+			 char *err, size_t errlen)
+{
+	struct lab_profile p = *out;
+	int target = -1, r;
+	char label[80];
+
+	for (size_t i = 0; i < pl->ntargets; i++)
+		if (!strcmp(pl->targets[i].name, b->ifname))
+			target = (int)i;
+	if (target < 0) {
+		snprintf(err, errlen, "the plan has no steps for %s", b->ifname);
+		return -EINVAL;
+	}
+	b->nsteps = 0;
+	for (size_t i = 0; i < pl->nsteps; i++) {
+		const struct plan_step *s = &pl->steps[i];
+		struct lab_board_step *st;
+
+		if (s->target != target && s->target != -1)
+			continue;
+		if (b->nsteps == LAB_BOARD_STEPS) {
+			snprintf(err, errlen, "the plan has more than %d steps for %s",
+				 LAB_BOARD_STEPS, b->ifname);
+			return -E2BIG;
+		}
+		st = &b->steps[b->nsteps++];
+		memset(st, 0, sizeof(*st));
+		snprintf(st->knob, sizeof(st->knob), "%s",
+			 knob_label(&s->knob, label, sizeof(label)));
+		snprintf(st->value, sizeof(st->value), "%s", s->after);
+		r = apply_step(s, &p, b, st, err, errlen);
+		if (r < 0)
+			return r;
+	}
+	snprintf(p.name, sizeof(p.name), "%s-fixed", b->base[0] ? b->base : "board");
+	r = lab_profile_check(&p, err, errlen);
+	if (r < 0)
+		return r;
+	*out = p;
+	return 0;
+}
+
+/* ---- Loading ---- */
+
+const char *lab_board_builtin_text(const char *name)
+{
+	for (const struct lab_builtin_profile *b = lab_builtin_boards; b->name; b++)
+		if (!strcmp(b->name, name))
+			return b->text;
+	return NULL;
+}
+
+static bool is_path(const char *s)
+{
+	size_t n = strlen(s);
+
+	return strchr(s, '/') || (n >= 5 && !strcmp(s + n - 5, ".json"));
+}
+
+int lab_board_load(const char *snapshot, const char *ifname, bool fixed,
+		   const struct plan_options *opts, struct lab_profile *out, struct lab_board *b,
+		   char *err, size_t errlen)
+{
+	struct host h = {0};
+	struct plan pl;
+	struct lab_profile p;
+	const char *text = is_path(snapshot) ? NULL : lab_board_builtin_text(snapshot);
+	char *names[1] = {(char *)ifname};
+	char why[256];
+	size_t bad;
+	int idx, r;
+
+	why[0] = '\0';
+	if (text)
+		r = snapshot_parse(text, strlen(text), &h, why, sizeof(why));
+	else
+		r = snapshot_read_file(snapshot, &h, why, sizeof(why));
+	if (r < 0) {
+		snprintf(err, errlen, "cannot read snapshot %s: %s", snapshot,
+			 why[0] ? why : strerror(-r));
+		return r;
+	}
+	/* As fix --from FILE [NAME]: a named interface is the only one planned. */
+	if (ifname && (r = snapshot_select(&h, names, 1, &bad)) < 0) {
+		snprintf(err, errlen, "snapshot %s has no interface %s", snapshot, ifname);
+		goto out;
+	}
+	idx = r = lab_board_pick(&h, ifname, err, errlen);
+	if (r < 0)
+		goto out;
+	r = lab_board_profile(&h, (size_t)idx, &p, b, err, errlen);
+	if (r < 0 || !fixed)
+		goto done;
+	plan_init(&pl, opts);
+	r = plan_build(&pl, &h, ifname != NULL);
+	if (r < 0)
+		snprintf(err, errlen, "cannot plan for snapshot %s: %s", snapshot, strerror(-r));
+	else
+		r = lab_board_apply_plan(&pl, &p, b, err, errlen);
+	plan_free(&pl);
+done:
+	if (r >= 0) {
+		*out = p;
+		r = 0;
+	}
+out:
+	host_free(&h);
+	return r;
+}
+
+/* ---- The boards ---- */
+
+const struct lab_board_entry lab_boards[] = {
+    {"beaglebone-black", "BeagleBone Black", "its 2014 image (Debian 7, Linux 3.8)", "bbb-stock",
+     "bbb-bql", NULL, "the 2014 cpsw BQL patch"},
+    {"raspberry-pi-3b", "Raspberry Pi 3B", "Raspberry Pi OS, Linux 6.12", "rpi3b", NULL, "bql=on",
+     "usbnet's BQL of Linux 6.19"},
+    {"raspberry-pi-3bplus", "Raspberry Pi 3B+", "Raspberry Pi OS, Linux 6.12", "rpi3bplus", NULL,
+     NULL, NULL},
+    {"raspberry-pi-4", "Raspberry Pi 4", "Raspberry Pi OS, Linux 6.12", "rpi4", NULL, NULL, NULL},
+    {"raspberry-pi-5", "Raspberry Pi 5", "Raspberry Pi OS, Linux 6.12", "rpi5", NULL, "bql=on",
+     "macb's BQL of Linux 6.15"},
+    {"wandboard", "Wandboard", "Debian 12, Linux 6.1", "wandboard", NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL, NULL},
+};
+
+const struct lab_board_entry *lab_board_find(const char *name)
+{
+	for (const struct lab_board_entry *e = lab_boards; e->snapshot; e++)
+		if (!strcmp(e->snapshot, name) || !strcmp(e->profile, name))
+			return e;
+	return NULL;
+}
