@@ -1187,6 +1187,7 @@ TEST(a_probe_held_in_the_queue_flags_its_test_overloaded)
 	struct proto_msg h = hello_msg(0, 10000, 10000), w, m;
 	struct proto_probe rep = {0};
 	int a, b, udp;
+
 	REQUIRE_RX_TIMESTAMPS();
 
 	test_config(&c, &r);
@@ -1333,6 +1334,8 @@ TEST(probes_dropped_on_a_full_buffer_flag_every_test)
 	uint8_t buf[1400] = {0};
 	struct proto_probe p = {.magic = PROTO_PROBE_MAGIC_REQ};
 	int a, quiet, b, udp;
+
+	REQUIRE_RX_TIMESTAMPS();
 	if (!kernel_meminfo())
 		SKIP("no SO_MEMINFO on this kernel interface: drops cannot be seen");
 
@@ -1609,6 +1612,8 @@ TEST(processing_time_leaves_out_the_wait_in_the_socket)
 	struct proto_msg h = hello_msg(0, 10000, 10000), w, m;
 	struct proto_probe rep = {0};
 	int a, b, udp;
+
+	REQUIRE_RX_TIMESTAMPS();
 
 	test_config(&c, &r);
 	c.on_test_end = slow_end;
