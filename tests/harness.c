@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* harness.c - registration, the runner and the summary line of harness.h. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness.h"
 
@@ -109,4 +112,36 @@ int main(int argc, char **argv)
 	if (skipped && !passed)
 		return 77;
 	return 0;
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+const char *harness_source_dir(const char *rel)
+{
+	static char dir[PATH_MAX];
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (is_dir(rel))
+		return rel;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return NULL;
+	exe[n] = '\0';
+	for (int up = 0; up < 5; up++) {
+		char *slash = strrchr(exe, '/');
+
+		if (!slash)
+			break;
+		*slash = '\0';
+		snprintf(dir, sizeof(dir), "%s/%s", exe, rel);
+		if (is_dir(dir))
+			return dir;
+	}
+	return NULL;
 }

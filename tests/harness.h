@@ -49,6 +49,14 @@ bool harness_check_str(const char *file, int line, const char *a_expr, const cha
 			return;                                                              \
 	} while (0)
 
+/*
+ * A directory of the source tree (e.g. "tests/fixtures/netlink"): relative to the
+ * working directory when it is there (tests/run.sh runs from the top), else found
+ * up from this executable (build/tests/ runs from anywhere). NULL when neither.
+ * The result lives in a static buffer until the next call.
+ */
+const char *harness_source_dir(const char *rel);
+
 #define SKIP(why)                                                                            \
 	do {                                                                                 \
 		harness_skip(why);                                                           \

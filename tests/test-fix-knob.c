@@ -41,39 +41,14 @@ struct fixture {
 	unsigned nmsgs;
 };
 
-static bool dir_exists(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
 /* From the source tree's top (run.sh), or up from this executable (build/tests/). */
 static const char *fixture_dir(void)
 {
-	static char dir[PATH_MAX];
-	char exe[PATH_MAX];
-	ssize_t n;
+	const char *env = getenv("KNOB_FIXTURES");
 
-	if (getenv("KNOB_FIXTURES") && dir_exists(getenv("KNOB_FIXTURES")))
-		return getenv("KNOB_FIXTURES");
-	if (dir_exists("tests/fixtures/netlink"))
-		return "tests/fixtures/netlink";
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n <= 0)
-		return NULL;
-	exe[n] = '\0';
-	for (int up = 0; up < 5; up++) {
-		char *slash = strrchr(exe, '/');
-
-		if (!slash)
-			break;
-		*slash = '\0';
-		snprintf(dir, sizeof(dir), "%s/tests/fixtures/netlink", exe);
-		if (dir_exists(dir))
-			return dir;
-	}
-	return NULL;
+	if (env && harness_source_dir(env) == env)
+		return env;
+	return harness_source_dir("tests/fixtures/netlink");
 }
 
 static int hexval(int c)
