@@ -74,6 +74,9 @@ require_netns() {
 	local probe="dbt-probe-$$"
 	ip netns add "$probe" 2>/dev/null || skip "cannot create network namespaces here"
 	ip netns del "$probe"
+	# A test that makes an ifb device loads the module, whose default (numifbs=2)
+	# also makes ifb0 and ifb1 in the machine's own namespace: load it without them.
+	[ -d /sys/module/ifb ] || modprobe ifb numifbs=0 2>/dev/null || true
 }
 
 require_debloat() {
