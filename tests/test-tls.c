@@ -16,82 +16,16 @@
 
 #include "harness.h"
 #include "meter/tls.h"
+#include "tls-fixture.h"
 
 #if DEBLOAT_HAVE_TLS
 
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509v3.h>
+static const struct tls_fixture *fx;
 
-static char dir[64], cert_path[96], key_path[96], other_key_path[96], junk_path[96];
-
-static EVP_PKEY *write_key(const char *path)
-{
-	EVP_PKEY *k = EVP_EC_gen("P-256");
-	FILE *f = fopen(path, "w");
-
-	if (!k || !f || !PEM_write_PrivateKey(f, k, NULL, NULL, 0, NULL, NULL))
-		abort();
-	fclose(f);
-	return k;
-}
-
-/* A self-signed certificate for localhost and 127.0.0.1, valid for a day. */
 static void make_files(void)
 {
-	X509 *x = X509_new();
-	X509V3_CTX v3;
-	X509_EXTENSION *ext;
-	EVP_PKEY *k;
-	FILE *f;
-
-	if (dir[0])
-		return;
-	snprintf(dir, sizeof(dir), "/tmp/debloat-test-tls.XXXXXX");
-	if (!mkdtemp(dir))
-		abort();
-	snprintf(cert_path, sizeof(cert_path), "%s/cert.pem", dir);
-	snprintf(key_path, sizeof(key_path), "%s/key.pem", dir);
-	snprintf(other_key_path, sizeof(other_key_path), "%s/other.pem", dir);
-	snprintf(junk_path, sizeof(junk_path), "%s/junk.pem", dir);
-	k = write_key(key_path);
-	EVP_PKEY_free(write_key(other_key_path));
-	X509_set_version(x, 2);
-	ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
-	X509_gmtime_adj(X509_getm_notBefore(x), -60);
-	X509_gmtime_adj(X509_getm_notAfter(x), 86400);
-	X509_set_pubkey(x, k);
-	X509_NAME_add_entry_by_txt(X509_get_subject_name(x), "CN", MBSTRING_ASC,
-				   (const unsigned char *)"localhost", -1, -1, 0);
-	X509_set_issuer_name(x, X509_get_subject_name(x));
-	X509V3_set_ctx(&v3, x, x, NULL, NULL, 0);
-	ext = X509V3_EXT_conf_nid(NULL, &v3, NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1");
-	if (!ext || !X509_add_ext(x, ext, -1) || !X509_sign(x, k, EVP_sha256()))
-		abort();
-	X509_EXTENSION_free(ext);
-	f = fopen(cert_path, "w");
-	if (!f || !PEM_write_X509(f, x))
-		abort();
-	fclose(f);
-	f = fopen(junk_path, "w");
-	if (!f)
-		abort();
-	fputs("-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n",
-	      f);
-	fclose(f);
-	X509_free(x);
-	EVP_PKEY_free(k);
-}
-
-__attribute__((destructor)) static void remove_files(void)
-{
-	if (!dir[0])
-		return;
-	unlink(cert_path);
-	unlink(key_path);
-	unlink(other_key_path);
-	unlink(junk_path);
-	rmdir(dir);
+	if (!fx)
+		fx = tls_fixture();
 }
 
 struct pair {
@@ -112,7 +46,7 @@ static int pair_open(struct pair *p, const struct tls_client_opts *co, unsigned 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, p->fd) < 0)
 		return -errno;
 	if ((r = tls_client_ctx_new(&p->cctx, co, err, sizeof(err))) < 0 ||
-	    (r = tls_server_ctx_new(&p->sctx, cert_path, key_path, server_alpn, err,
+	    (r = tls_server_ctx_new(&p->sctx, fx->cert, fx->key, server_alpn, err,
 				    sizeof(err))) < 0)
 		return r;
 	p->c = tls_conn_new(p->cctx, p->fd[0], name);
@@ -153,7 +87,7 @@ TEST(handshake_chooses_h2_and_times_itself)
 	struct pair p;
 
 	make_files();
-	co.ca_file = cert_path;
+	co.ca_file = fx->cert;
 	REQUIRE_EQ(pair_open(&p, &co, TLS_ALPN_H2 | TLS_ALPN_HTTP1, "localhost"), 0);
 	CHECK_EQ(tls_handshake_s(p.c) < 0, 1);
 	handshake(&p);
@@ -261,7 +195,7 @@ TEST(verification_checks_the_name_and_the_address)
 	struct pair p;
 
 	make_files();
-	co.ca_file = cert_path;
+	co.ca_file = fx->cert;
 	REQUIRE_EQ(pair_open(&p, &co, TLS_ALPN_H2, "example.org"), 0);
 	handshake(&p);
 	CHECK_EQ(p.cr, -EKEYREJECTED);
@@ -286,20 +220,20 @@ TEST(bad_server_files_are_clear_errors)
 	char missing[128];
 
 	make_files();
-	snprintf(missing, sizeof(missing), "%s/missing.pem", dir);
-	CHECK_EQ(tls_server_ctx_new(&ctx, missing, key_path, TLS_ALPN_H2, err, sizeof(err)),
+	snprintf(missing, sizeof(missing), "%s/missing.pem", fx->dir);
+	CHECK_EQ(tls_server_ctx_new(&ctx, missing, fx->key, TLS_ALPN_H2, err, sizeof(err)),
 		 -ENOENT);
 	CHECK(strstr(err, "cannot open the certificate") && strstr(err, missing));
-	CHECK_EQ(tls_server_ctx_new(&ctx, cert_path, missing, TLS_ALPN_H2, err, sizeof(err)),
+	CHECK_EQ(tls_server_ctx_new(&ctx, fx->cert, missing, TLS_ALPN_H2, err, sizeof(err)),
 		 -ENOENT);
 	CHECK(strstr(err, "cannot open the key") != NULL);
-	CHECK_EQ(tls_server_ctx_new(&ctx, junk_path, key_path, TLS_ALPN_H2, err, sizeof(err)),
+	CHECK_EQ(tls_server_ctx_new(&ctx, fx->junk, fx->key, TLS_ALPN_H2, err, sizeof(err)),
 		 -EBADMSG);
-	CHECK(strstr(err, "is not a PEM certificate") && strstr(err, junk_path));
-	CHECK_EQ(tls_server_ctx_new(&ctx, cert_path, junk_path, TLS_ALPN_H2, err, sizeof(err)),
+	CHECK(strstr(err, "is not a PEM certificate") && strstr(err, fx->junk));
+	CHECK_EQ(tls_server_ctx_new(&ctx, fx->cert, fx->junk, TLS_ALPN_H2, err, sizeof(err)),
 		 -EBADMSG);
 	CHECK(strstr(err, "is not a PEM private key") != NULL);
-	CHECK_EQ(tls_server_ctx_new(&ctx, cert_path, other_key_path, TLS_ALPN_H2, err,
+	CHECK_EQ(tls_server_ctx_new(&ctx, fx->cert, fx->other_key, TLS_ALPN_H2, err,
 				    sizeof(err)),
 		 -EKEYREJECTED);
 	CHECK(strstr(err, "does not match") != NULL);
