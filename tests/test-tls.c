@@ -18,6 +18,27 @@
 #include "meter/tls.h"
 #include "tls-fixture.h"
 
+/* The server's ALPN choice, a pure function in every build. */
+TEST(alpn_choice_prefers_h2_and_refuses_malformed_lists)
+{
+	const unsigned char *name = NULL;
+	unsigned char len = 0;
+	const unsigned char both[] = "\x08http/1.1\x02h2", bad[] = "\x02h2\x09http/1.1";
+
+	CHECK_EQ(tls_alpn_choose(both, sizeof(both) - 1, TLS_ALPN_H2 | TLS_ALPN_HTTP1, &name,
+				 &len),
+		 TLS_ALPN_H2);
+	CHECK(len == 2 && name == both + 10);
+	CHECK_EQ(tls_alpn_choose(both, sizeof(both) - 1, TLS_ALPN_HTTP1, &name, &len),
+		 TLS_ALPN_HTTP1);
+	CHECK(len == 8 && name == both + 1);
+	name = NULL;
+	CHECK_EQ(tls_alpn_choose(both + 9, 3, TLS_ALPN_HTTP1, &name, &len), 0);
+	CHECK_EQ(tls_alpn_choose(bad, sizeof(bad) - 1, TLS_ALPN_H2, &name, &len), 0);
+	CHECK(name == NULL); /* untouched */
+	CHECK_EQ(tls_alpn_choose((const unsigned char *)"\0", 1, TLS_ALPN_H2, &name, &len), 0);
+}
+
 #if DEBLOAT_HAVE_TLS
 
 static const struct tls_fixture *fx;

@@ -10,6 +10,36 @@
 
 #include "meter/tls.h"
 
+unsigned tls_alpn_choose(const unsigned char *in, size_t inlen, unsigned accept,
+			 const unsigned char **name, unsigned char *len)
+{
+	const unsigned char *h2 = NULL, *h1 = NULL;
+
+	/* the whole list is checked before anything is chosen: a malformed one picks none */
+	for (size_t i = 0; i < inlen;) {
+		size_t n = in[i];
+
+		if (!n || n > inlen - i - 1)
+			return 0;
+		if (n == 2 && !memcmp(in + i + 1, "h2", 2) && !h2)
+			h2 = in + i + 1;
+		else if (n == 8 && !memcmp(in + i + 1, "http/1.1", 8) && !h1)
+			h1 = in + i + 1;
+		i += 1 + n;
+	}
+	if ((accept & TLS_ALPN_H2) && h2) {
+		*name = h2;
+		*len = 2;
+		return TLS_ALPN_H2;
+	}
+	if ((accept & TLS_ALPN_HTTP1) && h1) {
+		*name = h1;
+		*len = 8;
+		return TLS_ALPN_HTTP1;
+	}
+	return 0;
+}
+
 #if DEBLOAT_HAVE_TLS
 
 #include <openssl/err.h>
@@ -162,33 +192,14 @@ int tls_client_ctx_new(struct tls_ctx **out, const struct tls_client_opts *o, ch
 	return 0;
 }
 
-/* The server's choice: h2 when offered and accepted, else http/1.1, else no ALPN. */
 static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
 		       const unsigned char *in, unsigned inlen, void *arg)
 {
 	const struct tls_ctx *c = arg;
-	const unsigned char *h1 = NULL;
 
 	(void)ssl;
-	for (unsigned i = 0; i < inlen;) {
-		unsigned len = in[i];
-
-		if (i + 1 + len > inlen)
-			break;
-		if ((c->alpn & TLS_ALPN_H2) && len == 2 && !memcmp(in + i + 1, "h2", 2)) {
-			*out = in + i + 1;
-			*outlen = 2;
-			return SSL_TLSEXT_ERR_OK;
-		}
-		if ((c->alpn & TLS_ALPN_HTTP1) && len == 8 && !memcmp(in + i + 1, "http/1.1", 8))
-			h1 = in + i + 1;
-		i += 1 + len;
-	}
-	if (!h1)
-		return SSL_TLSEXT_ERR_NOACK;
-	*out = h1;
-	*outlen = 8;
-	return SSL_TLSEXT_ERR_OK;
+	return tls_alpn_choose(in, inlen, c->alpn, out, outlen) ? SSL_TLSEXT_ERR_OK
+								: SSL_TLSEXT_ERR_NOACK;
 }
 
 /* The file must open for reading: its errno says more than OpenSSL's reason would. */

@@ -107,6 +107,17 @@ enum tls_step tls_want(const struct tls_conn *t);
 /* Bytes decrypted and buffered inside the TLS layer, readable without the socket. */
 size_t tls_pending(const struct tls_conn *t);
 
+/*
+ * The server's choice from a client's ALPN list in wire format (RFC 7301 section 3.1: a
+ * length byte before each name), among the protocols in accept: "h2" when offered,
+ * else "http/1.1". TLS_ALPN_H2 or TLS_ALPN_HTTP1, with *name and *len pointing into in;
+ * 0 when nothing offered is accepted, or the list is malformed (a name running past
+ * inlen, an empty name), and then *name and *len are untouched. Pure: also in builds
+ * without TLS (fuzz/fuzz-alpn.c).
+ */
+unsigned tls_alpn_choose(const unsigned char *in, size_t inlen, unsigned accept,
+			 const unsigned char **name, unsigned char *len);
+
 /* The protocol ALPN chose after the handshake: "h2", "http/1.1", or "" for none. */
 const char *tls_alpn(const struct tls_conn *t);
 /* "TLSv1.3" and the like, after the handshake. */
