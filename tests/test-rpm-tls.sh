@@ -15,7 +15,8 @@
 #
 #  - -k: an RPM over h2 with TLS, the TLS handshake of the foreign probes in the
 #    summary, the JSON (tls_f_ms, protocol h2, tls true) and its own series, and a
-#    foreign RPM that is 60000 over the mean of the three foreign components;
+#    foreign RPM that is 60000 over the mean of the three foreign components; the same
+#    in both stages of --sequential;
 #  - without -k the self-signed certificate fails verification: exit 1, saying so
 #    and naming -k; trusted (SSL_CERT_FILE, OpenSSL's own variable for the default
 #    store) it verifies by name (https://localhost) and the test runs; trusted but for
@@ -105,6 +106,13 @@ if [ -s "$T/tls.json" ]; then
 else
 	fail "no result written"
 fi
+
+run ip netns exec "$NS" timeout 20 "$DEBLOAT" test rpm -k --sequential --id 0.3 --max-time 1 \
+	--json "$url"
+assert_status "test rpm -k --sequential over TLS runs" 0
+assert_true "a download and an upload stage, each with TLS handshakes and an RPM" \
+	jqtrue '[.rpm.stages[] | .direction] == ["download", "upload"] and
+		([.rpm.stages[] | .tls_f_ms > 0 and .rpm > 0] | all)' <<<"$OUT"
 
 run ip netns exec "$NS" timeout 10 "$DEBLOAT" test rpm --id 0.3 --max-time 1 "$url"
 assert_status "without -k a self-signed certificate is refused" 1
