@@ -112,16 +112,26 @@ static int parse_args(int argc, char *argv[], struct rpm_args *a)
 		O_LABEL
 	};
 	static const struct option options[] = {
-	    {"verbose", no_argument, NULL, 'v'},	{"http1", no_argument, NULL, O_HTTP1},
-	    {"http2", no_argument, NULL, O_HTTP2},	{"download", no_argument, NULL, O_DOWN},
-	    {"upload", no_argument, NULL, O_UP},	{"sequential", no_argument, NULL, O_SEQ},
-	    {"concurrent", no_argument, NULL, O_CONC},	{"mad", required_argument, NULL, O_MAD},
-	    {"id", required_argument, NULL, O_ID},	{"tmp", required_argument, NULL, O_TMP},
-	    {"sdt", required_argument, NULL, O_SDT},	{"mnp", required_argument, NULL, O_MNP},
-	    {"mps", required_argument, NULL, O_MPS},	{"ptc", required_argument, NULL, O_PTC},
-	    {"max-time", required_argument, NULL, 'm'}, {"label", required_argument, NULL, O_LABEL},
-	    {"output", required_argument, NULL, 'o'},	{"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},		{"insecure", no_argument, NULL, 'k'},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"http1", no_argument, NULL, O_HTTP1},
+	    {"http2", no_argument, NULL, O_HTTP2},
+	    {"download", no_argument, NULL, O_DOWN},
+	    {"upload", no_argument, NULL, O_UP},
+	    {"sequential", no_argument, NULL, O_SEQ},
+	    {"concurrent", no_argument, NULL, O_CONC},
+	    {"mad", required_argument, NULL, O_MAD},
+	    {"id", required_argument, NULL, O_ID},
+	    {"tmp", required_argument, NULL, O_TMP},
+	    {"sdt", required_argument, NULL, O_SDT},
+	    {"mnp", required_argument, NULL, O_MNP},
+	    {"mps", required_argument, NULL, O_MPS},
+	    {"ptc", required_argument, NULL, O_PTC},
+	    {"max-time", required_argument, NULL, 'm'},
+	    {"label", required_argument, NULL, O_LABEL},
+	    {"output", required_argument, NULL, 'o'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"insecure", no_argument, NULL, 'k'},
 	    {0},
 	};
 	const char *what = NULL, *want = NULL;
@@ -291,9 +301,9 @@ static int make_tls(const struct rpm_args *a, struct tls_ctx **out)
 {
 	struct tls_client_opts o = {
 	    .insecure = a->insecure,
-	    .alpn = !a->proto_given		? TLS_ALPN_H2 | TLS_ALPN_HTTP1
-		    : a->p.proto == HC_HTTP1	? TLS_ALPN_HTTP1
-						: TLS_ALPN_H2,
+	    .alpn = !a->proto_given	     ? TLS_ALPN_H2 | TLS_ALPN_HTTP1
+		    : a->p.proto == HC_HTTP1 ? TLS_ALPN_HTTP1
+					     : TLS_ALPN_H2,
 	};
 	char why[TLS_ERRLEN];
 	int r = tls_client_ctx_new(out, &o, why, sizeof(why));

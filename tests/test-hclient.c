@@ -256,8 +256,8 @@ static bool tls_peer_open(struct tls_peer *tp, bool verify_with_fixture)
 	if (!p->cl || hc_client_set_tls(p->cl, tp->cctx, "127.0.0.1") < 0)
 		return false;
 	/* asks for HTTP/2; the server's ALPN says http/1.1 and that is what runs */
-	p->c = hc_connect(p->cl, (struct sockaddr *)&p->addr, sizeof(p->addr), HC_H2C,
-			  "127.0.0.1", 0, &conn_ops, &p->o);
+	p->c = hc_connect(p->cl, (struct sockaddr *)&p->addr, sizeof(p->addr), HC_H2C, "127.0.0.1",
+			  0, &conn_ops, &p->o);
 	if (!p->c)
 		return false;
 	p->fd = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK);

@@ -25,8 +25,7 @@ TEST(alpn_choice_prefers_h2_and_refuses_malformed_lists)
 	unsigned char len = 0;
 	const unsigned char both[] = "\x08http/1.1\x02h2", bad[] = "\x02h2\x09http/1.1";
 
-	CHECK_EQ(tls_alpn_choose(both, sizeof(both) - 1, TLS_ALPN_H2 | TLS_ALPN_HTTP1, &name,
-				 &len),
+	CHECK_EQ(tls_alpn_choose(both, sizeof(both) - 1, TLS_ALPN_H2 | TLS_ALPN_HTTP1, &name, &len),
 		 TLS_ALPN_H2);
 	CHECK(len == 2 && name == both + 10);
 	CHECK_EQ(tls_alpn_choose(both, sizeof(both) - 1, TLS_ALPN_HTTP1, &name, &len),
@@ -67,8 +66,8 @@ static int pair_open(struct pair *p, const struct tls_client_opts *co, unsigned 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, p->fd) < 0)
 		return -errno;
 	if ((r = tls_client_ctx_new(&p->cctx, co, err, sizeof(err))) < 0 ||
-	    (r = tls_server_ctx_new(&p->sctx, fx->cert, fx->key, server_alpn, err,
-				    sizeof(err))) < 0)
+	    (r = tls_server_ctx_new(&p->sctx, fx->cert, fx->key, server_alpn, err, sizeof(err))) <
+		0)
 		return r;
 	p->c = tls_conn_new(p->cctx, p->fd[0], name);
 	p->s = tls_conn_new(p->sctx, p->fd[1], NULL);
@@ -254,8 +253,7 @@ TEST(bad_server_files_are_clear_errors)
 	CHECK_EQ(tls_server_ctx_new(&ctx, fx->cert, fx->junk, TLS_ALPN_H2, err, sizeof(err)),
 		 -EBADMSG);
 	CHECK(strstr(err, "is not a PEM private key") != NULL);
-	CHECK_EQ(tls_server_ctx_new(&ctx, fx->cert, fx->other_key, TLS_ALPN_H2, err,
-				    sizeof(err)),
+	CHECK_EQ(tls_server_ctx_new(&ctx, fx->cert, fx->other_key, TLS_ALPN_H2, err, sizeof(err)),
 		 -EKEYREJECTED);
 	CHECK(strstr(err, "does not match") != NULL);
 	CHECK(ctx == (struct tls_ctx *)&ctx);

@@ -196,7 +196,8 @@ static void load_connected(void *ctx, struct hc_conn *c, double connect_s)
 
 	(void)connect_s;
 	if (hc_conn_proto(c) != lc->run->p->proto) {
-		stage_fail(lc->run, -EPROTO, "the server chose %s for a load connection (ALPN): try %s",
+		stage_fail(lc->run, -EPROTO,
+			   "the server chose %s for a load connection (ALPN): try %s",
 			   hc_conn_proto(c) == HC_HTTP1 ? "HTTP/1.1" : "HTTP/2",
 			   hc_conn_proto(c) == HC_HTTP1 ? "--http1" : "--http2");
 		return;
@@ -366,7 +367,7 @@ static void close_step(struct run *run)
 		for (int k = 0; k < S_KINDS; k++)
 			if (run->series[2 + k])
 				run->series[2 + k]->values[run->step] =
-			    run->step_n[k] ? run->step_sum[k] / run->step_n[k] : NAN;
+				    run->step_n[k] ? run->step_sum[k] / run->step_n[k] : NAN;
 	}
 	memset(run->step_bytes, 0, sizeof(run->step_bytes));
 	memset(run->step_sum, 0, sizeof(run->step_sum));
@@ -620,7 +621,7 @@ struct fetch {
 	int status, err;
 	bool connected, done, too_big;
 	const char *path;
-	enum hc_proto proto; /* what the connection spoke */
+	enum hc_proto proto;  /* what the connection spoke */
 	char why[TLS_ERRLEN]; /* TLS's reason for a failure, or "" */
 };
 

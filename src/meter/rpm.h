@@ -65,8 +65,8 @@ struct rpm_params {
 	unsigned mad, tmp, mnp, mps;
 	double id_s, sdt, ptc;
 	double max_s; /* the longest a stage may run */
-	enum hc_proto proto; /* over TLS: what ALPN must choose on every connection */
-	struct tls_ctx *tls; /* a client context: every connection over TLS; NULL: cleartext */
+	enum hc_proto proto;	 /* over TLS: what ALPN must choose on every connection */
+	struct tls_ctx *tls;	 /* a client context: every connection over TLS; NULL: cleartext */
 	const char *server_name; /* TLS: SNI and the name the certificate must carry */
 	enum rpm_dirs dirs;
 	bool sequential;			/* with RPM_BOTH: one stage per direction */

@@ -155,7 +155,8 @@ static struct tls_ctx *ctx_alloc(const SSL_METHOD *method, bool server)
 	/* Our output buffers are refilled between calls: let a retried write move and let
 	 * writes be partial, as send() is. */
 	SSL_CTX_set_mode(c->ssl, SSL_MODE_ENABLE_PARTIAL_WRITE |
-				     SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER | SSL_MODE_RELEASE_BUFFERS);
+				     SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+				     SSL_MODE_RELEASE_BUFFERS);
 	return c;
 }
 
@@ -362,7 +363,8 @@ static int fail(struct tls_conn *t, int r)
 		return -EKEYREJECTED;
 	}
 	q = ERR_peek_last_error();
-	if (ERR_GET_LIB(q) == ERR_LIB_SSL && ERR_GET_REASON(q) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+	if (ERR_GET_LIB(q) == ERR_LIB_SSL &&
+	    ERR_GET_REASON(q) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
 		snprintf(t->err, sizeof(t->err), "the peer closed without a TLS close_notify");
 		return -ECONNRESET;
 	}
