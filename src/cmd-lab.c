@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "cli.h"
 #include "lab/board.h"
 #include "lab/compare.h"
@@ -611,7 +612,7 @@ static void world_close(struct lab_world *w)
 {
 	int *fds[] = {&w->client_tun, &w->board_tun, &w->client_ns, &w->board_ns};
 
-	for (size_t i = 0; i < sizeof(fds) / sizeof(*fds); i++) {
+	for (size_t i = 0; i < COUNT(fds); i++) {
 		if (*fds[i] >= 0)
 			close(*fds[i]);
 		*fds[i] = -1;

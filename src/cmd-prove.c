@@ -19,6 +19,7 @@
 
 #include <debloat/units.h>
 
+#include "array.h"
 #include "cli.h"
 #include "fix/apply.h"
 #include "fix/journal.h"
@@ -728,7 +729,7 @@ static int prove(struct prove_run *r)
 				 r->before.induced_ms, r->ifc->name);
 		return 0;
 	}
-	if (fix_argv(r, argv, sizeof(argv) / sizeof(*argv), try_s, rate, down) < 0) {
+	if (fix_argv(r, argv, COUNT(argv), try_s, rate, down) < 0) {
 		r->outcome = "failed";
 		snprintf(r->why, sizeof(r->why), "cannot spell the shaper's rate");
 		return -1;

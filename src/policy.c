@@ -7,6 +7,7 @@
 
 #include <debloat/units.h>
 
+#include "array.h"
 #include "drivers.h"
 #include "host/avail.h"
 #include "host/host.h"
@@ -203,7 +204,7 @@ static uint64_t drain_rate_bps(const struct iface *ifc, const struct qdisc *pare
 	if (parent) {
 		bool line_rate = false;
 
-		for (size_t i = 0; i < sizeof(line_rate_parents) / sizeof(*line_rate_parents); i++)
+		for (size_t i = 0; i < COUNT(line_rate_parents); i++)
 			line_rate |= !strcmp(parent->kind, line_rate_parents[i]);
 		if (!line_rate) {
 			*why = "the rate of the shaper class above it is not read yet";

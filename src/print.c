@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "json.h"
 #include "print.h"
 
@@ -283,8 +284,7 @@ static void text_item(struct printer *p, const char *key, enum unit unit, unsign
 		text_write(p, " ");
 	/* "label value" as one string, the blank between them one that does not break. */
 	if (key && !(flags & PRINT_BARE)) {
-		const char *suffix =
-		    unit < sizeof(unit_suffix) / sizeof(*unit_suffix) ? unit_suffix[unit] : NULL;
+		const char *suffix = unit < COUNT(unit_suffix) ? unit_suffix[unit] : NULL;
 		size_t n = strlen(key), sn = suffix ? strlen(suffix) : 0;
 
 		if (sn && n > sn && !strcmp(key + n - sn, suffix))
@@ -515,7 +515,7 @@ void print_double(struct printer *p, const char *key, double v, int decimals, un
 	    [UNIT_MBPS] = " Mbit/s",	[UNIT_BPS] = " bit/s", [UNIT_BYTES] = " bytes",
 	    [UNIT_PACKETS] = " packets"};
 	enum unit unit = (enum unit)(unit_flags & UNIT_MASK);
-	const char *name = unit < sizeof(unit_name) / sizeof(*unit_name) ? unit_name[unit] : NULL;
+	const char *name = unit < COUNT(unit_name) ? unit_name[unit] : NULL;
 	char buf[64];
 
 	if (p->mode == PRINT_MODE_JSON) {

@@ -7,12 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "gz.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
 #include "snapshot.h"
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 #define SNAPSHOT_MAX_QUEUES 4096  /* BQL_MAX_QUEUES */
 #define SNAPSHOT_MAX_QDISCS 65536 /* in one tree, counted over all levels */

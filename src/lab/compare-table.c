@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "json.h"
 #include "meter/tests.h"
 #include "plot/compare.h"
@@ -350,7 +351,7 @@ void lc_json_run(struct printer *p, const char *dir, const struct lc_run *lr,
 			     4, PRINT_JSON_ONLY);
 	print_close(p);
 	print_open_object(p, "files");
-	for (size_t k = 0; k < sizeof(lc_run_files) / sizeof(lc_run_files[0]); k++) {
+	for (size_t k = 0; k < COUNT(lc_run_files); k++) {
 		lc_file_path(path, sizeof(path), dir, lr->stem, lc_run_files[k][1]);
 		print_str(p, lc_run_files[k][0], access(path, F_OK) ? NULL : path, PRINT_JSON_ONLY);
 	}

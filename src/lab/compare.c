@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "cli.h"
 #include "json.h"
 #include "lab/compare.h"
@@ -38,7 +39,7 @@
 
 static const char *const seed_profiles[] = {"bbb-stock", "bbb-bql", "bbb-bql-fq",
 					    "bbb-bql-fq_codel"};
-#define SEED_N (sizeof(seed_profiles) / sizeof(seed_profiles[0]))
+#define SEED_N (COUNT(seed_profiles))
 
 static const char usage_compare[] =
     "Usage: " PROG_NAME " lab compare [-l SECONDS] [-d SECONDS] [--test NAME]\n"
@@ -865,7 +866,7 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 		lc_file_path(log, sizeof(log), dir, lr->stem, ".log");
 		/* Stale files of an earlier run in the same directory must not pass for this one.
 		 */
-		for (size_t k = 0; k < sizeof(lc_run_files) / sizeof(lc_run_files[0]); k++) {
+		for (size_t k = 0; k < COUNT(lc_run_files); k++) {
 			char old[PATH_MAX];
 
 			lc_file_path(old, sizeof(old), dir, lr->stem, lc_run_files[k][1]);

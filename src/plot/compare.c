@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array.h"
 #include "plot/compare.h"
 
 static double download(const struct summary *s)
@@ -64,7 +65,7 @@ const struct compare_metric compare_metrics[] = {
     {"loss_pct", "probe loss %", 2, loss},
     {"rpm", "RPM probe p50", 0, rpm},
 };
-const size_t compare_nmetrics = sizeof(compare_metrics) / sizeof(compare_metrics[0]);
+const size_t compare_nmetrics = COUNT(compare_metrics);
 /* Only `test rpm` results have it: not in the table above, which `lab compare` shows too. */
 static const struct compare_metric metric_rpm_ietf = {"rpm_ietf", "RPM (IETF)", 0, rpm_ietf};
 
