@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cli.c - cli.h: usage errors, said the same way by every command. */
+/* cli.c - cli.h: usage errors, said the same way by every command, and their signal flag. */
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,4 +43,11 @@ const char *cli_bad_option(char *const argv[])
 		return word;
 	}
 	return argv[optind - 1];
+}
+
+volatile sig_atomic_t cli_signal;
+
+void cli_on_signal(int sig)
+{
+	cli_signal = sig;
 }

@@ -9,6 +9,7 @@
 #ifndef DEBLOAT_CLI_H
 #define DEBLOAT_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #define PROG_NAME "debloat"
@@ -34,6 +35,14 @@ const char *cli_bad_option(char *const argv[]);
  * as typed by argv[optind - 1] ("--port", not "-p").
  */
 bool cli_lacks_value(int c, const char *with_value);
+
+/*
+ * A command that stops cleanly on SIGINT/SIGTERM installs cli_on_signal() as the
+ * handler (sigaction) and polls cli_signal: 0 until a signal came, then its number.
+ * One process runs one command, so one flag serves them all.
+ */
+extern volatile sig_atomic_t cli_signal;
+void cli_on_signal(int sig);
 
 int cmd_audit(int argc, char *argv[]);
 int cmd_bql(int argc, char *argv[]);

@@ -77,14 +77,6 @@ struct exporter {
 	int last_textfile_err;
 };
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 enum { OPT_LIST = 256 };
 
 static int parse_args(int argc, char *argv[], struct exporter_args *a)
@@ -291,9 +283,9 @@ int cmd_exporter(int argc, char *argv[])
 {
 	struct exporter_args a = {.state_dir = APPLY_STATE_DIR,
 				  .interval = EXPORTER_DEFAULT_INTERVAL};
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct sigaction sa = {.sa_handler = cli_on_signal};
 	struct exporter e = {.a = &a};
-	struct http_server s = {.fd = -1, .path = "/metrics", .stop = &stop_flag};
+	struct http_server s = {.fd = -1, .path = "/metrics", .stop = &cli_signal};
 	struct utsname u;
 	int ret = 1, r;
 

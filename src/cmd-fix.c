@@ -452,14 +452,6 @@ __attribute__((format(printf, 2, 3))) static void fail(struct fix_run *r, const 
 	fprintf(stderr, "%s: fix: %s\n", PROG_NAME, r->error);
 }
 
-static volatile sig_atomic_t stop_waiting;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_waiting = 1;
-}
-
 /* A plan from ROOT/etc/debloat/IFACE.conf, for the interface host_read found. */
 static int plan_from_persisted(struct fix_run *r, const char *ifname)
 {
@@ -674,7 +666,7 @@ static void tell_ready(void)
 
 static int try_wait(struct fix_run *r)
 {
-	struct sigaction sa = {.sa_handler = on_signal}, old[3];
+	struct sigaction sa = {.sa_handler = cli_on_signal}, old[3];
 	static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
 	int ret;
 
@@ -690,7 +682,7 @@ static int try_wait(struct fix_run *r)
 	tell_ready();
 	ret =
 	    apply_wait_confirm(&r->env, r->a.try_seconds, isatty(STDIN_FILENO) ? STDIN_FILENO : -1,
-			       &stop_waiting, isatty(STDERR_FILENO) ? countdown : NULL, NULL);
+			       &cli_signal, isatty(STDERR_FILENO) ? countdown : NULL, NULL);
 	if (isatty(STDERR_FILENO))
 		fputc('\n', stderr);
 	for (int i = 0; i < 3; i++)

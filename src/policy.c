@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* policy.c - policy.h: findings, delays and grades from an interface description. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "host/host.h"
 #include "host/qdisc.h"
 #include "policy.h"
+#include "say.h"
 
 const char *grade_name(enum grade g)
 {
@@ -129,15 +129,6 @@ static void evidence(struct finding *f, struct value val)
 {
 	if (f->nevidence < POLICY_MAX_EVIDENCE)
 		f->evidence[f->nevidence++] = val;
-}
-
-__attribute__((format(printf, 3, 4))) static void say(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
 }
 
 /* docs/design/host-tuning.md section 1: fq_codel's limit and quantum for the link's speed. */

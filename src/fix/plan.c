@@ -15,15 +15,7 @@
 #include "fix/plan.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
-
-__attribute__((format(printf, 3, 4))) static void say(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
+#include "say.h"
 
 void plan_init(struct plan *p, const struct plan_options *opts)
 {

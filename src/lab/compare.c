@@ -20,6 +20,7 @@
 
 #include "array.h"
 #include "cli.h"
+#include "fsutil.h"
 #include "json.h"
 #include "lab/compare.h"
 #include "lab/profile.h"
@@ -98,13 +99,6 @@ const char *const lc_run_files[LC_RUN_FILES][2] = {
     {"log", ".log"},
     {"plot", ".svg"},
 };
-
-static volatile sig_atomic_t got_signal;
-
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
 
 static double now_s(void)
 {
@@ -317,28 +311,6 @@ out:
 	return ret;
 }
 
-/* mkdir -p. -errno. */
-static int make_dir(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *s = buf + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 void lc_file_path(char *out, size_t len, const char *dir, const char *stem, const char *ext)
 {
 	snprintf(out, len, "%s/%s%s", dir, stem, ext);
@@ -478,7 +450,7 @@ static void wait_run(const struct lc_args *a, size_t i, struct lc_run *lr, pid_t
 			shown = floor(t);
 		}
 		/* A terminal's ^C reached the lab too; a signal sent to us alone is passed on. */
-		if (got_signal && !termed && (got_signal != SIGINT || t > 2)) {
+		if (cli_signal && !termed && (cli_signal != SIGINT || t > 2)) {
 			kill(pid, SIGTERM);
 			termed = true;
 			deadline = t;
@@ -506,7 +478,7 @@ static void wait_run(const struct lc_args *a, size_t i, struct lc_run *lr, pid_t
 		snprintf(lr->error, sizeof(lr->error),
 			 "stopped after %.0f s (expected about %.0f s)%s%s", lr->elapsed_s, expect,
 			 why[0] ? ": " : "", why);
-	else if (got_signal)
+	else if (cli_signal)
 		snprintf(lr->error, sizeof(lr->error), "interrupted");
 	else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		snprintf(lr->error, sizeof(lr->error), "%s", why[0] ? why : "cannot run the lab");
@@ -774,7 +746,7 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 			    .test = "rrul"};
 	char self[PATH_MAX], dir[PATH_MAX], shown[PATH_MAX], cmp_path[PATH_MAX], log[PATH_MAX];
 	char berr[512];
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term, old_hup;
+	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
 	struct printer *p = NULL;
 	struct lc_run *runs = NULL;
 	bool plotted, failed = false;
@@ -832,7 +804,7 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 		localtime_r(&t, &tm);
 		strftime(shown, sizeof(shown), "debloat-lab-%Y%m%d-%H%M%S", &tm);
 	}
-	r = make_dir(shown);
+	r = mkdir_p(shown);
 	if (r < 0 || !realpath(shown, dir)) {
 		fprintf(stderr, "%s: %s: cannot create %s: %s\n", PROG_NAME, a.cmd, shown,
 			strerror(r < 0 ? -r : errno));
@@ -859,7 +831,7 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 		struct lc_run *lr = &runs[i];
 		pid_t pid;
 
-		if (got_signal) {
+		if (cli_signal) {
 			snprintf(lr->error, sizeof(lr->error), "not run: interrupted");
 			continue;
 		}
@@ -910,9 +882,9 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 	}
 	for (size_t i = 0; i < a.nprofiles; i++)
 		failed |= !runs[i].ok;
-	if (got_signal)
+	if (cli_signal)
 		fprintf(stderr, "%s: %s: interrupted\n", PROG_NAME, a.cmd);
-	ret = failed || got_signal ? 1 : 0;
+	ret = failed || cli_signal ? 1 : 0;
 cleanup:
 	print_free(p);
 	free_runs(runs, a.nprofiles);
