@@ -7,6 +7,19 @@
 
 #include "cli.h"
 
+void cli_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", PROG_NAME);
+	if (cmd)
+		fprintf(stderr, "%s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 {
 	va_list ap;

@@ -19,6 +19,13 @@ enum {
 };
 
 /*
+ * "debloat: fix: needs root" and a newline on stderr: the one shape of a command's
+ * message (what failed, on what, and why); cmd NULL: "debloat: needs root". fmt has no
+ * trailing newline.
+ */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
  * "debloat: audit: unknown option "--nosuch"" and "see 'debloat audit --help'" on
  * stderr, two lines, not the whole help; returns EXIT_USAGE. cmd may be NULL for the top
  * level. usage is kept for the callers' sake and not printed.

@@ -225,16 +225,14 @@ static int write_textfile(struct exporter *e)
 	r = scrape(e, &buf, &len);
 	if (r < 0) {
 		if (r != e->last_textfile_err)
-			fprintf(stderr, "%s: exporter: cannot read the host: %s\n", PROG_NAME,
-				strerror(-r));
+			cli_error("exporter", "cannot read the host: %s", strerror(-r));
 	} else {
 		r = textfile_write(e->a->textfile, buf, len);
 		if (r < 0 && r != e->last_textfile_err)
-			fprintf(stderr, "%s: exporter: cannot write %s/%s: %s\n", PROG_NAME,
-				e->a->textfile, TEXTFILE_NAME,
-				r == -EEXIST
-				    ? "it exists and is not a regular file; not replacing it"
-				    : strerror(-r));
+			cli_error(
+			    "exporter", "cannot write %s/%s: %s", e->a->textfile, TEXTFILE_NAME,
+			    r == -EEXIST ? "it exists and is not a regular file; not replacing it"
+					 : strerror(-r));
 	}
 	free(buf);
 	e->last_textfile_err = r;
@@ -254,7 +252,7 @@ static void textfile_error(const char *dir, int r)
 			      " there exists and is not a regular file; not replacing it"
 					 : strerror(-r);
 
-	fprintf(stderr, "%s: exporter: cannot use --textfile %s: %s\n", PROG_NAME, dir, why);
+	cli_error("exporter", "cannot use --textfile %s: %s", dir, why);
 }
 
 static int print_once(struct exporter *e)
@@ -265,13 +263,11 @@ static int print_once(struct exporter *e)
 
 	r = scrape(e, &buf, &len);
 	if (r < 0) {
-		fprintf(stderr, "%s: exporter: cannot read the host: %s\n", PROG_NAME,
-			strerror(-r));
+		cli_error("exporter", "cannot read the host: %s", strerror(-r));
 		return 1;
 	}
 	if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) == EOF) {
-		fprintf(stderr, "%s: exporter: cannot write the metrics: %s\n", PROG_NAME,
-			strerror(errno));
+		cli_error("exporter", "cannot write the metrics: %s", strerror(errno));
 		free(buf);
 		return 1;
 	}
@@ -313,8 +309,7 @@ int cmd_exporter(int argc, char *argv[])
 	if (a.listen) {
 		r = http_listen(&a.addr, a.addrlen, &s.fd);
 		if (r < 0) {
-			fprintf(stderr, "%s: exporter: cannot listen on %s: %s\n", PROG_NAME,
-				a.listen, strerror(-r));
+			cli_error("exporter", "cannot listen on %s: %s", a.listen, strerror(-r));
 			return 1;
 		}
 	}
@@ -328,16 +323,15 @@ int cmd_exporter(int argc, char *argv[])
 		s.tick_ms = a.interval * 1000;
 	}
 	if (a.listen && a.listen[0] == ':')
-		fprintf(stderr, "%s: exporter: serving /metrics on port %s of every address\n",
-			PROG_NAME, a.listen + 1);
+		cli_error("exporter", "serving /metrics on port %s of every address", a.listen + 1);
 	else if (a.listen)
-		fprintf(stderr, "%s: exporter: serving http://%s/metrics\n", PROG_NAME, a.listen);
+		cli_error("exporter", "serving http://%s/metrics", a.listen);
 	if (a.textfile)
-		fprintf(stderr, "%s: exporter: writing %s/%s every %u s\n", PROG_NAME, a.textfile,
-			TEXTFILE_NAME, a.interval);
+		cli_error("exporter", "writing %s/%s every %u s", a.textfile, TEXTFILE_NAME,
+			  a.interval);
 	r = http_serve(&s);
 	if (r < 0) {
-		fprintf(stderr, "%s: exporter: event loop failed: %s\n", PROG_NAME, strerror(-r));
+		cli_error("exporter", "event loop failed: %s", strerror(-r));
 		goto cleanup;
 	}
 	ret = 0;

@@ -449,7 +449,7 @@ __attribute__((format(printf, 2, 3))) static void fail(struct fix_run *r, const 
 	va_start(ap, fmt);
 	vsnprintf(r->error, sizeof(r->error), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: fix: %s\n", PROG_NAME, r->error);
+	cli_error("fix", "%s", r->error);
 }
 
 /* A plan from ROOT/etc/debloat/IFACE.conf, for the interface host_read found. */
@@ -659,8 +659,7 @@ static void tell_ready(void)
 	if (*end || errno || fd < 3 || fd > INT_MAX)
 		return;
 	if (write((int)fd, "ready\n", 6) != 6)
-		fprintf(stderr, "%s: fix: cannot tell DEBLOAT_FIX_READY_FD: %s\n", PROG_NAME,
-			strerror(errno));
+		cli_error("fix", "cannot tell DEBLOAT_FIX_READY_FD: %s", strerror(errno));
 	close((int)fd);
 }
 
@@ -670,12 +669,11 @@ static int try_wait(struct fix_run *r)
 	static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
 	int ret;
 
-	fprintf(stderr,
-		"%s: fix: on trial for %u s: %srun `%s fix --confirm%s%s` from another shell to "
-		"keep it; otherwise it is undone\n",
-		PROG_NAME, r->a.try_seconds, isatty(STDIN_FILENO) ? "press a key here, or " : "",
-		PROG_NAME, r->a.state_dir ? " --state-dir " : "",
-		r->a.state_dir ? r->a.state_dir : "");
+	cli_error("fix",
+		  "on trial for %u s: %srun `%s fix --confirm%s%s` from another shell to "
+		  "keep it; otherwise it is undone",
+		  r->a.try_seconds, isatty(STDIN_FILENO) ? "press a key here, or " : "", PROG_NAME,
+		  r->a.state_dir ? " --state-dir " : "", r->a.state_dir ? r->a.state_dir : "");
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &sa, &old[i]);
@@ -740,10 +738,10 @@ static int fall_back(struct fix_run *r, size_t failed)
 		return 0;
 	if (!fallback_mark(&r->host, &host_default_paths, s->after, names, sizeof(names)))
 		return 0;
-	fprintf(stderr,
-		"%s: fix: this kernel lists %s but cannot load it (%s): everything was put back; "
-		"planning again without it\n",
-		PROG_NAME, names, s->msg[0] ? s->msg : strerror(-s->err));
+	cli_error("fix",
+		  "this kernel lists %s but cannot load it (%s): everything was put back; "
+		  "planning again without it",
+		  names, s->msg[0] ? s->msg : strerror(-s->err));
 	if (r->fell_back[0] && strlen(r->fell_back) + 1 < sizeof(r->fell_back))
 		strcat(r->fell_back, " ");
 	if (strlen(r->fell_back) + strlen(names) < sizeof(r->fell_back))
@@ -888,13 +886,11 @@ static int emit_config(struct fix_run *r)
 		return 1;
 	}
 	for (unsigned i = 0; i < e->nwarnings; i++)
-		fprintf(stderr, "%s: fix: warning: %s\n", PROG_NAME, e->warnings[i]);
+		cli_error("fix", "warning: %s", e->warnings[i]);
 	if (e->lost_warnings)
-		fprintf(stderr, "%s: fix: warning: and %u more like these\n", PROG_NAME,
-			e->lost_warnings);
+		cli_error("fix", "warning: and %u more like these", e->lost_warnings);
 	if (!e->nfiles)
-		fprintf(stderr, "%s: fix: nothing to write as %s: the plan has no interface\n",
-			PROG_NAME, fmt);
+		cli_error("fix", "nothing to write as %s: the plan has no interface", fmt);
 	ret = 0;
 	if (r->a.output && strcmp(r->a.output, "-")) { /* "-": standard output, as elsewhere */
 		ret = emit_write_dir(r->a.output, e, &bad);
@@ -933,14 +929,12 @@ static int confirm(struct fix_run *r)
 		ret = journal_read_file(r->journal_path, &r->journal, err, sizeof(err));
 	if (ret < 0 || r->journal.pid <= 0 ||
 	    (kill((pid_t)r->journal.pid, 0) < 0 && errno == ESRCH)) {
-		fprintf(stderr, "%s: fix: no fix is waiting for confirmation in %s\n", PROG_NAME,
-			r->env.state_dir);
+		cli_error("fix", "no fix is waiting for confirmation in %s", r->env.state_dir);
 		return 1;
 	}
 	ret = apply_confirm(&r->env);
 	if (ret < 0) {
-		fprintf(stderr, "%s: fix: cannot confirm in %s: %s\n", PROG_NAME, r->env.state_dir,
-			strerror(-ret));
+		cli_error("fix", "cannot confirm in %s: %s", r->env.state_dir, strerror(-ret));
 		return 1;
 	}
 	printf("confirmed: the fix waiting as pid %ld is kept\n", r->journal.pid);
@@ -954,7 +948,7 @@ int cmd_fix(int argc, char *argv[])
 	int ret = 1, pr;
 
 	if (!r) {
-		fprintf(stderr, "%s: fix: %s\n", PROG_NAME, strerror(ENOMEM));
+		cli_error("fix", "%s", strerror(ENOMEM));
 		return 1;
 	}
 	r->lockfd = -1;
@@ -969,7 +963,7 @@ int cmd_fix(int argc, char *argv[])
 		goto cleanup;
 	}
 	if (!r->a.dry_run && geteuid() != 0) {
-		fprintf(stderr, "%s: fix: needs root\n", PROG_NAME);
+		cli_error("fix", "needs root");
 		goto cleanup;
 	}
 	if (read_and_plan(r, argv + optind, (size_t)(argc - optind)) < 0)
@@ -986,7 +980,7 @@ int cmd_fix(int argc, char *argv[])
 	}
 	p = print_new(stdout, r->a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
 	if (!p) {
-		fprintf(stderr, "%s: fix: %s\n", PROG_NAME, strerror(ENOMEM));
+		cli_error("fix", "%s", strerror(ENOMEM));
 		goto cleanup;
 	}
 	print_bool(p, "dry_run", r->a.dry_run, PRINT_JSON_ONLY);
@@ -1021,7 +1015,7 @@ int cmd_fix(int argc, char *argv[])
 	print_outcome(p, r);
 	pr = print_finish(p);
 	if (pr < 0) {
-		fprintf(stderr, "%s: fix: cannot write the report: %s\n", PROG_NAME, strerror(-pr));
+		cli_error("fix", "cannot write the report: %s", strerror(-pr));
 		ret = 1;
 	}
 cleanup:

@@ -415,20 +415,19 @@ static int measure(struct prove_run *r, const char *label, enum file json, enum 
 	o.progress = progress;
 	o.progress_ctx = &pc;
 	watch_open(watch, r->ifc->name);
-	fprintf(stderr, "%s: prove: %s: %s for %.0f s against %s\n", PROG_NAME, label, r->a.test,
-		r->a.length_s + 2 * r->a.delay_s, r->a.server);
+	cli_error("prove", "%s: %s for %.0f s against %s", label, r->a.test,
+		  r->a.length_s + 2 * r->a.delay_s, r->a.server);
 	ret = engine_run(&o, res, &notes, why, whylen);
 	watch_close(watch);
 	if (pc.tty)
 		fputs("\r\033[K", stderr);
 	for (size_t i = 0; i < notes.n; i++)
-		fprintf(stderr, "%s: prove: note: %s\n", PROG_NAME, notes.text[i]);
+		cli_error("prove", "note: %s", notes.text[i]);
 	if (res->nsteps && summary_compute(res, &s) == 0) {
 		egress_info(r->a.server, &res->egress_info_json, &res->sysctls_json);
 		if (result_write_json(r->path[json], res, &s) < 0 ||
 		    flent_write(r->path[flent], res) < 0)
-			fprintf(stderr, "%s: prove: cannot write %s's files in %s\n", PROG_NAME,
-				label, r->dir);
+			cli_error("prove", "cannot write %s's files in %s", label, r->dir);
 		prove_numbers_of(&s, out);
 	} else if (ret == 0) {
 		snprintf(why, whylen, "the test measured nothing");
@@ -588,8 +587,8 @@ static int setup(struct prove_run *r)
 	if (!r->a.nifaces) {
 		ret = egress_iface(r->a.server, name, sizeof(name));
 		if (ret < 0) {
-			fprintf(stderr, "%s: prove: cannot find the interface the route to %s uses: %s\n",
-				PROG_NAME, r->a.server, strerror(-ret));
+			cli_error("prove", "cannot find the interface the route to %s uses: %s",
+				  r->a.server, strerror(-ret));
 			return ret;
 		}
 		r->route_iface = strdup(name);
@@ -600,29 +599,29 @@ static int setup(struct prove_run *r)
 	}
 	ret = host_read(&r->host, &host_default_paths, r->a.ifaces, r->a.nifaces, &bad);
 	if (ret < 0) {
-		fprintf(stderr, "%s: prove: cannot read interface %s: %s\n", PROG_NAME,
-			r->a.ifaces[ret == -ENODEV ? bad : 0], strerror(-ret));
+		cli_error("prove", "cannot read interface %s: %s",
+			  r->a.ifaces[ret == -ENODEV ? bad : 0], strerror(-ret));
 		return ret;
 	}
 	for (size_t i = 0; i < r->host.n; i++)
 		if (r->host.ifaces[i].loopback) {
-			fprintf(stderr, "%s: prove: %s is loopback: there is nothing to fix\n",
-				PROG_NAME, r->host.ifaces[i].name);
+			cli_error("prove", "%s is loopback: there is nothing to fix",
+				  r->host.ifaces[i].name);
 			return -EINVAL;
 		}
 	r->ifc = &r->host.ifaces[0];
 	policy_iface(r->ifc, &r->host, &r->audit);
 	ret = make_dir(r);
 	if (ret < 0) {
-		fprintf(stderr, "%s: prove: cannot use %s as the output directory: %s\n", PROG_NAME,
-			r->dir, strerror(-ret));
+		cli_error("prove", "cannot use %s as the output directory: %s", r->dir,
+			  strerror(-ret));
 		return ret;
 	}
 	if (r->a.keyfile) {
 		ret = proto_key_read(r->a.keyfile, r->key, sizeof(r->key), &r->keylen);
 		if (ret < 0) {
-			fprintf(stderr, "%s: prove: cannot read the key %s: %s\n", PROG_NAME,
-				r->a.keyfile, ret == -EINVAL ? "it is empty" : strerror(-ret));
+			cli_error("prove", "cannot read the key %s: %s", r->a.keyfile,
+				  ret == -EINVAL ? "it is empty" : strerror(-ret));
 			return ret;
 		}
 	}
@@ -684,12 +683,12 @@ static int prove(struct prove_run *r)
 	int ret;
 
 	r->already = journaled(r);
-	fprintf(stderr,
-		"%s: prove: %s (%s): a baseline, then fix on trial and a second run; "
-		"interrupted or killed, prove puts everything back (should that fail too, `%s "
-		"undo %s` restores it)\n",
-		PROG_NAME, r->ifc->name, r->ifc->driver[0] ? r->ifc->driver : r->ifc->kind,
-		PROG_NAME, r->ifc->name);
+	cli_error("prove",
+		  "%s (%s): a baseline, then fix on trial and a second run; "
+		  "interrupted or killed, prove puts everything back (should that fail too, `%s "
+		  "undo %s` restores it)",
+		  r->ifc->name, r->ifc->driver[0] ? r->ifc->driver : r->ifc->kind, PROG_NAME,
+		  r->ifc->name);
 	ret = measure(r, "before", F_BEFORE, F_BEFORE_FLENT, &r->before, &r->watch_before, why,
 		      sizeof(why));
 	if (ret < 0) {
@@ -734,10 +733,9 @@ static int prove(struct prove_run *r)
 		snprintf(r->why, sizeof(r->why), "cannot spell the shaper's rate");
 		return -1;
 	}
-	fprintf(stderr, "%s: prove: fix on trial%s%s%s%s\n", PROG_NAME,
-		r->cap.shape_rate ? ", shaping at " : "", r->cap.shape_rate ? rate : "",
-		r->cap.shape_down_rate ? ", the download at " : "",
-		r->cap.shape_down_rate ? down : "");
+	cli_error("prove", "fix on trial%s%s%s%s", r->cap.shape_rate ? ", shaping at " : "",
+		  r->cap.shape_rate ? rate : "", r->cap.shape_down_rate ? ", the download at " : "",
+		  r->cap.shape_down_rate ? down : "");
 	ret = trial_start(&r->trial, r->a.state_dir, argv, r->path[F_FIX], r->path[F_FIX_LOG]);
 	trial_pid = r->trial.pid;
 	if (ret < 0) {
@@ -772,7 +770,7 @@ int cmd_prove(int argc, char *argv[])
 	int ret = 1, pr, wr;
 
 	if (!r) {
-		fprintf(stderr, "%s: prove: out of memory\n", PROG_NAME);
+		cli_error("prove", "out of memory");
 		return 1;
 	}
 	r->a = (struct prove_args){.test = "rrul",
@@ -786,7 +784,7 @@ int cmd_prove(int argc, char *argv[])
 		return pr;
 	}
 	if (geteuid() != 0) {
-		fprintf(stderr, "%s: prove: needs root (fix changes qdiscs and links)\n", PROG_NAME);
+		cli_error("prove", "needs root (fix changes qdiscs and links)");
 		free(r);
 		return 1;
 	}
@@ -798,12 +796,11 @@ int cmd_prove(int argc, char *argv[])
 	if (r->have_before && r->have_after)
 		draw(r);
 	if ((wr = write_report(r)) < 0) {
-		fprintf(stderr, "%s: prove: cannot write %s: %s\n", PROG_NAME, r->path[F_PROVE],
-			strerror(-wr));
+		cli_error("prove", "cannot write %s: %s", r->path[F_PROVE], strerror(-wr));
 		ret = 1;
 	}
 	if (pr < 0)
-		fprintf(stderr, "%s: prove: %s\n", PROG_NAME, r->why);
+		cli_error("prove", "%s", r->why);
 	p = print_new(stdout, r->a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
 	if (p) {
 		print_report(p, r);

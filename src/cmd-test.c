@@ -301,8 +301,7 @@ static int write_outputs(const char *cmd, const struct test_args *a, const struc
 	int r1 = summary_compute(r, &s), ret = 0;
 
 	if (r1 < 0) {
-		fprintf(stderr, "%s: %s: cannot compute the summary: %s\n", PROG_NAME, cmd,
-			strerror(-r1));
+		cli_error(cmd, "cannot compute the summary: %s", strerror(-r1));
 		return r1;
 	}
 	p = print_new(stdout, a->json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
@@ -312,18 +311,15 @@ static int write_outputs(const char *cmd, const struct test_args *a, const struc
 	r1 = print_finish(p);
 	print_free(p);
 	if (r1 < 0) {
-		fprintf(stderr, "%s: %s: cannot write the summary: %s\n", PROG_NAME, cmd,
-			strerror(-r1));
+		cli_error(cmd, "cannot write the summary: %s", strerror(-r1));
 		ret = r1;
 	}
 	if (a->output && (r1 = result_write_json(a->output, r, &s)) < 0) {
-		fprintf(stderr, "%s: %s: cannot write %s: %s\n", PROG_NAME, cmd, a->output,
-			strerror(-r1));
+		cli_error(cmd, "cannot write %s: %s", a->output, strerror(-r1));
 		ret = r1;
 	}
 	if (a->flent && (r1 = flent_write(a->flent, r)) < 0) {
-		fprintf(stderr, "%s: %s: cannot write %s: %s\n", PROG_NAME, cmd, a->flent,
-			strerror(-r1));
+		cli_error(cmd, "cannot write %s: %s", a->flent, strerror(-r1));
 		ret = r1;
 	}
 	return ret;
@@ -358,7 +354,7 @@ int cmd_test_named(const char *cmd, const char *test, int argc, char *argv[])
 	int ret = 1, err, operands = test ? 1 : 2;
 
 	if (!a || !r) {
-		fprintf(stderr, "%s: %s: out of memory\n", PROG_NAME, cmd);
+		cli_error(cmd, "out of memory");
 		goto cleanup;
 	}
 	a->o = (struct engine_opts){.length_s = 60, .delay_s = 5, .step_s = 0.2};
@@ -381,8 +377,8 @@ int cmd_test_named(const char *cmd, const char *test, int argc, char *argv[])
 	}
 	ret = 1;
 	if (a->keyfile && (err = proto_key_read(a->keyfile, a->key, sizeof(a->key), &keylen)) < 0) {
-		fprintf(stderr, "%s: %s: cannot read the key %s: %s\n", PROG_NAME, cmd, a->keyfile,
-			err == -EINVAL ? "it is empty" : strerror(-err));
+		cli_error(cmd, "cannot read the key %s: %s", a->keyfile,
+			  err == -EINVAL ? "it is empty" : strerror(-err));
 		goto cleanup;
 	}
 	if (keylen)
@@ -395,9 +391,9 @@ int cmd_test_named(const char *cmd, const char *test, int argc, char *argv[])
 	if (a->o.progress)
 		fputs("\r\033[K", stderr);
 	for (size_t i = 0; i < notes.n; i++)
-		fprintf(stderr, "%s: %s: note: %s\n", PROG_NAME, cmd, notes.text[i]);
+		cli_error(cmd, "note: %s", notes.text[i]);
 	if (err < 0)
-		fprintf(stderr, "%s: %s: %s\n", PROG_NAME, cmd, why);
+		cli_error(cmd, "%s", why);
 	/* flent's EGRESS_INFO and SYSCTLS; a file without them still loads. */
 	if (r->nsteps && a->flent)
 		egress_info(a->o.host, &r->egress_info_json, &r->sysctls_json);
