@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* cli.c - cli.h: usage errors, said the same way by every command, and their signal flag. */
+/* cli.c - cli.h: messages and usage errors said the same way by every command, the
+ * numbers in their options, and their signal flag. */
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -42,6 +46,38 @@ bool cli_lacks_value(int c, const char *with_value)
 		return true;
 	/* strchr() with a number above 255 would find the terminating NUL. */
 	return optopt >= 256 || (optopt > 0 && strchr(with_value, optopt));
+}
+
+bool cli_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	/* strtoull() would take a sign, and "-1" as ULLONG_MAX. */
+	if (!*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool cli_parse_double(const char *s, double min, double max, const char *unit, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || (*end && (!unit || strcmp(end, unit))))
+		return false;
+	/* Written so that NaN fails too; a finite range leaves out the infinities. */
+	if (!(v >= min && v <= max) || !isfinite(v))
+		return false;
+	*out = v;
+	return true;
 }
 
 const char *cli_bad_option(char *const argv[])

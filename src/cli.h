@@ -11,6 +11,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #define PROG_NAME "debloat"
 
@@ -42,6 +43,17 @@ const char *cli_bad_option(char *const argv[]);
  * as typed by argv[optind - 1] ("--port", not "-p").
  */
 bool cli_lacks_value(int c, const char *with_value);
+
+/*
+ * Numbers in option values: the whole string or false, and *out untouched when false.
+ * cli_parse_uint: decimal digits, no sign (blanks before them are skipped, as strtoull()
+ * does), from min to max.
+ * cli_parse_double: what strtod() reads, finite, from min to max, followed by nothing
+ * or by exactly unit ("s"; NULL: by nothing). The unit is not applied: "50%" with
+ * unit "%" gives 50.
+ */
+bool cli_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+bool cli_parse_double(const char *s, double min, double max, const char *unit, double *out);
 
 /*
  * A command that stops cleanly on SIGINT/SIGTERM installs cli_on_signal() as the

@@ -58,22 +58,6 @@ struct bql_args {
 	const char *ifname;
 };
 
-/* A decimal number in [min, max], whole string. */
-static bool parse_number(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 /* -1 to run the view, else the exit status to return at once (help, usage error). */
 static int parse_args(int argc, char *argv[], struct bql_args *a)
 {
@@ -90,13 +74,13 @@ static int parse_args(int argc, char *argv[], struct bql_args *a)
 	optind = 0; /* glibc: start over, whoever parsed before */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "i:n:jh", options, NULL)) != -1) {
-		if (c == 'i' && parse_number(optarg, INTERVAL_MIN_MS, INTERVAL_MAX_MS, &v))
+		if (c == 'i' && cli_parse_uint(optarg, INTERVAL_MIN_MS, INTERVAL_MAX_MS, &v))
 			a->interval_ms = (unsigned)v;
 		else if (c == 'i')
 			return cli_usage_error("bql", usage,
 					       "bad interval \"%s\": want %u to %u ms", optarg,
 					       INTERVAL_MIN_MS, INTERVAL_MAX_MS);
-		else if (c == 'n' && parse_number(optarg, 1, UINT64_MAX, &v))
+		else if (c == 'n' && cli_parse_uint(optarg, 1, UINT64_MAX, &v))
 			a->count = v;
 		else if (c == 'n')
 			return cli_usage_error("bql", usage, "bad count \"%s\": want 1 or more",

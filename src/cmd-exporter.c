@@ -92,7 +92,6 @@ static int parse_args(int argc, char *argv[], struct exporter_args *a)
 	    {0},
 	};
 	bool listen_given = false;
-	char *end;
 	int c;
 
 	optind = 0;
@@ -104,11 +103,9 @@ static int parse_args(int argc, char *argv[], struct exporter_args *a)
 		} else if (c == 't') {
 			a->textfile = optarg;
 		} else if (c == 'i') {
-			unsigned long v;
+			uint64_t v;
 
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || *optarg == '-' || v < 1 || v > 86400)
+			if (!cli_parse_uint(optarg, 1, 86400, &v))
 				return cli_usage_error("exporter", usage,
 						       "bad interval \"%s\": want 1 to 86400 s",
 						       optarg);

@@ -118,8 +118,7 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	char *end;
-	unsigned long n;
+	uint64_t n;
 	int c, role;
 
 	optind = 0;
@@ -137,9 +136,7 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 			a->json = true;
 			break;
 		case 't':
-			errno = 0;
-			n = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || errno || n < 1 || n > 86400)
+			if (!cli_parse_uint(optarg, 1, 86400, &n))
 				return cli_usage_error("fix", usage,
 						       "--try takes seconds from 1 to 86400, not "
 						       "\"%s\"",
@@ -649,14 +646,9 @@ static void countdown(unsigned left, void *arg)
 static void tell_ready(void)
 {
 	const char *v = getenv("DEBLOAT_FIX_READY_FD");
-	char *end;
-	long fd;
+	uint64_t fd;
 
-	if (!v || !*v)
-		return;
-	errno = 0;
-	fd = strtol(v, &end, 10);
-	if (*end || errno || fd < 3 || fd > INT_MAX)
+	if (!v || !cli_parse_uint(v, 3, INT_MAX, &fd))
 		return;
 	if (write((int)fd, "ready\n", 6) != 6)
 		cli_error("fix", "cannot tell DEBLOAT_FIX_READY_FD: %s", strerror(errno));

@@ -108,23 +108,6 @@ struct prove_args {
 	bool keep, undo, json, ingress;
 };
 
-static bool parse_number(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || errno || !isfinite(v) || v < min || v > max)
-		return false;
-	if (*end == '%' && !end[1])
-		v /= 100;
-	else if (*end)
-		return false;
-	*out = v;
-	return true;
-}
-
 static int parse_args(int argc, char *argv[], struct prove_args *a)
 {
 	static const struct option options[] = {
@@ -149,6 +132,7 @@ static int parse_args(int argc, char *argv[], struct prove_args *a)
 	};
 	struct test_spec spec;
 	double v;
+	bool ok;
 	int c;
 
 	optind = 0;
@@ -159,13 +143,13 @@ static int parse_args(int argc, char *argv[], struct prove_args *a)
 			a->test = optarg;
 			break;
 		case 'l':
-			if (!parse_number(optarg, 2, 3600, &a->length_s) || strchr(optarg, '%'))
+			if (!cli_parse_double(optarg, 2, 3600, NULL, &a->length_s))
 				return cli_usage_error("prove", usage,
 						       "--length takes 2 to 3600 seconds, not \"%s\"",
 						       optarg);
 			break;
 		case 'd':
-			if (!parse_number(optarg, 1, 60, &a->delay_s) || strchr(optarg, '%'))
+			if (!cli_parse_double(optarg, 1, 60, NULL, &a->delay_s))
 				return cli_usage_error("prove", usage,
 						       "--delay takes 1 to 60 seconds, not \"%s\"",
 						       optarg);
@@ -178,14 +162,18 @@ static int parse_args(int argc, char *argv[], struct prove_args *a)
 						       optarg);
 			break;
 		case OPT_MIN_GAIN:
-			if (!parse_number(optarg, 1, 1000, &a->min_gain) || strchr(optarg, '%'))
+			if (!cli_parse_double(optarg, 1, 1000, NULL, &a->min_gain))
 				return cli_usage_error("prove", usage,
 						       "--min-gain takes a factor from 1 to 1000, "
 						       "not \"%s\"",
 						       optarg);
 			break;
 		case OPT_MAX_LOSS:
-			if (!parse_number(optarg, 0, 100, &v) || v > 1)
+			/* a fraction, or a percentage with its sign */
+			ok = cli_parse_double(optarg, 0, 100, "%", &v);
+			if (ok && strchr(optarg, '%'))
+				v /= 100;
+			if (!ok || v > 1)
 				return cli_usage_error("prove", usage,
 						       "--max-loss takes a fraction from 0 to 1 (or "
 						       "0%% to 100%%), not \"%s\"",
@@ -211,7 +199,7 @@ static int parse_args(int argc, char *argv[], struct prove_args *a)
 			a->json = true;
 			break;
 		case 'p':
-			if (!parse_number(optarg, 1, 65535, &v) || v != floor(v))
+			if (!cli_parse_double(optarg, 1, 65535, NULL, &v) || v != floor(v))
 				return cli_usage_error("prove", usage,
 						       "--port takes 1 to 65535, not \"%s\"", optarg);
 			a->port = (unsigned)v;

@@ -82,34 +82,6 @@ struct test_args {
 	uint8_t key[PROTO_MAX_KEY];
 };
 
-static bool parse_seconds(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || (*end && strcmp(end, "s")) || !(v >= min) || !(v <= max))
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 static const char *opt_what(int c)
 {
 	switch (c) {
@@ -189,7 +161,7 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	unsigned long v;
+	uint64_t v;
 	int c;
 
 	optind = 0;
@@ -197,24 +169,24 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 	while ((c = getopt_long(argc, argv, "l:d:s:p:o:j46h", options, NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			if (!parse_seconds(optarg, 0.1, 86400, &a->o.length_s))
+			if (!cli_parse_double(optarg, 0.1, 86400, "s", &a->o.length_s))
 				goto bad_value;
 			break;
 		case 'd':
-			if (!parse_seconds(optarg, 0, 3600, &a->o.delay_s))
+			if (!cli_parse_double(optarg, 0, 3600, "s", &a->o.delay_s))
 				goto bad_value;
 			break;
 		case 's':
-			if (!parse_seconds(optarg, 0.01, 10, &a->o.step_s))
+			if (!cli_parse_double(optarg, 0.01, 10, "s", &a->o.step_s))
 				goto bad_value;
 			break;
 		case 'p':
-			if (!parse_uint(optarg, 1, 65535, &v))
+			if (!cli_parse_uint(optarg, 1, 65535, &v))
 				goto bad_value;
 			a->o.port = (uint16_t)v;
 			break;
 		case OPT_STREAMS:
-			if (!parse_uint(optarg, 1, TEST_MAX_STREAMS, &v))
+			if (!cli_parse_uint(optarg, 1, TEST_MAX_STREAMS, &v))
 				goto bad_value;
 			a->o.streams = (unsigned)v;
 			break;
