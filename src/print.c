@@ -33,6 +33,11 @@ struct printer {
 	bool nowrap;	 /* the value being written is not to be broken */
 	bool line_start; /* nothing written on this line yet */
 	bool need_space; /* the next value needs a separator */
+
+	/* text: the line of phrases print_nl() lays out (print_phrase) */
+	char phrase[PRINT_PHRASE_MAX];
+	size_t phrase_len;
+	bool phrased; /* a phrase call came since the last print_nl() */
 };
 
 struct printer *print_new(FILE *out, enum print_mode mode)
@@ -255,6 +260,12 @@ void print_nl(struct printer *p)
 {
 	if (p->mode != PRINT_MODE_TEXT)
 		return;
+	if (p->phrased) {
+		p->phrased = false;
+		print_text(p, "%s", p->phrase);
+		p->phrase_len = 0;
+		p->phrase[0] = '\0';
+	}
 	fputc('\n', p->out);
 	p->col = 0;
 	p->pending_spaces = 0;
@@ -534,4 +545,90 @@ void print_double(struct printer *p, const char *key, double v, int decimals, un
 	else
 		snprintf(buf, sizeof(buf), "n/a");
 	text_item(p, key, unit, unit_flags, buf);
+}
+
+/* Append to the line of phrases, truncated as the line is full. */
+static void phrase_add(struct printer *p, const char *fmt, va_list ap)
+{
+	int k;
+
+	if (p->mode != PRINT_MODE_TEXT)
+		return;
+	p->phrased = true;
+	if (p->phrase_len >= sizeof(p->phrase) - 1)
+		return;
+	k = vsnprintf(p->phrase + p->phrase_len, sizeof(p->phrase) - p->phrase_len, fmt, ap);
+	if (k > 0)
+		p->phrase_len = p->phrase_len + (size_t)k < sizeof(p->phrase)
+				    ? p->phrase_len + (size_t)k
+				    : sizeof(p->phrase) - 1;
+}
+
+void print_phrase(struct printer *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	phrase_add(p, fmt, ap);
+	va_end(ap);
+}
+
+void print_uint_phrase(struct printer *p, const char *key, uint64_t v, const char *fmt, ...)
+{
+	va_list ap;
+
+	print_uint(p, key, v, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	phrase_add(p, fmt, ap);
+	va_end(ap);
+}
+
+void print_int_phrase(struct printer *p, const char *key, int64_t v, const char *fmt, ...)
+{
+	va_list ap;
+
+	print_int(p, key, v, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	phrase_add(p, fmt, ap);
+	va_end(ap);
+}
+
+void print_double_phrase(struct printer *p, const char *key, double v, const char *fmt, ...)
+{
+	va_list ap;
+
+	print_double(p, key, v, 0, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	phrase_add(p, fmt, ap);
+	va_end(ap);
+}
+
+void print_str_phrase(struct printer *p, const char *key, const char *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	print_str(p, key, s, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	phrase_add(p, fmt, ap);
+	va_end(ap);
+}
+
+void print_bool_phrase(struct printer *p, const char *key, bool b, const char *fmt, ...)
+{
+	va_list ap;
+
+	print_bool(p, key, b, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	phrase_add(p, fmt, ap);
+	va_end(ap);
+}
+
+void print_null_phrase(struct printer *p, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	print_null(p, key, NULL, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	phrase_add(p, fmt, ap);
+	va_end(ap);
 }

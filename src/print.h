@@ -90,6 +90,31 @@ char *print_escape(char *out, size_t len, const char *s);
 
 void print_text(struct printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void print_nl(struct printer *p);
+
+/*
+ * Summary lines, where facts read as parts of a sentence ("ran 10.0 s, command exit
+ * status 0; BQL limit p50 3028 bytes") rather than as "label value". Each call gives one
+ * fact once: JSON gets key and v as print_uint/print_int/print_double/print_bool would
+ * (print_null_phrase: null); text gets the phrase, fmt with its arguments, appended to
+ * the line exactly as written: no blank added, no label, no unit ("" for none). The
+ * line is laid out (spaced after what came before it, wrapped past the width) as a
+ * whole at the next print_nl(), as one print_text() of it would be; a line keeps
+ * PRINT_PHRASE_MAX - 1 bytes. print_phrase: text only.
+ */
+#define PRINT_PHRASE_MAX 512
+void print_phrase(struct printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void print_uint_phrase(struct printer *p, const char *key, uint64_t v, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void print_int_phrase(struct printer *p, const char *key, int64_t v, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void print_double_phrase(struct printer *p, const char *key, double v, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void print_str_phrase(struct printer *p, const char *key, const char *s, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void print_bool_phrase(struct printer *p, const char *key, bool b, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void print_null_phrase(struct printer *p, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void print_indent(struct printer *p, unsigned level);
 
 /* The text spelling of a value in a unit, as print_uint writes it. */
