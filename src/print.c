@@ -38,6 +38,16 @@ struct printer {
 	char phrase[PRINT_PHRASE_MAX];
 	size_t phrase_len;
 	bool phrased; /* a phrase call came since the last print_nl() */
+
+	struct print_table *table; /* text: the grid print_table_end() writes, or NULL */
+};
+
+struct print_table {
+	size_t nrows;
+	char label[PRINT_TABLE_ROWS][PRINT_TABLE_CELL];
+	bool used[PRINT_TABLE_ROWS];	/* a cell was put in the row: not a heading */
+	size_t ncols[PRINT_TABLE_ROWS]; /* cells up to the last one put in */
+	char cell[PRINT_TABLE_ROWS][PRINT_TABLE_COLS][PRINT_TABLE_CELL];
 };
 
 struct printer *print_new(FILE *out, enum print_mode mode)
@@ -65,6 +75,7 @@ void print_free(struct printer *p)
 {
 	if (!p)
 		return;
+	free(p->table);
 	if (p->depth)
 		json_free(p->stack[0]);
 	free(p);
@@ -631,4 +642,109 @@ void print_null_phrase(struct printer *p, const char *key, const char *fmt, ...)
 	va_start(ap, fmt);
 	phrase_add(p, fmt, ap);
 	va_end(ap);
+}
+
+void print_table_begin(struct printer *p)
+{
+	if (p->mode != PRINT_MODE_TEXT)
+		return;
+	free(p->table);
+	p->table = calloc(1, sizeof(*p->table));
+	if (!p->table)
+		fail(p, -ENOMEM);
+}
+
+/* The row labelled row, named now if it is new; -1 when there is no room. */
+static long table_row(struct print_table *t, const char *row)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (!strncmp(t->label[i], row, PRINT_TABLE_CELL - 1))
+			return (long)i;
+	if (t->nrows == PRINT_TABLE_ROWS)
+		return -1;
+	snprintf(t->label[t->nrows], PRINT_TABLE_CELL, "%s", row);
+	return (long)t->nrows++;
+}
+
+void print_table_row(struct printer *p, const char *row)
+{
+	if (p->table && row)
+		table_row(p->table, row);
+}
+
+static void cell_add(struct printer *p, size_t col, const char *row, const char *fmt, va_list ap)
+{
+	struct print_table *t = p->table;
+	long r;
+	size_t n;
+
+	if (!t || !row || col >= PRINT_TABLE_COLS || (r = table_row(t, row)) < 0)
+		return;
+	t->used[r] = true;
+	if (t->ncols[r] < col + 1)
+		t->ncols[r] = col + 1;
+	n = strlen(t->cell[r][col]);
+	vsnprintf(t->cell[r][col] + n, PRINT_TABLE_CELL - n, fmt, ap);
+}
+
+void print_cell(struct printer *p, size_t col, const char *row, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cell_add(p, col, row, fmt, ap);
+	va_end(ap);
+}
+
+void print_str_cell(struct printer *p, const char *key, const char *s, size_t col, const char *row,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	print_str(p, key, s, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	cell_add(p, col, row, fmt, ap);
+	va_end(ap);
+}
+
+void print_double_cell(struct printer *p, const char *key, double v, size_t col, const char *row,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	print_double(p, key, v, 0, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	cell_add(p, col, row, fmt, ap);
+	va_end(ap);
+}
+
+void print_table_end(struct printer *p, const struct print_table_layout *l)
+{
+	struct print_table *t = p->table;
+	unsigned width = p->width;
+	size_t ncols = 0;
+
+	if (!t)
+		return;
+	for (size_t r = 0; r < t->nrows; r++)
+		if (t->ncols[r] > ncols)
+			ncols = t->ncols[r];
+	/* A row broken in two is no longer a table. */
+	p->width = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (!t->used[r]) {
+			print_text(p, "%s", t->label[r]);
+			print_nl(p);
+			continue;
+		}
+		print_text(p, "%-*s", (int)l->label_w, t->label[r]);
+		for (size_t c = 0; c < ncols; c++)
+			print_text(p, "%s%-*s", l->sep,
+				   c + 1 < ncols || !l->trim_last ? (int)l->col_w : 0,
+				   t->cell[r][c]);
+		print_nl(p);
+	}
+	p->width = width;
+	free(t);
+	p->table = NULL;
 }

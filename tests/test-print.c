@@ -308,3 +308,54 @@ TEST(phrases_make_one_line_of_text_and_keys_in_json)
 			 "\"max_urbs\":null,\"drops\":12}\n");
 	free(c.buf);
 }
+
+/* A table: a column per object in JSON, rows of cells in text; a ratio appends to its cell. */
+static void emit_table(struct printer *p)
+{
+	print_table_begin(p);
+	print_open_array(p, "runs");
+	for (size_t i = 0; i < 2; i++) {
+		print_open_object(p, NULL);
+		print_str_cell(p, "name", i ? "b" : "a", i, "", "%s", i ? "b" : "a");
+		print_double_cell(p, "rate_mbps", 10.0 * (double)(i + 1), i, "rate", "%.1f",
+				  10.0 * (double)(i + 1));
+		print_table_row(p, "heading:");
+		print_double_cell(p, "gone", 1, i, NULL, "%s", "json only");
+		print_cell(p, i, "note", "%s", i ? "text only" : "-");
+		print_open_object(p, "ratio");
+		print_double_cell(p, "rate_mbps", (double)(i + 1), i, "rate", "%s",
+				  i ? " (x2)" : "");
+		print_close(p);
+		print_close(p);
+	}
+	print_close(p);
+	print_table_end(p, &(struct print_table_layout){.label_w = 6, .col_w = 5, .sep = " "});
+}
+
+TEST(tables_are_columns_in_text_and_objects_in_json)
+{
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+
+	REQUIRE(p);
+	emit_table(p);
+	CHECK_EQ(stop(&c, p), 0);
+	/* rows in the order first named, a heading alone, cells padded (text drops blanks at
+	 * the end of a line) */
+	CHECK_STR(c.buf, "       a     b\n"
+			 "rate   10.0  20.0 (x2)\n"
+			 "heading:\n"
+			 "note   -     text only\n");
+	free(c.buf);
+
+	p = start(&c, PRINT_MODE_JSON);
+	REQUIRE(p);
+	print_set_compact(p);
+	emit_table(p);
+	CHECK_EQ(stop(&c, p), 0);
+	CHECK_STR(
+	    c.buf,
+	    "{\"runs\":[{\"name\":\"a\",\"rate_mbps\":10,\"gone\":1,\"ratio\":{\"rate_mbps\":1}},"
+	    "{\"name\":\"b\",\"rate_mbps\":20,\"gone\":1,\"ratio\":{\"rate_mbps\":2}}]}\n");
+	free(c.buf);
+}
