@@ -678,10 +678,7 @@ static void print_report(struct printer *p, const struct lc_args *a, const char 
 		print_double(p, "delay_s", a->delay_s, 1, PRINT_JSON_ONLY);
 		print_str(p, "dir", dir, PRINT_JSON_ONLY);
 		print_str(p, "plot", plotted ? cmp_path : NULL, PRINT_JSON_ONLY);
-		print_open_array(p, "runs");
-		for (size_t i = 0; i < a->nprofiles; i++)
-			lc_json_run(p, dir, &runs[i], base < a->nprofiles ? &runs[base] : NULL);
-		print_close(p);
+		lc_print_runs(p, dir, runs, a->nprofiles, base);
 		if (a->board)
 			lc_board_json(p, a, runs);
 		else if (a->seed)
@@ -692,8 +689,7 @@ static void print_report(struct printer *p, const struct lc_args *a, const char 
 		lc_board_header(p, a);
 	else if (a->seed)
 		lc_seed_header(p, a);
-	if (base < a->nprofiles)
-		lc_print_table(p, runs, a->nprofiles, base);
+	lc_print_runs(p, dir, runs, a->nprofiles, base);
 	for (size_t i = 0; i < a->nprofiles; i++) {
 		if (runs[i].ok)
 			continue;
