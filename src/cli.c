@@ -11,15 +11,21 @@
 
 #include "cli.h"
 
+/* "debloat: CMD: " and the message, without the newline. */
+static void message(const char *cmd, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", PROG_NAME);
+	if (cmd)
+		fprintf(stderr, "%s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+}
+
 void cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", PROG_NAME);
-	if (cmd)
-		fprintf(stderr, "%s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message(cmd, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
 }
@@ -28,11 +34,8 @@ int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", PROG_NAME);
-	if (cmd)
-		fprintf(stderr, "%s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message(cmd, fmt, ap);
 	va_end(ap);
 	/* One line, and where the whole usage is: a page of help would bury the error. */
 	(void)usage;
