@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * array.h - growing an array by doubling, with a cap: the one way src/ grows its lists.
+ * array.h - arrays in src/: how many elements a fixed one holds (COUNT), and growing a
+ * list by doubling, with a cap (array_grow), the one way src/ grows its lists.
+ *
+ *	for (size_t i = 0; i < COUNT(names); i++)
+ *
+ * COUNT takes an array, never a pointer (sizeof a pointer would give a wrong count).
  *
  *	if (l->n == l->cap) {
  *		struct iface *v = array_grow(l->v, &l->cap, sizeof(*v), 16, LINK_MAX, &r);
@@ -19,6 +24,8 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static inline void *array_grow(void *v, size_t *cap, size_t elem, size_t first, size_t max,
 			       int *err)

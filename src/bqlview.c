@@ -205,17 +205,11 @@ static void print_json(const struct bqlview *v, struct printer *p)
 
 			print_open_object(p, NULL);
 			print_uint(p, "queue", q->queue, 0);
-			print_known(p, "limit", q->limit);
-			print_known(p, "limit_min", q->limit_min);
-			print_known(p, "limit_max", q->limit_max);
-			print_known(p, "inflight", q->inflight);
-			print_known(p, "hold_time_ms", q->hold_time_ms);
 			/* Stall files exist since Linux 6.9: no keys where they do not. */
-			if (q->stall_cnt >= 0) {
-				print_known(p, "stall_thrs_ms", q->stall_thrs_ms);
-				print_known(p, "stall_cnt", q->stall_cnt);
-				print_known(p, "stall_max_jiffies", q->stall_max_jiffies);
-			}
+			for (size_t k = 0; k < BQL_NFIELDS; k++)
+				if (!bql_fields[k].stall || q->stall_cnt >= 0)
+					print_known(p, bql_fields[k].key,
+						    bql_field_get(q, &bql_fields[k]));
 			print_close(p);
 		}
 		print_close(p);

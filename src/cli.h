@@ -9,13 +9,22 @@
 #ifndef DEBLOAT_CLI_H
 #define DEBLOAT_CLI_H
 
+#include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #define PROG_NAME "debloat"
 
 enum {
 	EXIT_USAGE = 2,
 };
+
+/*
+ * "debloat: fix: needs root" and a newline on stderr: the one shape of a command's
+ * message (what failed, on what, and why); cmd NULL: "debloat: needs root". fmt has no
+ * trailing newline.
+ */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * "debloat: audit: unknown option "--nosuch"" and "see 'debloat audit --help'" on
@@ -34,6 +43,25 @@ const char *cli_bad_option(char *const argv[]);
  * as typed by argv[optind - 1] ("--port", not "-p").
  */
 bool cli_lacks_value(int c, const char *with_value);
+
+/*
+ * Numbers in option values: the whole string or false, and *out untouched when false.
+ * cli_parse_uint: decimal digits, no sign (blanks before them are skipped, as strtoull()
+ * does), from min to max.
+ * cli_parse_double: what strtod() reads, finite, from min to max, followed by nothing
+ * or by exactly unit ("s"; NULL: by nothing). The unit is not applied: "50%" with
+ * unit "%" gives 50.
+ */
+bool cli_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+bool cli_parse_double(const char *s, double min, double max, const char *unit, double *out);
+
+/*
+ * A command that stops cleanly on SIGINT/SIGTERM installs cli_on_signal() as the
+ * handler (sigaction) and polls cli_signal: 0 until a signal came, then its number.
+ * One process runs one command, so one flag serves them all.
+ */
+extern volatile sig_atomic_t cli_signal;
+void cli_on_signal(int sig);
 
 int cmd_audit(int argc, char *argv[]);
 int cmd_bql(int argc, char *argv[]);

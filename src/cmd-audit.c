@@ -97,17 +97,15 @@ static int read_snapshot(const char *file, struct host *h, char *const names[], 
 
 	r = snapshot_read_file(file, h, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "%s: audit: cannot read snapshot %s: %s\n", PROG_NAME, file,
-			err[0] ? err : strerror(-r));
+		cli_error("audit", "cannot read snapshot %s: %s", file,
+			  err[0] ? err : strerror(-r));
 		return r;
 	}
 	r = snapshot_select(h, names, nnames, &bad);
 	if (r == -ENODEV)
-		fprintf(stderr, "%s: audit: snapshot %s has no interface %s\n", PROG_NAME, file,
-			names[bad]);
+		cli_error("audit", "snapshot %s has no interface %s", file, names[bad]);
 	else if (r < 0)
-		fprintf(stderr, "%s: audit: cannot read snapshot %s: %s\n", PROG_NAME, file,
-			strerror(-r));
+		cli_error("audit", "cannot read snapshot %s: %s", file, strerror(-r));
 	return r;
 }
 
@@ -119,11 +117,9 @@ static int read_live(struct host *h, char *const names[], size_t nnames)
 
 	r = host_read(h, &host_default_paths, names, nnames, &bad);
 	if (r == -ENODEV)
-		fprintf(stderr, "%s: audit: cannot find interface %s: %s\n", PROG_NAME, names[bad],
-			strerror(-r));
+		cli_error("audit", "cannot find interface %s: %s", names[bad], strerror(-r));
 	else if (r < 0)
-		fprintf(stderr, "%s: audit: cannot read the interfaces: %s\n", PROG_NAME,
-			strerror(-r));
+		cli_error("audit", "cannot read the interfaces: %s", strerror(-r));
 	return r;
 }
 
@@ -227,8 +223,7 @@ int cmd_audit(int argc, char *argv[])
 		goto cleanup;
 	p = print_new(stdout, a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
 	if (!p) {
-		fprintf(stderr, "%s: audit: cannot build the report: %s\n", PROG_NAME,
-			strerror(ENOMEM));
+		cli_error("audit", "cannot build the report: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
 	if (host.from_snapshot)
@@ -237,8 +232,7 @@ int cmd_audit(int argc, char *argv[])
 	print_fix(p, &host, argc - optind > 0);
 	r = print_finish(p);
 	if (r < 0) {
-		fprintf(stderr, "%s: audit: cannot write the report: %s\n", PROG_NAME,
-			strerror(-r));
+		cli_error("audit", "cannot write the report: %s", strerror(-r));
 		goto cleanup;
 	}
 	ret = 0;

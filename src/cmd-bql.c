@@ -58,22 +58,6 @@ struct bql_args {
 	const char *ifname;
 };
 
-/* A decimal number in [min, max], whole string. */
-static bool parse_number(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 /* -1 to run the view, else the exit status to return at once (help, usage error). */
 static int parse_args(int argc, char *argv[], struct bql_args *a)
 {
@@ -90,13 +74,13 @@ static int parse_args(int argc, char *argv[], struct bql_args *a)
 	optind = 0; /* glibc: start over, whoever parsed before */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "i:n:jh", options, NULL)) != -1) {
-		if (c == 'i' && parse_number(optarg, INTERVAL_MIN_MS, INTERVAL_MAX_MS, &v))
+		if (c == 'i' && cli_parse_uint(optarg, INTERVAL_MIN_MS, INTERVAL_MAX_MS, &v))
 			a->interval_ms = (unsigned)v;
 		else if (c == 'i')
 			return cli_usage_error("bql", usage,
 					       "bad interval \"%s\": want %u to %u ms", optarg,
 					       INTERVAL_MIN_MS, INTERVAL_MAX_MS);
-		else if (c == 'n' && parse_number(optarg, 1, UINT64_MAX, &v))
+		else if (c == 'n' && cli_parse_uint(optarg, 1, UINT64_MAX, &v))
 			a->count = v;
 		else if (c == 'n')
 			return cli_usage_error("bql", usage, "bad count \"%s\": want 1 or more",
@@ -222,47 +206,45 @@ int cmd_bql(int argc, char *argv[])
 		return r;
 	r = bqlview_open(&v, sysfs && *sysfs ? sysfs : host_default_paths.sysfs, a.ifname);
 	if (r == -ENODEV) {
-		fprintf(stderr, "%s: bql: cannot find interface %s\n", PROG_NAME, a.ifname);
+		cli_error("bql", "cannot find interface %s", a.ifname);
 		goto cleanup;
 	}
 	if (r == -EOPNOTSUPP && a.ifname) {
-		fprintf(stderr,
-			"%s: bql: %s has no byte queue limits: none of its TX queues has a "
-			"byte_queue_limits directory (queueless devices such as veth and lo have "
-			"none)\n",
-			PROG_NAME, a.ifname);
+		cli_error("bql",
+			  "%s has no byte queue limits: none of its TX queues has a "
+			  "byte_queue_limits directory (queueless devices such as veth and lo have "
+			  "none)",
+			  a.ifname);
 		goto cleanup;
 	}
 	if (r == -EOPNOTSUPP) {
-		fprintf(stderr,
-			"%s: bql: no interface here has byte queue limits (no byte_queue_limits "
-			"directory in sysfs)\n",
-			PROG_NAME);
+		cli_error("bql", "no interface here has byte queue limits (no byte_queue_limits "
+				 "directory in sysfs)");
 		goto cleanup;
 	}
 	if (r < 0) {
-		fprintf(stderr, "%s: bql: cannot read %s: %s\n", PROG_NAME,
-			a.ifname ? a.ifname : "the interfaces", strerror(-r));
+		cli_error("bql", "cannot read %s: %s", a.ifname ? a.ifname : "the interfaces",
+			  strerror(-r));
 		goto cleanup;
 	}
 	v.interval_ms = a.interval_ms;
 	style = a.json ? BQLVIEW_JSON : isatty(STDOUT_FILENO) ? BQLVIEW_TABLE : BQLVIEW_LINES;
 	r = open_clock(a.interval_ms, &timer, &sig);
 	if (r < 0) {
-		fprintf(stderr, "%s: bql: cannot set up the timer: %s\n", PROG_NAME, strerror(-r));
+		cli_error("bql", "cannot set up the timer: %s", strerror(-r));
 		goto cleanup;
 	}
 	do {
 		r = bqlview_sample(&v, clock_ns(CLOCK_MONOTONIC),
 				   clock_ns(CLOCK_REALTIME) / 1000000, &gone);
 		if (r < 0) {
-			fprintf(stderr, "%s: bql: cannot read %s: %s\n", PROG_NAME, gone,
-				r == -ENODEV ? "the interface went away" : strerror(-r));
+			cli_error("bql", "cannot read %s: %s", gone,
+				  r == -ENODEV ? "the interface went away" : strerror(-r));
 			goto cleanup;
 		}
 		r = show_sample(&v, style);
 		if (r < 0) {
-			fprintf(stderr, "%s: bql: cannot write: %s\n", PROG_NAME, strerror(-r));
+			cli_error("bql", "cannot write: %s", strerror(-r));
 			goto cleanup;
 		}
 		if (a.count && v.samples >= a.count)
@@ -270,8 +252,7 @@ int cmd_bql(int argc, char *argv[])
 		r = wait_tick(timer, sig);
 	} while (r > 0);
 	if (r < 0) {
-		fprintf(stderr, "%s: bql: cannot wait for the next sample: %s\n", PROG_NAME,
-			strerror(-r));
+		cli_error("bql", "cannot wait for the next sample: %s", strerror(-r));
 		goto cleanup;
 	}
 	ret = 0;

@@ -79,8 +79,7 @@ static int draw(const struct compare_args *a, const struct run *runs, size_t n)
 	if (!r)
 		r = svg_write_file(a->output, svg, len);
 	if (r < 0)
-		fprintf(stderr, "%s: compare: cannot write %s: %s\n", PROG_NAME, a->output,
-			strerror(-r));
+		cli_error("compare", "cannot write %s: %s", a->output, strerror(-r));
 	free(svg);
 	return r;
 }
@@ -100,21 +99,20 @@ int cmd_compare(int argc, char *argv[])
 	n = (size_t)(argc - optind);
 	r = run_read_all(argv + optind, n, &runs, &bad, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "%s: compare: cannot read %s: %s\n", PROG_NAME, argv[optind + bad],
-			err);
+		cli_error("compare", "cannot read %s: %s", argv[optind + bad], err);
 		return 1;
 	}
 	if (a.output && draw(&a, runs, n) < 0)
 		goto cleanup;
 	p = print_new(stdout, a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
 	if (!p) {
-		fprintf(stderr, "%s: compare: out of memory\n", PROG_NAME);
+		cli_error("compare", "out of memory");
 		goto cleanup;
 	}
 	compare_print(p, runs, (const char *const *)(argv + optind), n);
 	r = print_finish(p);
 	if (r < 0) {
-		fprintf(stderr, "%s: compare: cannot print: %s\n", PROG_NAME, strerror(-r));
+		cli_error("compare", "cannot print: %s", strerror(-r));
 		goto cleanup;
 	}
 	ret = 0;

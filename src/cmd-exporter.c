@@ -77,14 +77,6 @@ struct exporter {
 	int last_textfile_err;
 };
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 enum { OPT_LIST = 256 };
 
 static int parse_args(int argc, char *argv[], struct exporter_args *a)
@@ -100,7 +92,6 @@ static int parse_args(int argc, char *argv[], struct exporter_args *a)
 	    {0},
 	};
 	bool listen_given = false;
-	char *end;
 	int c;
 
 	optind = 0;
@@ -112,11 +103,9 @@ static int parse_args(int argc, char *argv[], struct exporter_args *a)
 		} else if (c == 't') {
 			a->textfile = optarg;
 		} else if (c == 'i') {
-			unsigned long v;
+			uint64_t v;
 
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || *end || !*optarg || *optarg == '-' || v < 1 || v > 86400)
+			if (!cli_parse_uint(optarg, 1, 86400, &v))
 				return cli_usage_error("exporter", usage,
 						       "bad interval \"%s\": want 1 to 86400 s",
 						       optarg);
@@ -233,16 +222,14 @@ static int write_textfile(struct exporter *e)
 	r = scrape(e, &buf, &len);
 	if (r < 0) {
 		if (r != e->last_textfile_err)
-			fprintf(stderr, "%s: exporter: cannot read the host: %s\n", PROG_NAME,
-				strerror(-r));
+			cli_error("exporter", "cannot read the host: %s", strerror(-r));
 	} else {
 		r = textfile_write(e->a->textfile, buf, len);
 		if (r < 0 && r != e->last_textfile_err)
-			fprintf(stderr, "%s: exporter: cannot write %s/%s: %s\n", PROG_NAME,
-				e->a->textfile, TEXTFILE_NAME,
-				r == -EEXIST
-				    ? "it exists and is not a regular file; not replacing it"
-				    : strerror(-r));
+			cli_error(
+			    "exporter", "cannot write %s/%s: %s", e->a->textfile, TEXTFILE_NAME,
+			    r == -EEXIST ? "it exists and is not a regular file; not replacing it"
+					 : strerror(-r));
 	}
 	free(buf);
 	e->last_textfile_err = r;
@@ -262,7 +249,7 @@ static void textfile_error(const char *dir, int r)
 			      " there exists and is not a regular file; not replacing it"
 					 : strerror(-r);
 
-	fprintf(stderr, "%s: exporter: cannot use --textfile %s: %s\n", PROG_NAME, dir, why);
+	cli_error("exporter", "cannot use --textfile %s: %s", dir, why);
 }
 
 static int print_once(struct exporter *e)
@@ -273,13 +260,11 @@ static int print_once(struct exporter *e)
 
 	r = scrape(e, &buf, &len);
 	if (r < 0) {
-		fprintf(stderr, "%s: exporter: cannot read the host: %s\n", PROG_NAME,
-			strerror(-r));
+		cli_error("exporter", "cannot read the host: %s", strerror(-r));
 		return 1;
 	}
 	if (fwrite(buf, 1, len, stdout) != len || fflush(stdout) == EOF) {
-		fprintf(stderr, "%s: exporter: cannot write the metrics: %s\n", PROG_NAME,
-			strerror(errno));
+		cli_error("exporter", "cannot write the metrics: %s", strerror(errno));
 		free(buf);
 		return 1;
 	}
@@ -291,9 +276,9 @@ int cmd_exporter(int argc, char *argv[])
 {
 	struct exporter_args a = {.state_dir = APPLY_STATE_DIR,
 				  .interval = EXPORTER_DEFAULT_INTERVAL};
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct sigaction sa = {.sa_handler = cli_on_signal};
 	struct exporter e = {.a = &a};
-	struct http_server s = {.fd = -1, .path = "/metrics", .stop = &stop_flag};
+	struct http_server s = {.fd = -1, .path = "/metrics", .stop = &cli_signal};
 	struct utsname u;
 	int ret = 1, r;
 
@@ -321,8 +306,7 @@ int cmd_exporter(int argc, char *argv[])
 	if (a.listen) {
 		r = http_listen(&a.addr, a.addrlen, &s.fd);
 		if (r < 0) {
-			fprintf(stderr, "%s: exporter: cannot listen on %s: %s\n", PROG_NAME,
-				a.listen, strerror(-r));
+			cli_error("exporter", "cannot listen on %s: %s", a.listen, strerror(-r));
 			return 1;
 		}
 	}
@@ -336,16 +320,15 @@ int cmd_exporter(int argc, char *argv[])
 		s.tick_ms = a.interval * 1000;
 	}
 	if (a.listen && a.listen[0] == ':')
-		fprintf(stderr, "%s: exporter: serving /metrics on port %s of every address\n",
-			PROG_NAME, a.listen + 1);
+		cli_error("exporter", "serving /metrics on port %s of every address", a.listen + 1);
 	else if (a.listen)
-		fprintf(stderr, "%s: exporter: serving http://%s/metrics\n", PROG_NAME, a.listen);
+		cli_error("exporter", "serving http://%s/metrics", a.listen);
 	if (a.textfile)
-		fprintf(stderr, "%s: exporter: writing %s/%s every %u s\n", PROG_NAME, a.textfile,
-			TEXTFILE_NAME, a.interval);
+		cli_error("exporter", "writing %s/%s every %u s", a.textfile, TEXTFILE_NAME,
+			  a.interval);
 	r = http_serve(&s);
 	if (r < 0) {
-		fprintf(stderr, "%s: exporter: event loop failed: %s\n", PROG_NAME, strerror(-r));
+		cli_error("exporter", "event loop failed: %s", strerror(-r));
 		goto cleanup;
 	}
 	ret = 0;

@@ -118,8 +118,7 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	char *end;
-	unsigned long n;
+	uint64_t n;
 	int c, role;
 
 	optind = 0;
@@ -137,9 +136,7 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 			a->json = true;
 			break;
 		case 't':
-			errno = 0;
-			n = strtoul(optarg, &end, 10);
-			if (!*optarg || *end || errno || n < 1 || n > 86400)
+			if (!cli_parse_uint(optarg, 1, 86400, &n))
 				return cli_usage_error("fix", usage,
 						       "--try takes seconds from 1 to 86400, not "
 						       "\"%s\"",
@@ -449,15 +446,7 @@ __attribute__((format(printf, 2, 3))) static void fail(struct fix_run *r, const 
 	va_start(ap, fmt);
 	vsnprintf(r->error, sizeof(r->error), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s: fix: %s\n", PROG_NAME, r->error);
-}
-
-static volatile sig_atomic_t stop_waiting;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_waiting = 1;
+	cli_error("fix", "%s", r->error);
 }
 
 /* A plan from ROOT/etc/debloat/IFACE.conf, for the interface host_read found. */
@@ -657,40 +646,33 @@ static void countdown(unsigned left, void *arg)
 static void tell_ready(void)
 {
 	const char *v = getenv("DEBLOAT_FIX_READY_FD");
-	char *end;
-	long fd;
+	uint64_t fd;
 
-	if (!v || !*v)
-		return;
-	errno = 0;
-	fd = strtol(v, &end, 10);
-	if (*end || errno || fd < 3 || fd > INT_MAX)
+	if (!v || !cli_parse_uint(v, 3, INT_MAX, &fd))
 		return;
 	if (write((int)fd, "ready\n", 6) != 6)
-		fprintf(stderr, "%s: fix: cannot tell DEBLOAT_FIX_READY_FD: %s\n", PROG_NAME,
-			strerror(errno));
+		cli_error("fix", "cannot tell DEBLOAT_FIX_READY_FD: %s", strerror(errno));
 	close((int)fd);
 }
 
 static int try_wait(struct fix_run *r)
 {
-	struct sigaction sa = {.sa_handler = on_signal}, old[3];
+	struct sigaction sa = {.sa_handler = cli_on_signal}, old[3];
 	static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
 	int ret;
 
-	fprintf(stderr,
-		"%s: fix: on trial for %u s: %srun `%s fix --confirm%s%s` from another shell to "
-		"keep it; otherwise it is undone\n",
-		PROG_NAME, r->a.try_seconds, isatty(STDIN_FILENO) ? "press a key here, or " : "",
-		PROG_NAME, r->a.state_dir ? " --state-dir " : "",
-		r->a.state_dir ? r->a.state_dir : "");
+	cli_error("fix",
+		  "on trial for %u s: %srun `%s fix --confirm%s%s` from another shell to "
+		  "keep it; otherwise it is undone",
+		  r->a.try_seconds, isatty(STDIN_FILENO) ? "press a key here, or " : "", PROG_NAME,
+		  r->a.state_dir ? " --state-dir " : "", r->a.state_dir ? r->a.state_dir : "");
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &sa, &old[i]);
 	tell_ready();
 	ret =
 	    apply_wait_confirm(&r->env, r->a.try_seconds, isatty(STDIN_FILENO) ? STDIN_FILENO : -1,
-			       &stop_waiting, isatty(STDERR_FILENO) ? countdown : NULL, NULL);
+			       &cli_signal, isatty(STDERR_FILENO) ? countdown : NULL, NULL);
 	if (isatty(STDERR_FILENO))
 		fputc('\n', stderr);
 	for (int i = 0; i < 3; i++)
@@ -748,10 +730,10 @@ static int fall_back(struct fix_run *r, size_t failed)
 		return 0;
 	if (!fallback_mark(&r->host, &host_default_paths, s->after, names, sizeof(names)))
 		return 0;
-	fprintf(stderr,
-		"%s: fix: this kernel lists %s but cannot load it (%s): everything was put back; "
-		"planning again without it\n",
-		PROG_NAME, names, s->msg[0] ? s->msg : strerror(-s->err));
+	cli_error("fix",
+		  "this kernel lists %s but cannot load it (%s): everything was put back; "
+		  "planning again without it",
+		  names, s->msg[0] ? s->msg : strerror(-s->err));
 	if (r->fell_back[0] && strlen(r->fell_back) + 1 < sizeof(r->fell_back))
 		strcat(r->fell_back, " ");
 	if (strlen(r->fell_back) + strlen(names) < sizeof(r->fell_back))
@@ -896,13 +878,11 @@ static int emit_config(struct fix_run *r)
 		return 1;
 	}
 	for (unsigned i = 0; i < e->nwarnings; i++)
-		fprintf(stderr, "%s: fix: warning: %s\n", PROG_NAME, e->warnings[i]);
+		cli_error("fix", "warning: %s", e->warnings[i]);
 	if (e->lost_warnings)
-		fprintf(stderr, "%s: fix: warning: and %u more like these\n", PROG_NAME,
-			e->lost_warnings);
+		cli_error("fix", "warning: and %u more like these", e->lost_warnings);
 	if (!e->nfiles)
-		fprintf(stderr, "%s: fix: nothing to write as %s: the plan has no interface\n",
-			PROG_NAME, fmt);
+		cli_error("fix", "nothing to write as %s: the plan has no interface", fmt);
 	ret = 0;
 	if (r->a.output && strcmp(r->a.output, "-")) { /* "-": standard output, as elsewhere */
 		ret = emit_write_dir(r->a.output, e, &bad);
@@ -941,14 +921,12 @@ static int confirm(struct fix_run *r)
 		ret = journal_read_file(r->journal_path, &r->journal, err, sizeof(err));
 	if (ret < 0 || r->journal.pid <= 0 ||
 	    (kill((pid_t)r->journal.pid, 0) < 0 && errno == ESRCH)) {
-		fprintf(stderr, "%s: fix: no fix is waiting for confirmation in %s\n", PROG_NAME,
-			r->env.state_dir);
+		cli_error("fix", "no fix is waiting for confirmation in %s", r->env.state_dir);
 		return 1;
 	}
 	ret = apply_confirm(&r->env);
 	if (ret < 0) {
-		fprintf(stderr, "%s: fix: cannot confirm in %s: %s\n", PROG_NAME, r->env.state_dir,
-			strerror(-ret));
+		cli_error("fix", "cannot confirm in %s: %s", r->env.state_dir, strerror(-ret));
 		return 1;
 	}
 	printf("confirmed: the fix waiting as pid %ld is kept\n", r->journal.pid);
@@ -962,7 +940,7 @@ int cmd_fix(int argc, char *argv[])
 	int ret = 1, pr;
 
 	if (!r) {
-		fprintf(stderr, "%s: fix: %s\n", PROG_NAME, strerror(ENOMEM));
+		cli_error("fix", "%s", strerror(ENOMEM));
 		return 1;
 	}
 	r->lockfd = -1;
@@ -977,7 +955,7 @@ int cmd_fix(int argc, char *argv[])
 		goto cleanup;
 	}
 	if (!r->a.dry_run && geteuid() != 0) {
-		fprintf(stderr, "%s: fix: needs root\n", PROG_NAME);
+		cli_error("fix", "needs root");
 		goto cleanup;
 	}
 	if (read_and_plan(r, argv + optind, (size_t)(argc - optind)) < 0)
@@ -994,7 +972,7 @@ int cmd_fix(int argc, char *argv[])
 	}
 	p = print_new(stdout, r->a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
 	if (!p) {
-		fprintf(stderr, "%s: fix: %s\n", PROG_NAME, strerror(ENOMEM));
+		cli_error("fix", "%s", strerror(ENOMEM));
 		goto cleanup;
 	}
 	print_bool(p, "dry_run", r->a.dry_run, PRINT_JSON_ONLY);
@@ -1029,7 +1007,7 @@ int cmd_fix(int argc, char *argv[])
 	print_outcome(p, r);
 	pr = print_finish(p);
 	if (pr < 0) {
-		fprintf(stderr, "%s: fix: cannot write the report: %s\n", PROG_NAME, strerror(-pr));
+		cli_error("fix", "cannot write the report: %s", strerror(-pr));
 		ret = 1;
 	}
 cleanup:

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "cli.h"
 #include "lab/board.h"
 #include "lab/compare.h"
@@ -220,18 +221,18 @@ static int load_profile(const struct lab_args *a, struct lab_profile *p, struct 
 				   err, sizeof(err));
 		if (r < 0) {
 			/* A snapshot that cannot be read or modelled is bad input. */
-			fprintf(stderr, "%s: lab: %s\n", PROG_NAME, err[0] ? err : strerror(-r));
+			cli_error("lab", "%s", err[0] ? err : strerror(-r));
 			return r == -ENOMEM ? 1 : EXIT_USAGE;
 		}
 	} else {
 		r = lab_profile_load(p, a->profile ? a->profile : "bbb-stock", err, sizeof(err));
 		if (r < 0) {
-			fprintf(stderr, "%s: lab: %s\n", PROG_NAME, err[0] ? err : strerror(-r));
+			cli_error("lab", "%s", err[0] ? err : strerror(-r));
 			return r == -ENOENT || r == -EINVAL ? EXIT_USAGE : 1;
 		}
 	}
 	if (lab_profile_set_words(p, a->sets, a->nsets, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s: lab: %s\n", PROG_NAME, err);
+		cli_error("lab", "%s", err);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -249,8 +250,7 @@ static int lab_profiles(int argc, char *argv[])
 				       argv[1]);
 	for (const struct lab_builtin_profile *b = lab_builtin_profiles; b->name; b++) {
 		if (lab_profile_load(&p, b->name, err, sizeof(err)) < 0) {
-			fprintf(stderr, "%s: lab: built-in profile %s: %s\n", PROG_NAME, b->name,
-				err);
+			cli_error("lab", "built-in profile %s: %s", b->name, err);
 			return 1;
 		}
 		if (lab_profile_describe(&p, describe, sizeof(describe)) < 0)
@@ -365,7 +365,7 @@ static int lab_show(int argc, char *argv[])
 	if (r)
 		return r;
 	if (lab_profile_format(&p, buf, sizeof(buf)) < 0) {
-		fprintf(stderr, "%s: lab: show: the profile does not fit the buffer\n", PROG_NAME);
+		cli_error("lab", "show: the profile does not fit the buffer");
 		return 1;
 	}
 	/* The profile as it reads back; print_text's lines are shorter than a profile. */
@@ -417,7 +417,7 @@ static int lab_boards_list(int argc, char *argv[])
 		r = lab_board_load(e->snapshot, NULL, false, &opts, &p, &b, err, sizeof(err));
 		if (r < 0) {
 			print_free(pr);
-			fprintf(stderr, "%s: lab: boards: %s\n", PROG_NAME, err);
+			cli_error("lab", "boards: %s", err);
 			return 1;
 		}
 		db_format_rate(p.rate_bps, rate, sizeof(rate));
@@ -611,15 +611,15 @@ static void world_close(struct lab_world *w)
 {
 	int *fds[] = {&w->client_tun, &w->board_tun, &w->client_ns, &w->board_ns};
 
-	for (size_t i = 0; i < sizeof(fds) / sizeof(*fds); i++) {
+	for (size_t i = 0; i < COUNT(fds); i++) {
 		if (*fds[i] >= 0)
 			close(*fds[i]);
 		*fds[i] = -1;
 	}
 	/* The reaper kills what is left in the namespaces and removes them. */
 	if (lab_reaper_finish(&w->reaper, 5000) < 0)
-		fprintf(stderr, "%s: lab: the reaper (pid %ld) is still removing %s and %s\n",
-			PROG_NAME, (long)w->reaper.pid, w->client_name, w->board_name);
+		cli_error("lab", "the reaper (pid %ld) is still removing %s and %s",
+			  (long)w->reaper.pid, w->client_name, w->board_name);
 }
 
 /* Namespaces, tun devices, addresses. 0, or 1 with the message printed. */
@@ -654,18 +654,18 @@ static int world_build(struct lab_world *w, const struct lab_profile *p, bool qu
 		if (r == 0)
 			r = lab_netns_sysctl(w->board_ns, "net/ipv4/tcp_congestion_control", p->cc);
 		if (r < 0 && !quiet)
-			fprintf(stderr,
-				"%s: lab: note: %s cannot be the namespaces' default congestion "
-				"control (%s%s); set it per socket: DEBLOAT_LAB_CC, "
-				"`" PROG_NAME " test --cc %s`, `iperf3 -C %s`\n",
-				PROG_NAME, p->cc, strerror(-r),
-				r == -EPERM ? ": not in the host's tcp_allowed_congestion_control"
-					    : "",
-				p->cc, p->cc);
+			cli_error("lab",
+				  "note: %s cannot be the namespaces' default congestion "
+				  "control (%s%s); set it per socket: DEBLOAT_LAB_CC, "
+				  "`" PROG_NAME " test --cc %s`, `iperf3 -C %s`",
+				  p->cc, strerror(-r),
+				  r == -EPERM ? ": not in the host's tcp_allowed_congestion_control"
+					      : "",
+				  p->cc, p->cc);
 	}
 	return 0;
 fail:
-	fprintf(stderr, "%s: lab: %s\n", PROG_NAME, err);
+	cli_error("lab", "%s", err);
 	return 1;
 }
 
@@ -690,16 +690,16 @@ static int start_server(struct lab_world *w, const struct lab_profile *p, const 
 		argv[6] = NULL;
 	r = lab_spawn(&s, &st->server_pid);
 	if (r < 0) {
-		fprintf(stderr, "%s: lab: cannot start the server in %s: %s\n", PROG_NAME,
-			w->board_name, strerror(-r));
+		cli_error("lab", "cannot start the server in %s: %s", w->board_name, strerror(-r));
 		return 1;
 	}
 	r = wait_server(w->board_ns, sfd, st);
 	if (r == -EINTR)
 		return 128 + st->signal;
 	if (r < 0) {
-		fprintf(stderr, "%s: lab: the server in %s %s\n", PROG_NAME, w->board_name,
-			r == -ECHILD ? "exited at once" : "does not accept connections after 5 s");
+		cli_error("lab", "the server in %s %s", w->board_name,
+			  r == -ECHILD ? "exited at once"
+				       : "does not accept connections after 5 s");
 		return 1;
 	}
 	return 0;
@@ -744,8 +744,7 @@ static int start_command(const struct lab_args *a, const struct lab_profile *p, 
 	r = lab_spawn(&s, &st->cmd_pid);
 	if (r < 0) {
 		reclaim_tty(st);
-		fprintf(stderr, "%s: lab: cannot run \"%s\": %s\n", PROG_NAME, argv[0],
-			strerror(-r));
+		cli_error("lab", "cannot run \"%s\": %s", argv[0], strerror(-r));
 		return r == -ENOENT ? 127 : 126;
 	}
 	return 0;
@@ -780,19 +779,16 @@ static int lab_report(const struct lab_args *a, const struct lab_profile *p, con
 	reclaim_tty(st);
 	r = lab_telemetry_close(tw);
 	if (r < 0)
-		fprintf(stderr, "%s: lab: cannot write %s: %s\n", PROG_NAME, a->telemetry,
-			strerror(-r));
+		cli_error("lab", "cannot write %s: %s", a->telemetry, strerror(-r));
 	if (st->server_died && !a->quiet)
-		fprintf(stderr, "%s: lab: note: the server in %s exited early\n", PROG_NAME,
-			w->board_name);
+		cli_error("lab", "note: the server in %s exited early", w->board_name);
 	ret = st->signal ? 128 + st->signal : status_code(st->cmd_status);
 	sum.exit_status = st->signal ? -1 : ret;
 	sum.tun_queue_drops[LAB_BOARD_TX] = tun_queue_drops(w->board_ns);
 	sum.tun_queue_drops[LAB_CLIENT_TX] = tun_queue_drops(w->client_ns);
 	r = write_summary(a, json, &sum);
 	if (r < 0) {
-		fprintf(stderr, "%s: lab: cannot write %s: %s\n", PROG_NAME, a->json_summary,
-			strerror(-r));
+		cli_error("lab", "cannot write %s: %s", a->json_summary, strerror(-r));
 		if (!ret)
 			ret = 1;
 	}
@@ -818,7 +814,7 @@ static int block_signals(sigset_t *old)
 	signal(SIGPIPE, SIG_IGN);
 	sfd = signalfd(-1, &block, SFD_NONBLOCK | SFD_CLOEXEC);
 	if (sfd < 0)
-		fprintf(stderr, "%s: lab: signalfd: %s\n", PROG_NAME, strerror(errno));
+		cli_error("lab", "signalfd: %s", strerror(errno));
 	return sfd;
 }
 
@@ -826,15 +822,12 @@ static int block_signals(sigset_t *old)
 static int lab_check(void)
 {
 	if (geteuid() != 0) {
-		fprintf(stderr, "%s: lab: needs root (network namespaces and tun devices)\n",
-			PROG_NAME);
+		cli_error("lab", "needs root (network namespaces and tun devices)");
 		return 1;
 	}
 	if (access("/dev/net/tun", F_OK) < 0) {
-		fprintf(stderr,
-			"%s: lab: no /dev/net/tun: this kernel has no tun driver loaded "
-			"(modprobe tun)\n",
-			PROG_NAME);
+		cli_error("lab", "no /dev/net/tun: this kernel has no tun driver loaded "
+				 "(modprobe tun)");
 		return 1;
 	}
 	return 0;
@@ -896,18 +889,16 @@ static int lab_main(const struct lab_args *a)
 		describe[0] = '\0';
 	ret = 1;
 	if (lab_run_new(&p, &run, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s: lab: cannot build the emulator: %s\n", PROG_NAME, err);
+		cli_error("lab", "cannot build the emulator: %s", err);
 		return 1;
 	}
 	if (a->telemetry && (r = lab_telemetry_open(
 				 a->telemetry, lab_telemetry_format_of(a->telemetry), &tw)) < 0) {
-		fprintf(stderr, "%s: lab: cannot write %s: %s\n", PROG_NAME, a->telemetry,
-			strerror(-r));
+		cli_error("lab", "cannot write %s: %s", a->telemetry, strerror(-r));
 		goto out;
 	}
 	if (a->json_summary && !(json = fopen(a->json_summary, "we"))) {
-		fprintf(stderr, "%s: lab: cannot write %s: %s\n", PROG_NAME, a->json_summary,
-			strerror(errno));
+		cli_error("lab", "cannot write %s: %s", a->json_summary, strerror(errno));
 		goto out;
 	}
 	/* From here on every way out goes through world_close(). */
@@ -918,7 +909,7 @@ static int lab_main(const struct lab_args *a)
 	lab_netns_name(w.board_name, sizeof(w.board_name), getpid(), "board");
 	r = lab_reaper_start(names, 2, &w.reaper);
 	if (r < 0) {
-		fprintf(stderr, "%s: lab: cannot start the reaper: %s\n", PROG_NAME, strerror(-r));
+		cli_error("lab", "cannot start the reaper: %s", strerror(-r));
 		goto restore;
 	}
 	if (world_build(&w, &p, a->quiet) || (ret = start_server(&w, &p, &old, sfd, &st)))
@@ -939,7 +930,7 @@ static int lab_main(const struct lab_args *a)
 				     .no_gro = a->no_gro,
 				     .writer_threads = a->writer_threads};
 	if (lab_run_loop(run, &rc, err, sizeof(err)) < 0)
-		fprintf(stderr, "%s: lab: %s\n", PROG_NAME, err);
+		cli_error("lab", "%s", err);
 	ret = lab_report(a, &p, describe, &w, &st, run, tw, json);
 	tw = NULL;
 	json = NULL;

@@ -99,19 +99,18 @@ static int attach_telemetry(const struct plot_args *a, struct run *runs, size_t 
 	for (size_t i = 0; i < a->ntelemetry; i++) {
 		r = telemetry_read(a->telemetry[i], &tele[i], err, sizeof(err));
 		if (r < 0) {
-			fprintf(stderr, "%s: plot: cannot read telemetry %s: %s\n", PROG_NAME,
-				a->telemetry[i], err);
+			cli_error("plot", "cannot read telemetry %s: %s", a->telemetry[i], err);
 			return 1;
 		}
 		if (tele[i].truncated)
-			fprintf(stderr,
-				"%s: plot: note: telemetry %s was cut short: read up to its last "
-				"complete sample (t_s %.2f)\n",
-				PROG_NAME, a->telemetry[i], tele[i].t_s[tele[i].n - 1]);
+			cli_error("plot",
+				  "note: telemetry %s was cut short: read up to its last "
+				  "complete sample (t_s %.2f)",
+				  a->telemetry[i], tele[i].t_s[tele[i].n - 1]);
 		r = telemetry_match(&tele[i], runs, nruns, err, sizeof(err));
 		if (r < 0) {
-			fprintf(stderr, "%s: plot: telemetry %s belongs to none of the runs: %s\n",
-				PROG_NAME, a->telemetry[i], err);
+			cli_error("plot", "telemetry %s belongs to none of the runs: %s",
+				  a->telemetry[i], err);
 			return 1;
 		}
 		runs[r].telemetry = &tele[i];
@@ -134,8 +133,7 @@ int cmd_plot(int argc, char *argv[])
 	n = (size_t)(argc - optind);
 	r = run_read_all(argv + optind, n, &runs, &bad, err, sizeof(err));
 	if (r < 0) {
-		fprintf(stderr, "%s: plot: cannot read %s: %s\n", PROG_NAME, argv[optind + bad],
-			err);
+		cli_error("plot", "cannot read %s: %s", argv[optind + bad], err);
 		return 1;
 	}
 	memset(tele, 0, sizeof(tele));
@@ -143,13 +141,12 @@ int cmd_plot(int argc, char *argv[])
 		goto cleanup;
 	r = plot_render(runs, n, &a.o, &svg, &len);
 	if (r < 0) {
-		fprintf(stderr, "%s: plot: cannot draw: %s\n", PROG_NAME, strerror(-r));
+		cli_error("plot", "cannot draw: %s", strerror(-r));
 		goto cleanup;
 	}
 	r = svg_write_file(a.output, svg, len);
 	if (r < 0) {
-		fprintf(stderr, "%s: plot: cannot write %s: %s\n", PROG_NAME, a.output,
-			strerror(-r));
+		cli_error("plot", "cannot write %s: %s", a.output, strerror(-r));
 		goto cleanup;
 	}
 	ret = 0;

@@ -19,6 +19,7 @@
 
 #include <debloat/units.h>
 
+#include "array.h"
 #include "cli.h"
 #include "fix/apply.h"
 #include "fix/journal.h"
@@ -107,23 +108,6 @@ struct prove_args {
 	bool keep, undo, json, ingress;
 };
 
-static bool parse_number(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || errno || !isfinite(v) || v < min || v > max)
-		return false;
-	if (*end == '%' && !end[1])
-		v /= 100;
-	else if (*end)
-		return false;
-	*out = v;
-	return true;
-}
-
 static int parse_args(int argc, char *argv[], struct prove_args *a)
 {
 	static const struct option options[] = {
@@ -148,6 +132,7 @@ static int parse_args(int argc, char *argv[], struct prove_args *a)
 	};
 	struct test_spec spec;
 	double v;
+	bool ok;
 	int c;
 
 	optind = 0;
@@ -158,13 +143,13 @@ static int parse_args(int argc, char *argv[], struct prove_args *a)
 			a->test = optarg;
 			break;
 		case 'l':
-			if (!parse_number(optarg, 2, 3600, &a->length_s) || strchr(optarg, '%'))
+			if (!cli_parse_double(optarg, 2, 3600, NULL, &a->length_s))
 				return cli_usage_error("prove", usage,
 						       "--length takes 2 to 3600 seconds, not \"%s\"",
 						       optarg);
 			break;
 		case 'd':
-			if (!parse_number(optarg, 1, 60, &a->delay_s) || strchr(optarg, '%'))
+			if (!cli_parse_double(optarg, 1, 60, NULL, &a->delay_s))
 				return cli_usage_error("prove", usage,
 						       "--delay takes 1 to 60 seconds, not \"%s\"",
 						       optarg);
@@ -177,14 +162,18 @@ static int parse_args(int argc, char *argv[], struct prove_args *a)
 						       optarg);
 			break;
 		case OPT_MIN_GAIN:
-			if (!parse_number(optarg, 1, 1000, &a->min_gain) || strchr(optarg, '%'))
+			if (!cli_parse_double(optarg, 1, 1000, NULL, &a->min_gain))
 				return cli_usage_error("prove", usage,
 						       "--min-gain takes a factor from 1 to 1000, "
 						       "not \"%s\"",
 						       optarg);
 			break;
 		case OPT_MAX_LOSS:
-			if (!parse_number(optarg, 0, 100, &v) || v > 1)
+			/* a fraction, or a percentage with its sign */
+			ok = cli_parse_double(optarg, 0, 100, "%", &v);
+			if (ok && strchr(optarg, '%'))
+				v /= 100;
+			if (!ok || v > 1)
 				return cli_usage_error("prove", usage,
 						       "--max-loss takes a fraction from 0 to 1 (or "
 						       "0%% to 100%%), not \"%s\"",
@@ -210,7 +199,7 @@ static int parse_args(int argc, char *argv[], struct prove_args *a)
 			a->json = true;
 			break;
 		case 'p':
-			if (!parse_number(optarg, 1, 65535, &v) || v != floor(v))
+			if (!cli_parse_double(optarg, 1, 65535, NULL, &v) || v != floor(v))
 				return cli_usage_error("prove", usage,
 						       "--port takes 1 to 65535, not \"%s\"", optarg);
 			a->port = (unsigned)v;
@@ -414,20 +403,19 @@ static int measure(struct prove_run *r, const char *label, enum file json, enum 
 	o.progress = progress;
 	o.progress_ctx = &pc;
 	watch_open(watch, r->ifc->name);
-	fprintf(stderr, "%s: prove: %s: %s for %.0f s against %s\n", PROG_NAME, label, r->a.test,
-		r->a.length_s + 2 * r->a.delay_s, r->a.server);
+	cli_error("prove", "%s: %s for %.0f s against %s", label, r->a.test,
+		  r->a.length_s + 2 * r->a.delay_s, r->a.server);
 	ret = engine_run(&o, res, &notes, why, whylen);
 	watch_close(watch);
 	if (pc.tty)
 		fputs("\r\033[K", stderr);
 	for (size_t i = 0; i < notes.n; i++)
-		fprintf(stderr, "%s: prove: note: %s\n", PROG_NAME, notes.text[i]);
+		cli_error("prove", "note: %s", notes.text[i]);
 	if (res->nsteps && summary_compute(res, &s) == 0) {
 		egress_info(r->a.server, &res->egress_info_json, &res->sysctls_json);
 		if (result_write_json(r->path[json], res, &s) < 0 ||
 		    flent_write(r->path[flent], res) < 0)
-			fprintf(stderr, "%s: prove: cannot write %s's files in %s\n", PROG_NAME,
-				label, r->dir);
+			cli_error("prove", "cannot write %s's files in %s", label, r->dir);
 		prove_numbers_of(&s, out);
 	} else if (ret == 0) {
 		snprintf(why, whylen, "the test measured nothing");
@@ -587,8 +575,8 @@ static int setup(struct prove_run *r)
 	if (!r->a.nifaces) {
 		ret = egress_iface(r->a.server, name, sizeof(name));
 		if (ret < 0) {
-			fprintf(stderr, "%s: prove: cannot find the interface the route to %s uses: %s\n",
-				PROG_NAME, r->a.server, strerror(-ret));
+			cli_error("prove", "cannot find the interface the route to %s uses: %s",
+				  r->a.server, strerror(-ret));
 			return ret;
 		}
 		r->route_iface = strdup(name);
@@ -599,29 +587,29 @@ static int setup(struct prove_run *r)
 	}
 	ret = host_read(&r->host, &host_default_paths, r->a.ifaces, r->a.nifaces, &bad);
 	if (ret < 0) {
-		fprintf(stderr, "%s: prove: cannot read interface %s: %s\n", PROG_NAME,
-			r->a.ifaces[ret == -ENODEV ? bad : 0], strerror(-ret));
+		cli_error("prove", "cannot read interface %s: %s",
+			  r->a.ifaces[ret == -ENODEV ? bad : 0], strerror(-ret));
 		return ret;
 	}
 	for (size_t i = 0; i < r->host.n; i++)
 		if (r->host.ifaces[i].loopback) {
-			fprintf(stderr, "%s: prove: %s is loopback: there is nothing to fix\n",
-				PROG_NAME, r->host.ifaces[i].name);
+			cli_error("prove", "%s is loopback: there is nothing to fix",
+				  r->host.ifaces[i].name);
 			return -EINVAL;
 		}
 	r->ifc = &r->host.ifaces[0];
 	policy_iface(r->ifc, &r->host, &r->audit);
 	ret = make_dir(r);
 	if (ret < 0) {
-		fprintf(stderr, "%s: prove: cannot use %s as the output directory: %s\n", PROG_NAME,
-			r->dir, strerror(-ret));
+		cli_error("prove", "cannot use %s as the output directory: %s", r->dir,
+			  strerror(-ret));
 		return ret;
 	}
 	if (r->a.keyfile) {
 		ret = proto_key_read(r->a.keyfile, r->key, sizeof(r->key), &r->keylen);
 		if (ret < 0) {
-			fprintf(stderr, "%s: prove: cannot read the key %s: %s\n", PROG_NAME,
-				r->a.keyfile, ret == -EINVAL ? "it is empty" : strerror(-ret));
+			cli_error("prove", "cannot read the key %s: %s", r->a.keyfile,
+				  ret == -EINVAL ? "it is empty" : strerror(-ret));
 			return ret;
 		}
 	}
@@ -683,12 +671,12 @@ static int prove(struct prove_run *r)
 	int ret;
 
 	r->already = journaled(r);
-	fprintf(stderr,
-		"%s: prove: %s (%s): a baseline, then fix on trial and a second run; "
-		"interrupted or killed, prove puts everything back (should that fail too, `%s "
-		"undo %s` restores it)\n",
-		PROG_NAME, r->ifc->name, r->ifc->driver[0] ? r->ifc->driver : r->ifc->kind,
-		PROG_NAME, r->ifc->name);
+	cli_error("prove",
+		  "%s (%s): a baseline, then fix on trial and a second run; "
+		  "interrupted or killed, prove puts everything back (should that fail too, `%s "
+		  "undo %s` restores it)",
+		  r->ifc->name, r->ifc->driver[0] ? r->ifc->driver : r->ifc->kind, PROG_NAME,
+		  r->ifc->name);
 	ret = measure(r, "before", F_BEFORE, F_BEFORE_FLENT, &r->before, &r->watch_before, why,
 		      sizeof(why));
 	if (ret < 0) {
@@ -728,15 +716,14 @@ static int prove(struct prove_run *r)
 				 r->before.induced_ms, r->ifc->name);
 		return 0;
 	}
-	if (fix_argv(r, argv, sizeof(argv) / sizeof(*argv), try_s, rate, down) < 0) {
+	if (fix_argv(r, argv, COUNT(argv), try_s, rate, down) < 0) {
 		r->outcome = "failed";
 		snprintf(r->why, sizeof(r->why), "cannot spell the shaper's rate");
 		return -1;
 	}
-	fprintf(stderr, "%s: prove: fix on trial%s%s%s%s\n", PROG_NAME,
-		r->cap.shape_rate ? ", shaping at " : "", r->cap.shape_rate ? rate : "",
-		r->cap.shape_down_rate ? ", the download at " : "",
-		r->cap.shape_down_rate ? down : "");
+	cli_error("prove", "fix on trial%s%s%s%s", r->cap.shape_rate ? ", shaping at " : "",
+		  r->cap.shape_rate ? rate : "", r->cap.shape_down_rate ? ", the download at " : "",
+		  r->cap.shape_down_rate ? down : "");
 	ret = trial_start(&r->trial, r->a.state_dir, argv, r->path[F_FIX], r->path[F_FIX_LOG]);
 	trial_pid = r->trial.pid;
 	if (ret < 0) {
@@ -771,7 +758,7 @@ int cmd_prove(int argc, char *argv[])
 	int ret = 1, pr, wr;
 
 	if (!r) {
-		fprintf(stderr, "%s: prove: out of memory\n", PROG_NAME);
+		cli_error("prove", "out of memory");
 		return 1;
 	}
 	r->a = (struct prove_args){.test = "rrul",
@@ -785,7 +772,7 @@ int cmd_prove(int argc, char *argv[])
 		return pr;
 	}
 	if (geteuid() != 0) {
-		fprintf(stderr, "%s: prove: needs root (fix changes qdiscs and links)\n", PROG_NAME);
+		cli_error("prove", "needs root (fix changes qdiscs and links)");
 		free(r);
 		return 1;
 	}
@@ -797,12 +784,11 @@ int cmd_prove(int argc, char *argv[])
 	if (r->have_before && r->have_after)
 		draw(r);
 	if ((wr = write_report(r)) < 0) {
-		fprintf(stderr, "%s: prove: cannot write %s: %s\n", PROG_NAME, r->path[F_PROVE],
-			strerror(-wr));
+		cli_error("prove", "cannot write %s: %s", r->path[F_PROVE], strerror(-wr));
 		ret = 1;
 	}
 	if (pr < 0)
-		fprintf(stderr, "%s: prove: %s\n", PROG_NAME, r->why);
+		cli_error("prove", "%s", r->why);
 	p = print_new(stdout, r->a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
 	if (p) {
 		print_report(p, r);

@@ -89,27 +89,25 @@ int cmd_snapshot(int argc, char *argv[])
 	r = host_read(&host, &host_default_paths, argv + optind, (size_t)(argc - optind), &bad);
 	if (r < 0) {
 		if (r == -ENODEV)
-			fprintf(stderr, "%s: snapshot: cannot find interface %s: %s\n", PROG_NAME,
-				argv[optind + bad], strerror(-r));
+			cli_error("snapshot", "cannot find interface %s: %s", argv[optind + bad],
+				  strerror(-r));
 		else
-			fprintf(stderr, "%s: snapshot: cannot read the interfaces: %s\n", PROG_NAME,
-				strerror(-r));
+			cli_error("snapshot", "cannot read the interfaces: %s", strerror(-r));
 		goto cleanup;
 	}
 	snprintf(host.source, sizeof(host.source), "%s",
 		 a.note ? a.note : "captured by " PROG_NAME " snapshot");
 	r = snapshot_build(&host, &doc);
 	if (r < 0) {
-		fprintf(stderr, "%s: snapshot: cannot build the document: %s\n", PROG_NAME,
-			strerror(-r));
+		cli_error("snapshot", "cannot build the document: %s", strerror(-r));
 		goto cleanup;
 	}
 	r = a.output ? write_file(a.output, doc) : json_write(stdout, doc);
 	if (r == 0 && !a.output && fflush(stdout) == EOF)
 		r = -errno;
 	if (r < 0) {
-		fprintf(stderr, "%s: snapshot: cannot write %s: %s\n", PROG_NAME,
-			a.output ? a.output : "to stdout", strerror(-r));
+		cli_error("snapshot", "cannot write %s: %s", a.output ? a.output : "to stdout",
+			  strerror(-r));
 		goto cleanup;
 	}
 	ret = 0;

@@ -82,34 +82,6 @@ struct test_args {
 	uint8_t key[PROTO_MAX_KEY];
 };
 
-static bool parse_seconds(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || (*end && strcmp(end, "s")) || !(v >= min) || !(v <= max))
-		return false;
-	*out = v;
-	return true;
-}
-
-static bool parse_uint(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 static const char *opt_what(int c)
 {
 	switch (c) {
@@ -189,7 +161,7 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
-	unsigned long v;
+	uint64_t v;
 	int c;
 
 	optind = 0;
@@ -197,24 +169,24 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 	while ((c = getopt_long(argc, argv, "l:d:s:p:o:j46h", options, NULL)) != -1) {
 		switch (c) {
 		case 'l':
-			if (!parse_seconds(optarg, 0.1, 86400, &a->o.length_s))
+			if (!cli_parse_double(optarg, 0.1, 86400, "s", &a->o.length_s))
 				goto bad_value;
 			break;
 		case 'd':
-			if (!parse_seconds(optarg, 0, 3600, &a->o.delay_s))
+			if (!cli_parse_double(optarg, 0, 3600, "s", &a->o.delay_s))
 				goto bad_value;
 			break;
 		case 's':
-			if (!parse_seconds(optarg, 0.01, 10, &a->o.step_s))
+			if (!cli_parse_double(optarg, 0.01, 10, "s", &a->o.step_s))
 				goto bad_value;
 			break;
 		case 'p':
-			if (!parse_uint(optarg, 1, 65535, &v))
+			if (!cli_parse_uint(optarg, 1, 65535, &v))
 				goto bad_value;
 			a->o.port = (uint16_t)v;
 			break;
 		case OPT_STREAMS:
-			if (!parse_uint(optarg, 1, TEST_MAX_STREAMS, &v))
+			if (!cli_parse_uint(optarg, 1, TEST_MAX_STREAMS, &v))
 				goto bad_value;
 			a->o.streams = (unsigned)v;
 			break;
@@ -301,8 +273,7 @@ static int write_outputs(const char *cmd, const struct test_args *a, const struc
 	int r1 = summary_compute(r, &s), ret = 0;
 
 	if (r1 < 0) {
-		fprintf(stderr, "%s: %s: cannot compute the summary: %s\n", PROG_NAME, cmd,
-			strerror(-r1));
+		cli_error(cmd, "cannot compute the summary: %s", strerror(-r1));
 		return r1;
 	}
 	p = print_new(stdout, a->json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
@@ -312,18 +283,15 @@ static int write_outputs(const char *cmd, const struct test_args *a, const struc
 	r1 = print_finish(p);
 	print_free(p);
 	if (r1 < 0) {
-		fprintf(stderr, "%s: %s: cannot write the summary: %s\n", PROG_NAME, cmd,
-			strerror(-r1));
+		cli_error(cmd, "cannot write the summary: %s", strerror(-r1));
 		ret = r1;
 	}
 	if (a->output && (r1 = result_write_json(a->output, r, &s)) < 0) {
-		fprintf(stderr, "%s: %s: cannot write %s: %s\n", PROG_NAME, cmd, a->output,
-			strerror(-r1));
+		cli_error(cmd, "cannot write %s: %s", a->output, strerror(-r1));
 		ret = r1;
 	}
 	if (a->flent && (r1 = flent_write(a->flent, r)) < 0) {
-		fprintf(stderr, "%s: %s: cannot write %s: %s\n", PROG_NAME, cmd, a->flent,
-			strerror(-r1));
+		cli_error(cmd, "cannot write %s: %s", a->flent, strerror(-r1));
 		ret = r1;
 	}
 	return ret;
@@ -358,7 +326,7 @@ int cmd_test_named(const char *cmd, const char *test, int argc, char *argv[])
 	int ret = 1, err, operands = test ? 1 : 2;
 
 	if (!a || !r) {
-		fprintf(stderr, "%s: %s: out of memory\n", PROG_NAME, cmd);
+		cli_error(cmd, "out of memory");
 		goto cleanup;
 	}
 	a->o = (struct engine_opts){.length_s = 60, .delay_s = 5, .step_s = 0.2};
@@ -381,8 +349,8 @@ int cmd_test_named(const char *cmd, const char *test, int argc, char *argv[])
 	}
 	ret = 1;
 	if (a->keyfile && (err = proto_key_read(a->keyfile, a->key, sizeof(a->key), &keylen)) < 0) {
-		fprintf(stderr, "%s: %s: cannot read the key %s: %s\n", PROG_NAME, cmd, a->keyfile,
-			err == -EINVAL ? "it is empty" : strerror(-err));
+		cli_error(cmd, "cannot read the key %s: %s", a->keyfile,
+			  err == -EINVAL ? "it is empty" : strerror(-err));
 		goto cleanup;
 	}
 	if (keylen)
@@ -395,9 +363,9 @@ int cmd_test_named(const char *cmd, const char *test, int argc, char *argv[])
 	if (a->o.progress)
 		fputs("\r\033[K", stderr);
 	for (size_t i = 0; i < notes.n; i++)
-		fprintf(stderr, "%s: %s: note: %s\n", PROG_NAME, cmd, notes.text[i]);
+		cli_error(cmd, "note: %s", notes.text[i]);
 	if (err < 0)
-		fprintf(stderr, "%s: %s: %s\n", PROG_NAME, cmd, why);
+		cli_error(cmd, "%s", why);
 	/* flent's EGRESS_INFO and SYSCTLS; a file without them still loads. */
 	if (r->nsteps && a->flent)
 		egress_info(a->o.host, &r->egress_info_json, &r->sysctls_json);

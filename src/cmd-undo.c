@@ -140,8 +140,8 @@ static int remove_persisted(const struct undo_args *a, char *const names[], size
 	}
 	print_close(p);
 	if (r < 0)
-		fprintf(stderr, "%s: undo: cannot remove the persisted setup: %s\n", PROG_NAME,
-			err[0] ? err : strerror(-r));
+		cli_error("undo", "cannot remove the persisted setup: %s",
+			  err[0] ? err : strerror(-r));
 	return r;
 }
 
@@ -164,7 +164,7 @@ int cmd_undo(int argc, char *argv[])
 	names = argv + optind;
 	nnames = (size_t)(argc - optind);
 	if (geteuid() != 0) {
-		fprintf(stderr, "%s: undo: needs root\n", PROG_NAME);
+		cli_error("undo", "needs root");
 		return 1;
 	}
 	apply_env_init(&env, a.state_dir);
@@ -173,28 +173,28 @@ int cmd_undo(int argc, char *argv[])
 	if (!r && !(access(env.state_dir, F_OK) < 0 && errno == ENOENT))
 		r = apply_lock(&env, false, &lockfd);
 	if (r == -EBUSY) {
-		fprintf(stderr,
-			"%s: undo: another fix or undo is running on %s (a --try waiting for "
-			"confirmation?)\n",
-			PROG_NAME, env.state_dir);
+		cli_error("undo",
+			  "another fix or undo is running on %s (a --try waiting for "
+			  "confirmation?)",
+			  env.state_dir);
 		goto cleanup;
 	}
 	if (r < 0) {
-		fprintf(stderr, "%s: undo: cannot use the state directory %s: %s\n", PROG_NAME,
-			env.state_dir, strerror(-r));
+		cli_error("undo", "cannot use the state directory %s: %s", env.state_dir,
+			  strerror(-r));
 		goto cleanup;
 	}
 	r = journal_read_file(path, &j, err, sizeof(err));
 	if (r < 0 && r != -ENOENT) {
-		fprintf(stderr,
-			"%s: undo: cannot read the journal: %s; nothing was changed (the "
-			"journal is kept)\n",
-			PROG_NAME, err[0] ? err : strerror(-r));
+		cli_error("undo",
+			  "cannot read the journal: %s; nothing was changed (the "
+			  "journal is kept)",
+			  err[0] ? err : strerror(-r));
 		goto cleanup;
 	}
 	p = print_new(stdout, a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
 	if (!p) {
-		fprintf(stderr, "%s: undo: %s\n", PROG_NAME, strerror(ENOMEM));
+		cli_error("undo", "%s", strerror(ENOMEM));
 		goto cleanup;
 	}
 	print_str(p, "state_dir", env.state_dir, PRINT_JSON_ONLY);
@@ -225,8 +225,7 @@ int cmd_undo(int argc, char *argv[])
 			    PROG_NAME, path);
 			ret = 1;
 		} else if (r < 0) {
-			fprintf(stderr, "%s: undo: cannot rewrite the journal %s: %s\n", PROG_NAME,
-				path, strerror(-r));
+			cli_error("undo", "cannot rewrite the journal %s: %s", path, strerror(-r));
 			ret = 1;
 		}
 	}
@@ -241,7 +240,7 @@ int cmd_undo(int argc, char *argv[])
 		ret = 1;
 	r = print_finish(p);
 	if (r < 0) {
-		fprintf(stderr, "%s: undo: cannot write the report: %s\n", PROG_NAME, strerror(-r));
+		cli_error("undo", "cannot write the report: %s", strerror(-r));
 		ret = 1;
 	}
 cleanup:

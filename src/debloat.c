@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array.h"
 #include "cli.h"
 
 #ifndef DEBLOAT_VERSION
@@ -30,7 +31,7 @@ static const struct {
     {"exporter", cmd_exporter, "Serve every queue's counters, BQL and audit grade to Prometheus"},
 };
 
-#define NSUBCOMMANDS (sizeof(subcommands) / sizeof(subcommands[0]))
+#define NSUBCOMMANDS (COUNT(subcommands))
 
 static void show_usage(FILE *f)
 {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array.h"
 #include "drivers.h"
 
 static const struct driver_info drivers[] = {
@@ -109,7 +110,7 @@ const struct driver_ceiling *driver_ceiling(const char *driver, const char *cons
 {
 	if (!driver || !*driver)
 		return NULL;
-	for (size_t i = 0; i < sizeof(ceilings) / sizeof(*ceilings); i++) {
+	for (size_t i = 0; i < COUNT(ceilings); i++) {
 		const struct driver_ceiling *c = &ceilings[i];
 		bool machine = !c->compatible[0];
 
@@ -127,7 +128,7 @@ const struct driver_info *driver_lookup(const char *driver)
 {
 	if (!driver || !*driver)
 		return NULL;
-	for (size_t i = 0; i < sizeof(drivers) / sizeof(*drivers); i++)
+	for (size_t i = 0; i < COUNT(drivers); i++)
 		for (size_t j = 0; j < 3 && drivers[i].names[j]; j++)
 			if (!strcmp(drivers[i].names[j], driver))
 				return &drivers[i];

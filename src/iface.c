@@ -1,10 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /* iface.c - the few helpers of the interface description in iface.h. */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "iface.h"
+
+const struct bql_field bql_fields[BQL_NFIELDS] = {
+    {"limit", "limit", UNIT_BYTES, false, offsetof(struct bql_queue, limit)},
+    {"limit_min", "limit_min", UNIT_BYTES, false, offsetof(struct bql_queue, limit_min)},
+    {"limit_max", "limit_max", UNIT_BYTES, false, offsetof(struct bql_queue, limit_max)},
+    {"inflight", "inflight", UNIT_BYTES, false, offsetof(struct bql_queue, inflight)},
+    {"hold_time", "hold_time_ms", UNIT_MS, false, offsetof(struct bql_queue, hold_time_ms)},
+    {"stall_thrs", "stall_thrs_ms", UNIT_MS, true, offsetof(struct bql_queue, stall_thrs_ms)},
+    {"stall_cnt", "stall_cnt", UNIT_NONE, true, offsetof(struct bql_queue, stall_cnt)},
+    {"stall_max", "stall_max_jiffies", UNIT_NONE, true,
+     offsetof(struct bql_queue, stall_max_jiffies)},
+};
 
 void iface_note_unreadable(struct iface *ifc, const char *what, int err)
 {

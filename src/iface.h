@@ -69,6 +69,31 @@ struct bql_queue {
 	int64_t stall_thrs_ms, stall_cnt, stall_max_jiffies; /* Linux 6.9+ */
 };
 
+/*
+ * The values of struct bql_queue, in the order every reader and writer lists them (the
+ * sysfs reader, the snapshot, the report, `debloat bql --json`): one home for the list.
+ */
+struct bql_field {
+	const char *file; /* in tx-N/byte_queue_limits/ */
+	const char *key;  /* in JSON; the report's text label is the key without its unit */
+	enum unit unit;
+	bool stall;    /* the stall detector's, since Linux 6.9: absent on older kernels */
+	size_t offset; /* of the int64_t in struct bql_queue */
+};
+
+#define BQL_NFIELDS 8
+extern const struct bql_field bql_fields[BQL_NFIELDS];
+
+static inline int64_t bql_field_get(const struct bql_queue *q, const struct bql_field *f)
+{
+	return *(const int64_t *)(const void *)((const char *)q + f->offset);
+}
+
+static inline void bql_field_set(struct bql_queue *q, const struct bql_field *f, int64_t v)
+{
+	*(int64_t *)(void *)((char *)q + f->offset) = v;
+}
+
 enum duplex {
 	IFACE_DUPLEX_UNKNOWN,
 	IFACE_DUPLEX_HALF,

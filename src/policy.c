@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* policy.c - policy.h: findings, delays and grades from an interface description. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <debloat/units.h>
 
+#include "array.h"
 #include "drivers.h"
 #include "host/avail.h"
 #include "host/host.h"
 #include "host/qdisc.h"
 #include "policy.h"
+#include "say.h"
 
 const char *grade_name(enum grade g)
 {
@@ -130,15 +131,6 @@ static void evidence(struct finding *f, struct value val)
 		f->evidence[f->nevidence++] = val;
 }
 
-__attribute__((format(printf, 3, 4))) static void say(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
-
 /* docs/design/host-tuning.md section 1: fq_codel's limit and quantum for the link's speed. */
 static const char *fq_codel_params(uint32_t speed_mbps)
 {
@@ -203,7 +195,7 @@ static uint64_t drain_rate_bps(const struct iface *ifc, const struct qdisc *pare
 	if (parent) {
 		bool line_rate = false;
 
-		for (size_t i = 0; i < sizeof(line_rate_parents) / sizeof(*line_rate_parents); i++)
+		for (size_t i = 0; i < COUNT(line_rate_parents); i++)
 			line_rate |= !strcmp(parent->kind, line_rate_parents[i]);
 		if (!line_rate) {
 			*why = "the rate of the shaper class above it is not read yet";

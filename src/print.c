@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "json.h"
 #include "print.h"
 
@@ -32,6 +33,21 @@ struct printer {
 	bool nowrap;	 /* the value being written is not to be broken */
 	bool line_start; /* nothing written on this line yet */
 	bool need_space; /* the next value needs a separator */
+
+	/* text: the line of phrases print_nl() lays out (print_phrase) */
+	char phrase[PRINT_PHRASE_MAX];
+	size_t phrase_len;
+	bool phrased; /* a phrase call came since the last print_nl() */
+
+	struct print_table *table; /* text: the grid print_table_end() writes, or NULL */
+};
+
+struct print_table {
+	size_t nrows;
+	char label[PRINT_TABLE_ROWS][PRINT_TABLE_CELL];
+	bool used[PRINT_TABLE_ROWS];	/* a cell was put in the row: not a heading */
+	size_t ncols[PRINT_TABLE_ROWS]; /* cells up to the last one put in */
+	char cell[PRINT_TABLE_ROWS][PRINT_TABLE_COLS][PRINT_TABLE_CELL];
 };
 
 struct printer *print_new(FILE *out, enum print_mode mode)
@@ -59,6 +75,7 @@ void print_free(struct printer *p)
 {
 	if (!p)
 		return;
+	free(p->table);
 	if (p->depth)
 		json_free(p->stack[0]);
 	free(p);
@@ -254,6 +271,12 @@ void print_nl(struct printer *p)
 {
 	if (p->mode != PRINT_MODE_TEXT)
 		return;
+	if (p->phrased) {
+		p->phrased = false;
+		print_text(p, "%s", p->phrase);
+		p->phrase_len = 0;
+		p->phrase[0] = '\0';
+	}
 	fputc('\n', p->out);
 	p->col = 0;
 	p->pending_spaces = 0;
@@ -283,8 +306,7 @@ static void text_item(struct printer *p, const char *key, enum unit unit, unsign
 		text_write(p, " ");
 	/* "label value" as one string, the blank between them one that does not break. */
 	if (key && !(flags & PRINT_BARE)) {
-		const char *suffix =
-		    unit < sizeof(unit_suffix) / sizeof(*unit_suffix) ? unit_suffix[unit] : NULL;
+		const char *suffix = unit < COUNT(unit_suffix) ? unit_suffix[unit] : NULL;
 		size_t n = strlen(key), sn = suffix ? strlen(suffix) : 0;
 
 		if (sn && n > sn && !strcmp(key + n - sn, suffix))
@@ -515,7 +537,7 @@ void print_double(struct printer *p, const char *key, double v, int decimals, un
 	    [UNIT_MBPS] = " Mbit/s",	[UNIT_BPS] = " bit/s", [UNIT_BYTES] = " bytes",
 	    [UNIT_PACKETS] = " packets"};
 	enum unit unit = (enum unit)(unit_flags & UNIT_MASK);
-	const char *name = unit < sizeof(unit_name) / sizeof(*unit_name) ? unit_name[unit] : NULL;
+	const char *name = unit < COUNT(unit_name) ? unit_name[unit] : NULL;
 	char buf[64];
 
 	if (p->mode == PRINT_MODE_JSON) {
@@ -534,4 +556,195 @@ void print_double(struct printer *p, const char *key, double v, int decimals, un
 	else
 		snprintf(buf, sizeof(buf), "n/a");
 	text_item(p, key, unit, unit_flags, buf);
+}
+
+/* Append to the line of phrases, truncated as the line is full. */
+static void phrase_add(struct printer *p, const char *fmt, va_list ap)
+{
+	int k;
+
+	if (p->mode != PRINT_MODE_TEXT)
+		return;
+	p->phrased = true;
+	if (p->phrase_len >= sizeof(p->phrase) - 1)
+		return;
+	k = vsnprintf(p->phrase + p->phrase_len, sizeof(p->phrase) - p->phrase_len, fmt, ap);
+	if (k > 0)
+		p->phrase_len = p->phrase_len + (size_t)k < sizeof(p->phrase)
+				    ? p->phrase_len + (size_t)k
+				    : sizeof(p->phrase) - 1;
+}
+
+void print_phrase(struct printer *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	phrase_add(p, fmt, ap);
+	va_end(ap);
+}
+
+void print_uint_phrase(struct printer *p, const char *key, uint64_t v, const char *fmt, ...)
+{
+	va_list ap;
+
+	print_uint(p, key, v, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	phrase_add(p, fmt, ap);
+	va_end(ap);
+}
+
+void print_int_phrase(struct printer *p, const char *key, int64_t v, const char *fmt, ...)
+{
+	va_list ap;
+
+	print_int(p, key, v, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	phrase_add(p, fmt, ap);
+	va_end(ap);
+}
+
+void print_double_phrase(struct printer *p, const char *key, double v, const char *fmt, ...)
+{
+	va_list ap;
+
+	print_double(p, key, v, 0, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	phrase_add(p, fmt, ap);
+	va_end(ap);
+}
+
+void print_str_phrase(struct printer *p, const char *key, const char *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	print_str(p, key, s, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	phrase_add(p, fmt, ap);
+	va_end(ap);
+}
+
+void print_bool_phrase(struct printer *p, const char *key, bool b, const char *fmt, ...)
+{
+	va_list ap;
+
+	print_bool(p, key, b, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	phrase_add(p, fmt, ap);
+	va_end(ap);
+}
+
+void print_null_phrase(struct printer *p, const char *key, const char *fmt, ...)
+{
+	va_list ap;
+
+	print_null(p, key, NULL, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	phrase_add(p, fmt, ap);
+	va_end(ap);
+}
+
+void print_table_begin(struct printer *p)
+{
+	if (p->mode != PRINT_MODE_TEXT)
+		return;
+	free(p->table);
+	p->table = calloc(1, sizeof(*p->table));
+	if (!p->table)
+		fail(p, -ENOMEM);
+}
+
+/* The row labelled row, named now if it is new; -1 when there is no room. */
+static long table_row(struct print_table *t, const char *row)
+{
+	for (size_t i = 0; i < t->nrows; i++)
+		if (!strncmp(t->label[i], row, PRINT_TABLE_CELL - 1))
+			return (long)i;
+	if (t->nrows == PRINT_TABLE_ROWS)
+		return -1;
+	snprintf(t->label[t->nrows], PRINT_TABLE_CELL, "%s", row);
+	return (long)t->nrows++;
+}
+
+void print_table_row(struct printer *p, const char *row)
+{
+	if (p->table && row)
+		table_row(p->table, row);
+}
+
+static void cell_add(struct printer *p, size_t col, const char *row, const char *fmt, va_list ap)
+{
+	struct print_table *t = p->table;
+	long r;
+	size_t n;
+
+	if (!t || !row || col >= PRINT_TABLE_COLS || (r = table_row(t, row)) < 0)
+		return;
+	t->used[r] = true;
+	if (t->ncols[r] < col + 1)
+		t->ncols[r] = col + 1;
+	n = strlen(t->cell[r][col]);
+	vsnprintf(t->cell[r][col] + n, PRINT_TABLE_CELL - n, fmt, ap);
+}
+
+void print_cell(struct printer *p, size_t col, const char *row, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cell_add(p, col, row, fmt, ap);
+	va_end(ap);
+}
+
+void print_str_cell(struct printer *p, const char *key, const char *s, size_t col, const char *row,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	print_str(p, key, s, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	cell_add(p, col, row, fmt, ap);
+	va_end(ap);
+}
+
+void print_double_cell(struct printer *p, const char *key, double v, size_t col, const char *row,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	print_double(p, key, v, 0, PRINT_JSON_ONLY);
+	va_start(ap, fmt);
+	cell_add(p, col, row, fmt, ap);
+	va_end(ap);
+}
+
+void print_table_end(struct printer *p, const struct print_table_layout *l)
+{
+	struct print_table *t = p->table;
+	unsigned width = p->width;
+	size_t ncols = 0;
+
+	if (!t)
+		return;
+	for (size_t r = 0; r < t->nrows; r++)
+		if (t->ncols[r] > ncols)
+			ncols = t->ncols[r];
+	/* A row broken in two is no longer a table. */
+	p->width = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (!t->used[r]) {
+			print_text(p, "%s", t->label[r]);
+			print_nl(p);
+			continue;
+		}
+		print_text(p, "%-*s", (int)l->label_w, t->label[r]);
+		for (size_t c = 0; c < ncols; c++)
+			print_text(p, "%s%-*s", l->sep,
+				   c + 1 < ncols || !l->trim_last ? (int)l->col_w : 0,
+				   t->cell[r][c]);
+		print_nl(p);
+	}
+	p->width = width;
+	free(t);
+	p->table = NULL;
 }

@@ -90,7 +90,68 @@ char *print_escape(char *out, size_t len, const char *s);
 
 void print_text(struct printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void print_nl(struct printer *p);
+
+/*
+ * Summary lines, where facts read as parts of a sentence ("ran 10.0 s, command exit
+ * status 0; BQL limit p50 3028 bytes") rather than as "label value". Each call gives one
+ * fact once: JSON gets key and v as print_uint/print_int/print_double/print_bool would
+ * (print_null_phrase: null); text gets the phrase, fmt with its arguments, appended to
+ * the line exactly as written: no blank added, no label, no unit ("" for none). The
+ * line is laid out (spaced after what came before it, wrapped past the width) as a
+ * whole at the next print_nl(), as one print_text() of it would be; a line keeps
+ * PRINT_PHRASE_MAX - 1 bytes. print_phrase: text only.
+ */
+#define PRINT_PHRASE_MAX 512
+void print_phrase(struct printer *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void print_uint_phrase(struct printer *p, const char *key, uint64_t v, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void print_int_phrase(struct printer *p, const char *key, int64_t v, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void print_double_phrase(struct printer *p, const char *key, double v, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void print_str_phrase(struct printer *p, const char *key, const char *s, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void print_bool_phrase(struct printer *p, const char *key, bool b, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void print_null_phrase(struct printer *p, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void print_indent(struct printer *p, unsigned level);
+
+/*
+ * Tables whose columns are JSON objects: `compare` shows a run per column in text and a
+ * run per object of an array in JSON. The caller prints in the JSON's order, column
+ * after column, inside its own containers. A cell call gives one fact once: JSON gets
+ * key and value as print_str/print_double would; text puts the words (fmt with its
+ * arguments) in the cell of column col on the row labelled row, after what that cell
+ * holds already (a ratio after its value). Rows come in the order first named (by a
+ * cell or by print_table_row, which names a row ahead of its cells); row NULL: JSON
+ * only; print_cell: text only.
+ *
+ * Text is written by print_table_end(), never wrapped: each row its label padded to
+ * label_w columns, then each cell after sep, padded to col_w columns (the last one
+ * unpadded with trim_last), one line a row; a row no cell was put in is its label
+ * alone (a heading). Text keeps PRINT_TABLE_COLS columns, PRINT_TABLE_ROWS rows and
+ * PRINT_TABLE_CELL - 1 bytes a cell or label; the rest is left out of the text only.
+ */
+#define PRINT_TABLE_COLS 16
+#define PRINT_TABLE_ROWS 96
+#define PRINT_TABLE_CELL 64
+
+struct print_table_layout {
+	unsigned label_w, col_w;
+	const char *sep;
+	bool trim_last;
+};
+
+void print_table_begin(struct printer *p);
+void print_table_row(struct printer *p, const char *row);
+void print_cell(struct printer *p, size_t col, const char *row, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void print_str_cell(struct printer *p, const char *key, const char *s, size_t col, const char *row,
+		    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void print_double_cell(struct printer *p, const char *key, double v, size_t col, const char *row,
+		       const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+void print_table_end(struct printer *p, const struct print_table_layout *l);
 
 /* The text spelling of a value in a unit, as print_uint writes it. */
 int print_format_unit(char *buf, size_t len, uint64_t v, enum unit unit);

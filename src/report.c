@@ -95,17 +95,11 @@ static void print_bql(struct printer *p, const struct iface *ifc, const struct v
 		print_open_object(p, NULL);
 		print_text(p, "tx-%u", q->queue);
 		print_uint(p, "queue", q->queue, PRINT_JSON_ONLY);
-		print_maybe(p, "limit", q->limit, UNIT_BYTES);
-		print_maybe(p, "limit_min", q->limit_min, UNIT_BYTES);
-		print_maybe(p, "limit_max", q->limit_max, UNIT_BYTES);
-		print_maybe(p, "inflight", q->inflight, UNIT_BYTES);
-		print_maybe(p, "hold_time_ms", q->hold_time_ms, UNIT_MS);
 		/* The stall detector exists since Linux 6.9; say nothing where it does not. */
-		if (q->stall_cnt >= 0) {
-			print_maybe(p, "stall_thrs_ms", q->stall_thrs_ms, UNIT_MS);
-			print_maybe(p, "stall_cnt", q->stall_cnt, UNIT_NONE);
-			print_maybe(p, "stall_max_jiffies", q->stall_max_jiffies, UNIT_NONE);
-		}
+		for (size_t k = 0; k < BQL_NFIELDS; k++)
+			if (!bql_fields[k].stall || q->stall_cnt >= 0)
+				print_maybe(p, bql_fields[k].key, bql_field_get(q, &bql_fields[k]),
+					    bql_fields[k].unit);
 		print_nl(p);
 		print_close(p);
 	}

@@ -7,12 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "gz.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
 #include "snapshot.h"
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 #define SNAPSHOT_MAX_QUEUES 4096  /* BQL_MAX_QUEUES */
 #define SNAPSHOT_MAX_QDISCS 65536 /* in one tree, counted over all levels */
@@ -236,14 +235,8 @@ static struct jval *build_bql(struct builder *b, const struct iface *ifc)
 		}
 		put(b, e, "queue", json_new_uint(q->queue));
 		put(b, e, "present", json_new_bool(q->present));
-		put_maybe(b, e, "limit", q->limit);
-		put_maybe(b, e, "limit_min", q->limit_min);
-		put_maybe(b, e, "limit_max", q->limit_max);
-		put_maybe(b, e, "inflight", q->inflight);
-		put_maybe(b, e, "hold_time_ms", q->hold_time_ms);
-		put_maybe(b, e, "stall_thrs_ms", q->stall_thrs_ms);
-		put_maybe(b, e, "stall_cnt", q->stall_cnt);
-		put_maybe(b, e, "stall_max_jiffies", q->stall_max_jiffies);
+		for (size_t k = 0; k < BQL_NFIELDS; k++)
+			put_maybe(b, e, bql_fields[k].key, bql_field_get(q, &bql_fields[k]));
 		append(b, queues, e);
 	}
 	put(b, o, "queues", queues);
@@ -767,16 +760,16 @@ static int read_bql(struct reader *rd, const struct jval *o, const char *path, s
 			return fail(rd, -EINVAL, p, "expected an object, got %s", kind_word(e));
 		q->present = true;
 		if ((r = need_int(rd, e, p, "queue", 0, SNAPSHOT_MAX_QUEUES - 1, &n)) < 0 ||
-		    (r = get_bool(rd, e, p, "present", &q->present)) < 0 ||
-		    (r = get_maybe(rd, e, p, "limit", &q->limit)) < 0 ||
-		    (r = get_maybe(rd, e, p, "limit_min", &q->limit_min)) < 0 ||
-		    (r = get_maybe(rd, e, p, "limit_max", &q->limit_max)) < 0 ||
-		    (r = get_maybe(rd, e, p, "inflight", &q->inflight)) < 0 ||
-		    (r = get_maybe(rd, e, p, "hold_time_ms", &q->hold_time_ms)) < 0 ||
-		    (r = get_maybe(rd, e, p, "stall_thrs_ms", &q->stall_thrs_ms)) < 0 ||
-		    (r = get_maybe(rd, e, p, "stall_cnt", &q->stall_cnt)) < 0 ||
-		    (r = get_maybe(rd, e, p, "stall_max_jiffies", &q->stall_max_jiffies)) < 0)
+		    (r = get_bool(rd, e, p, "present", &q->present)) < 0)
 			return r;
+		for (size_t k = 0; k < BQL_NFIELDS; k++) {
+			int64_t v;
+
+			r = get_maybe(rd, e, p, bql_fields[k].key, &v);
+			if (r < 0)
+				return r;
+			bql_field_set(q, &bql_fields[k], v);
+		}
 		q->queue = (unsigned)n;
 	}
 	return 0;

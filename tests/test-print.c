@@ -242,7 +242,8 @@ TEST(escape_control_characters_and_backslash)
 	char out[64];
 
 	CHECK_STR(print_escape(out, sizeof(out), "ok"), "ok");
-	CHECK_STR(print_escape(out, sizeof(out), "\x1b[2Jcleared\r\n"), "\\x1b[2Jcleared\\x0d\\x0a");
+	CHECK_STR(print_escape(out, sizeof(out), "\x1b[2Jcleared\r\n"),
+		  "\\x1b[2Jcleared\\x0d\\x0a");
 	CHECK_STR(print_escape(out, sizeof(out), "a\\b\x7f"), "a\\\\b\\x7f");
 	CHECK_STR(print_escape(out, 6, "\x01\x02"), "\\x01"); /* never half an escape */
 	CHECK_STR(print_escape(out, sizeof(out), "caf\xc3\xa9"), "caf\xc3\xa9"); /* UTF-8 kept */
@@ -265,5 +266,96 @@ TEST(print_str_escapes_in_text_and_keeps_json_exact)
 	print_str(p, "cc", "evil\x1b", 0);
 	REQUIRE_EQ(stop(&c, p), 0);
 	CHECK(strstr(c.buf, "evil\\u001b") != NULL); /* JSON's own escape, value intact */
+	free(c.buf);
+}
+
+/* Phrases: each fact once, JSON under its key, text as written, laid out per line. */
+static void emit_phrases(struct printer *p)
+{
+	print_str_phrase(p, "profile", "bbb", "lab: %s", "bbb");
+	print_nl(p);
+	print_double_phrase(p, "duration_s", 10, "  ran %.1f s", 10.0);
+	print_int_phrase(p, "exit_status", 3, ", exit status %d", 3);
+	print_bool_phrase(p, "bql", false, "%s", "; no BQL");
+	print_null_phrase(p, "max_urbs", "%s", "");
+	print_uint_phrase(p, "drops", 12, "; drops %u", 12u);
+	print_phrase(p, "; and then some words that make the line longer than eighty columns");
+	print_nl(p);
+}
+
+TEST(phrases_make_one_line_of_text_and_keys_in_json)
+{
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+
+	REQUIRE(p);
+	emit_phrases(p);
+	CHECK_EQ(stop(&c, p), 0);
+	/* no blank added before ',' or ';', no labels; wrapped as a whole line */
+	CHECK_STR(
+	    c.buf,
+	    "lab: bbb\n"
+	    "  ran 10.0 s, exit status 3; no BQL; drops 12; and then some words that make the\n"
+	    "  line longer than eighty columns\n");
+	free(c.buf);
+
+	p = start(&c, PRINT_MODE_JSON);
+	REQUIRE(p);
+	print_set_compact(p);
+	emit_phrases(p);
+	CHECK_EQ(stop(&c, p), 0);
+	CHECK_STR(c.buf, "{\"profile\":\"bbb\",\"duration_s\":10,\"exit_status\":3,\"bql\":false,"
+			 "\"max_urbs\":null,\"drops\":12}\n");
+	free(c.buf);
+}
+
+/* A table: a column per object in JSON, rows of cells in text; a ratio appends to its cell. */
+static void emit_table(struct printer *p)
+{
+	print_table_begin(p);
+	print_open_array(p, "runs");
+	for (size_t i = 0; i < 2; i++) {
+		print_open_object(p, NULL);
+		print_str_cell(p, "name", i ? "b" : "a", i, "", "%s", i ? "b" : "a");
+		print_double_cell(p, "rate_mbps", 10.0 * (double)(i + 1), i, "rate", "%.1f",
+				  10.0 * (double)(i + 1));
+		print_table_row(p, "heading:");
+		print_double_cell(p, "gone", 1, i, NULL, "%s", "json only");
+		print_cell(p, i, "note", "%s", i ? "text only" : "-");
+		print_open_object(p, "ratio");
+		print_double_cell(p, "rate_mbps", (double)(i + 1), i, "rate", "%s",
+				  i ? " (x2)" : "");
+		print_close(p);
+		print_close(p);
+	}
+	print_close(p);
+	print_table_end(p, &(struct print_table_layout){.label_w = 6, .col_w = 5, .sep = " "});
+}
+
+TEST(tables_are_columns_in_text_and_objects_in_json)
+{
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+
+	REQUIRE(p);
+	emit_table(p);
+	CHECK_EQ(stop(&c, p), 0);
+	/* rows in the order first named, a heading alone, cells padded (text drops blanks at
+	 * the end of a line) */
+	CHECK_STR(c.buf, "       a     b\n"
+			 "rate   10.0  20.0 (x2)\n"
+			 "heading:\n"
+			 "note   -     text only\n");
+	free(c.buf);
+
+	p = start(&c, PRINT_MODE_JSON);
+	REQUIRE(p);
+	print_set_compact(p);
+	emit_table(p);
+	CHECK_EQ(stop(&c, p), 0);
+	CHECK_STR(
+	    c.buf,
+	    "{\"runs\":[{\"name\":\"a\",\"rate_mbps\":10,\"gone\":1,\"ratio\":{\"rate_mbps\":1}},"
+	    "{\"name\":\"b\",\"rate_mbps\":20,\"gone\":1,\"ratio\":{\"rate_mbps\":2}}]}\n");
 	free(c.buf);
 }

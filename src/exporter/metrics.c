@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array.h"
 #include "exporter/metrics.h"
 #include "host/qdisc.h"
 #include "policy.h"
@@ -145,7 +146,7 @@ const struct prom_family *const metrics_families[] = {
     &self_unreadable,
     &self_build,
 };
-const size_t metrics_nfamilies = sizeof(metrics_families) / sizeof(metrics_families[0]);
+const size_t metrics_nfamilies = COUNT(metrics_families);
 
 /* ---- qdiscs ---- */
 

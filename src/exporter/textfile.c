@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "exporter/textfile.h"
+#include "fsutil.h"
 
 int textfile_check(const char *dir)
 {
@@ -25,22 +26,6 @@ int textfile_check(const char *dir)
 	if (lstat(path, &st) < 0)
 		return errno == ENOENT ? 0 : -errno;
 	return S_ISREG(st.st_mode) ? 0 : -EEXIST;
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
 }
 
 int textfile_write(const char *dir, const char *buf, size_t len)

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,15 +15,8 @@
 #include <unistd.h>
 
 #include "fix/apply.h"
-
-__attribute__((format(printf, 3, 4))) static void say(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
+#include "fsutil.h"
+#include "say.h"
 
 static unsigned env_step(const char *name)
 {
@@ -56,34 +48,12 @@ int apply_state_path(const struct apply_env *e, const char *name, char *buf, siz
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-/* mkdir -p, 0755. */
-static int make_dirs(const char *dir)
-{
-	char path[APPLY_PATH_MAX];
-	size_t n = strlen(dir);
-
-	if (!n || n >= sizeof(path))
-		return -ENAMETOOLONG;
-	memcpy(path, dir, n + 1);
-	for (char *s = path + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 int apply_lock(const struct apply_env *e, bool wait, int *lockfd)
 {
 	char path[APPLY_PATH_MAX];
 	int fd, r;
 
-	r = make_dirs(e->state_dir);
+	r = mkdir_p(e->state_dir);
 	if (r < 0)
 		return r;
 	r = apply_state_path(e, "lock", path, sizeof(path));

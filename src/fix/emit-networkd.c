@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "fix/emit.h"
 
 /* How a spec option's value (plan.h: base units) is spelled for networkd. */
@@ -83,7 +84,7 @@ static const char *nd_section(const char *kind)
 	    {"pfifo_fast", "PFIFOFast"},
 	};
 
-	for (size_t i = 0; i < sizeof(sections) / sizeof(*sections); i++)
+	for (size_t i = 0; i < COUNT(sections); i++)
 		if (!strcmp(kind, sections[i][0]))
 			return sections[i][1];
 	return NULL;
@@ -102,7 +103,7 @@ static const char *nd_offload_key(const char *feature)
 	    {"rx-checksum", "ReceiveChecksumOffload"},
 	};
 
-	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++)
+	for (size_t i = 0; i < COUNT(keys); i++)
 		if (!strcmp(feature, keys[i][0]))
 			return keys[i][1];
 	return NULL;
@@ -137,7 +138,7 @@ static void fmt_rate(uint64_t bytes_per_sec, char *buf, size_t len)
 
 static const struct nd_key *nd_find(const char *kind, const char *opt)
 {
-	for (size_t i = 0; i < sizeof(nd_keys) / sizeof(*nd_keys); i++)
+	for (size_t i = 0; i < COUNT(nd_keys); i++)
 		if (!strcmp(nd_keys[i].kind, kind) && !strcmp(nd_keys[i].opt, opt))
 			return &nd_keys[i];
 	return NULL;
@@ -261,7 +262,7 @@ static bool udev_given_name(const char *name)
 {
 	static const char *const prefixes[] = {"en", "wl", "ww", "ib", "sl"};
 
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(*prefixes); i++)
+	for (size_t i = 0; i < COUNT(prefixes); i++)
 		if (!strncmp(name, prefixes[i], 2))
 			return true;
 	return false;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "fix/emit.h"
 #include "iface.h"
 
@@ -35,7 +36,7 @@ static const char *nm_feature(const char *name)
 	    {"rx-gro-hw", "ethtool.feature-rx-gro-hw"},
 	};
 
-	for (size_t i = 0; i < sizeof(props) / sizeof(*props); i++)
+	for (size_t i = 0; i < COUNT(props); i++)
 		if (!strcmp(name, props[i][0]))
 			return props[i][1];
 	return NULL;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* emit.c - what the three emitters share: files, lines, warnings; writing a directory. */
+#include "array.h"
 #include "fix/emit.h"
 
 #include <errno.h>
@@ -21,7 +22,7 @@ static const char *const format_names[] = {
 
 int emit_format_from_name(const char *name)
 {
-	for (size_t i = 0; i < sizeof(format_names) / sizeof(*format_names); i++)
+	for (size_t i = 0; i < COUNT(format_names); i++)
 		if (!strcmp(name, format_names[i]))
 			return (int)i;
 	return -EINVAL;
@@ -29,7 +30,7 @@ int emit_format_from_name(const char *name)
 
 const char *emit_format_name(enum emit_format f)
 {
-	return (unsigned)f < sizeof(format_names) / sizeof(*format_names) ? format_names[f] : "?";
+	return (unsigned)f < COUNT(format_names) ? format_names[f] : "?";
 }
 
 struct emit_file *emit_file_new(struct emit *e, const char *fmt, ...)

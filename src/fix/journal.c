@@ -14,17 +14,8 @@
 
 #include "array.h"
 #include "fix/journal.h"
-
-__attribute__((format(printf, 3, 4))) static void say(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!buf || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
+#include "fsutil.h"
+#include "say.h"
 
 void journal_init(struct journal *j)
 {
@@ -637,23 +628,6 @@ static int fsync_dir_of(const char *path)
 		r = -errno;
 	close(fd);
 	return r;
-}
-
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
 }
 
 int journal_write_atomic(const char *path, const void *buf, size_t len, mode_t mode)

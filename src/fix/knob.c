@@ -31,8 +31,6 @@
 #include "host/sysfs.h"
 #include "nl.h"
 
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
 /* DQL's own maximum (UINT_MAX / 2 - UINT_MAX / 16): what limit_max "max" means. */
 #define BQL_LIMIT_MAX 1879048192ULL
 /* A root qdisc's tree holds at most one qdisc per TX queue and a few more. */

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,20 +14,11 @@
 #include "array.h"
 #include "fix/journal.h"
 #include "fix/persist.h"
+#include "fsutil.h"
+#include "say.h"
 
 #define UNIT_NAME "debloat-fix@.service"
 #define HOOK_MARK "# debloat - ifupdown hook written by `debloat fix --persist`"
-
-__attribute__((format(printf, 3, 4))) static void say(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!buf || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
 
 static int fit(int n, size_t len)
 {
@@ -375,27 +365,6 @@ int persist_read(const char *root, const char *ifname, struct persist *out, char
 
 /* ---- installing and removing ---- */
 
-static int mkdirs(const char *dir)
-{
-	char path[PATH_MAX];
-	size_t n = strlen(dir);
-
-	if (!n || n >= sizeof(path))
-		return -ENAMETOOLONG;
-	memcpy(path, dir, n + 1);
-	for (char *s = path + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(path, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 static void note_file(struct persist_files *f, const char *path)
 {
 	if (f && f->n < PERSIST_MAX_FILES)
@@ -421,7 +390,7 @@ static int put_file(const char *root, const char *rel, const char *text, mode_t 
 		goto fail;
 	memcpy(dir, path, strlen(path) + 1);
 	*strrchr(dir, '/') = '\0';
-	r = mkdirs(dir);
+	r = mkdir_p(dir);
 	if (r < 0) {
 		say(err, errlen, "%s: %s", dir, strerror(-r));
 		return r;
@@ -455,7 +424,7 @@ static int put_link(const char *root, const char *ifname, struct persist_files *
 		return r;
 	memcpy(dir, path, strlen(path) + 1);
 	*strrchr(dir, '/') = '\0';
-	r = mkdirs(dir);
+	r = mkdir_p(dir);
 	if (r < 0) {
 		say(err, errlen, "%s: %s", dir, strerror(-r));
 		return r;

@@ -15,15 +15,7 @@
 #include "fix/plan.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
-
-__attribute__((format(printf, 3, 4))) static void say(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
+#include "say.h"
 
 void plan_init(struct plan *p, const struct plan_options *opts)
 {
@@ -503,7 +495,7 @@ static int plan_offloads(struct plan *p, int ti, const struct iface *ifc)
 
 	if (!ifc->speed_mbps || ifc->speed_mbps > 100)
 		return 0;
-	for (size_t i = 0; i < sizeof(features) / sizeof(*features); i++) {
+	for (size_t i = 0; i < COUNT(features); i++) {
 		const enum feature_state *s =
 		    (const enum feature_state *)((const char *)ifc + features[i].offset);
 		struct knob k;
@@ -672,7 +664,7 @@ static const struct opt_word opt_words[] = {
 
 static const struct opt_word *find_word(const char *kind, const char *word)
 {
-	for (size_t i = 0; i < sizeof(opt_words) / sizeof(*opt_words); i++)
+	for (size_t i = 0; i < COUNT(opt_words); i++)
 		if (!strcmp(opt_words[i].kind, kind) && !strcmp(opt_words[i].word, word))
 			return &opt_words[i];
 	return NULL;
@@ -855,7 +847,7 @@ static int spec_of_qdisc(const struct qdisc *q, struct plan_spec *out)
 	for (unsigned i = 0; i < q->noptions; i++) {
 		const struct value *v = &q->options[i];
 
-		for (size_t j = 0; j < sizeof(tree_keys) / sizeof(*tree_keys); j++) {
+		for (size_t j = 0; j < COUNT(tree_keys); j++) {
 			const struct tree_key *tk = &tree_keys[j];
 			struct plan_spec_opt *o;
 
@@ -929,7 +921,7 @@ static const struct {
 
 static bool is_fixed_default(const char *kind, const struct plan_spec_opt *o)
 {
-	for (size_t i = 0; i < sizeof(fixed_defaults) / sizeof(*fixed_defaults); i++)
+	for (size_t i = 0; i < COUNT(fixed_defaults); i++)
 		if (!strcmp(fixed_defaults[i].kind, kind) &&
 		    !strcmp(fixed_defaults[i].name, o->name))
 			return o->numeric && o->v == fixed_defaults[i].v;

@@ -12,11 +12,10 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
+#include "array.h"
 #include "debloat/units.h"
 #include "fix/qdisc-opts.h"
 #include "nl.h"
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---- the builder ---- */
 

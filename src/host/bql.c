@@ -41,14 +41,8 @@ static void read_queue(const char *queues, struct bql_queue *q)
 
 	n = snprintf(dir, sizeof(dir), "%s/tx-%u/byte_queue_limits", queues, q->queue);
 	q->present = n > 0 && (size_t)n < sizeof(dir) && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-	q->limit = read_value(dir, "limit");
-	q->limit_min = read_value(dir, "limit_min");
-	q->limit_max = read_value(dir, "limit_max");
-	q->inflight = read_value(dir, "inflight");
-	q->hold_time_ms = read_value(dir, "hold_time");
-	q->stall_thrs_ms = read_value(dir, "stall_thrs");
-	q->stall_cnt = read_value(dir, "stall_cnt");
-	q->stall_max_jiffies = read_value(dir, "stall_max");
+	for (size_t k = 0; k < BQL_NFIELDS; k++)
+		bql_field_set(q, &bql_fields[k], read_value(dir, bql_fields[k].file));
 }
 
 /* The N of every tx-N under queues/, sorted; the entries are otherwise zero. */
@@ -253,14 +247,9 @@ int bql_watch_read(const struct bql_watch *w, struct bql_queue *out, int64_t *tx
 
 		q->queue = w->queues[i];
 		q->present = true; /* the directory was there when the watch began */
-		q->limit = watch_value(fd, "limit", &ok, &gone);
-		q->limit_min = watch_value(fd, "limit_min", &ok, &gone);
-		q->limit_max = watch_value(fd, "limit_max", &ok, &gone);
-		q->inflight = watch_value(fd, "inflight", &ok, &gone);
-		q->hold_time_ms = watch_value(fd, "hold_time", &ok, &gone);
-		q->stall_thrs_ms = watch_value(fd, "stall_thrs", &ok, &gone);
-		q->stall_cnt = watch_value(fd, "stall_cnt", &ok, &gone);
-		q->stall_max_jiffies = watch_value(fd, "stall_max", &ok, &gone);
+		for (size_t k = 0; k < BQL_NFIELDS; k++)
+			bql_field_set(q, &bql_fields[k],
+				      watch_value(fd, bql_fields[k].file, &ok, &gone));
 	}
 	*tx_bytes = watch_value(w->statsfd, "tx_bytes", &ok, &gone);
 	*tx_packets = watch_value(w->statsfd, "tx_packets", &ok, &gone);

@@ -48,8 +48,7 @@ int link_from_msg(const struct nlmsghdr *nlh, struct iface *out)
 	    (tb[IFLA_OPERSTATE] && nl_attr_u8(tb[IFLA_OPERSTATE], &oper) < 0))
 		return -EBADMSG;
 	snprintf(ifc.operstate, sizeof(ifc.operstate), "%s",
-		 oper < sizeof(operstate_names) / sizeof(*operstate_names) ? operstate_names[oper]
-									   : "unknown");
+		 oper < COUNT(operstate_names) ? operstate_names[oper] : "unknown");
 	if (tb[IFLA_QDISC] &&
 	    nl_attr_str(tb[IFLA_QDISC], ifc.root_qdisc, sizeof(ifc.root_qdisc)) < 0)
 		return -EBADMSG;

@@ -85,8 +85,8 @@ static int decode_fields(struct qdisc *q, const void *opts, size_t len, const st
 	uint8_t u8;
 	int r;
 
-	if (maxtype >= sizeof(tb) / sizeof(*tb))
-		maxtype = sizeof(tb) / sizeof(*tb) - 1;
+	if (maxtype >= COUNT(tb))
+		maxtype = COUNT(tb) - 1;
 	r = nl_attrs(opts, len, tb, maxtype);
 	if (r < 0)
 		return r;
@@ -182,8 +182,6 @@ static const struct field cake_fields[] = {
     {15, "ingress", UNIT_NONE, FIELD_U32_BOOL},		/* _INGRESS */
     {17, "split_gso", UNIT_NONE, FIELD_U32_BOOL},	/* _SPLIT_GSO */
 };
-
-#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 static int decode_cake(struct qdisc *q, const void *opts, size_t len)
 {

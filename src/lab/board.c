@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array.h"
 #include "drivers.h"
 #include "lab/board.h"
 #include "policy.h"
@@ -22,7 +23,7 @@ static const struct {
 
 const char *lab_board_base(const char *driver)
 {
-	for (size_t i = 0; i < sizeof(bases) / sizeof(bases[0]); i++)
+	for (size_t i = 0; i < COUNT(bases); i++)
 		if (driver && !strcmp(bases[i].driver, driver))
 			return bases[i].profile;
 	return NULL;

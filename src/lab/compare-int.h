@@ -82,11 +82,13 @@ void lc_file_path(char *out, size_t len, const char *dir, const char *stem, cons
 int lc_fmt_num(char *buf, size_t len, double v);
 /* A number as JSON: an integer when it is one, null when NaN. */
 void lc_json_num(struct printer *p, const char *key, double v);
-/* The side-by-side table of runs[0..n), each run's ratio to runs[base]. */
-void lc_print_table(struct printer *p, const struct lc_run *runs, size_t n, size_t base);
-/* One run's object of "runs" (compare.h's JSON), its ratios to base (NULL: none). */
-void lc_json_run(struct printer *p, const char *dir, const struct lc_run *lr,
-		 const struct lc_run *base);
+/*
+ * runs[0..n), each with its ratios to runs[base] (the first that worked; n: none), once:
+ * the "runs" array of compare.h's JSON, and the side-by-side table in text (none when
+ * no run worked), with its notes on runs whose emulator fell behind.
+ */
+void lc_print_runs(struct printer *p, const char *dir, const struct lc_run *runs, size_t n,
+		   size_t base);
 
 /* ---- compare-seed.c ---- */
 

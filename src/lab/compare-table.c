@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "json.h"
 #include "meter/tests.h"
 #include "plot/compare.h"
@@ -33,49 +34,7 @@ int lc_fmt_num(char *buf, size_t len, double v)
 	return snprintf(buf, len, "%.0f", v);
 }
 
-#define LABEL_W	 22
-#define CELL_LEN 48
-
-struct table {
-	struct printer *p;
-	const struct lc_run *runs;
-	size_t n;
-	size_t base; /* the first run that worked: ratios are to it */
-	int w;	     /* cell width */
-	char cells[LC_MAX_PROFILES][CELL_LEN];
-};
-
-static void table_row(struct table *t, const char *label)
-{
-	print_text(t->p, "%-*s", LABEL_W, label);
-	/* The last column unpadded: no trailing blanks. */
-	for (size_t i = 0; i < t->n; i++)
-		print_text(t->p, " %-*s", i + 1 < t->n ? t->w : 0, t->cells[i]);
-	print_nl(t->p);
-}
-
-static void metric_row(struct table *t, const struct compare_metric *m)
-{
-	double first = m->get(&t->runs[t->base].run->s);
-
-	for (size_t i = 0; i < t->n; i++) {
-		const struct lc_run *lr = &t->runs[i];
-		double v, q;
-		int len;
-
-		if (!lr->run) {
-			snprintf(t->cells[i], CELL_LEN, "failed");
-			continue;
-		}
-		v = m->get(&lr->run->s);
-		q = compare_ratio(v, first);
-		len = lc_fmt_num(t->cells[i], CELL_LEN, v);
-		if (i != t->base && isfinite(q) && len > 0 && len < CELL_LEN)
-			snprintf(t->cells[i] + len, CELL_LEN - (size_t)len,
-				 q < 0.095 ? " (x%.3f)" : " (x%.2f)", q);
-	}
-	table_row(t, m->label);
-}
+#define LABEL_W 22
 
 static const struct probe_summary *find_probe(const struct summary *s, const char *name)
 {
@@ -83,41 +42,6 @@ static const struct probe_summary *find_probe(const struct summary *s, const cha
 		if (!strcmp(s->probes[k].name, name))
 			return &s->probes[k];
 	return NULL;
-}
-
-/* Per probe: "p50 / p99" idle and loaded, in the probe order of the first run. */
-static void probe_rows(struct table *t)
-{
-	const struct summary *bs = &t->runs[t->base].run->s;
-	static const char prefix[] = "Ping (ms) ";
-
-	for (size_t k = 0; k < bs->nprobes; k++) {
-		const char *name = bs->probes[k].name, *shortname = name;
-		char label[64];
-
-		if (!strncmp(name, prefix, sizeof(prefix) - 1))
-			shortname = name + sizeof(prefix) - 1;
-		for (int loaded = 0; loaded < 2; loaded++) {
-			for (size_t i = 0; i < t->n; i++) {
-				const struct probe_summary *ps;
-				const struct latency_stats *st;
-				char a[24], b[24];
-
-				if (!t->runs[i].run ||
-				    !(ps = find_probe(&t->runs[i].run->s, name))) {
-					snprintf(t->cells[i], CELL_LEN, "-");
-					continue;
-				}
-				st = loaded ? &ps->loaded : &ps->idle;
-				lc_fmt_num(a, sizeof(a), st->p50);
-				lc_fmt_num(b, sizeof(b), st->p99);
-				snprintf(t->cells[i], CELL_LEN, "%s / %s", a, b);
-			}
-			snprintf(label, sizeof(label), "  %.10s %s", shortname,
-				 loaded ? "loaded" : "idle");
-			table_row(t, label);
-		}
-	}
 }
 
 static const struct lc_stage *find_stage(const struct lc_run *lr, const char *name)
@@ -128,70 +52,161 @@ static const struct lc_stage *find_stage(const struct lc_run *lr, const char *na
 	return NULL;
 }
 
-/* Drops (marks) per stage: a row for each stage where some run counted any. */
-static void stage_rows(struct table *t, bool marks)
+static const char probe_prefix[] = "Ping (ms) ";
+
+/* The text row of a probe: "  EF idle". */
+static const char *probe_row(char *buf, size_t len, const char *name, bool loaded)
 {
-	for (size_t i0 = 0; i0 < t->n; i0++) {
-		for (size_t k = 0; k < t->runs[i0].nstages; k++) {
-			const char *name = t->runs[i0].stages[k].name;
-			bool seen = false, any = false;
-			char label[64];
+	const char *shortname = name;
 
-			/* Each stage once: where it first appears. */
-			for (size_t j = 0; j < i0 && !seen; j++)
-				seen = find_stage(&t->runs[j], name) != NULL;
-			for (size_t j = 0; j < k && !seen; j++)
-				seen = !strcmp(t->runs[i0].stages[j].name, name);
-			if (seen)
+	if (!strncmp(name, probe_prefix, sizeof(probe_prefix) - 1))
+		shortname = name + sizeof(probe_prefix) - 1;
+	snprintf(buf, len, "  %.10s %s", shortname, loaded ? "loaded" : "idle");
+	return buf;
+}
+
+/* A stage's row of drops (marks): only where some run counted any, and qdisc's drops. */
+static bool stage_shown(const struct lc_run *runs, size_t n, const char *name, bool marks)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct lc_stage *st = find_stage(&runs[i], name);
+		double v = st ? (marks ? st->marks : st->drops) : NAN;
+
+		if (isfinite(v) && v > 0)
+			return true;
+	}
+	return !marks && !strcmp(name, "qdisc");
+}
+
+/* The text row of a stage's drops or marks, or NULL when it has none. */
+static const char *stage_row(char *buf, size_t len, const struct lc_run *runs, size_t n,
+			     const char *name, bool marks)
+{
+	if (!stage_shown(runs, n, name, marks))
+		return NULL;
+	snprintf(buf, len, "%s %.14s", marks ? "CE marks" : "drops", name);
+	return buf;
+}
+
+/* Is runs[i].stages[k] the first stage of that name, over runs[0..i] in order? */
+static bool stage_first_seen(const struct lc_run *runs, size_t i, size_t k)
+{
+	const char *name = runs[i].stages[k].name;
+
+	for (size_t j = 0; j < i; j++)
+		if (find_stage(&runs[j], name))
+			return false;
+	return find_stage(&runs[i], name) == &runs[i].stages[k];
+}
+
+/*
+ * The table's rows in their order, named before any cell: the cells come run by run
+ * (the JSON's order), the rows metric by metric.
+ */
+static void table_rows(struct printer *p, const struct lc_run *runs, size_t n, size_t base)
+{
+	const struct summary *bs = &runs[base].run->s;
+	char label[64];
+
+	print_table_row(p, "");
+	for (size_t m = 0; m < compare_nmetrics; m++)
+		print_table_row(p, compare_metrics[m].label);
+	print_table_row(p, "grade");
+	print_table_row(p, "latency per probe, ms (p50 / p99):");
+	/* per probe, "p50 / p99" idle and loaded, in the probe order of the first run */
+	for (size_t k = 0; k < bs->nprobes; k++)
+		for (int loaded = 0; loaded < 2; loaded++)
+			print_table_row(
+			    p, probe_row(label, sizeof(label), bs->probes[k].name, loaded));
+	print_table_row(p, "the board's transmit path (lab):");
+	print_table_row(p, "BQL limit p50/max B");
+	print_table_row(p, "ring max descriptors");
+	for (int marks = 0; marks < 2; marks++)
+		for (size_t i = 0; i < n; i++)
+			for (size_t k = 0; k < runs[i].nstages; k++)
+				if (stage_first_seen(runs, i, k))
+					print_table_row(p,
+							stage_row(label, sizeof(label), runs, n,
+								  runs[i].stages[k].name, marks));
+	print_table_row(p, "emulator error p99 ms");
+}
+
+/*
+ * Text only: the cells of what the JSON has inside the run's "summary", which is the
+ * test's own document reprinted (the table shows the numbers plot/run.h read from it).
+ */
+static void summary_cells(struct printer *p, const struct lc_run *runs, size_t i, size_t base)
+{
+	const struct lc_run *lr = &runs[i];
+	const struct summary *bs = &runs[base].run->s;
+	char a[24], b[24], label[64];
+
+	for (size_t m = 0; m < compare_nmetrics; m++) {
+		lc_fmt_num(a, sizeof(a), lr->run ? compare_metrics[m].get(&lr->run->s) : NAN);
+		print_cell(p, i, compare_metrics[m].label, "%s", lr->run ? a : "failed");
+	}
+	print_cell(p, i, "grade", "%s",
+		   !lr->run		 ? "failed"
+		   : lr->run->s.grade[0] ? lr->run->s.grade
+					 : "-");
+	for (size_t k = 0; k < bs->nprobes; k++) {
+		const char *name = bs->probes[k].name;
+		const struct probe_summary *ps = lr->run ? find_probe(&lr->run->s, name) : NULL;
+
+		for (int loaded = 0; loaded < 2; loaded++) {
+			const struct latency_stats *st = ps && loaded ? &ps->loaded
+							 : ps	      ? &ps->idle
+								      : NULL;
+
+			probe_row(label, sizeof(label), name, loaded);
+			if (!st) {
+				print_cell(p, i, label, "-");
 				continue;
-			for (size_t i = 0; i < t->n; i++) {
-				const struct lc_stage *st = find_stage(&t->runs[i], name);
-				double v = st ? (marks ? st->marks : st->drops) : NAN;
-
-				any |= isfinite(v) && v > 0;
-				if (isfinite(v))
-					snprintf(t->cells[i], CELL_LEN, "%.0f", v);
-				else
-					snprintf(t->cells[i], CELL_LEN, "-");
 			}
-			if (!any && (marks || strcmp(name, "qdisc")))
-				continue;
-			snprintf(label, sizeof(label), "%s %.14s", marks ? "CE marks" : "drops",
-				 name);
-			table_row(t, label);
+			lc_fmt_num(a, sizeof(a), st->p50);
+			lc_fmt_num(b, sizeof(b), st->p99);
+			print_cell(p, i, label, "%s / %s", a, b);
 		}
 	}
 }
 
-static void lab_rows(struct table *t)
+/* A count as JSON (lc_json_num) and as its cell in row ("-" when NaN). */
+static void count_cell(struct printer *p, const char *key, double v, size_t col, const char *row)
 {
-	for (size_t i = 0; i < t->n; i++) {
-		const struct lc_run *lr = &t->runs[i];
-		char a[24], b[24];
+	lc_json_num(p, key, v);
+	if (isfinite(v))
+		print_cell(p, col, row, "%.0f", v);
+	else
+		print_cell(p, col, row, "-");
+}
 
-		if (!lr->bql)
-			snprintf(t->cells[i], CELL_LEN, "no BQL");
-		else if (!isfinite(lr->bql_limit_p50))
-			snprintf(t->cells[i], CELL_LEN, "-");
-		else {
-			snprintf(a, sizeof(a), "%.0f", lr->bql_limit_p50);
-			lc_fmt_num(b, sizeof(b), lr->bql_limit_max);
-			snprintf(t->cells[i], CELL_LEN, "%s / %s", a, b);
+/* The drops (marks) of each stage: an object in JSON, a cell in each shown row. */
+static void stage_cells(struct printer *p, const struct lc_run *runs, size_t n, size_t i,
+			bool marks)
+{
+	const struct lc_run *lr = &runs[i];
+	char label[64];
+
+	print_open_object(p, marks ? "marks" : "drops");
+	for (size_t k = 0; k < lr->nstages; k++) {
+		const struct lc_stage *st = &lr->stages[k];
+		bool first = find_stage(lr, st->name) == st;
+
+		count_cell(p, st->name, marks ? st->marks : st->drops, i,
+			   first ? stage_row(label, sizeof(label), runs, n, st->name, marks)
+				 : NULL);
+	}
+	print_close(p);
+	/* "-" in the rows of the stages other runs have and this one has not */
+	for (size_t j = 0; j < n; j++)
+		for (size_t k = 0; k < runs[j].nstages; k++) {
+			const char *name = runs[j].stages[k].name;
+
+			if (stage_first_seen(runs, j, k) && !find_stage(lr, name))
+				print_cell(p, i,
+					   stage_row(label, sizeof(label), runs, n, name, marks),
+					   "-");
 		}
-	}
-	table_row(t, "BQL limit p50/max B");
-	for (size_t i = 0; i < t->n; i++) {
-		if (isfinite(t->runs[i].ring_max))
-			snprintf(t->cells[i], CELL_LEN, "%.0f", t->runs[i].ring_max);
-		else
-			snprintf(t->cells[i], CELL_LEN, "-");
-	}
-	table_row(t, "ring max descriptors");
-	stage_rows(t, false);
-	stage_rows(t, true);
-	for (size_t i = 0; i < t->n; i++)
-		lc_fmt_num(t->cells[i], CELL_LEN, t->runs[i].sched_p99_us / 1e3);
-	table_row(t, "emulator error p99 ms");
 }
 
 /* A run over its bound: whether it kept time, for the table's note and the JSON. */
@@ -215,39 +230,6 @@ static void timing_notes(struct printer *p, const struct lc_run *runs, size_t n)
 			   "%s: the emulator fell behind (scheduling error p99 %s ms, over %s "
 			   "ms): its p99 latencies are not to be trusted",
 			   runs[i].stem, a, b);
-		print_nl(p);
-	}
-}
-
-void lc_print_table(struct printer *p, const struct lc_run *runs, size_t n, size_t base)
-{
-	struct table t = {.p = p, .runs = runs, .n = n, .base = base, .w = 16};
-
-	print_set_width(p, 0); /* a row broken in two is no longer a table */
-	for (size_t i = 0; i < n; i++)
-		if ((int)strlen(runs[i].stem) > t.w)
-			t.w = (int)strlen(runs[i].stem);
-	for (size_t i = 0; i < n; i++)
-		snprintf(t.cells[i], CELL_LEN, "%s", runs[i].stem);
-	table_row(&t, "");
-	for (size_t m = 0; m < compare_nmetrics; m++)
-		metric_row(&t, &compare_metrics[m]);
-	for (size_t i = 0; i < n; i++)
-		snprintf(t.cells[i], CELL_LEN, "%s",
-			 !runs[i].run		   ? "failed"
-			 : runs[i].run->s.grade[0] ? runs[i].run->s.grade
-						   : "-");
-	table_row(&t, "grade");
-	print_text(p, "latency per probe, ms (p50 / p99):");
-	print_nl(p);
-	probe_rows(&t);
-	print_text(p, "the board's transmit path (lab):");
-	print_nl(p);
-	lab_rows(&t);
-	print_set_width(p, PRINT_WIDTH);
-	timing_notes(p, runs, n);
-	if (n > 1) {
-		print_text(p, "(xN: the run's value over %s's)", runs[base].stem);
 		print_nl(p);
 	}
 }
@@ -310,13 +292,16 @@ void lc_json_num(struct printer *p, const char *key, double v)
 		print_double(p, key, v, 3, PRINT_JSON_ONLY);
 }
 
-void lc_json_run(struct printer *p, const char *dir, const struct lc_run *lr,
-		 const struct lc_run *base)
+/* One run once: its object of "runs", and its column of the table. */
+static void print_run(struct printer *p, const char *dir, const struct lc_run *runs, size_t n,
+		      size_t i, size_t base)
 {
-	char path[PATH_MAX];
+	const struct lc_run *lr = &runs[i];
+	const struct lc_run *br = base < n ? &runs[base] : NULL;
+	char path[PATH_MAX], a[24];
 
 	print_open_object(p, NULL);
-	print_str(p, "profile", lr->stem, PRINT_JSON_ONLY);
+	print_str_cell(p, "profile", lr->stem, i, "", "%s", lr->stem);
 	print_str(p, "describe", lr->describe[0] ? lr->describe : NULL, PRINT_JSON_ONLY);
 	print_bool(p, "ok", lr->ok, PRINT_JSON_ONLY);
 	print_str(p, "error", lr->ok ? NULL : lr->error, PRINT_JSON_ONLY);
@@ -325,35 +310,77 @@ void lc_json_run(struct printer *p, const char *dir, const struct lc_run *lr,
 		emit_jval(p, "summary", json_get(lr->doc, "summary"));
 	else
 		print_null(p, "summary", "-", PRINT_JSON_ONLY);
+	if (br)
+		summary_cells(p, runs, i, base);
 	lc_json_num(p, "bql_limit_bytes", lr->bql ? lr->bql_limit_p50 : NAN);
+	if (!lr->bql)
+		print_cell(p, i, "BQL limit p50/max B", "no BQL");
+	else if (!isfinite(lr->bql_limit_p50))
+		print_cell(p, i, "BQL limit p50/max B", "-");
+	else
+		print_cell(p, i, "BQL limit p50/max B", "%.0f", lr->bql_limit_p50);
 	lc_json_num(p, "bql_limit_max_bytes", lr->bql ? lr->bql_limit_max : NAN);
-	lc_json_num(p, "ring_max_descriptors", lr->ring_max);
+	if (lr->bql && isfinite(lr->bql_limit_p50)) {
+		lc_fmt_num(a, sizeof(a), lr->bql_limit_max);
+		print_cell(p, i, "BQL limit p50/max B", " / %s", a);
+	}
+	count_cell(p, "ring_max_descriptors", lr->ring_max, i, "ring max descriptors");
 	lc_json_num(p, "sched_error_p99_us", lr->sched_p99_us);
+	lc_fmt_num(a, sizeof(a), lr->sched_p99_us / 1e3);
+	print_cell(p, i, "emulator error p99 ms", "%s", a);
+	/* in text, the notes under the table */
 	if (isfinite(lr->sched_p99_us) && isfinite(lr->sched_bound_us))
 		print_bool(p, "kept_time", !fell_behind(lr), PRINT_JSON_ONLY);
 	else
 		print_null(p, "kept_time", "-", PRINT_JSON_ONLY);
-	print_open_object(p, "drops");
-	for (size_t k = 0; k < lr->nstages; k++)
-		lc_json_num(p, lr->stages[k].name, lr->stages[k].drops);
-	print_close(p);
-	print_open_object(p, "marks");
-	for (size_t k = 0; k < lr->nstages; k++)
-		lc_json_num(p, lr->stages[k].name, lr->stages[k].marks);
-	print_close(p);
+	stage_cells(p, runs, n, i, false);
+	stage_cells(p, runs, n, i, true);
 	print_open_object(p, "ratio");
-	for (size_t m = 0; m < compare_nmetrics; m++)
-		print_double(p, compare_metrics[m].key,
-			     lr->run && base ? compare_ratio(compare_metrics[m].get(&lr->run->s),
-							     compare_metrics[m].get(&base->run->s))
-					     : NAN,
-			     4, PRINT_JSON_ONLY);
+	for (size_t m = 0; m < compare_nmetrics; m++) {
+		const struct compare_metric *cm = &compare_metrics[m];
+		double q =
+		    lr->run && br ? compare_ratio(cm->get(&lr->run->s), cm->get(&br->run->s)) : NAN;
+
+		if (lr->run && i != base && isfinite(q))
+			print_double_cell(p, cm->key, q, i, cm->label,
+					  q < 0.095 ? " (x%.3f)" : " (x%.2f)", q);
+		else
+			print_double(p, cm->key, q, 4, PRINT_JSON_ONLY);
+	}
 	print_close(p);
 	print_open_object(p, "files");
-	for (size_t k = 0; k < sizeof(lc_run_files) / sizeof(lc_run_files[0]); k++) {
+	for (size_t k = 0; k < COUNT(lc_run_files); k++) {
 		lc_file_path(path, sizeof(path), dir, lr->stem, lc_run_files[k][1]);
 		print_str(p, lc_run_files[k][0], access(path, F_OK) ? NULL : path, PRINT_JSON_ONLY);
 	}
 	print_close(p);
 	print_close(p);
+}
+
+void lc_print_runs(struct printer *p, const char *dir, const struct lc_run *runs, size_t n,
+		   size_t base)
+{
+	struct print_table_layout layout = {
+	    .label_w = LABEL_W, .col_w = 16, .sep = " ", .trim_last = true};
+
+	/* No table when no run worked: the text says why each failed. */
+	if (base < n) {
+		for (size_t i = 0; i < n; i++)
+			if (strlen(runs[i].stem) > layout.col_w)
+				layout.col_w = (unsigned)strlen(runs[i].stem);
+		print_table_begin(p);
+		table_rows(p, runs, n, base);
+	}
+	print_open_array(p, "runs");
+	for (size_t i = 0; i < n; i++)
+		print_run(p, dir, runs, n, i, base);
+	print_close(p);
+	if (base >= n)
+		return;
+	print_table_end(p, &layout);
+	timing_notes(p, runs, n);
+	if (n > 1) {
+		print_text(p, "(xN: the run's value over %s's)", runs[base].stem);
+		print_nl(p);
+	}
 }

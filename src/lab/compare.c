@@ -18,7 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "cli.h"
+#include "fsutil.h"
 #include "json.h"
 #include "lab/compare.h"
 #include "lab/profile.h"
@@ -38,7 +40,7 @@
 
 static const char *const seed_profiles[] = {"bbb-stock", "bbb-bql", "bbb-bql-fq",
 					    "bbb-bql-fq_codel"};
-#define SEED_N (sizeof(seed_profiles) / sizeof(seed_profiles[0]))
+#define SEED_N (COUNT(seed_profiles))
 
 static const char usage_compare[] =
     "Usage: " PROG_NAME " lab compare [-l SECONDS] [-d SECONDS] [--test NAME]\n"
@@ -97,13 +99,6 @@ const char *const lc_run_files[LC_RUN_FILES][2] = {
     {"log", ".log"},
     {"plot", ".svg"},
 };
-
-static volatile sig_atomic_t got_signal;
-
-static void on_signal(int sig)
-{
-	got_signal = sig;
-}
 
 static double now_s(void)
 {
@@ -316,28 +311,6 @@ out:
 	return ret;
 }
 
-/* mkdir -p. -errno. */
-static int make_dir(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *s = buf + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 void lc_file_path(char *out, size_t len, const char *dir, const char *stem, const char *ext)
 {
 	snprintf(out, len, "%s/%s%s", dir, stem, ext);
@@ -477,7 +450,7 @@ static void wait_run(const struct lc_args *a, size_t i, struct lc_run *lr, pid_t
 			shown = floor(t);
 		}
 		/* A terminal's ^C reached the lab too; a signal sent to us alone is passed on. */
-		if (got_signal && !termed && (got_signal != SIGINT || t > 2)) {
+		if (cli_signal && !termed && (cli_signal != SIGINT || t > 2)) {
 			kill(pid, SIGTERM);
 			termed = true;
 			deadline = t;
@@ -505,7 +478,7 @@ static void wait_run(const struct lc_args *a, size_t i, struct lc_run *lr, pid_t
 		snprintf(lr->error, sizeof(lr->error),
 			 "stopped after %.0f s (expected about %.0f s)%s%s", lr->elapsed_s, expect,
 			 why[0] ? ": " : "", why);
-	else if (got_signal)
+	else if (cli_signal)
 		snprintf(lr->error, sizeof(lr->error), "interrupted");
 	else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		snprintf(lr->error, sizeof(lr->error), "%s", why[0] ? why : "cannot run the lab");
@@ -705,10 +678,7 @@ static void print_report(struct printer *p, const struct lc_args *a, const char 
 		print_double(p, "delay_s", a->delay_s, 1, PRINT_JSON_ONLY);
 		print_str(p, "dir", dir, PRINT_JSON_ONLY);
 		print_str(p, "plot", plotted ? cmp_path : NULL, PRINT_JSON_ONLY);
-		print_open_array(p, "runs");
-		for (size_t i = 0; i < a->nprofiles; i++)
-			lc_json_run(p, dir, &runs[i], base < a->nprofiles ? &runs[base] : NULL);
-		print_close(p);
+		lc_print_runs(p, dir, runs, a->nprofiles, base);
 		if (a->board)
 			lc_board_json(p, a, runs);
 		else if (a->seed)
@@ -719,8 +689,7 @@ static void print_report(struct printer *p, const struct lc_args *a, const char 
 		lc_board_header(p, a);
 	else if (a->seed)
 		lc_seed_header(p, a);
-	if (base < a->nprofiles)
-		lc_print_table(p, runs, a->nprofiles, base);
+	lc_print_runs(p, dir, runs, a->nprofiles, base);
 	for (size_t i = 0; i < a->nprofiles; i++) {
 		if (runs[i].ok)
 			continue;
@@ -773,7 +742,7 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 			    .test = "rrul"};
 	char self[PATH_MAX], dir[PATH_MAX], shown[PATH_MAX], cmp_path[PATH_MAX], log[PATH_MAX];
 	char berr[512];
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term, old_hup;
+	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
 	struct printer *p = NULL;
 	struct lc_run *runs = NULL;
 	bool plotted, failed = false;
@@ -831,7 +800,7 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 		localtime_r(&t, &tm);
 		strftime(shown, sizeof(shown), "debloat-lab-%Y%m%d-%H%M%S", &tm);
 	}
-	r = make_dir(shown);
+	r = mkdir_p(shown);
 	if (r < 0 || !realpath(shown, dir)) {
 		fprintf(stderr, "%s: %s: cannot create %s: %s\n", PROG_NAME, a.cmd, shown,
 			strerror(r < 0 ? -r : errno));
@@ -858,14 +827,14 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 		struct lc_run *lr = &runs[i];
 		pid_t pid;
 
-		if (got_signal) {
+		if (cli_signal) {
 			snprintf(lr->error, sizeof(lr->error), "not run: interrupted");
 			continue;
 		}
 		lc_file_path(log, sizeof(log), dir, lr->stem, ".log");
 		/* Stale files of an earlier run in the same directory must not pass for this one.
 		 */
-		for (size_t k = 0; k < sizeof(lc_run_files) / sizeof(lc_run_files[0]); k++) {
+		for (size_t k = 0; k < COUNT(lc_run_files); k++) {
 			char old[PATH_MAX];
 
 			lc_file_path(old, sizeof(old), dir, lr->stem, lc_run_files[k][1]);
@@ -909,9 +878,9 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 	}
 	for (size_t i = 0; i < a.nprofiles; i++)
 		failed |= !runs[i].ok;
-	if (got_signal)
+	if (cli_signal)
 		fprintf(stderr, "%s: %s: interrupted\n", PROG_NAME, a.cmd);
-	ret = failed || got_signal ? 1 : 0;
+	ret = failed || cli_signal ? 1 : 0;
 cleanup:
 	print_free(p);
 	free_runs(runs, a.nprofiles);

@@ -7,6 +7,7 @@
  * up and MTU, two addresses) do not justify widening nl.c, which only dumps, and the
  * static builds link a libmnl subset that has no request path.
  */
+#include "array.h"
 #include "netns.h"
 
 #include <arpa/inet.h>
@@ -535,7 +536,7 @@ static int spawn_child(const struct lab_spawn *s, pid_t parent)
 				      SIGTTOU, SIGTTIN, SIGTSTP, SIGQUIT};
 	sigset_t ttou;
 
-	for (size_t i = 0; i < sizeof(handled) / sizeof(*handled); i++)
+	for (size_t i = 0; i < COUNT(handled); i++)
 		signal(handled[i], SIG_DFL);
 	/*
 	 * Die with the lab. Before setns this matters most: a lab killed now would

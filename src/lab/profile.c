@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "debloat/dql.h"
 #include "debloat/qdisc.h"
 #include "debloat/units.h"
@@ -81,7 +82,7 @@ static const struct key keys[] = {
 	{"cc", KEY_CC, FIELD(cc), 0, 0},
 };
 
-#define NKEYS ((int)(sizeof(keys) / sizeof(keys[0])))
+#define NKEYS ((int)COUNT(keys))
 
 void lab_profile_defaults(struct lab_profile *p)
 {

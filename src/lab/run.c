@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* run.c - the lab's event loop between the two tun devices (run.h). */
+#include "array.h"
 #include "run.h"
 
 #include <errno.h>
@@ -547,8 +548,7 @@ int lab_run_loop(struct lab_run *r, const struct lab_run_config *c, char *err, s
 		 * is waited for precisely rather than slept towards. */
 		next = lab_emu_next_delivery_ns(r->emu);
 		precise = next != UINT64_MAX && next <= tel_next + margin(r);
-		n = wait_events(r, precise ? next : tel_next, precise, ev,
-				(int)(sizeof(ev) / sizeof(*ev)));
+		n = wait_events(r, precise ? next : tel_next, precise, ev, (int)COUNT(ev));
 		if (n < 0) {
 			ret = n;
 			snprintf(err, errlen, "waiting for packets failed: %s", strerror(-n));

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -234,62 +233,39 @@ static const char *fmt_bytes(char *buf, size_t len, uint64_t b)
 	return buf;
 }
 
-/* A text line built in pieces, written with one print_text (which spaces words itself). */
-struct line {
-	char buf[512];
-	size_t n;
-};
-
-__attribute__((format(printf, 2, 3))) static void add(struct line *l, const char *fmt, ...)
+/* prefix and a duration for people, into buf: "p50 12.3 ms". */
+static const char *with_ns(char *buf, size_t len, const char *prefix, uint64_t ns)
 {
-	va_list ap;
-	int k;
+	char d[32];
 
-	if (l->n >= sizeof(l->buf))
-		return;
-	va_start(ap, fmt);
-	k = vsnprintf(l->buf + l->n, sizeof(l->buf) - l->n, fmt, ap);
-	va_end(ap);
-	if (k > 0)
-		l->n = l->n + (size_t)k < sizeof(l->buf) ? l->n + (size_t)k : sizeof(l->buf) - 1;
-}
-
-static void put(struct printer *p, struct line *l)
-{
-	print_text(p, "%s", l->buf);
-	print_nl(p);
-	l->n = 0;
-	l->buf[0] = '\0';
+	snprintf(buf, len, "%s%s", prefix, fmt_ns(d, sizeof(d), ns));
+	return buf;
 }
 
 /* JSON: {"p50_us", "p90_us", "p99_us", "max_us", "count"}; text: "p50 X, p99 Y, max Z". */
-static void print_dist(struct printer *p, struct line *l, const char *key, const struct lab_dist *d)
+static void print_dist(struct printer *p, const char *key, const struct lab_dist *d)
 {
-	char a[32], b[32], c[32];
+	char a[48];
 
 	print_open_object(p, key);
-	print_double(p, "p50_us", (double)d->p50_ns / 1e3, 3, UNIT_US | PRINT_JSON_ONLY);
+	print_double_phrase(p, "p50_us", (double)d->p50_ns / 1e3, "%s",
+			    d->count ? with_ns(a, sizeof(a), "p50 ", d->p50_ns) : "");
 	print_double(p, "p90_us", (double)d->p90_ns / 1e3, 3, UNIT_US | PRINT_JSON_ONLY);
-	print_double(p, "p99_us", (double)d->p99_ns / 1e3, 3, UNIT_US | PRINT_JSON_ONLY);
-	print_double(p, "max_us", (double)d->max_ns / 1e3, 3, UNIT_US | PRINT_JSON_ONLY);
-	print_uint(p, "count", d->count, UNIT_NONE | PRINT_JSON_ONLY);
+	print_double_phrase(p, "p99_us", (double)d->p99_ns / 1e3, "%s",
+			    d->count ? with_ns(a, sizeof(a), ", p99 ", d->p99_ns) : "");
+	print_double_phrase(p, "max_us", (double)d->max_ns / 1e3, "%s",
+			    d->count ? with_ns(a, sizeof(a), ", max ", d->max_ns) : "");
+	print_uint_phrase(p, "count", d->count, "%s", d->count ? "" : "no samples");
 	print_close(p);
-	if (d->count)
-		add(l, "p50 %s, p99 %s, max %s", fmt_ns(a, sizeof(a), d->p50_ns),
-		    fmt_ns(b, sizeof(b), d->p99_ns), fmt_ns(c, sizeof(c), d->max_ns));
-	else
-		add(l, "no samples");
 }
 
 /* A line of its own: the label, then the distribution (and its JSON object). */
 static void dist_line(struct printer *p, const char *label, const char *key,
 		      const struct lab_dist *d)
 {
-	struct line l = {0};
-
-	add(&l, "%s", label);
-	print_dist(p, &l, key, d);
-	put(p, &l);
+	print_phrase(p, "%s", label);
+	print_dist(p, key, d);
+	print_nl(p);
 }
 
 static void print_direction(struct printer *p, const char *key, const char *label,
@@ -299,44 +275,45 @@ static void print_direction(struct printer *p, const char *key, const char *labe
 	double secs = (double)duration_ns / 1e9;
 	double mbps = secs > 0 ? (double)l2_bytes * 8 / secs / 1e6 : 0;
 	double util = duration_ns ? (double)busy_ns / (double)duration_ns : 0;
-	struct line l = {0};
 	char b[32];
 
 	if (util > 1)
 		util = 1;
 	print_open_object(p, key);
-	print_uint(p, "packets", d->delivered_pkts, UNIT_NONE | PRINT_JSON_ONLY);
-	print_uint(p, "bytes", l2_bytes, UNIT_NONE | PRINT_JSON_ONLY);
-	print_double(p, "mbps", mbps, 3, UNIT_MBPS | PRINT_JSON_ONLY);
-	print_double(p, "wire_util", util, 4, UNIT_NONE | PRINT_JSON_ONLY);
+	print_uint_phrase(p, "packets", d->delivered_pkts, "  %s: %llu packets", label,
+			  (unsigned long long)d->delivered_pkts);
+	print_uint_phrase(p, "bytes", l2_bytes, ", %s", fmt_bytes(b, sizeof(b), l2_bytes));
+	print_double_phrase(p, "mbps", mbps, ", %.1f Mbit/s", mbps);
+	print_double_phrase(p, "wire_util", util, ", wire busy %.1f%%", util * 100);
 	print_uint(p, "read_packets", d->read_pkts, UNIT_NONE | PRINT_JSON_ONLY);
 	print_uint(p, "tun_writes", d->writes, UNIT_NONE | PRINT_JSON_ONLY);
 	print_uint(p, "tun_write_drops", d->write_drops, UNIT_NONE | PRINT_JSON_ONLY);
 	print_uint(p, "tun_write_errors", d->write_errors, UNIT_NONE | PRINT_JSON_ONLY);
 	print_close(p);
-	add(&l, "  %s: %llu packets, %s, %.1f Mbit/s, wire busy %.1f%%", label,
-	    (unsigned long long)d->delivered_pkts, fmt_bytes(b, sizeof(b), l2_bytes), mbps,
-	    util * 100);
-	put(p, &l);
+	print_nl(p);
 }
 
-/* "drops: qdisc 12, switch 3" or "drops: none". */
-static void add_stage_counts(struct line *l, const struct lab_telemetry *t, bool marks)
+/*
+ * "drops: qdisc 12, switch 3" or "drops: none": text only, a restatement of the
+ * "stages" object (which lists drops and marks stage by stage, while the line lists all
+ * drops, then all marks).
+ */
+static void stage_counts_phrase(struct printer *p, const struct lab_telemetry *t, bool marks)
 {
 	bool any = false;
 
-	add(l, "%s:", marks ? "CE marks" : "drops");
+	print_phrase(p, "%s:", marks ? "CE marks" : "drops");
 	for (int i = 0; i < LAB_STAGE_COUNT; i++) {
 		uint64_t v = marks ? t->stage[i].marks : t->stage[i].drops;
 
 		if (!v)
 			continue;
-		add(l, "%s %s %llu", any ? "," : "", lab_stage_name((enum lab_stage)i),
-		    (unsigned long long)v);
+		print_phrase(p, "%s %s %llu", any ? "," : "", lab_stage_name((enum lab_stage)i),
+			     (unsigned long long)v);
 		any = true;
 	}
 	if (!any)
-		add(l, " none");
+		print_phrase(p, " none");
 }
 
 /* Whether the emulator kept time (run.h's bound), in JSON and in words. */
@@ -344,26 +321,21 @@ static void print_timing(struct printer *p, const struct lab_summary *s)
 {
 	const struct lab_dist *d = &s->run->sched_error;
 	bool kept = !d->count || d->p99_ns <= s->error_bound_ns;
-	struct line l = {0};
 	char a[32], b[32];
 
 	print_double(p, "sched_error_bound_us", (double)s->error_bound_ns / 1e3, 1,
 		     UNIT_NONE | PRINT_JSON_ONLY);
-	print_bool(p, "kept_time", kept, PRINT_JSON_ONLY);
 	fmt_ns(a, sizeof(a), d->p99_ns);
 	fmt_ns(b, sizeof(b), s->error_bound_ns);
-	if (kept)
-		add(&l,
-		    "  the emulator kept time: scheduling error p99 %s, within %s (two full "
-		    "frames at %g Mbit/s)",
-		    a, b, s->rate_mbps);
-	else
-		add(&l,
-		    "  THE EMULATOR FELL BEHIND: scheduling error p99 %s, over %s (two full "
-		    "frames at %g Mbit/s); this run's latency tails (p99) are the emulator's as "
-		    "much as the model's: do not trust them",
-		    a, b, s->rate_mbps);
-	put(p, &l);
+	print_bool_phrase(p, "kept_time", kept,
+			  kept
+			      ? "  the emulator kept time: scheduling error p99 %s, within %s (two "
+				"full frames at %g Mbit/s)"
+			      : "  THE EMULATOR FELL BEHIND: scheduling error p99 %s, over %s (two "
+				"full frames at %g Mbit/s); this run's latency tails (p99) are the "
+				"emulator's as much as the model's: do not trust them",
+			  a, b, s->rate_mbps);
+	print_nl(p);
 }
 
 void lab_summary_print(struct printer *p, const struct lab_summary *s)
@@ -372,22 +344,19 @@ void lab_summary_print(struct printer *p, const struct lab_summary *s)
 	const struct lab_emu_summary *e = &r->emu;
 	double gbit = (double)(e->last.board_tx_bytes + e->last.client_tx_bytes) * 8 / 1e9;
 	uint64_t tun_drops = r->dir[0].write_drops + r->dir[1].write_drops;
-	struct line l = {0};
-	char a[32];
+	char a[32], per[64];
 
-	print_str(p, "profile", s->profile, PRINT_JSON_ONLY);
-	print_str(p, "describe", s->describe, PRINT_JSON_ONLY);
-	print_double(p, "duration_s", (double)r->duration_ns / 1e9, 3, UNIT_NONE | PRINT_JSON_ONLY);
+	print_str_phrase(p, "profile", s->profile, "lab: %s", s->profile);
+	print_str_phrase(p, "describe", s->describe, " (%s)", s->describe);
+	print_nl(p);
+	print_double_phrase(p, "duration_s", (double)r->duration_ns / 1e9, "  ran %s",
+			    fmt_ns(a, sizeof(a), r->duration_ns));
 	if (s->exit_status >= 0)
-		print_int(p, "exit_status", s->exit_status, UNIT_NONE | PRINT_JSON_ONLY);
+		print_int_phrase(p, "exit_status", s->exit_status, ", command exit status %d",
+				 s->exit_status);
 	else
-		print_null(p, "exit_status", "-", PRINT_JSON_ONLY);
-	add(&l, "lab: %s (%s)", s->profile, s->describe);
-	put(p, &l);
-	add(&l, "  ran %s", fmt_ns(a, sizeof(a), r->duration_ns));
-	if (s->exit_status >= 0)
-		add(&l, ", command exit status %d", s->exit_status);
-	put(p, &l);
+		print_null_phrase(p, "exit_status", "%s", "");
+	print_nl(p);
 
 	print_direction(p, "board_to_client", "board -> client", &r->dir[LAB_BOARD_TX],
 			e->last.board_tx_bytes, e->last.board_wire_busy_ns, r->duration_ns);
@@ -405,90 +374,88 @@ void lab_summary_print(struct printer *p, const struct lab_summary *s)
 		print_close(p);
 	}
 	print_close(p);
-	add(&l, "  ");
-	add_stage_counts(&l, &e->last, false);
-	add(&l, "; ");
-	add_stage_counts(&l, &e->last, true);
-	put(p, &l);
+	print_phrase(p, "  ");
+	stage_counts_phrase(p, &e->last, false);
+	print_phrase(p, "; ");
+	stage_counts_phrase(p, &e->last, true);
+	print_nl(p);
 
-	add(&l, "  qdisc sojourn ");
-	print_dist(p, &l, "qdisc_sojourn", &e->qdisc_sojourn);
-	print_uint(p, "qdisc_backlog_max_bytes", e->qdisc_backlog_max_bytes,
-		   UNIT_NONE | PRINT_JSON_ONLY);
-	add(&l, "; backlog max %s", fmt_bytes(a, sizeof(a), e->qdisc_backlog_max_bytes));
-	put(p, &l);
+	print_phrase(p, "  qdisc sojourn ");
+	print_dist(p, "qdisc_sojourn", &e->qdisc_sojourn);
+	print_uint_phrase(p, "qdisc_backlog_max_bytes", e->qdisc_backlog_max_bytes,
+			  "; backlog max %s", fmt_bytes(a, sizeof(a), e->qdisc_backlog_max_bytes));
+	print_nl(p);
 	print_open_object(p, "ring");
-	print_uint(p, "max_descriptors", e->ring_descs_max, UNIT_NONE | PRINT_JSON_ONLY);
+	print_uint_phrase(p, "max_descriptors", e->ring_descs_max, "  ring max %u descriptors",
+			  e->ring_descs_max);
 	/* URBs only for a USB NIC's profile (urb_bytes), once one was used */
 	if (e->ring_urbs_max)
-		print_uint(p, "max_urbs", e->ring_urbs_max, UNIT_NONE | PRINT_JSON_ONLY);
+		print_uint_phrase(p, "max_urbs", e->ring_urbs_max, " (frames), %u URBs",
+				  e->ring_urbs_max);
 	else
 		print_null(p, "max_urbs", "-", PRINT_JSON_ONLY);
 	print_close(p);
-	add(&l, "  ring max %u descriptors", e->ring_descs_max);
-	if (e->ring_urbs_max)
-		add(&l, " (frames), %u URBs", e->ring_urbs_max);
 	print_open_object(p, "bql");
-	print_bool(p, "enabled", s->bql, PRINT_JSON_ONLY);
+	print_bool_phrase(p, "enabled", s->bql, "%s", s->bql ? "" : "; no BQL");
 	if (s->bql) {
-		print_uint(p, "limit_p50_bytes", e->bql_limit_p50, UNIT_NONE | PRINT_JSON_ONLY);
-		print_uint(p, "limit_max_bytes", e->bql_limit_max_seen,
-			   UNIT_NONE | PRINT_JSON_ONLY);
-		add(&l, "; BQL limit p50 %u bytes (%.1f full frames), max %u bytes",
-		    e->bql_limit_p50, (double)e->bql_limit_p50 / 1514, e->bql_limit_max_seen);
+		print_uint_phrase(p, "limit_p50_bytes", e->bql_limit_p50,
+				  "; BQL limit p50 %u bytes (%.1f full frames)", e->bql_limit_p50,
+				  (double)e->bql_limit_p50 / 1514);
+		print_uint_phrase(p, "limit_max_bytes", e->bql_limit_max_seen, ", max %u bytes",
+				  e->bql_limit_max_seen);
 	} else {
 		print_null(p, "limit_p50_bytes", "-", PRINT_JSON_ONLY);
 		print_null(p, "limit_max_bytes", "-", PRINT_JSON_ONLY);
-		add(&l, "; no BQL");
 	}
 	print_close(p);
-	put(p, &l);
+	print_nl(p);
 
 	dist_line(p, "  transit board -> client ", "board_path", &e->board_path);
 	dist_line(p, "  transit client -> board ", "client_path", &e->client_path);
-	add(&l, "  scheduling error ");
-	print_dist(p, &l, "sched_error", &r->sched_error);
-	print_uint(p, "spin_margin_us", r->spin_margin_ns / 1000, UNIT_NONE | PRINT_JSON_ONLY);
-	print_bool(p, "realtime", r->realtime, PRINT_JSON_ONLY);
-	print_bool(p, "writer_threads", r->writer_threads, PRINT_JSON_ONLY);
+	print_phrase(p, "  scheduling error ");
+	print_dist(p, "sched_error", &r->sched_error);
+	print_uint_phrase(p, "spin_margin_us", r->spin_margin_ns / 1000, " (spin margin %s",
+			  fmt_ns(a, sizeof(a), r->spin_margin_ns));
+	print_bool_phrase(p, "realtime", r->realtime, "%s",
+			  r->realtime ? ", real-time priority" : "");
+	print_bool_phrase(p, "writer_threads", r->writer_threads, "%s)",
+			  r->writer_threads ? ", writer threads" : "");
 	print_uint(p, "spin_off_windows", r->spin_off_windows, UNIT_NONE | PRINT_JSON_ONLY);
-	add(&l, " (spin margin %s%s%s)", fmt_ns(a, sizeof(a), r->spin_margin_ns),
-	    r->realtime ? ", real-time priority" : "", r->writer_threads ? ", writer threads" : "");
-	put(p, &l);
+	print_nl(p);
 	dist_line(p, "    of it: wake-up lateness ", "wake_late", &r->wake_late);
 	dist_line(p, "    tun write() time ", "tun_write", &r->tun_write);
 	print_timing(p, s);
 
-	print_double(p, "cpu_s", r->cpu_s, 3, UNIT_NONE | PRINT_JSON_ONLY);
-	print_double(p, "cpu_s_per_gbit", gbit > 0 ? r->cpu_s / gbit : NAN, 3,
-		     UNIT_NONE | PRINT_JSON_ONLY);
-	print_uint(p, "tun_write_drops", tun_drops, UNIT_NONE | PRINT_JSON_ONLY);
+	print_double_phrase(p, "cpu_s", r->cpu_s, "  emulator CPU %.2f s", r->cpu_s);
+	snprintf(per, sizeof(per), ", %.2f s per Gbit carried", gbit > 0 ? r->cpu_s / gbit : 0);
+	print_double_phrase(p, "cpu_s_per_gbit", gbit > 0 ? r->cpu_s / gbit : NAN, "%s",
+			    gbit >= 0.01 ? per : "");
+	print_uint_phrase(p, "tun_write_drops", tun_drops, "; tun write drops %llu",
+			  (unsigned long long)tun_drops);
+	/* JSON has these two before tun_queue_drops, the text line after it: said there */
 	print_uint(p, "input_errors", r->input_errors, UNIT_NONE | PRINT_JSON_ONLY);
 	print_uint(p, "telemetry_samples", r->telemetry_samples, UNIT_NONE | PRINT_JSON_ONLY);
 	print_int(p, "telemetry_error", r->telemetry_error, UNIT_NONE | PRINT_JSON_ONLY);
-	add(&l, "  emulator CPU %.2f s", r->cpu_s);
-	if (gbit >= 0.01)
-		add(&l, ", %.2f s per Gbit carried", r->cpu_s / gbit);
-	add(&l, "; tun write drops %llu", (unsigned long long)tun_drops);
 	print_open_object(p, "tun_queue_drops");
 	for (int d = 0; d < 2; d++) {
 		const char *key = d == LAB_BOARD_TX ? "board" : "client";
+		long long v = s->tun_queue_drops[d];
 
-		if (s->tun_queue_drops[d] < 0)
+		if (v < 0)
 			print_null(p, key, "-", PRINT_JSON_ONLY);
+		else if (v > 0)
+			print_uint_phrase(p, key, (uint64_t)v,
+					  "; %s's tun queue dropped %lld (emulator too slow)", key,
+					  v);
 		else
-			print_uint(p, key, (uint64_t)s->tun_queue_drops[d],
-				   UNIT_NONE | PRINT_JSON_ONLY);
-		if (s->tun_queue_drops[d] > 0)
-			add(&l, "; %s's tun queue dropped %lld (emulator too slow)", key,
-			    (long long)s->tun_queue_drops[d]);
+			print_uint(p, key, 0, UNIT_NONE | PRINT_JSON_ONLY);
 	}
 	print_close(p);
 	if (r->input_errors)
-		add(&l, "; unparseable packets %llu", (unsigned long long)r->input_errors);
-	put(p, &l);
+		print_phrase(p, "; unparseable packets %llu", (unsigned long long)r->input_errors);
+	print_nl(p);
 	if (r->telemetry_error) {
-		add(&l, "  telemetry stopped: %s", strerror(-r->telemetry_error));
-		put(p, &l);
+		print_phrase(p, "  telemetry stopped: %s", strerror(-r->telemetry_error));
+		print_nl(p);
 	}
 }

@@ -12,6 +12,7 @@
 
 #include <linux/pkt_sched.h>
 
+#include "array.h"
 #include "host/host.h"
 #include "host/qdisc.h"
 #include "json.h"
@@ -158,7 +159,7 @@ static int bql_object(const struct iface *ifc, struct jval *bql)
 		q = json_new_object();
 		if (!q)
 			return -ENOMEM;
-		for (size_t k = 0; k < sizeof(f) / sizeof(*f) && !ret; k++)
+		for (size_t k = 0; k < COUNT(f) && !ret; k++)
 			if (f[k].v >= 0)
 				ret = set_new(q, f[k].key, json_new_int(f[k].v));
 		snprintf(name, sizeof(name), "tx-%u", b->queue);
@@ -182,7 +183,7 @@ static int offloads_object(const struct iface *ifc, struct jval *off)
 		 {"large-receive-offload", ifc->lro}};
 	int ret = 0;
 
-	for (size_t i = 0; i < sizeof(f) / sizeof(*f) && !ret; i++)
+	for (size_t i = 0; i < COUNT(f) && !ret; i++)
 		if (f[i].st != FEATURE_UNKNOWN)
 			ret = set_new(off, f[i].name, json_new_bool(f[i].st == FEATURE_ON));
 	return ret;

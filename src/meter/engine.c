@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "meter/engine.h"
 #include "meter/loop.h"
 #include "meter/probe.h"
@@ -169,7 +170,7 @@ static void note(struct engine_notes *n, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!n || n->n >= sizeof(n->text) / sizeof(n->text[0]))
+	if (!n || n->n >= COUNT(n->text))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(n->text[n->n++], sizeof(n->text[0]), fmt, ap);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "meter/summary.h"
 
 enum window {
@@ -249,7 +250,7 @@ const char *summary_grade(double induced_ms)
 
 	if (isnan(induced_ms))
 		return "";
-	for (size_t i = 0; i < sizeof(scale) / sizeof(*scale); i++)
+	for (size_t i = 0; i < COUNT(scale); i++)
 		if (induced_ms < scale[i].below_ms)
 			return scale[i].grade;
 	return "F";

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "array.h"
 #include "plot/compare.h"
 
 static double download(const struct summary *s)
@@ -64,7 +65,7 @@ const struct compare_metric compare_metrics[] = {
     {"loss_pct", "probe loss %", 2, loss},
     {"rpm", "RPM probe p50", 0, rpm},
 };
-const size_t compare_nmetrics = sizeof(compare_metrics) / sizeof(compare_metrics[0]);
+const size_t compare_nmetrics = COUNT(compare_metrics);
 /* Only `test rpm` results have it: not in the table above, which `lab compare` shows too. */
 static const struct compare_metric metric_rpm_ietf = {"rpm_ietf", "RPM (IETF)", 0, rpm_ietf};
 
@@ -75,125 +76,85 @@ double compare_ratio(double v, double first)
 	return v / first;
 }
 
-static void compare_json(struct printer *p, const struct run *runs, const char *const *files,
-			 size_t nruns)
+/* The label of the metric's row in text, or NULL: no row of dashes for rrul runs. */
+static const char *row_of(const struct compare_metric *cm, bool ietf)
 {
-	print_open_array(p, "runs");
-	for (size_t i = 0; i < nruns; i++) {
-		const struct run *run = &runs[i];
-
-		print_open_object(p, NULL);
-		print_str(p, "name", run->name, PRINT_JSON_ONLY);
-		print_str(p, "file", files[i], PRINT_JSON_ONLY);
-		print_str(p, "format", run->format == RUN_FORMAT_FLENT ? "flent" : "debloat",
-			  PRINT_JSON_ONLY);
-		print_str(p, "test", run->r.test, PRINT_JSON_ONLY);
-		print_str(p, "host", run->r.host, PRINT_JSON_ONLY);
-		print_str(p, "time", run->r.time_utc[0] ? run->r.time_utc : NULL, PRINT_JSON_ONLY);
-		for (size_t m = 0; m <= compare_nmetrics; m++) {
-			const struct compare_metric *cm =
-			    m < compare_nmetrics ? &compare_metrics[m] : &metric_rpm_ietf;
-
-			print_double(p, cm->key, cm->get(&run->s), 3, PRINT_JSON_ONLY);
-		}
-		print_str(p, "grade", run->s.grade[0] ? run->s.grade : NULL, PRINT_JSON_ONLY);
-		print_open_object(p, "ratio");
-		for (size_t m = 0; m <= compare_nmetrics; m++) {
-			const struct compare_metric *cm =
-			    m < compare_nmetrics ? &compare_metrics[m] : &metric_rpm_ietf;
-
-			print_double(p, cm->key,
-				     compare_ratio(cm->get(&run->s), cm->get(&runs[0].s)), 4,
-				     PRINT_JSON_ONLY);
-		}
-		print_close(p);
-		print_close(p);
-	}
-	print_close(p);
+	return cm == &metric_rpm_ietf && !ietf ? NULL : cm->label;
 }
 
-/* One text row: the label, then each run's cell in columns of width w. */
-static void text_row(struct printer *p, const char *label, const char *const *cells, size_t n,
-		     int w)
+/*
+ * One run, once: its JSON object, and its column of the text table (a value with its
+ * ratio to the first run's: "16.11 (x1.06)").
+ */
+static void print_run(struct printer *p, const struct run *runs, const char *file, size_t i,
+		      bool ietf)
 {
-	print_text(p, "%-16s", label);
-	for (size_t i = 0; i < n; i++)
-		print_text(p, "  %-*s", w, cells[i]);
-	print_nl(p);
-}
+	const struct run *run = &runs[i];
+	const char *base = strrchr(file, '/');
+	char cell[64];
 
-static void compare_text(struct printer *p, const struct run *runs, const char *const *files,
-			 size_t nruns)
-{
-	char cells[16][64];
-	const char *ptr[16];
-	int w = 16;
-
-	/* A terminal is only so wide; JSON carries any number of runs. */
-	if (nruns > 16)
-		nruns = 16;
-	for (size_t i = 0; i < nruns; i++) {
-		const char *base = strrchr(files[i], '/');
-		int len = (int)strlen(base ? base + 1 : files[i]);
-
-		ptr[i] = cells[i];
-		if ((int)strlen(runs[i].name) > len)
-			len = (int)strlen(runs[i].name);
-		if (len > w) /* as wide as the widest name or file name, at most 40 */
-			w = len > 40 ? 40 : len;
-	}
-	/* A row broken in two is no longer a table. */
-	print_set_width(p, 0);
-	for (size_t i = 0; i < nruns; i++) /* a label from a file: no control characters */
-		print_escape(cells[i], 41 < sizeof(cells[i]) ? 41 : sizeof(cells[i]), runs[i].name);
-	text_row(p, "", ptr, nruns, w);
-	for (size_t i = 0; i < nruns; i++) {
-		const char *base = strrchr(files[i], '/');
-
-		snprintf(cells[i], sizeof(cells[i]), "%.40s", base ? base + 1 : files[i]);
-	}
-	text_row(p, "file", ptr, nruns, w);
-	for (size_t i = 0; i < nruns; i++)
-		snprintf(cells[i], sizeof(cells[i]), "%s", runs[i].r.test);
-	text_row(p, "test", ptr, nruns, w);
+	print_open_object(p, NULL);
+	/* a label from a file: no control characters */
+	print_str_cell(p, "name", run->name, i, "", "%s", print_escape(cell, 41, run->name));
+	print_str_cell(p, "file", file, i, "file", "%.40s", base ? base + 1 : file);
+	print_str(p, "format", run->format == RUN_FORMAT_FLENT ? "flent" : "debloat",
+		  PRINT_JSON_ONLY);
+	print_str_cell(p, "test", run->r.test, i, "test", "%s", run->r.test);
+	print_str(p, "host", run->r.host, PRINT_JSON_ONLY);
+	print_str(p, "time", run->r.time_utc[0] ? run->r.time_utc : NULL, PRINT_JSON_ONLY);
 	for (size_t m = 0; m <= compare_nmetrics; m++) {
 		const struct compare_metric *cm =
 		    m < compare_nmetrics ? &compare_metrics[m] : &metric_rpm_ietf;
-		double first = cm->get(&runs[0].s);
-		bool any = false;
+		double v = cm->get(&run->s);
 
-		for (size_t i = 0; i < nruns; i++) {
-			double v = cm->get(&runs[i].s), q = compare_ratio(v, first);
-			int len;
-
-			if (!isfinite(v)) {
-				snprintf(cells[i], sizeof(cells[i]), "-");
-				continue;
-			}
-			any = true;
-			len = snprintf(cells[i], sizeof(cells[i]), "%.*f", cm->decimals, v);
-			if (i && isfinite(q))
-				snprintf(cells[i] + len, sizeof(cells[i]) - (size_t)len, " (x%.2f)",
-					 q);
-		}
-		if (any || cm != &metric_rpm_ietf) /* no row of dashes for rrul runs */
-			text_row(p, cm->label, ptr, nruns, w);
+		if (isfinite(v))
+			snprintf(cell, sizeof(cell), "%.*f", cm->decimals, v);
+		else
+			snprintf(cell, sizeof(cell), "-");
+		print_double_cell(p, cm->key, v, i, row_of(cm, ietf), "%s", cell);
 	}
-	for (size_t i = 0; i < nruns; i++)
-		snprintf(cells[i], sizeof(cells[i]), "%s",
-			 runs[i].s.grade[0] ? runs[i].s.grade : "-");
-	text_row(p, "grade", ptr, nruns, w);
-	print_set_width(p, PRINT_WIDTH);
-	print_nl(p);
-	print_text(p, "(xN: the run's value over the first run's)");
-	print_nl(p);
+	print_str_cell(p, "grade", run->s.grade[0] ? run->s.grade : NULL, i, "grade", "%s",
+		       run->s.grade[0] ? run->s.grade : "-");
+	print_open_object(p, "ratio");
+	for (size_t m = 0; m <= compare_nmetrics; m++) {
+		const struct compare_metric *cm =
+		    m < compare_nmetrics ? &compare_metrics[m] : &metric_rpm_ietf;
+		double q = compare_ratio(cm->get(&run->s), cm->get(&runs[0].s));
+
+		cell[0] = '\0';
+		if (i && isfinite(q))
+			snprintf(cell, sizeof(cell), " (x%.2f)", q);
+		print_double_cell(p, cm->key, q, i, row_of(cm, ietf), "%s", cell);
+	}
+	print_close(p);
+	print_close(p);
 }
 
 void compare_print(struct printer *p, const struct run *runs, const char *const *files,
 		   size_t nruns)
 {
-	if (print_is_json(p))
-		compare_json(p, runs, files, nruns);
-	else
-		compare_text(p, runs, files, nruns);
+	struct print_table_layout layout = {.label_w = 16, .col_w = 16, .sep = "  "};
+	bool ietf = false;
+
+	/* The columns as wide as the widest name or file name, at most 40; a terminal is
+	 * only so wide (the text has PRINT_TABLE_COLS runs), JSON carries any number. */
+	for (size_t i = 0; i < nruns && i < PRINT_TABLE_COLS; i++) {
+		const char *base = strrchr(files[i], '/');
+		size_t len = strlen(base ? base + 1 : files[i]);
+
+		if (strlen(runs[i].name) > len)
+			len = strlen(runs[i].name);
+		if (len > layout.col_w)
+			layout.col_w = len > 40 ? 40 : (unsigned)len;
+		ietf |= isfinite(metric_rpm_ietf.get(&runs[i].s));
+	}
+	print_table_begin(p);
+	print_open_array(p, "runs");
+	for (size_t i = 0; i < nruns; i++)
+		print_run(p, runs, files[i], i, ietf);
+	print_close(p);
+	print_table_end(p, &layout);
+	print_nl(p);
+	print_text(p, "(xN: the run's value over the first run's)");
+	print_nl(p);
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "plot/plot.h"
 #include "plot/svg.h"
 #include "plot/telemetry.h"
@@ -322,7 +323,7 @@ static void short_name(char *buf, size_t len, const char *name)
 		snprintf(buf, len, "flow %s", sep + 2);
 		return;
 	}
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+	for (size_t i = 0; i < COUNT(prefixes); i++)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i]))) {
 			snprintf(buf, len, "%s", name + strlen(prefixes[i]));
 			return;
@@ -630,7 +631,7 @@ static const struct telemetry_panel {
       {TELEMETRY_RING_BYTES, "bytes in the ring", 1e-3}},
      3},
 };
-#define NTELEMETRY_PANELS (sizeof(telemetry_panel_defs) / sizeof(telemetry_panel_defs[0]))
+#define NTELEMETRY_PANELS (COUNT(telemetry_panel_defs))
 
 /* The largest value of a gauge on the run's time axis [0, xmax]; NaN when none is there. */
 static double gauge_max(const struct telemetry *t, enum telemetry_gauge g, double x_offset,
@@ -1158,7 +1159,7 @@ int plot_kind_parse(const char *word, enum plot_kind *out)
 {
 	static const char *const names[] = {"all", "latency", "throughput", "cdf", "box"};
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (size_t i = 0; i < COUNT(names); i++)
 		if (!strcmp(word, names[i])) {
 			*out = (enum plot_kind)i;
 			return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "array.h"
 #include "gz.h"
 #include "json.h"
 #include "plot/run.h"
@@ -307,7 +308,7 @@ static int flent_kind(const char *name)
 	    "TCP upload fairness", "TCP download fairness", "TCP totals",     "Ping (ms) avg"};
 	size_t n = strlen(name);
 
-	for (size_t i = 0; i < sizeof(computed) / sizeof(computed[0]); i++)
+	for (size_t i = 0; i < COUNT(computed); i++)
 		if (!strcmp(name, computed[i]))
 			return -1;
 	if (n > 9 && !strcmp(name + n - 9, "::tcp_rtt"))

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* test-fsutil.c - src/fsutil.c and src/say.c: mkdir -p, a whole write, a message. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "harness.h"
+#include "say.h"
+
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+TEST(mkdir_p_makes_parents_and_accepts_existing)
+{
+	char top[] = "/tmp/test-fsutil-XXXXXX", path[PATH_MAX], file[PATH_MAX];
+	int fd;
+
+	REQUIRE(mkdtemp(top));
+	snprintf(path, sizeof(path), "%s/a/b/c", top);
+	CHECK_EQ(mkdir_p(path), 0);
+	CHECK(is_dir(path));
+	CHECK_EQ(mkdir_p(path), 0); /* already there */
+	snprintf(path, sizeof(path), "%s/a/b/c/", top);
+	CHECK_EQ(mkdir_p(path), 0); /* a trailing slash */
+	/* a file in the way */
+	snprintf(file, sizeof(file), "%s/f", top);
+	fd = open(file, O_CREAT | O_WRONLY, 0644);
+	REQUIRE(fd >= 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/f/g", top);
+	CHECK_EQ(mkdir_p(path), -ENOTDIR);
+	CHECK_EQ(mkdir_p(""), -ENOENT);
+	unlink(file);
+	snprintf(path, sizeof(path), "%s/a/b/c", top);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/a/b", top);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/a", top);
+	rmdir(path);
+	rmdir(top);
+}
+
+TEST(mkdir_p_rejects_a_path_too_long)
+{
+	static char path[PATH_MAX + 8];
+
+	memset(path, 'a', sizeof(path) - 1);
+	CHECK_EQ(mkdir_p(path), -ENAMETOOLONG);
+}
+
+TEST(write_all_writes_everything_or_says_why)
+{
+	static char big[256 * 1024];
+	int fds[2];
+	FILE *tmp = tmpfile();
+	struct stat st;
+
+	REQUIRE(tmp);
+	memset(big, 'x', sizeof(big));
+	CHECK_EQ(write_all(fileno(tmp), big, sizeof(big)), 0);
+	CHECK(fstat(fileno(tmp), &st) == 0 && st.st_size == (off_t)sizeof(big));
+	fclose(tmp);
+	REQUIRE(pipe(fds) == 0);
+	close(fds[1]);
+	CHECK_EQ(write_all(fds[0], "x", 1), -EBADF); /* the read end */
+	close(fds[0]);
+}
+
+TEST(say_formats_and_truncates)
+{
+	char buf[8] = "unset";
+
+	say(buf, sizeof(buf), "%s %d", "abc", 12345);
+	CHECK_STR(buf, "abc 123");
+	say(NULL, 0, "%s", "nothing");
+	say(buf, 0, "%s", "nothing");
+	CHECK_STR(buf, "abc 123");
+}
