@@ -16,13 +16,14 @@
 # default 15). Per server: its CPU (utime + stime over the load, cores), its RSS at
 # the end (MB), loss, RTT p50/p99 (the load generator's kernel receive time less its
 # send time), and ours/irtt ratios. Processing time, the server's own work per probe:
-# ours from the moment its batch read (recvmmsg) returned to the moment the sendmmsg
-# carrying the reply returned, as the server logs it at exit (`debloat server --json`,
-# its "stats":"run" line); irtt's from after its read returned to its send timestamp,
-# from its replies (that stamp is inside the reply, so it is taken before irtt's send
-# call: ours holds the sendmmsg call and irtt's does not). Ours' hold time too (from
-# the kernel's receive timestamp: the socket queue and the wake-up included), which
-# irtt does not measure, and the hold ours' replies carry (server_tx_ns - server_rx_ns:
+# ours from the moment its batch read (recvmmsg) returned to the moment it stamped the
+# reply, before the batch's sendmmsg, as the server logs it at exit (`debloat server
+# --json`, its "stats":"run" line); irtt's from after its read returned to its send
+# timestamp, from its replies (that stamp is inside the reply, so it is taken before
+# irtt's send call too): the like-for-like figure. Ours' hold time too (from the
+# kernel's receive timestamp to the return of the sendmmsg: the socket queue, the
+# wake-up and the send included), which irtt does not measure, and the hold ours'
+# replies carry (server_tx_ns - server_rx_ns:
 # up to the stamp taken just before sendmmsg). Then whether ours stays flat in the
 # number of clients: its processing p99 at the largest count over that at the smallest.
 # Phase "rrul": 10 `debloat test rrul` at once (-l 10 -d 2 -s 0.05) against ours,
