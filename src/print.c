@@ -376,6 +376,32 @@ static void format_bytes(char *buf, size_t len, uint64_t b)
 		snprintf(buf, len, "%" PRIu64 "b", b);
 }
 
+void print_format_size(char *buf, size_t len, uint64_t b)
+{
+	if (b >= 1000000000000ULL)
+		format_scaled(buf, len, b, 1000000000000ULL, " TB");
+	else if (b >= 1000000000ULL)
+		format_scaled(buf, len, b, 1000000000ULL, " GB");
+	else if (b >= 1000000ULL)
+		format_scaled(buf, len, b, 1000000ULL, " MB");
+	else if (b >= 1000ULL)
+		format_scaled(buf, len, b, 1000ULL, " KB");
+	else
+		snprintf(buf, len, "%" PRIu64 " B", b);
+}
+
+void print_format_rate(char *buf, size_t len, uint64_t bps)
+{
+	if (bps >= 1000000000ULL)
+		format_scaled(buf, len, bps, 1000000000ULL, " Gbit/s");
+	else if (bps >= 1000000ULL)
+		format_scaled(buf, len, bps, 1000000ULL, " Mbit/s");
+	else if (bps >= 1000ULL)
+		format_scaled(buf, len, bps, 1000ULL, " Kbit/s");
+	else
+		snprintf(buf, len, "%" PRIu64 " bit/s", bps);
+}
+
 int print_format_unit(char *buf, size_t len, uint64_t v, enum unit unit)
 {
 	static const char *const zero_time[] = {

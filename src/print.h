@@ -155,5 +155,12 @@ void print_table_end(struct printer *p, const struct print_table_layout *l);
 
 /* The text spelling of a value in a unit, as print_uint writes it. */
 int print_format_unit(char *buf, size_t len, uint64_t v, enum unit unit);
+/*
+ * A size for people, decimal with three significant digits: "592 B", "4.89 MB",
+ * "12.4 GB" (where UNIT_BYTES keeps tc's exact "4779Kb" spelling, for qdisc limits).
+ */
+void print_format_size(char *buf, size_t len, uint64_t bytes);
+/* A rate for people, as iperf3 prints it: "950 Kbit/s", "14.7 Gbit/s". */
+void print_format_rate(char *buf, size_t len, uint64_t bits_per_second);
 
 #endif

@@ -188,6 +188,29 @@ static const char *fmt(uint64_t v, enum unit unit)
 	return buf;
 }
 
+/* Sizes decimal with three significant digits, rates as iperf3 prints them. */
+TEST(sizes_and_rates_read_like_iperf3)
+{
+	char buf[48];
+
+	print_format_size(buf, sizeof(buf), 0);
+	CHECK_STR(buf, "0 B");
+	print_format_size(buf, sizeof(buf), 999);
+	CHECK_STR(buf, "999 B");
+	print_format_size(buf, sizeof(buf), 4894208);
+	CHECK_STR(buf, "4.89 MB");
+	print_format_size(buf, sizeof(buf), 6270000000ULL);
+	CHECK_STR(buf, "6.27 GB");
+	print_format_size(buf, sizeof(buf), 12400);
+	CHECK_STR(buf, "12.4 KB");
+	print_format_rate(buf, sizeof(buf), 950);
+	CHECK_STR(buf, "950 bit/s");
+	print_format_rate(buf, sizeof(buf), 19576832);
+	CHECK_STR(buf, "19.6 Mbit/s");
+	print_format_rate(buf, sizeof(buf), 14700000000ULL);
+	CHECK_STR(buf, "14.7 Gbit/s");
+}
+
 TEST(units_read_like_tc)
 {
 	CHECK_STR(fmt(123040, UNIT_US), "123 ms");

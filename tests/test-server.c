@@ -1558,10 +1558,12 @@ TEST(a_download_nobody_reads_is_closed)
 }
 
 /*
- * One probe answered in a batch: its processing time (from the batch read to its
- * sendmmsg) is above zero and within its hold time (from the kernel's receive
- * timestamp to the same end), which is at least what the reply's stamps say. With one
- * probe the quantiles are that probe's own times. A window that answered it reports it.
+ * One probe answered in a batch: its processing time (from the batch read to the
+ * reply's stamp, as irtt's) is above zero and within what the reply's own stamps say
+ * (server_tx_ns - server_rx_ns, the kernel's receive timestamp to the same stamp): it
+ * ends at the stamp, before the send. Its hold (to the return of the sendmmsg) is at
+ * least that. With one probe the quantiles are that probe's own times. A window that
+ * answered it reports it.
  */
 TEST(an_answered_probe_has_a_processing_time_within_its_hold)
 {
@@ -1592,6 +1594,7 @@ TEST(an_answered_probe_has_a_processing_time_within_its_hold)
 	CHECK(r.run.proc_max_ns > 0);
 	CHECK(r.run.proc_max_ns <= r.run.hold_max_ns);
 	CHECK(r.run.hold_max_ns >= rep.server_tx_ns - rep.server_rx_ns);
+	CHECK(r.run.proc_max_ns <= rep.server_tx_ns - rep.server_rx_ns);
 	CHECK_EQ(r.run.proc_p50_ns, r.run.proc_max_ns);
 	CHECK_EQ(r.run.proc_p99_ns, r.run.proc_max_ns);
 	CHECK_EQ(r.run.hold_p50_ns, r.run.hold_max_ns);
@@ -1665,8 +1668,13 @@ TEST(log_lines_have_the_processing_time_keys)
 	    .proc_p99_ns = 2000,
 	    .proc_max_ns = 3000,
 	};
-	struct server_test_summary t = {
-	    .client = "192.0.2.1", .reason = "stop", .hold_max_us = 12, .proc_max_us = 7};
+	struct server_test_summary t = {.client = "192.0.2.1",
+					 .reason = "stop",
+					 .elapsed_ms = 2000,
+					 .rx_bytes = 0,
+					 .tx_bytes = 4894208,
+					 .hold_max_us = 12,
+					 .proc_max_us = 7};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -1705,5 +1713,41 @@ TEST(log_lines_have_the_processing_time_keys)
 	fclose(f);
 	CHECK(has(buf, "\"hold_max_us\":12"));
 	CHECK(has(buf, "\"proc_max_us\":7"));
+	CHECK(has(buf, "\"tx_bytes\":4894208"));
+	CHECK(has(buf, "\"rx_bytes\":0"));
+	CHECK(has(buf, "\"client\":\"192.0.2.1\""));
+	CHECK(has(buf, "\"overloaded\":false"));
+	free(buf);
+}
+
+/* A test's text line prints sizes, rates and times for people: no tc "Kb" spelling. */
+TEST(a_tests_log_line_prints_human_units)
+{
+	struct server_test_summary t = {.client = "192.0.2.1",
+					 .reason = "stop",
+					 .elapsed_ms = 2000,
+					 .duration_ms = 2000,
+					 .interval_us = 10000,
+					 .nflows = 2,
+					 .rx_bytes = 0,
+					 .tx_bytes = 4894208,
+					 .probes_answered = 200,
+					 .hold_max_us = 1500,
+					 .proc_max_us = 7};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	REQUIRE(f);
+	CHECK_EQ(server_log_test(f, false, &t), 0);
+	fclose(f);
+	REQUIRE(buf);
+	if (!CHECK(has(buf, "from 192.0.2.1 end stop elapsed 2 s granted 2 s interval 10 ms")) ||
+	    !CHECK(has(buf, "rx 0 B tx 4.89 MB (19.6 Mbit/s)")) ||
+	    !CHECK(has(buf, "probes answered 200 dropped 0 held 0")) ||
+	    !CHECK(has(buf, "hold_max 1.5 ms proc_max 7 us overloaded no")))
+		fprintf(stderr, "  got %s", buf);
+	CHECK(!has(buf, "Kb"));
+	CHECK_EQ(strchr(buf, '\n') - buf, (long long)len - 1);
 	free(buf);
 }

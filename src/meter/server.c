@@ -111,6 +111,7 @@ struct probe_reply {
 	int tos;	/* its marking, -1: unknown */
 	uint64_t rx_ns; /* arrival on the monotonic clock (see probe_arrival) */
 	uint64_t read_ns; /* when the recvmmsg that read it returned */
+	uint64_t proc_ns; /* read_ns to the reply's stamp: the server's processing time */
 };
 
 /* Hold and processing times of answered probes (server_probe_stats), in ns. */
@@ -992,6 +993,7 @@ static void probe_reply_prepare(struct server *s, struct probe_io *io, unsigned 
 	r->p.flags = s->cfg.keylen ? PROTO_PROBE_KEYED : 0;
 	r->p.server_rx_ns = r->rx_ns;
 	r->p.server_tx_ns = mono_ns;
+	r->proc_ns = mono_ns > r->read_ns ? mono_ns - r->read_ns : 0;
 	proto_probe_encode(&r->p, io->reply[i], sizeof(io->reply[i]));
 	if (s->cfg.keylen)
 		len = (size_t)proto_probe_sign(io->reply[i], sizeof(io->reply[i]), s->cfg.key,
@@ -1024,13 +1026,15 @@ static uint32_t ns_to_us32(uint64_t ns)
 }
 
 /*
- * An answered probe's hold and processing time, both ending at `done`, when the
- * sendmmsg that carried its reply returned. Four histogram records: O(1).
+ * An answered probe's hold and processing time. The hold ends at `done`, when the
+ * sendmmsg that carried its reply returned; the processing time ended at the reply's
+ * stamp (probe_reply_prepare), as irtt's does, so the batch's signing and send, which
+ * grow with the batch, are in the hold only. Four histogram records: O(1).
  */
 static void probe_times_record(struct server *s, const struct probe_reply *r, uint64_t done)
 {
 	uint64_t hold = done > r->rx_ns ? done - r->rx_ns : 0;
-	uint64_t proc = done > r->read_ns ? done - r->read_ns : 0;
+	uint64_t proc = r->proc_ns;
 	struct test *t = r->t;
 
 	hist_record(&s->window.hold, hold);

@@ -96,8 +96,11 @@ struct server_test_summary {
  *    reply's server_rx_ns) to the moment the sendmmsg that carried the reply returned:
  *    the socket's queue, the server's wake-up and its work;
  *  - processing: from the moment the recvmmsg that read the request returned to the
- *    same end: the server's own work only, what irtt's server reports as its time.
- * So 0 < processing <= hold for every probe. Quantiles are nearest-rank, to a histogram
+ *    moment the reply was stamped (server_tx_ns), before the batch is signed and
+ *    sent: the server's own work on the batch that carried it, what irtt's server
+ *    reports as its time (irtt too stamps its reply before sending it).
+ * So 0 <= processing <= hold for every probe (the clock may not move between a small
+ * batch's read and its stamp). Quantiles are nearest-rank, to a histogram
  * bucket's precision (within 1 %), clamped to the exact minimum and maximum.
  */
 struct server_probe_stats {
