@@ -282,9 +282,10 @@ jq -r '"\(.name)\t\(.value)\t\(.unit)"' "$tmp/results.jsonl" |
 
 # The processing-time table, from the same results.
 echo
-echo "# processing time per probe (us): ours from its batch read to its reply's stamp,"
-echo "# irtt's from its read to its reply's stamp (both before the send); ours' hold from"
-echo "# the kernel's receive timestamp to the return of the sendmmsg"
+echo "# processing time per probe (us): ours from when it turned to the request to its"
+echo "# reply decided, irtt's from its read to its reply's stamp (both the server's own"
+echo "# work, before the send); ours' hold from the kernel's receive timestamp to the"
+echo "# return of the sendmmsg (the batch's wait and send included)"
 printf '%-8s %24s %24s %21s %21s\n' clients "ours proc p50/p99" "ours hold p50/p99" \
 	"irtt proc p50/p99" "ours/irtt p50/p99"
 for n in $sizes; do

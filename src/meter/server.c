@@ -110,8 +110,7 @@ struct probe_reply {
 	unsigned in;	/* its index in the batch read */
 	int tos;	/* its marking, -1: unknown */
 	uint64_t rx_ns; /* arrival on the monotonic clock (see probe_arrival) */
-	uint64_t read_ns; /* when the recvmmsg that read it returned */
-	uint64_t proc_ns; /* read_ns to the reply's stamp: the server's processing time */
+	uint64_t proc_ns; /* the server's own work on it (see server_probe_stats) */
 };
 
 /* Hold and processing times of answered probes (server_probe_stats), in ns. */
@@ -993,7 +992,6 @@ static void probe_reply_prepare(struct server *s, struct probe_io *io, unsigned 
 	r->p.flags = s->cfg.keylen ? PROTO_PROBE_KEYED : 0;
 	r->p.server_rx_ns = r->rx_ns;
 	r->p.server_tx_ns = mono_ns;
-	r->proc_ns = mono_ns > r->read_ns ? mono_ns - r->read_ns : 0;
 	proto_probe_encode(&r->p, io->reply[i], sizeof(io->reply[i]));
 	if (s->cfg.keylen)
 		len = (size_t)proto_probe_sign(io->reply[i], sizeof(io->reply[i]), s->cfg.key,
@@ -1027,9 +1025,9 @@ static uint32_t ns_to_us32(uint64_t ns)
 
 /*
  * An answered probe's hold and processing time. The hold ends at `done`, when the
- * sendmmsg that carried its reply returned; the processing time ended at the reply's
- * stamp (probe_reply_prepare), as irtt's does, so the batch's signing and send, which
- * grow with the batch, are in the hold only. Four histogram records: O(1).
+ * sendmmsg that carried its reply returned; the processing time was measured when the
+ * batch was read (probes_serve): the batch's other requests, its signing and its send,
+ * which grow with the batch, are in the hold only. Four histogram records: O(1).
  */
 static void probe_times_record(struct server *s, const struct probe_reply *r, uint64_t done)
 {
@@ -1090,7 +1088,7 @@ static void probes_serve(struct server *s, int rounds)
 
 	for (int round = 0; round < rounds; round++) {
 		unsigned nout = 0;
-		uint64_t read_mono, read_real, mono;
+		uint64_t read_mono, read_real, mono, turn, done;
 		int n;
 
 		for (unsigned i = 0; i < PROBE_BATCH; i++) {
@@ -1111,23 +1109,33 @@ static void probes_serve(struct server *s, int rounds)
 			return;
 		read_mono = loop_now_ns();
 		read_real = realtime_ns();
-		for (int i = 0; i < n; i++) {
+		/* Each request's processing runs from when the server turned to it (the read's
+		 * return, for the first) to when its reply was decided, which is when the
+		 * next one's starts: one clock read per request. */
+		turn = read_mono;
+		for (int i = 0; i < n; i++, turn = done) {
 			struct msghdr *mh = &io->in[i].msg_hdr;
 			struct probe_reply *r = &io->pend[nout];
 			uint64_t rx_real, rx;
+			bool accepted;
 			int tos;
 
 			probe_cmsgs(mh, &tos, &rx_real);
-			/* A truncated datagram is longer than any probe we accept. */
+			/* A truncated datagram is longer than any probe we accept (its
+			 * moment goes to the next request's processing). */
+			done = turn;
 			if (mh->msg_flags & MSG_TRUNC)
 				continue;
 			rx = probe_arrival(rx_real, read_mono, read_real);
-			if (!probe_accept(s, io->buf[i], io->in[i].msg_len, &io->from[i], rx, r))
+			accepted = probe_accept(s, io->buf[i], io->in[i].msg_len, &io->from[i],
+						rx, r);
+			done = loop_now_ns();
+			if (!accepted)
 				continue;
 			r->in = (unsigned)i;
 			r->tos = tos;
 			r->rx_ns = rx;
-			r->read_ns = read_mono;
+			r->proc_ns = done - turn;
 			/* The reply is never longer than the request: checked before it is
 			 * built, for the keyed size too. */
 			if ((size_t)PROTO_PROBE_LEN + (s->cfg.keylen ? PROTO_MAC_LEN : 0) >

@@ -95,12 +95,15 @@ struct server_test_summary {
  *  - hold: from the kernel's receive timestamp of the request (its arrival, as the
  *    reply's server_rx_ns) to the moment the sendmmsg that carried the reply returned:
  *    the socket's queue, the server's wake-up and its work;
- *  - processing: from the moment the recvmmsg that read the request returned to the
- *    moment the reply was stamped (server_tx_ns), before the batch is signed and
- *    sent: the server's own work on the batch that carried it, what irtt's server
- *    reports as its time (irtt too stamps its reply before sending it).
- * So 0 <= processing <= hold for every probe (the clock may not move between a small
- * batch's read and its stamp). Quantiles are nearest-rank, to a histogram
+ *  - processing: the server's own work on the request: from the moment it turned to
+ *    it (the return of the recvmmsg that read it, for the first of a batch; the end
+ *    of the previous request's work, for the others) to the moment its reply was
+ *    decided (decoded, its test found, its rate checked). That is what irtt's server
+ *    reports as its time, which reads one request at a time and stamps its reply
+ *    before sending it. The wait behind the batch's other requests, the batch's one
+ *    stamp (server_tx_ns, taken just before the send), its signing and its send are
+ *    in the hold only.
+ * So 0 <= processing <= hold for every probe. Quantiles are nearest-rank, to a histogram
  * bucket's precision (within 1 %), clamped to the exact minimum and maximum.
  */
 struct server_probe_stats {
