@@ -167,22 +167,6 @@ static bool have_kind(const struct host *h, const char *kind)
 	return !h || avail_of(h->qdisc_kinds, HOST_NQDISC_KINDS, kind) != QDISC_AVAIL_NO;
 }
 
-/* policy.c's fq_codel parameters (docs/design/host-tuning.md section 1), plus ECN. */
-static const char *fq_codel_params(uint32_t speed_mbps)
-{
-	if (!speed_mbps)
-		return "";
-	if (speed_mbps <= 10)
-		return " limit 600 quantum 300";
-	if (speed_mbps < 100)
-		return " limit 800 quantum 300";
-	if (speed_mbps <= 100)
-		return " limit 800";
-	if (speed_mbps <= 1000)
-		return " limit 1200";
-	return "";
-}
-
 /* policy.h's FIFO of the last resort and its GSO cap. */
 static uint32_t gso_cap(const struct iface *ifc)
 {
@@ -210,8 +194,9 @@ static void choose_leaf(struct plan *p, struct plan_target *t, const struct ifac
 		if (want_fq)
 			target_note(t,
 				    "this kernel has no fq (pacing for servers): fq_codel instead");
+		/* policy.h's parameters for the link's speed, plus ECN. */
 		say(leaf->spec, sizeof(leaf->spec), "fq_codel%s ecn",
-		    fq_codel_params(ifc->speed_mbps));
+		    policy_fq_codel_params(ifc->speed_mbps));
 		return;
 	}
 	if (have_kind(h, "cake")) {
