@@ -13,6 +13,7 @@
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 
+#include "fix/qdisc-opts.h"
 #include "harness.h"
 #include "qdisc/qkind.h"
 
@@ -411,4 +412,16 @@ TEST(words_for_a_kind_that_takes_none_are_refused)
 	CHECK_EQ(n, 0);
 	CHECK_EQ(qkind_encode(k, words, 2, wire, &n, err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "pfifo_fast takes no options (\"limit\")");
+}
+
+TEST(a_spec_with_an_unknown_leaf_names_the_registrys_leaf_kinds)
+{
+	struct qdisc_spec spec;
+	char err[256];
+
+	CHECK_EQ(qdisc_spec_parse("nonesuch limit 5", &spec, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "unknown qdisc kind \"nonesuch\" (fq_codel, fq, cake, pfifo, bfifo, "
+		       "pfifo_fast, mq KIND, htb RATE KIND or default)");
+	CHECK_EQ(qdisc_spec_parse("mq prio", &spec, err, sizeof(err)), -EINVAL);
+	CHECK_STR(err, "unknown qdisc kind \"prio\" (fq_codel, fq, cake, pfifo, bfifo, pfifo_fast)");
 }

@@ -243,6 +243,25 @@ bool qdisc_opts_equal(const struct qdisc_opts *a, const struct qdisc_opts *b)
 
 /* ---- specs ---- */
 
+/* "fq_codel, fq, cake, pfifo, bfifo, pfifo_fast": the leaf kinds, in the registry's order. */
+static void leaf_names(char *buf, size_t len)
+{
+	const struct qkind *k;
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; (k = qkind_at(i)) != NULL; i++) {
+		int n;
+
+		if (!k->leaf)
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", k->name);
+		if (n < 0 || (size_t)n >= len - used)
+			return; /* truncated: still a list of kinds */
+		used += (size_t)n;
+	}
+}
+
 int qdisc_spec_parse(const char *text, struct qdisc_spec *out, char *err, size_t errlen)
 {
 	char *save = NULL, *w;
@@ -299,10 +318,11 @@ int qdisc_spec_parse(const char *text, struct qdisc_spec *out, char *err, size_t
 	}
 	out->kind = out->words[first];
 	if (!qdisc_leaf_kind(out->kind)) {
-		snprintf(
-		    err, errlen,
-		    "unknown qdisc kind \"%s\" (fq_codel, fq, cake, pfifo, bfifo, pfifo_fast%s)",
-		    out->kind, first ? "" : ", mq KIND, htb RATE KIND or default");
+		char leaves[128];
+
+		leaf_names(leaves, sizeof(leaves));
+		snprintf(err, errlen, "unknown qdisc kind \"%s\" (%s%s)", out->kind, leaves,
+			 first ? "" : ", mq KIND, htb RATE KIND or default");
 		return -EINVAL;
 	}
 	/* The leaf's option words follow its kind; shift them to the front. */

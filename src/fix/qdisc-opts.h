@@ -51,7 +51,8 @@ void nlbuf_str(struct nlbuf *b, uint16_t type, const char *s);
 size_t nlbuf_nest(struct nlbuf *b, uint16_t type);
 void nlbuf_nest_end(struct nlbuf *b, size_t off);
 
-/* fq_codel, fq, cake, pfifo, bfifo, pfifo_fast: what a spec may put at a leaf. */
+/* fq_codel, fq, cake, pfifo, bfifo, pfifo_fast (src/qdisc/'s kinds marked leaf): what a
+ * spec may put at a leaf. */
 bool qdisc_leaf_kind(const char *kind);
 
 /*
