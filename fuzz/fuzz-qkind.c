@@ -77,7 +77,7 @@ static int rebuild(const struct qkind *k, const char *words, char *out, size_t l
 {
 	char copy[WORDS_MAX], *argv[2 * QKIND_MAX_ATTRS + 2], *save = NULL, err[160];
 	struct qkind_wire wire[QKIND_MAX_ATTRS], back[QKIND_MAX_ATTRS];
-	unsigned char buf[QKIND_MAX_ATTRS * 12 + 8];
+	_Alignas(4) unsigned char buf[QKIND_MAX_ATTRS * 12 + 8];
 	unsigned n, nback;
 	int argc = 0;
 
@@ -100,6 +100,7 @@ static int rebuild(const struct qkind *k, const char *words, char *out, size_t l
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static uint32_t payload[4096 / sizeof(uint32_t)];
 	struct value vals[8];
 	struct qshown shown = {.v = vals, .max = 8};
 	struct qkind_wire wire[QKIND_MAX_ATTRS];
@@ -113,7 +114,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (qkind_at(nkinds))
 		nkinds++;
 	k = qkind_at(data[0] % nkinds);
-	data++, size--;
+	/* A kernel's attributes are 4-byte aligned: give the payload that alignment. */
+	if (size - 1 > sizeof(payload))
+		return 0;
+	memcpy(payload, data + 1, size - 1);
+	data = (const uint8_t *)payload;
+	size--;
 
 	if (qkind_show(k, data, size, &shown) == 0) {
 		if (shown.n > shown.max)

@@ -230,7 +230,7 @@ static void round_trip(const struct qkind *k, const struct qattr *a, char *text,
 {
 	char *words[3], *save = NULL, err[128];
 	struct qkind_wire wire[QKIND_MAX_ATTRS], back[QKIND_MAX_ATTRS];
-	unsigned char buf[512];
+	_Alignas(4) unsigned char buf[512]; /* netlink attributes are 4-byte aligned */
 	unsigned n, nback;
 	int nw = 0;
 	size_t len;
@@ -289,7 +289,7 @@ TEST(every_attribute_of_every_kind_round_trips_through_words)
 static long long shown(const struct qkind *k, const struct qattr *a, uint64_t v)
 {
 	struct qkind_wire w = {.attr = a, .v = v};
-	unsigned char buf[64];
+	_Alignas(4) unsigned char buf[64];
 	struct value vals[QKIND_MAX_ATTRS];
 	struct qshown s = {.v = vals, .max = QKIND_MAX_ATTRS};
 	size_t len = payload(k, &w, 1, buf);
