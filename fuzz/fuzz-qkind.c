@@ -42,7 +42,8 @@ static size_t lay_out(const struct qkind *k, const struct qkind_wire *w, unsigne
 	for (unsigned i = 0; i < n; i++) {
 		unsigned char v[8];
 		size_t vl = qkind_wire_bytes(&w[i], v);
-		struct nlattr h = {.nla_len = (uint16_t)(NLA_HDRLEN + vl), .nla_type = w[i].attr->type};
+		struct nlattr h = {.nla_len = (uint16_t)(NLA_HDRLEN + vl),
+				   .nla_type = w[i].attr->type};
 
 		memset(buf + len, 0, NLA_ALIGN(NLA_HDRLEN + vl));
 		memcpy(buf + len, &h, sizeof(h));
@@ -53,8 +54,8 @@ static size_t lay_out(const struct qkind *k, const struct qkind_wire *w, unsigne
 }
 
 /* The decoded wires as words, space-separated. */
-static void spell_all(const struct qkind *k, const struct qkind_wire *w, unsigned n,
-		      char *out, size_t len)
+static void spell_all(const struct qkind *k, const struct qkind_wire *w, unsigned n, char *out,
+		      size_t len)
 {
 	size_t used = 0;
 

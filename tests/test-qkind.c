@@ -39,10 +39,9 @@ TEST(every_kind_is_found_by_its_name_and_no_name_twice)
 	}
 	/* The kinds the audit decoded and fix wrote before the tables were one. */
 	CHECK(n >= 10);
-	for (const char *const *name = (const char *const[]){"fq_codel", "fq", "cake", "pfifo",
-							      "bfifo", "pfifo_head_drop",
-							      "pfifo_fast", "prio", "tbf", "htb",
-							      NULL};
+	for (const char *const *name =
+		 (const char *const[]){"fq_codel", "fq", "cake", "pfifo", "bfifo",
+				       "pfifo_head_drop", "pfifo_fast", "prio", "tbf", "htb", NULL};
 	     *name; name++)
 		CHECK(qkind_find(*name) != NULL);
 }
@@ -215,7 +214,8 @@ static size_t payload(const struct qkind *k, const struct qkind_wire *w, unsigne
 	for (unsigned i = 0; i < n; i++) {
 		unsigned char data[8];
 		size_t dl = qkind_wire_bytes(&w[i], data);
-		struct nlattr h = {.nla_len = (uint16_t)(NLA_HDRLEN + dl), .nla_type = w[i].attr->type};
+		struct nlattr h = {.nla_len = (uint16_t)(NLA_HDRLEN + dl),
+				   .nla_type = w[i].attr->type};
 
 		memset(buf + len, 0, NLA_ALIGN(NLA_HDRLEN + dl));
 		memcpy(buf + len, &h, sizeof(h));
@@ -423,5 +423,109 @@ TEST(a_spec_with_an_unknown_leaf_names_the_registrys_leaf_kinds)
 	CHECK_STR(err, "unknown qdisc kind \"nonesuch\" (fq_codel, fq, cake, pfifo, bfifo, "
 		       "pfifo_fast, mq KIND, htb RATE KIND or default)");
 	CHECK_EQ(qdisc_spec_parse("mq prio", &spec, err, sizeof(err)), -EINVAL);
-	CHECK_STR(err, "unknown qdisc kind \"prio\" (fq_codel, fq, cake, pfifo, bfifo, pfifo_fast)");
+	CHECK_STR(err,
+		  "unknown qdisc kind \"prio\" (fq_codel, fq, cake, pfifo, bfifo, pfifo_fast)");
+}
+
+static enum value_type type_of(const struct qattr *a)
+{
+	return a->show == QSHOW_BOOL ? VALUE_BOOL : a->show == QSHOW_LIST ? VALUE_LIST : VALUE_UINT;
+}
+
+TEST(a_key_means_the_same_in_every_kind)
+{
+	const struct qkind *k, *o;
+
+	/* A snapshot reads options back by key alone, whatever the kind. */
+	FOR_EACH_KIND(k, i)
+	FOR_EACH_KIND(o, j)
+	for (size_t a = 0; a < k->nattrs; a++)
+		for (size_t b = 0; b < o->nattrs; b++) {
+			const struct qattr *x = &k->attrs[a], *y = &o->attrs[b];
+
+			if (x->show == QSHOW_NONE || y->show == QSHOW_NONE ||
+			    strcmp(x->key, y->key))
+				continue;
+			CHECK_EQ(x->unit, y->unit);
+			CHECK_EQ(type_of(x), type_of(y));
+		}
+}
+
+/* docs/json.md's qdisc option keys: stable, with these types and units. */
+static const struct {
+	const char *key;
+	enum value_type type;
+	enum unit unit;
+} json_keys[] = {
+    {"limit_packets", VALUE_UINT, UNIT_PACKETS},
+    {"limit_bytes", VALUE_UINT, UNIT_BYTES},
+    {"bands", VALUE_UINT, UNIT_NONE},
+    {"priomap", VALUE_LIST, UNIT_NONE},
+    {"flows", VALUE_UINT, UNIT_NONE},
+    {"quantum_bytes", VALUE_UINT, UNIT_BYTES},
+    {"target_us", VALUE_UINT, UNIT_US},
+    {"interval_us", VALUE_UINT, UNIT_US},
+    {"memory_limit_bytes", VALUE_UINT, UNIT_BYTES},
+    {"ecn", VALUE_BOOL, UNIT_NONE},
+    {"ce_threshold_us", VALUE_UINT, UNIT_US},
+    {"drop_batch_packets", VALUE_UINT, UNIT_PACKETS},
+    {"flow_limit_packets", VALUE_UINT, UNIT_PACKETS},
+    {"initial_quantum_bytes", VALUE_UINT, UNIT_BYTES},
+    {"rate_enable", VALUE_BOOL, UNIT_NONE},
+    {"maxrate_bps", VALUE_UINT, UNIT_BPS},
+    {"buckets", VALUE_UINT, UNIT_NONE},
+    {"refill_delay_us", VALUE_UINT, UNIT_US},
+    {"orphan_mask", VALUE_UINT, UNIT_NONE},
+    {"low_rate_threshold_bps", VALUE_UINT, UNIT_BPS},
+    {"timer_slack_ns", VALUE_UINT, UNIT_NS},
+    {"horizon_us", VALUE_UINT, UNIT_US},
+    {"horizon_drop", VALUE_BOOL, UNIT_NONE},
+    {"bandwidth_bps", VALUE_UINT, UNIT_BPS},
+    {"autorate_ingress", VALUE_BOOL, UNIT_NONE},
+    {"rtt_us", VALUE_UINT, UNIT_US},
+    {"diffserv_mode", VALUE_UINT, UNIT_NONE},
+    {"flow_mode", VALUE_UINT, UNIT_NONE},
+    {"nat", VALUE_BOOL, UNIT_NONE},
+    {"wash", VALUE_BOOL, UNIT_NONE},
+    {"ingress", VALUE_BOOL, UNIT_NONE},
+    {"split_gso", VALUE_BOOL, UNIT_NONE},
+    {"rate_bps", VALUE_UINT, UNIT_BPS},
+    {"peakrate_bps", VALUE_UINT, UNIT_BPS},
+    {"default_class", VALUE_UINT, UNIT_HEX},
+    {"r2q", VALUE_UINT, UNIT_NONE},
+    {"direct_qlen_packets", VALUE_UINT, UNIT_PACKETS},
+};
+
+TEST(the_tables_keys_are_the_documented_ones)
+{
+	const struct qkind *k;
+	struct value v;
+
+	for (size_t i = 0; i < sizeof(json_keys) / sizeof(*json_keys); i++) {
+		char key[32]; /* as a file would give it: a string that goes away */
+
+		snprintf(key, sizeof(key), "%s", json_keys[i].key);
+		if (!CHECK(qkind_key_value(key, &v))) {
+			fprintf(stderr, "    no table has %s\n", json_keys[i].key);
+			continue;
+		}
+		CHECK_STR(v.key, json_keys[i].key);
+		CHECK(v.key != key); /* the table's string, not the caller's */
+		CHECK_EQ(v.type, json_keys[i].type);
+		CHECK_EQ(v.unit, json_keys[i].unit);
+	}
+	/* and no key beyond them */
+	FOR_EACH_KIND(k, i)
+	for (size_t a = 0; a < k->nattrs; a++) {
+		bool known = false;
+
+		if (k->attrs[a].show == QSHOW_NONE)
+			continue;
+		for (size_t j = 0; j < sizeof(json_keys) / sizeof(*json_keys); j++)
+			known |= !strcmp(json_keys[j].key, k->attrs[a].key);
+		if (!CHECK(known))
+			fprintf(stderr, "    %s: key %s is not documented\n", k->name,
+				k->attrs[a].key);
+	}
+	CHECK(!qkind_key_value("nonesuch_us", &v));
 }

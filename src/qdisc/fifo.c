@@ -7,19 +7,34 @@
 #include "qdisc/kinds.h"
 
 static const struct qattr packets[] = {
-    {.word = "limit", .key = "limit_packets", .unit = UNIT_PACKETS, .enc = QENC_U32,
-     .show = QSHOW_NUM, .show_pos = 1, .flags = QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC},
+    {.word = "limit",
+     .key = "limit_packets",
+     .unit = UNIT_PACKETS,
+     .enc = QENC_U32,
+     .show = QSHOW_NUM,
+     .show_pos = 1,
+     .flags = QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC},
 };
 
 static const struct qattr bytes[] = {
-    {.word = "limit", .key = "limit_bytes", .unit = UNIT_BYTES, .enc = QENC_SIZE,
-     .show = QSHOW_NUM, .show_pos = 1, .flags = QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC},
+    {.word = "limit",
+     .key = "limit_bytes",
+     .unit = UNIT_BYTES,
+     .enc = QENC_SIZE,
+     .show = QSHOW_NUM,
+     .show_pos = 1,
+     .flags = QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC},
 };
 
 /* Audited only: fix does not put it at a leaf, so the plan compares it as written. */
 static const struct qattr head_drop[] = {
-    {.word = "limit", .key = "limit_packets", .unit = UNIT_PACKETS, .enc = QENC_U32,
-     .show = QSHOW_NUM, .show_pos = 1, .flags = QA_LINK_DEFAULT | QA_NONZERO},
+    {.word = "limit",
+     .key = "limit_packets",
+     .unit = UNIT_PACKETS,
+     .enc = QENC_U32,
+     .show = QSHOW_NUM,
+     .show_pos = 1,
+     .flags = QA_LINK_DEFAULT | QA_NONZERO},
 };
 
 const struct qkind qkind_pfifo = {

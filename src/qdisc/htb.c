@@ -38,11 +38,24 @@ static int show(const void *opts, size_t len, struct qshown *out)
 }
 
 static const struct qattr attrs[] = {
-    {.type = TCA_HTB_INIT, .key = "default_class", .unit = UNIT_HEX, .enc = QENC_FOREIGN,
+    {.type = TCA_HTB_INIT,
+     .key = "default_class",
+     .unit = UNIT_HEX,
+     .enc = QENC_FOREIGN,
+     .show = QSHOW_NUM,
      .show_pos = 1},
-    {.type = TCA_HTB_INIT, .key = "r2q", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show_pos = 2},
-    {.type = TCA_HTB_DIRECT_QLEN, .key = "direct_qlen_packets", .unit = UNIT_PACKETS,
-     .enc = QENC_FOREIGN, .show_pos = 3},
+    {.type = TCA_HTB_INIT,
+     .key = "r2q",
+     .unit = UNIT_NONE,
+     .enc = QENC_FOREIGN,
+     .show = QSHOW_NUM,
+     .show_pos = 2},
+    {.type = TCA_HTB_DIRECT_QLEN,
+     .key = "direct_qlen_packets",
+     .unit = UNIT_PACKETS,
+     .enc = QENC_FOREIGN,
+     .show = QSHOW_NUM,
+     .show_pos = 3},
 };
 
 const struct qkind qkind_htb = {

@@ -6,8 +6,8 @@
 #include "qdisc/kinds.h"
 
 static const struct qattr attrs[] = {
-    {.key = "bands", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show_pos = 1},
-    {.key = "priomap", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show_pos = 2},
+    {.key = "bands", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show = QSHOW_NUM, .show_pos = 1},
+    {.key = "priomap", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show = QSHOW_LIST, .show_pos = 2},
 };
 
 const struct qkind qkind_pfifo_fast = {

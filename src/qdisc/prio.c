@@ -27,8 +27,8 @@ int qkind_show_prio(const void *opts, size_t len, struct qshown *out)
 
 /* The struct's fields, for the registry's checks and the reader: no netlink types. */
 static const struct qattr attrs[] = {
-    {.key = "bands", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show_pos = 1},
-    {.key = "priomap", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show_pos = 2},
+    {.key = "bands", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show = QSHOW_NUM, .show_pos = 1},
+    {.key = "priomap", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show = QSHOW_LIST, .show_pos = 2},
 };
 
 const struct qkind qkind_prio = {

@@ -14,9 +14,9 @@
 #include "qdisc/kinds.h"
 
 static const struct qkind *const kinds[] = {
-    &qkind_fq_codel, &qkind_fq,	       &qkind_cake, &qkind_pfifo, &qkind_bfifo,
-    &qkind_pfifo_head_drop, &qkind_pfifo_fast, &qkind_prio, &qkind_tbf,  &qkind_htb,
-    &qkind_mq,	     &qkind_ingress,   &qkind_clsact,
+    &qkind_fq_codel,   &qkind_fq,   &qkind_cake, &qkind_pfifo, &qkind_bfifo, &qkind_pfifo_head_drop,
+    &qkind_pfifo_fast, &qkind_prio, &qkind_tbf,	 &qkind_htb,   &qkind_mq,    &qkind_ingress,
+    &qkind_clsact,
 };
 
 const struct qkind *qkind_find(const char *kind)
@@ -30,6 +30,24 @@ const struct qkind *qkind_find(const char *kind)
 const struct qkind *qkind_at(size_t i)
 {
 	return i < QKIND_COUNT(kinds) ? kinds[i] : NULL;
+}
+
+bool qkind_key_value(const char *key, struct value *out)
+{
+	for (size_t i = 0; i < QKIND_COUNT(kinds); i++) {
+		for (size_t j = 0; j < kinds[i]->nattrs; j++) {
+			const struct qattr *a = &kinds[i]->attrs[j];
+
+			if (a->show == QSHOW_NONE || strcmp(a->key, key))
+				continue;
+			*out = (struct value){.key = a->key, .unit = a->unit};
+			out->type = a->show == QSHOW_BOOL   ? VALUE_BOOL
+				    : a->show == QSHOW_LIST ? VALUE_LIST
+							    : VALUE_UINT;
+			return true;
+		}
+	}
+	return false;
 }
 
 const struct qattr *qkind_attr(const struct qkind *k, uint16_t type)

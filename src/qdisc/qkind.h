@@ -60,6 +60,7 @@ enum qshow {
 	QSHOW_LOG2,	  /* 1 << value (values of 32 and above: nothing) */
 	QSHOW_UNLESS_MAX, /* ~0U means "off": nothing */
 	QSHOW_RATE,	  /* bytes/s as bits/s; a u32's ~0U (no limit) or a u64's 0: nothing */
+	QSHOW_LIST,	  /* small integers (prio's priomap; the kind's own show() reads it) */
 };
 
 #define QA_DEFAULT	0x01 /* def is the kernel's fixed default: not spelled when equal */
@@ -125,7 +126,7 @@ void qshown_add(struct qshown *s, struct value v);
 struct qkind {
 	const char *name;
 	enum qlayout layout;
-	bool leaf; /* fix may put it at a leaf of a root-qdisc spec (knob.h) */
+	bool leaf;		   /* fix may put it at a leaf of a root-qdisc spec (knob.h) */
 	const struct qattr *attrs; /* in tc's order */
 	size_t nattrs;
 	const struct qword *words; /* extra words, looked at before the attributes' own */
@@ -138,6 +139,13 @@ struct qkind {
 const struct qkind *qkind_find(const char *kind);
 /* Every kind, for tests: the i-th, NULL past the last. */
 const struct qkind *qkind_at(size_t i);
+
+/*
+ * The audit's key as an empty value (the tables' own key string, type and unit), for
+ * whatever kind reports it: a key means the same in every kind. What a snapshot reads
+ * back. false for a key no table has.
+ */
+bool qkind_key_value(const char *key, struct value *out);
 
 /* The attribute of k with this netlink type, or NULL. */
 const struct qattr *qkind_attr(const struct qkind *k, uint16_t type);
@@ -181,8 +189,9 @@ int qkind_spell(const struct qattr *a, uint64_t v, char *buf, size_t len);
  * For the plan, which keeps times in ns, rates in bytes/s and flags as 0/1:
  * qkind_spec_word finds the QA_SPEC attribute a word sets; *flag says the word is a
  * flag whose value is *value (else a value follows). qkind_spec_name finds it by the
- * plan's name for it (its word: "ecn" for ecn/noecn), qkind_spec_key by the audit's key. qkind_spec_value turns an audit value into the plan's unit and
- * qkind_spec_default gives the kernel's default in it (false: none the plan may assume).
+ * plan's name for it (its word: "ecn" for ecn/noecn), qkind_spec_key by the audit's key.
+ * qkind_spec_value turns an audit value into the plan's unit and qkind_spec_default gives the
+ * kernel's default in it (false: none the plan may assume).
  */
 const struct qattr *qkind_spec_word(const struct qkind *k, const char *word, bool *flag,
 				    uint64_t *value);

@@ -41,11 +41,23 @@ static int show(const void *opts, size_t len, struct qshown *out)
 }
 
 static const struct qattr attrs[] = {
-    {.type = TCA_TBF_RATE64, .key = "rate_bps", .unit = UNIT_BPS, .enc = QENC_FOREIGN,
+    {.type = TCA_TBF_RATE64,
+     .key = "rate_bps",
+     .unit = UNIT_BPS,
+     .enc = QENC_FOREIGN,
+     .show = QSHOW_NUM,
      .show_pos = 1},
-    {.type = TCA_TBF_PRATE64, .key = "peakrate_bps", .unit = UNIT_BPS, .enc = QENC_FOREIGN,
+    {.type = TCA_TBF_PRATE64,
+     .key = "peakrate_bps",
+     .unit = UNIT_BPS,
+     .enc = QENC_FOREIGN,
+     .show = QSHOW_NUM,
      .show_pos = 2},
-    {.type = TCA_TBF_PARMS, .key = "limit_bytes", .unit = UNIT_BYTES, .enc = QENC_FOREIGN,
+    {.type = TCA_TBF_PARMS,
+     .key = "limit_bytes",
+     .unit = UNIT_BYTES,
+     .enc = QENC_FOREIGN,
+     .show = QSHOW_NUM,
      .show_pos = 3},
 };
 
