@@ -13,6 +13,7 @@
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 
+#include "array.h"
 #include "fix/qdisc-opts.h"
 #include "harness.h"
 #include "qdisc/qkind.h"
@@ -501,7 +502,7 @@ TEST(the_tables_keys_are_the_documented_ones)
 	const struct qkind *k;
 	struct value v;
 
-	for (size_t i = 0; i < sizeof(json_keys) / sizeof(*json_keys); i++) {
+	for (size_t i = 0; i < COUNT(json_keys); i++) {
 		char key[32]; /* as a file would give it: a string that goes away */
 
 		snprintf(key, sizeof(key), "%s", json_keys[i].key);
@@ -521,7 +522,7 @@ TEST(the_tables_keys_are_the_documented_ones)
 
 		if (k->attrs[a].show == QSHOW_NONE)
 			continue;
-		for (size_t j = 0; j < sizeof(json_keys) / sizeof(*json_keys); j++)
+		for (size_t j = 0; j < COUNT(json_keys); j++)
 			known |= !strcmp(json_keys[j].key, k->attrs[a].key);
 		if (!CHECK(known))
 			fprintf(stderr, "    %s: key %s is not documented\n", k->name,

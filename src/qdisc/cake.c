@@ -187,7 +187,7 @@ const struct qkind qkind_cake = {
     .layout = QLAYOUT_NEST,
     .leaf = true,
     .attrs = attrs,
-    .nattrs = QKIND_COUNT(attrs),
+    .nattrs = COUNT(attrs),
     .words = words,
-    .nwords = QKIND_COUNT(words),
+    .nwords = COUNT(words),
 };

@@ -42,7 +42,7 @@ const struct qkind qkind_pfifo = {
     .layout = QLAYOUT_FIFO,
     .leaf = true,
     .attrs = packets,
-    .nattrs = QKIND_COUNT(packets),
+    .nattrs = COUNT(packets),
 };
 
 const struct qkind qkind_bfifo = {
@@ -50,12 +50,12 @@ const struct qkind qkind_bfifo = {
     .layout = QLAYOUT_FIFO,
     .leaf = true,
     .attrs = bytes,
-    .nattrs = QKIND_COUNT(bytes),
+    .nattrs = COUNT(bytes),
 };
 
 const struct qkind qkind_pfifo_head_drop = {
     .name = "pfifo_head_drop",
     .layout = QLAYOUT_FIFO,
     .attrs = head_drop,
-    .nattrs = QKIND_COUNT(head_drop),
+    .nattrs = COUNT(head_drop),
 };

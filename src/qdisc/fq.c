@@ -147,5 +147,5 @@ const struct qkind qkind_fq = {
     .layout = QLAYOUT_NEST,
     .leaf = true,
     .attrs = attrs,
-    .nattrs = QKIND_COUNT(attrs),
+    .nattrs = COUNT(attrs),
 };

@@ -101,5 +101,5 @@ const struct qkind qkind_fq_codel = {
     .layout = QLAYOUT_NEST,
     .leaf = true,
     .attrs = attrs,
-    .nattrs = QKIND_COUNT(attrs),
+    .nattrs = COUNT(attrs),
 };

@@ -62,6 +62,6 @@ const struct qkind qkind_htb = {
     .name = "htb",
     .layout = QLAYOUT_OWN,
     .attrs = attrs,
-    .nattrs = QKIND_COUNT(attrs),
+    .nattrs = COUNT(attrs),
     .show = show,
 };

@@ -6,9 +6,8 @@
 #ifndef DEBLOAT_QDISC_KINDS_H
 #define DEBLOAT_QDISC_KINDS_H
 
+#include "array.h"
 #include "qdisc/qkind.h"
-
-#define QKIND_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 extern const struct qkind qkind_fq_codel;
 extern const struct qkind qkind_fq;

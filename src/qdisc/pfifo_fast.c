@@ -15,6 +15,6 @@ const struct qkind qkind_pfifo_fast = {
     .layout = QLAYOUT_OWN,
     .leaf = true,
     .attrs = attrs,
-    .nattrs = QKIND_COUNT(attrs),
+    .nattrs = COUNT(attrs),
     .show = qkind_show_prio,
 };

@@ -35,6 +35,6 @@ const struct qkind qkind_prio = {
     .name = "prio",
     .layout = QLAYOUT_OWN,
     .attrs = attrs,
-    .nattrs = QKIND_COUNT(attrs),
+    .nattrs = COUNT(attrs),
     .show = qkind_show_prio,
 };

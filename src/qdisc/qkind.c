@@ -21,7 +21,7 @@ static const struct qkind *const kinds[] = {
 
 const struct qkind *qkind_find(const char *kind)
 {
-	for (size_t i = 0; i < QKIND_COUNT(kinds); i++)
+	for (size_t i = 0; i < COUNT(kinds); i++)
 		if (!strcmp(kinds[i]->name, kind))
 			return kinds[i];
 	return NULL;
@@ -29,12 +29,12 @@ const struct qkind *qkind_find(const char *kind)
 
 const struct qkind *qkind_at(size_t i)
 {
-	return i < QKIND_COUNT(kinds) ? kinds[i] : NULL;
+	return i < COUNT(kinds) ? kinds[i] : NULL;
 }
 
 bool qkind_key_value(const char *key, struct value *out)
 {
-	for (size_t i = 0; i < QKIND_COUNT(kinds); i++) {
+	for (size_t i = 0; i < COUNT(kinds); i++) {
 		for (size_t j = 0; j < kinds[i]->nattrs; j++) {
 			const struct qattr *a = &kinds[i]->attrs[j];
 

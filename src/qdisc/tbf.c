@@ -65,6 +65,6 @@ const struct qkind qkind_tbf = {
     .name = "tbf",
     .layout = QLAYOUT_OWN,
     .attrs = attrs,
-    .nattrs = QKIND_COUNT(attrs),
+    .nattrs = COUNT(attrs),
     .show = show,
 };
