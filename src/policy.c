@@ -132,7 +132,7 @@ static void evidence(struct finding *f, struct value val)
 }
 
 /* docs/design/host-tuning.md section 1: fq_codel's limit and quantum for the link's speed. */
-static const char *fq_codel_params(uint32_t speed_mbps)
+const char *policy_fq_codel_params(uint32_t speed_mbps)
 {
 	if (!speed_mbps)
 		return "";
@@ -277,7 +277,7 @@ static void find_fifo(const struct iface *ifc, const struct host *host, struct v
 						   : POLICY_SUPER_PACKET,
 	    .tsq_cap = POLICY_TSQ_FLOWS * tsq_bytes(host)};
 	char where[64], holds[32], handle[16], unknown[128] = "";
-	const char *params = fq_codel_params(ifc->speed_mbps);
+	const char *params = policy_fq_codel_params(ifc->speed_mbps);
 	struct finding *f;
 
 	if (!ifc->qdisc)

@@ -133,6 +133,12 @@ int64_t policy_fifo_delay_us(uint64_t packets, uint32_t mtu, uint32_t speed_mbps
 int64_t policy_bytes_delay_us(uint64_t bytes, uint32_t speed_mbps);
 enum grade policy_grade(int64_t delay_us);
 bool policy_is_fifo(const char *kind);
+/*
+ * fq_codel's limit and quantum for a link of this speed (docs/design/host-tuning.md
+ * section 1), as tc words with a leading space: " limit 800 quantum 300"; "" where the
+ * kernel's defaults fit (above 1 Gbit/s) or the speed is unknown (0).
+ */
+const char *policy_fq_codel_params(uint32_t speed_mbps);
 /* "95mbit", "950mbit", "9500kbit": ~95% of line rate, spelled as tc takes it. */
 void policy_shaper_rate(uint32_t speed_mbps, char *buf, size_t len);
 /* That rate in bytes/s (0 when the speed is unknown). */

@@ -11,59 +11,11 @@
 #include "gz.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
+#include "qdisc/qkind.h"
 #include "snapshot.h"
 
 #define SNAPSHOT_MAX_QUEUES 4096  /* BQL_MAX_QUEUES */
 #define SNAPSHOT_MAX_QDISCS 65536 /* in one tree, counted over all levels */
-
-/*
- * Every option key the qdisc decoders make (host/qdisc.h), with its type and unit.
- * struct value keys must outlive the host, so a key read from a file is replaced by
- * its entry here; a key not listed is ignored like any other unknown key.
- */
-static const struct option_key {
-	const char *key;
-	enum value_type type;
-	enum unit unit;
-} option_keys[] = {
-    {"limit_packets", VALUE_UINT, UNIT_PACKETS},
-    {"limit_bytes", VALUE_UINT, UNIT_BYTES},
-    {"bands", VALUE_UINT, UNIT_NONE},
-    {"priomap", VALUE_LIST, UNIT_NONE},
-    {"flows", VALUE_UINT, UNIT_NONE},
-    {"quantum_bytes", VALUE_UINT, UNIT_BYTES},
-    {"target_us", VALUE_UINT, UNIT_US},
-    {"interval_us", VALUE_UINT, UNIT_US},
-    {"memory_limit_bytes", VALUE_UINT, UNIT_BYTES},
-    {"ecn", VALUE_BOOL, UNIT_NONE},
-    {"ce_threshold_us", VALUE_UINT, UNIT_US},
-    {"drop_batch_packets", VALUE_UINT, UNIT_PACKETS},
-    {"flow_limit_packets", VALUE_UINT, UNIT_PACKETS},
-    {"initial_quantum_bytes", VALUE_UINT, UNIT_BYTES},
-    {"rate_enable", VALUE_BOOL, UNIT_NONE},
-    {"maxrate_bps", VALUE_UINT, UNIT_BPS},
-    {"buckets", VALUE_UINT, UNIT_NONE},
-    {"refill_delay_us", VALUE_UINT, UNIT_US},
-    {"orphan_mask", VALUE_UINT, UNIT_NONE},
-    {"low_rate_threshold_bps", VALUE_UINT, UNIT_BPS},
-    {"timer_slack_ns", VALUE_UINT, UNIT_NS},
-    {"horizon_us", VALUE_UINT, UNIT_US},
-    {"horizon_drop", VALUE_BOOL, UNIT_NONE},
-    {"bandwidth_bps", VALUE_UINT, UNIT_BPS},
-    {"autorate_ingress", VALUE_BOOL, UNIT_NONE},
-    {"rtt_us", VALUE_UINT, UNIT_US},
-    {"diffserv_mode", VALUE_UINT, UNIT_NONE},
-    {"flow_mode", VALUE_UINT, UNIT_NONE},
-    {"nat", VALUE_BOOL, UNIT_NONE},
-    {"wash", VALUE_BOOL, UNIT_NONE},
-    {"ingress", VALUE_BOOL, UNIT_NONE},
-    {"split_gso", VALUE_BOOL, UNIT_NONE},
-    {"rate_bps", VALUE_UINT, UNIT_BPS},
-    {"peakrate_bps", VALUE_UINT, UNIT_BPS},
-    {"default_class", VALUE_UINT, UNIT_HEX},
-    {"r2q", VALUE_UINT, UNIT_NONE},
-    {"direct_qlen_packets", VALUE_UINT, UNIT_PACKETS},
-};
 
 /* What host.c notes as unreadable; another name reads as "other". */
 static const char *const unreadable_names[] = {
@@ -635,18 +587,16 @@ struct option_ctx {
 static int read_option(const char *key, struct jval *v, void *data)
 {
 	struct option_ctx *ctx = data;
-	const struct option_key *k = NULL;
 	struct value val;
 	char p[256];
 	bool b;
 
-	for (size_t i = 0; i < COUNT(option_keys) && !k; i++)
-		if (!strcmp(option_keys[i].key, key))
-			k = &option_keys[i];
-	if (!k || json_kind_of(v) == JSON_KIND_NULL)
+	/* Every option key the qdisc decoders make, with its type and unit, is in the
+	 * kinds' tables (src/qdisc/). struct value keys must outlive the host, so a key
+	 * read from a file is replaced by the table's. */
+	if (!qkind_key_value(key, &val) || json_kind_of(v) == JSON_KIND_NULL)
 		return 0; /* a structural key, one from a newer debloat, or unknown */
-	val = (struct value){.key = k->key, .type = k->type, .unit = k->unit};
-	switch (k->type) {
+	switch (val.type) {
 	case VALUE_BOOL:
 		if (json_bool_of(v, &b) < 0)
 			return wrong_type(ctx->rd, ctx->path, key, "true or false", v);

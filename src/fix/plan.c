@@ -15,6 +15,7 @@
 #include "fix/plan.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
+#include "qdisc/qkind.h"
 #include "say.h"
 
 void plan_init(struct plan *p, const struct plan_options *opts)
@@ -167,22 +168,6 @@ static bool have_kind(const struct host *h, const char *kind)
 	return !h || avail_of(h->qdisc_kinds, HOST_NQDISC_KINDS, kind) != QDISC_AVAIL_NO;
 }
 
-/* policy.c's fq_codel parameters (docs/design/host-tuning.md section 1), plus ECN. */
-static const char *fq_codel_params(uint32_t speed_mbps)
-{
-	if (!speed_mbps)
-		return "";
-	if (speed_mbps <= 10)
-		return " limit 600 quantum 300";
-	if (speed_mbps < 100)
-		return " limit 800 quantum 300";
-	if (speed_mbps <= 100)
-		return " limit 800";
-	if (speed_mbps <= 1000)
-		return " limit 1200";
-	return "";
-}
-
 /* policy.h's FIFO of the last resort and its GSO cap. */
 static uint32_t gso_cap(const struct iface *ifc)
 {
@@ -210,8 +195,9 @@ static void choose_leaf(struct plan *p, struct plan_target *t, const struct ifac
 		if (want_fq)
 			target_note(t,
 				    "this kernel has no fq (pacing for servers): fq_codel instead");
+		/* policy.h's parameters for the link's speed, plus ECN. */
 		say(leaf->spec, sizeof(leaf->spec), "fq_codel%s ecn",
-		    fq_codel_params(ifc->speed_mbps));
+		    policy_fq_codel_params(ifc->speed_mbps));
 		return;
 	}
 	if (have_kind(h, "cake")) {
@@ -620,54 +606,44 @@ int plan_build(struct plan *p, const struct host *host, bool named)
 
 /* ---- root-qdisc specs ---- */
 
-enum opt_type { OPT_COUNT, OPT_SIZE, OPT_TIME, OPT_RATE, OPT_FLAG_ON, OPT_FLAG_OFF };
+enum opt_type { OPT_COUNT, OPT_SIZE, OPT_TIME, OPT_RATE, OPT_FLAG };
 
+/* A word of a spec that sets an option the plan compares by value (src/qdisc/'s QA_SPEC
+ * attributes): where it is stored ("noecn" -> "ecn") and how its value reads. */
 struct opt_word {
-	const char *kind, *word, *name; /* name: where it is stored ("noecn" -> "ecn") */
+	const char *name;
 	enum opt_type type;
+	uint64_t flag_value; /* OPT_FLAG */
 };
 
-static const struct opt_word opt_words[] = {
-    {"fq_codel", "limit", "limit", OPT_COUNT},
-    {"fq_codel", "flows", "flows", OPT_COUNT},
-    {"fq_codel", "quantum", "quantum", OPT_SIZE},
-    {"fq_codel", "target", "target", OPT_TIME},
-    {"fq_codel", "interval", "interval", OPT_TIME},
-    {"fq_codel", "memory_limit", "memory_limit", OPT_SIZE},
-    {"fq_codel", "ce_threshold", "ce_threshold", OPT_TIME},
-    {"fq_codel", "drop_batch", "drop_batch", OPT_COUNT},
-    {"fq_codel", "ecn", "ecn", OPT_FLAG_ON},
-    {"fq_codel", "noecn", "ecn", OPT_FLAG_OFF},
-    {"fq", "limit", "limit", OPT_COUNT},
-    {"fq", "flow_limit", "flow_limit", OPT_COUNT},
-    {"fq", "quantum", "quantum", OPT_SIZE},
-    {"fq", "initial_quantum", "initial_quantum", OPT_SIZE},
-    {"fq", "maxrate", "maxrate", OPT_RATE},
-    {"fq", "buckets", "buckets", OPT_COUNT},
-    {"fq", "refill_delay", "refill_delay", OPT_TIME},
-    {"fq", "orphan_mask", "orphan_mask", OPT_COUNT},
-    {"fq", "low_rate_threshold", "low_rate_threshold", OPT_RATE},
-    {"fq", "ce_threshold", "ce_threshold", OPT_TIME},
-    {"fq", "timer_slack", "timer_slack", OPT_TIME},
-    {"fq", "horizon", "horizon", OPT_TIME},
-    {"fq", "pacing", "pacing", OPT_FLAG_ON},
-    {"fq", "nopacing", "pacing", OPT_FLAG_OFF},
-    {"fq", "horizon_drop", "horizon_drop", OPT_FLAG_ON},
-    {"fq", "horizon_cap", "horizon_drop", OPT_FLAG_OFF},
-    {"cake", "bandwidth", "bandwidth", OPT_RATE},
-    {"cake", "unlimited", "bandwidth", OPT_FLAG_OFF},
-    {"cake", "rtt", "rtt", OPT_TIME},
-    {"cake", "memlimit", "memlimit", OPT_SIZE},
-    {"pfifo", "limit", "limit", OPT_COUNT},
-    {"bfifo", "limit", "limit", OPT_SIZE},
-};
-
-static const struct opt_word *find_word(const char *kind, const char *word)
+static enum opt_type opt_type_of(const struct qattr *a)
 {
-	for (size_t i = 0; i < COUNT(opt_words); i++)
-		if (!strcmp(opt_words[i].kind, kind) && !strcmp(opt_words[i].word, word))
-			return &opt_words[i];
-	return NULL;
+	switch (a->enc) {
+	case QENC_SIZE:
+		return OPT_SIZE;
+	case QENC_TIME_US:
+	case QENC_TIME_NS:
+		return OPT_TIME;
+	case QENC_RATE32:
+	case QENC_RATE64:
+		return OPT_RATE;
+	default:
+		return OPT_COUNT;
+	}
+}
+
+static bool find_word(const char *kind, const char *word, struct opt_word *out)
+{
+	const struct qkind *k = qkind_find(kind);
+	const struct qattr *a;
+	bool flag = false;
+
+	a = k ? qkind_spec_word(k, word, &flag, &out->flag_value) : NULL;
+	if (!a)
+		return false;
+	out->name = a->word;
+	out->type = flag ? OPT_FLAG : opt_type_of(a);
+	return true;
 }
 
 static int parse_count(const char *s, uint64_t *out)
@@ -762,20 +738,20 @@ int plan_spec_parse(const char *spec, struct plan_spec *out)
 		return -EINVAL;
 	say(sp.kind, sizeof(sp.kind), "%s", words[i++]);
 	while (i < nw) {
-		const struct opt_word *ow = find_word(sp.kind, words[i]);
+		struct opt_word ow;
 		struct plan_spec_opt *o;
 
-		if (ow) {
-			o = spec_slot(&sp, ow->name);
+		if (find_word(sp.kind, words[i], &ow)) {
+			o = spec_slot(&sp, ow.name);
 			if (!o)
 				return -EINVAL;
 			o->numeric = true;
-			if (ow->type == OPT_FLAG_ON || ow->type == OPT_FLAG_OFF) {
-				o->v = ow->type == OPT_FLAG_ON;
+			if (ow.type == OPT_FLAG) {
+				o->v = ow.flag_value;
 				i++;
 				continue;
 			}
-			if (i + 1 >= nw || parse_typed(ow->type, words[i + 1], &o->v) < 0)
+			if (i + 1 >= nw || parse_typed(ow.type, words[i + 1], &o->v) < 0)
 				return -EINVAL;
 			i += 2;
 			continue;
@@ -800,65 +776,26 @@ int plan_spec_parse(const char *spec, struct plan_spec *out)
 	return 0;
 }
 
-/* Decoded option keys (host/qdisc.h) back to spec words. */
-struct tree_key {
-	const char *kind, *key, *name;
-	enum opt_type type; /* OPT_TIME from _us, OPT_RATE from _bps, _ns where noted */
-	uint64_t scale;	    /* multiply the decoded value by this */
-	uint64_t div;	    /* then divide by this */
-};
-
-static const struct tree_key tree_keys[] = {
-    {"fq_codel", "limit_packets", "limit", OPT_COUNT, 1, 1},
-    {"fq_codel", "flows", "flows", OPT_COUNT, 1, 1},
-    {"fq_codel", "quantum_bytes", "quantum", OPT_SIZE, 1, 1},
-    {"fq_codel", "target_us", "target", OPT_TIME, 1000, 1},
-    {"fq_codel", "interval_us", "interval", OPT_TIME, 1000, 1},
-    {"fq_codel", "memory_limit_bytes", "memory_limit", OPT_SIZE, 1, 1},
-    {"fq_codel", "ecn", "ecn", OPT_FLAG_ON, 1, 1},
-    {"fq_codel", "ce_threshold_us", "ce_threshold", OPT_TIME, 1000, 1},
-    {"fq_codel", "drop_batch_packets", "drop_batch", OPT_COUNT, 1, 1},
-    {"fq", "limit_packets", "limit", OPT_COUNT, 1, 1},
-    {"fq", "flow_limit_packets", "flow_limit", OPT_COUNT, 1, 1},
-    {"fq", "quantum_bytes", "quantum", OPT_SIZE, 1, 1},
-    {"fq", "initial_quantum_bytes", "initial_quantum", OPT_SIZE, 1, 1},
-    {"fq", "rate_enable", "pacing", OPT_FLAG_ON, 1, 1},
-    {"fq", "maxrate_bps", "maxrate", OPT_RATE, 1, 8},
-    {"fq", "buckets", "buckets", OPT_COUNT, 1, 1},
-    {"fq", "refill_delay_us", "refill_delay", OPT_TIME, 1000, 1},
-    {"fq", "orphan_mask", "orphan_mask", OPT_COUNT, 1, 1},
-    {"fq", "low_rate_threshold_bps", "low_rate_threshold", OPT_RATE, 1, 8},
-    {"fq", "ce_threshold_us", "ce_threshold", OPT_TIME, 1000, 1},
-    {"fq", "timer_slack_ns", "timer_slack", OPT_TIME, 1, 1},
-    {"fq", "horizon_us", "horizon", OPT_TIME, 1000, 1},
-    {"fq", "horizon_drop", "horizon_drop", OPT_FLAG_ON, 1, 1},
-    {"cake", "bandwidth_bps", "bandwidth", OPT_RATE, 1, 8},
-    {"cake", "rtt_us", "rtt", OPT_TIME, 1000, 1},
-    {"cake", "memory_limit_bytes", "memlimit", OPT_SIZE, 1, 1},
-    {"pfifo", "limit_packets", "limit", OPT_COUNT, 1, 1},
-    {"bfifo", "limit_bytes", "limit", OPT_SIZE, 1, 1},
-};
-
 static int spec_of_qdisc(const struct qdisc *q, struct plan_spec *out)
 {
+	const struct qkind *k = qkind_find(q->kind);
+
 	memset(out, 0, sizeof(*out));
 	out->shape = SPEC_PLAIN;
 	say(out->kind, sizeof(out->kind), "%s", q->kind);
-	for (unsigned i = 0; i < q->noptions; i++) {
+	/* Decoded option keys (host/qdisc.h) back to spec words, by the kind's table. */
+	for (unsigned i = 0; k && i < q->noptions; i++) {
 		const struct value *v = &q->options[i];
+		const struct qattr *a = qkind_spec_key(k, v->key);
+		struct plan_spec_opt *o;
 
-		for (size_t j = 0; j < COUNT(tree_keys); j++) {
-			const struct tree_key *tk = &tree_keys[j];
-			struct plan_spec_opt *o;
-
-			if (strcmp(tk->kind, q->kind) || strcmp(tk->key, v->key))
-				continue;
-			o = spec_slot(out, tk->name);
-			if (!o)
-				return -E2BIG;
-			o->numeric = true;
-			o->v = tk->type == OPT_FLAG_ON ? v->u != 0 : v->u * tk->scale / tk->div;
-		}
+		if (!a)
+			continue;
+		o = spec_slot(out, a->word);
+		if (!o)
+			return -E2BIG;
+		o->numeric = true;
+		o->v = qkind_spec_value(a, v->u);
 	}
 	return 0;
 }
@@ -898,34 +835,20 @@ int plan_spec_of_tree(const struct qdisc *root, struct plan_spec *out)
 }
 
 /*
- * The kernel's fixed defaults: knob_read leaves an option out when it holds one, so
- * "fq_codel limit 800" read back carries the "ecn" a plan asked for. Link-dependent
- * defaults (quantum from the MTU, pfifo's limit from txqueuelen) are not here: a
- * missing one never matches.
+ * The kernel's fixed defaults (the kinds' tables): knob_read leaves an option out when it
+ * holds one, so "fq_codel limit 800" read back carries the "ecn" a plan asked for.
+ * Link-dependent defaults (quantum from the MTU, pfifo's limit from txqueuelen) are not
+ * there: a missing one never matches.
  */
-static const struct {
-	const char *kind, *name;
-	uint64_t v;
-} fixed_defaults[] = {
-    {"fq_codel", "limit", 10240},    {"fq_codel", "flows", 1024},
-    {"fq_codel", "target", 5000000}, {"fq_codel", "interval", 100000000},
-    {"fq_codel", "ecn", 1},	     {"fq_codel", "memory_limit", 32u << 20},
-    {"fq_codel", "drop_batch", 64},  {"fq", "limit", 10000},
-    {"fq", "flow_limit", 100},	     {"fq", "pacing", 1},
-    {"fq", "buckets", 1024},	     {"fq", "refill_delay", 40000000},
-    {"fq", "orphan_mask", 1023},     {"fq", "low_rate_threshold", 68750},
-    {"fq", "timer_slack", 10000},    {"fq", "horizon", 10000000000ULL},
-    {"fq", "horizon_drop", 1},	     {"cake", "bandwidth", 0},
-    {"cake", "rtt", 100000000},
-};
-
 static bool is_fixed_default(const char *kind, const struct plan_spec_opt *o)
 {
-	for (size_t i = 0; i < COUNT(fixed_defaults); i++)
-		if (!strcmp(fixed_defaults[i].kind, kind) &&
-		    !strcmp(fixed_defaults[i].name, o->name))
-			return o->numeric && o->v == fixed_defaults[i].v;
-	return false;
+	const struct qkind *k = qkind_find(kind);
+	const struct qattr *a = k ? qkind_spec_name(k, o->name) : NULL;
+	uint64_t def;
+
+	if (!a || !qkind_spec_default(a, &def))
+		return false;
+	return o->numeric && o->v == def;
 }
 
 bool plan_spec_covers(const struct plan_spec *have, const struct plan_spec *want)

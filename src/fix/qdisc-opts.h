@@ -5,7 +5,8 @@
  * turned into TCA_OPTIONS exactly as tc encodes them, and TCA_OPTIONS turned back into
  * words.
  *
- * The two directions share one table per kind, in tc's attribute order: encoding sends
+ * The two directions walk one table per kind (src/qdisc/, docs/design/qdisc-kinds.md),
+ * in tc's attribute order: encoding sends
  * an attribute only when a word set it (as tc does), decoding spells an attribute only
  * when it differs from the kernel's fixed default, in the same order. So decoding what
  * encoding wrote gives a canonical spelling ("fq_codel target 5000us limit 800" and
@@ -50,7 +51,8 @@ void nlbuf_str(struct nlbuf *b, uint16_t type, const char *s);
 size_t nlbuf_nest(struct nlbuf *b, uint16_t type);
 void nlbuf_nest_end(struct nlbuf *b, size_t off);
 
-/* fq_codel, fq, cake, pfifo, bfifo, pfifo_fast: what a spec may put at a leaf. */
+/* fq_codel, fq, cake, pfifo, bfifo, pfifo_fast (src/qdisc/'s kinds marked leaf): what a
+ * spec may put at a leaf. */
 bool qdisc_leaf_kind(const char *kind);
 
 /*

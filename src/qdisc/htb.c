@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * htb.c - htb's qdisc-level options: TCA_HTB_INIT (a struct tc_htb_glob: the default
+ * class and r2q) and the direct queue's length. Its rates live in its classes, which
+ * fix writes itself (fix/qdisc-req.c).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <linux/pkt_sched.h>
+
+#include "nl.h"
+#include "qdisc/kinds.h"
+
+static int show(const void *opts, size_t len, struct qshown *out)
+{
+	const struct nlattr *tb[TCA_HTB_MAX + 1];
+	struct tc_htb_glob glob;
+	const void *p;
+	uint32_t qlen;
+	int r;
+
+	r = nl_attrs(opts, len, tb, TCA_HTB_MAX);
+	if (r < 0)
+		return r;
+	p = nl_attr_data(tb[TCA_HTB_INIT], sizeof(glob));
+	if (!p)
+		return -EBADMSG;
+	memcpy(&glob, p, sizeof(glob));
+	qshown_add(out, value_uint("default_class", glob.defcls, UNIT_HEX));
+	qshown_add(out, value_uint("r2q", glob.rate2quantum, UNIT_NONE));
+	if (tb[TCA_HTB_DIRECT_QLEN]) {
+		if (nl_attr_u32(tb[TCA_HTB_DIRECT_QLEN], &qlen) < 0)
+			return -EBADMSG;
+		qshown_add(out, value_uint("direct_qlen_packets", qlen, UNIT_PACKETS));
+	}
+	return 0;
+}
+
+static const struct qattr attrs[] = {
+    {.type = TCA_HTB_INIT,
+     .key = "default_class",
+     .unit = UNIT_HEX,
+     .enc = QENC_FOREIGN,
+     .show = QSHOW_NUM,
+     .show_pos = 1},
+    {.type = TCA_HTB_INIT,
+     .key = "r2q",
+     .unit = UNIT_NONE,
+     .enc = QENC_FOREIGN,
+     .show = QSHOW_NUM,
+     .show_pos = 2},
+    {.type = TCA_HTB_DIRECT_QLEN,
+     .key = "direct_qlen_packets",
+     .unit = UNIT_PACKETS,
+     .enc = QENC_FOREIGN,
+     .show = QSHOW_NUM,
+     .show_pos = 3},
+};
+
+const struct qkind qkind_htb = {
+    .name = "htb",
+    .layout = QLAYOUT_OWN,
+    .attrs = attrs,
+    .nattrs = COUNT(attrs),
+    .show = show,
+};

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tbf.c - tbf: TCA_TBF_PARMS (a struct tc_tbf_qopt with the rates' ratespecs and the
+ * limit), and the 64-bit rates the kernel adds for rates above 4 GB/s.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <linux/pkt_sched.h>
+
+#include "nl.h"
+#include "qdisc/kinds.h"
+
+static int show(const void *opts, size_t len, struct qshown *out)
+{
+	const struct nlattr *tb[TCA_TBF_MAX + 1];
+	struct tc_tbf_qopt parms;
+	const void *p;
+	uint64_t rate64;
+	int r;
+
+	r = nl_attrs(opts, len, tb, TCA_TBF_MAX);
+	if (r < 0)
+		return r;
+	p = nl_attr_data(tb[TCA_TBF_PARMS], sizeof(parms));
+	if (!p)
+		return -EBADMSG;
+	memcpy(&parms, p, sizeof(parms));
+	/* Rates above 4 GB/s do not fit the ratespec; the kernel then adds RATE64. */
+	rate64 = parms.rate.rate;
+	if (tb[TCA_TBF_RATE64] && nl_attr_u64(tb[TCA_TBF_RATE64], &rate64) < 0)
+		return -EBADMSG;
+	qshown_add(out, value_uint("rate_bps", rate64 * 8, UNIT_BPS));
+	rate64 = parms.peakrate.rate;
+	if (tb[TCA_TBF_PRATE64] && nl_attr_u64(tb[TCA_TBF_PRATE64], &rate64) < 0)
+		return -EBADMSG;
+	if (rate64)
+		qshown_add(out, value_uint("peakrate_bps", rate64 * 8, UNIT_BPS));
+	qshown_add(out, value_uint("limit_bytes", parms.limit, UNIT_BYTES));
+	return 0;
+}
+
+static const struct qattr attrs[] = {
+    {.type = TCA_TBF_RATE64,
+     .key = "rate_bps",
+     .unit = UNIT_BPS,
+     .enc = QENC_FOREIGN,
+     .show = QSHOW_NUM,
+     .show_pos = 1},
+    {.type = TCA_TBF_PRATE64,
+     .key = "peakrate_bps",
+     .unit = UNIT_BPS,
+     .enc = QENC_FOREIGN,
+     .show = QSHOW_NUM,
+     .show_pos = 2},
+    {.type = TCA_TBF_PARMS,
+     .key = "limit_bytes",
+     .unit = UNIT_BYTES,
+     .enc = QENC_FOREIGN,
+     .show = QSHOW_NUM,
+     .show_pos = 3},
+};
+
+const struct qkind qkind_tbf = {
+    .name = "tbf",
+    .layout = QLAYOUT_OWN,
+    .attrs = attrs,
+    .nattrs = COUNT(attrs),
+    .show = show,
+};
