@@ -103,6 +103,7 @@ static double run_anchor(unsigned flows, long iters)
 			head = p;
 		tail = p;
 	}
+	(void)sink;
 	return (double)(now_ns() - t0) / (double)iters;
 }
 
@@ -152,6 +153,7 @@ static double run_dql(long iters)
 		sink += db_dql_avail(&dql) < 0;
 		db_dql_completed(&dql, 1514, clock);
 	}
+	(void)sink;
 	return (double)(now_ns() - t0) / (double)iters;
 }
 

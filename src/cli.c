@@ -12,7 +12,8 @@
 #include "cli.h"
 
 /* "debloat: CMD: " and the message, without the newline. */
-static void message(const char *cmd, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void message(const char *cmd, const char *fmt,
+							  va_list ap)
 {
 	fprintf(stderr, "%s: ", PROG_NAME);
 	if (cmd)

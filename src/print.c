@@ -27,12 +27,12 @@ struct printer {
 
 	/* text: where the cursor is */
 	unsigned indent;
-	unsigned width;	 /* text wraps past this column; 0: never */
-	unsigned col;	 /* columns written on this line */
+	unsigned width;		 /* text wraps past this column; 0: never */
+	unsigned col;		 /* columns written on this line */
 	unsigned pending_spaces; /* blanks held back until the next word shows where it goes */
-	bool nowrap;	 /* the value being written is not to be broken */
-	bool line_start; /* nothing written on this line yet */
-	bool need_space; /* the next value needs a separator */
+	bool nowrap;		 /* the value being written is not to be broken */
+	bool line_start;	 /* nothing written on this line yet */
+	bool need_space;	 /* the next value needs a separator */
 
 	/* text: the line of phrases print_nl() lays out (print_phrase) */
 	char phrase[PRINT_PHRASE_MAX];
@@ -585,7 +585,8 @@ void print_double(struct printer *p, const char *key, double v, int decimals, un
 }
 
 /* Append to the line of phrases, truncated as the line is full. */
-static void phrase_add(struct printer *p, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void phrase_add(struct printer *p, const char *fmt,
+							     va_list ap)
 {
 	int k;
 
@@ -698,7 +699,8 @@ void print_table_row(struct printer *p, const char *row)
 		table_row(p->table, row);
 }
 
-static void cell_add(struct printer *p, size_t col, const char *row, const char *fmt, va_list ap)
+__attribute__((format(printf, 4, 0))) static void
+cell_add(struct printer *p, size_t col, const char *row, const char *fmt, va_list ap)
 {
 	struct print_table *t = p->table;
 	long r;
