@@ -227,7 +227,7 @@ _debloat()
 			mapfile -t COMPREPLY < <(compgen -W \
 				"rrul rrul_be tcp_upload tcp_download tcp_nup tcp_ndown ping rpm" -- "$cur")
 		elif [ "$operands" -eq 1 ] && [ "$optcmd" = "test rpm" ]; then
-			mapfile -t COMPREPLY < <(compgen -W "http://" -- "$cur")
+			mapfile -t COMPREPLY < <(compgen -W "http:// https://" -- "$cur")
 			compopt -o nospace 2>/dev/null
 		elif [ "$operands" -eq 1 ]; then
 			mapfile -t COMPREPLY < <(compgen -A hostname -- "$cur")

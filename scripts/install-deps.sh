@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # install-deps.sh - install the Debian packages a make target needs, and only the missing ones.
 #
-#   scripts/install-deps.sh build   compiler, meson, ninja, libmnl, json-c, zlib, libnghttp2
+#   scripts/install-deps.sh build   compiler, meson, ninja, libmnl, json-c, zlib, libnghttp2,
+#                                   libssl-dev (OpenSSL 3: https:// in test rpm; optional
+#                                   to meson, left out of the static board builds)
 #   scripts/install-deps.sh test    build + what the tests drive: iproute2, ethtool, procps,
 #                                   scdoc and man-db (tests/test-install.sh), librsvg2-bin
 #                                   and libxml2-utils (tests/test-plot.sh); curl, prometheus
 #                                   (promtool) and prometheus-node-exporter
 #                                   (tests/test-exporter.sh, bench/bench-exporter.sh); the
 #                                   responsiveness test's peers (tests/test-rpm-nghttpd.sh):
-#                                   nghttp2-server (nghttpd), nghttp2-client, python3; systemd
+#                                   nghttp2-server (nghttpd), nghttp2-client, python3, and
+#                                   openssl (the CLI: tests/test-rpm-tls.sh's certificate); systemd
 #                                   and udev (systemd.network(5), systemd.link(5) and udevadm
 #                                   for tests/test-fix-emit.sh), python3-gi and gir1.2-nm-1.0
 #                                   (NetworkManager's libnm, same test), ansible-core
@@ -29,9 +32,9 @@
 set -euo pipefail
 
 group=${1:-build}
-build_pkgs=(gcc libc6-dev make meson ninja-build pkg-config libmnl-dev libjson-c-dev zlib1g-dev libnghttp2-dev)
+build_pkgs=(gcc libc6-dev make meson ninja-build pkg-config libmnl-dev libjson-c-dev zlib1g-dev libnghttp2-dev libssl-dev)
 test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 iputils-ping librsvg2-bin libxml2-utils rt-tests
-	curl prometheus prometheus-node-exporter nghttp2-server nghttp2-client python3
+	curl prometheus prometheus-node-exporter nghttp2-server nghttp2-client python3 openssl
 	systemd udev python3-gi gir1.2-nm-1.0 ansible-core)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 install_pkgs=(scdoc man-db)

@@ -20,6 +20,7 @@
 #include "meter/report.h"
 #include "meter/rpm.h"
 #include "meter/summary.h"
+#include "meter/tls.h"
 #include "print.h"
 
 #define CONFIG_TIMEOUT_S 10
@@ -31,14 +32,17 @@ static const char usage[] =
     "(draft-ietf-ippm-responsiveness-09): fetch the test's config from URL\n"
     "(http://HOST:PORT/.well-known/nq or any compliant server's), load the path with\n"
     "up to MNP connections until goodput saturates, and probe it meanwhile: foreign\n"
-    "probes on new connections (TCP handshake, HTTP GET of the 1-byte object) and\n"
-    "self probes on the load connections. Prints the RPM (round trips per minute),\n"
-    "its class and confidence. HTTP/2 over cleartext (h2c, prior knowledge) or\n"
-    "HTTP/1.1; no TLS: https:// URLs are refused.\n"
+    "probes on new connections (TCP handshake, TLS handshake for https://, HTTP GET\n"
+    "of the 1-byte object) and self probes on the load connections. Prints the RPM\n"
+    "(round trips per minute), its class and confidence. http:// runs HTTP/2 over\n"
+    "cleartext (h2c, prior knowledge) or HTTP/1.1; https:// runs TLS, verifying the\n"
+    "server's certificate against the system's trust store, and the server's ALPN\n"
+    "choice among those offered (h2 and http/1.1 unless --http1 or --http2).\n"
     "\n"
     "  -v, --verbose          the draft's verbose report: probes, goodput, parameters\n"
-    "      --http2            HTTP/2 cleartext with prior knowledge (the default)\n"
-    "      --http1            HTTP/1.1; self probes use the load connections' TCP RTT\n"
+    "      --http2            HTTP/2 only (http://: h2c, the default there)\n"
+    "      --http1            HTTP/1.1 only; self probes use the load connections' TCP RTT\n"
+    "  -k, --insecure         https://: do not verify the server's certificate\n"
     "      --download         load the download direction only\n"
     "      --upload           load the upload direction only\n"
     "      --sequential       download, then upload, each with its own RPM\n"
@@ -62,7 +66,8 @@ static const char usage[] =
 struct rpm_args {
 	struct rpm_params p;
 	const char *output, *label, *url;
-	bool json, verbose, down, up;
+	bool json, verbose, down, up, insecure;
+	bool proto_given; /* --http1 or --http2: over TLS, offer that one alone */
 	int family;
 };
 
@@ -107,16 +112,27 @@ static int parse_args(int argc, char *argv[], struct rpm_args *a)
 		O_LABEL
 	};
 	static const struct option options[] = {
-	    {"verbose", no_argument, NULL, 'v'},	{"http1", no_argument, NULL, O_HTTP1},
-	    {"http2", no_argument, NULL, O_HTTP2},	{"download", no_argument, NULL, O_DOWN},
-	    {"upload", no_argument, NULL, O_UP},	{"sequential", no_argument, NULL, O_SEQ},
-	    {"concurrent", no_argument, NULL, O_CONC},	{"mad", required_argument, NULL, O_MAD},
-	    {"id", required_argument, NULL, O_ID},	{"tmp", required_argument, NULL, O_TMP},
-	    {"sdt", required_argument, NULL, O_SDT},	{"mnp", required_argument, NULL, O_MNP},
-	    {"mps", required_argument, NULL, O_MPS},	{"ptc", required_argument, NULL, O_PTC},
-	    {"max-time", required_argument, NULL, 'm'}, {"label", required_argument, NULL, O_LABEL},
-	    {"output", required_argument, NULL, 'o'},	{"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},		{0},
+	    {"verbose", no_argument, NULL, 'v'},
+	    {"http1", no_argument, NULL, O_HTTP1},
+	    {"http2", no_argument, NULL, O_HTTP2},
+	    {"download", no_argument, NULL, O_DOWN},
+	    {"upload", no_argument, NULL, O_UP},
+	    {"sequential", no_argument, NULL, O_SEQ},
+	    {"concurrent", no_argument, NULL, O_CONC},
+	    {"mad", required_argument, NULL, O_MAD},
+	    {"id", required_argument, NULL, O_ID},
+	    {"tmp", required_argument, NULL, O_TMP},
+	    {"sdt", required_argument, NULL, O_SDT},
+	    {"mnp", required_argument, NULL, O_MNP},
+	    {"mps", required_argument, NULL, O_MPS},
+	    {"ptc", required_argument, NULL, O_PTC},
+	    {"max-time", required_argument, NULL, 'm'},
+	    {"label", required_argument, NULL, O_LABEL},
+	    {"output", required_argument, NULL, 'o'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"insecure", no_argument, NULL, 'k'},
+	    {0},
 	};
 	const char *what = NULL, *want = NULL;
 	double v;
@@ -124,16 +140,21 @@ static int parse_args(int argc, char *argv[], struct rpm_args *a)
 
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vm:o:j46h", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "vkm:o:j46h", options, NULL)) != -1) {
 		switch (c) {
 		case 'v':
 			a->verbose = true;
 			break;
 		case O_HTTP1:
 			a->p.proto = HC_HTTP1;
+			a->proto_given = true;
 			break;
 		case O_HTTP2:
 			a->p.proto = HC_H2C;
+			a->proto_given = true;
+			break;
+		case 'k':
+			a->insecure = true;
 			break;
 		case O_DOWN:
 			a->down = true;
@@ -275,6 +296,23 @@ static int resolve(const char *host, const char *port, int family, struct sockad
 	return 0;
 }
 
+/* The client's TLS context: ALPN offers both protocols unless one was asked for. */
+static int make_tls(const struct rpm_args *a, struct tls_ctx **out)
+{
+	struct tls_client_opts o = {
+	    .insecure = a->insecure,
+	    .alpn = !a->proto_given	     ? TLS_ALPN_H2 | TLS_ALPN_HTTP1
+		    : a->p.proto == HC_HTTP1 ? TLS_ALPN_HTTP1
+					     : TLS_ALPN_H2,
+	};
+	char why[TLS_ERRLEN];
+	int r = tls_client_ctx_new(out, &o, why, sizeof(why));
+
+	if (r < 0)
+		fprintf(stderr, "%s: test rpm: %s: %s\n", PROG_NAME, a->url, why);
+	return r;
+}
+
 static int write_outputs(const struct rpm_args *a, struct test_result *r)
 {
 	struct summary s;
@@ -313,6 +351,8 @@ int cmd_test_rpm(int argc, char *argv[])
 	struct sockaddr_storage ss;
 	struct nq_config cfg;
 	struct nq_url url;
+	struct tls_ctx *tls = NULL;
+	enum hc_proto spoken;
 	socklen_t len;
 	char why[256];
 	int ret = 1, err;
@@ -328,32 +368,33 @@ int cmd_test_rpm(int argc, char *argv[])
 	ret = 1;
 	if (nq_url_parse(a.url, &url) < 0) {
 		ret = cli_usage_error("test rpm", usage,
-				      "bad URL \"%s\": want http://HOST[:PORT]/PATH", a.url);
+				      "bad URL \"%s\": want http[s]://HOST[:PORT]/PATH", a.url);
 		goto cleanup;
 	}
-	if (url.tls) {
-		fprintf(stderr,
-			"%s: test rpm: %s: this client has no TLS: give the server's plain http:// "
-			"(h2c or HTTP/1.1) URL\n",
-			PROG_NAME, a.url);
+	if (url.tls && make_tls(&a, &tls) < 0)
 		goto cleanup;
-	}
+	a.p.tls = url.tls ? tls : NULL;
 	if (resolve(url.host, url.port, a.family, &ss, &len) < 0)
 		goto cleanup;
-	err = rpm_fetch_config((struct sockaddr *)&ss, len, a.p.proto, &url, CONFIG_TIMEOUT_S, &cfg,
-			       why, sizeof(why));
+	err = rpm_fetch_config(&a.p, (struct sockaddr *)&ss, len, &url, CONFIG_TIMEOUT_S, &cfg,
+			       &spoken, why, sizeof(why));
 	if (err < 0) {
 		fprintf(stderr, "%s: test rpm: cannot read the config at %s: %s\n", PROG_NAME,
 			a.url, why);
 		goto cleanup;
 	}
-	if (cfg.large.tls) {
-		fprintf(
-		    stderr,
-		    "%s: test rpm: the config at %s names https:// URLs: this client has no TLS\n",
-		    PROG_NAME, a.url);
+	if (a.proto_given && spoken != a.p.proto) { /* offered alone, and not chosen */
+		fprintf(stderr, "%s: test rpm: %s: the server did not choose %s (ALPN)\n",
+			PROG_NAME, a.url, a.p.proto == HC_HTTP1 ? "http/1.1" : "h2");
 		goto cleanup;
 	}
+	/* the test's connections speak what the config's did, when the scheme is the same */
+	if (cfg.large.tls == url.tls)
+		a.p.proto = spoken;
+	if (cfg.large.tls && !tls && make_tls(&a, &tls) < 0)
+		goto cleanup;
+	a.p.tls = cfg.large.tls ? tls : NULL;
+	a.p.server_name = cfg.large.host;
 	if (resolve(cfg.test_endpoint[0] ? cfg.test_endpoint : cfg.large.host, cfg.large.port,
 		    a.family, &ss, &len) < 0)
 		goto cleanup;
@@ -365,7 +406,10 @@ int cmd_test_rpm(int argc, char *argv[])
 	snprintf(r->host, sizeof(r->host), "%s", url.host);
 	snprintf(r->label, sizeof(r->label), "%s", a.label ? a.label : "");
 	snprintf(r->rpm.protocol, sizeof(r->rpm.protocol), "%s",
-		 a.p.proto == HC_HTTP1 ? "http/1.1" : "h2c");
+		 a.p.proto == HC_HTTP1 ? "http/1.1"
+		 : a.p.tls	       ? "h2"
+				       : "h2c");
+	r->rpm.tls = a.p.tls != NULL;
 	snprintf(r->rpm.config_url, sizeof(r->rpm.config_url), "%s", a.url);
 	r->rpm.sequential = a.p.sequential;
 	r->rpm.mad = a.p.mad, r->rpm.tmp = a.p.tmp, r->rpm.mnp = a.p.mnp, r->rpm.mps = a.p.mps;
@@ -379,6 +423,7 @@ int cmd_test_rpm(int argc, char *argv[])
 		goto cleanup;
 	ret = 0;
 cleanup:
+	tls_ctx_free(tls);
 	result_free(r);
 	free(r);
 	return ret;

@@ -17,7 +17,8 @@
 #    --max-time; debloat plot draws it, debloat compare shows it;
 #  - sequential: a download and an upload stage, each with its RPM;
 #  - a config whose URLs name a host no resolver knows, with test_endpoint 127.0.0.1;
-#  - bad input: an https:// URL (no TLS here), a config URL that is 404, a server
+#  - bad input: an https:// URL to this cleartext server (TLS: tests/test-rpm-tls.sh), a
+#    config URL that is 404, a server
 #    that is not HTTP/2 with --http1: exit 1 with a clear message.
 #  - --http1 against nghttpd fails clearly: nghttpd speaks no HTTP/1.1 at all (no
 #    upgrade-less HTTP/1.1), so --http1 is run against Python's http.server instead
@@ -137,8 +138,8 @@ assert_status "test_endpoint stands in for the URLs' host" 0
 assert_true "and the test ran there" jqtrue '.rpm.rpm > 0' <<<"$OUT"
 
 run ip netns exec "$NS" timeout 10 "$DEBLOAT" test rpm "https://127.0.0.1:$PORT/.well-known/nq"
-assert_status "an https:// URL is refused" 1
-assert_contains "saying this client has no TLS" "$ERR" "no TLS"
+assert_status "an https:// URL to a cleartext server fails" 1
+assert_contains "clearly" "$ERR" "cannot read the config"
 run ip netns exec "$NS" timeout 10 "$DEBLOAT" test rpm "$base/.well-known/none"
 assert_status "a config URL that is not there" 1
 assert_contains "names the status" "$ERR" "HTTP status 404"

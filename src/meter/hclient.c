@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* meter/hclient.c - meter/hclient.h: h2c (libnghttp2's framing) and HTTP/1.1 over epoll. */
+/* meter/hclient.c - meter/hclient.h: HTTP/2 (libnghttp2's framing) and HTTP/1.1 over epoll,
+ * in cleartext or through meter/tls.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -43,7 +44,11 @@ struct hc_conn {
 	int fd;
 	enum hc_proto proto;
 	bool connected, failed, closed, want_out;
-	double t_connect;
+	double t_connect, tcp_s;
+	/* TLS (NULL in cleartext): the handshake runs between TCP's connect and
+	 * "connected"; a read that needs the socket writable sets read_wants_out */
+	struct tls_conn *tls;
+	bool read_wants_out;
 	char authority[270];
 	const struct hc_conn_ops *ops;
 	void *ctx;
@@ -68,6 +73,8 @@ struct hc_client {
 	size_t nconns;
 	struct hc_conn *zombies; /* closed, freed when hc_poll returns */
 	bool polling;
+	struct tls_ctx *tls; /* NULL: cleartext */
+	char server_name[256];
 };
 
 double hc_now(void)
@@ -92,6 +99,15 @@ struct hc_client *hc_client_new(void)
 	return cl;
 }
 
+int hc_client_set_tls(struct hc_client *cl, struct tls_ctx *ctx, const char *server_name)
+{
+	if (strlen(server_name) >= sizeof(cl->server_name))
+		return -ENAMETOOLONG;
+	strcpy(cl->server_name, server_name);
+	cl->tls = ctx;
+	return 0;
+}
+
 static void conn_free(struct hc_conn *c)
 {
 	while (c->streams) {
@@ -102,6 +118,7 @@ static void conn_free(struct hc_conn *c)
 	}
 	if (c->h2)
 		nghttp2_session_del(c->h2);
+	tls_conn_free(c->tls);
 	free(c);
 }
 
@@ -384,6 +401,43 @@ static void h1_recv(struct hc_conn *c, const char *buf, size_t len)
 
 /* ---- the socket ---- */
 
+/* send(), or through TLS: n, or -errno (-EAGAIN: wait as send_wants_out says). */
+static ssize_t conn_send(struct hc_conn *c, const void *d, size_t len)
+{
+	ssize_t n;
+
+	if (!c->tls) {
+		n = send(c->fd, d, len, MSG_NOSIGNAL);
+		return n < 0 ? (errno == EWOULDBLOCK ? -EAGAIN : -errno) : n;
+	}
+	return tls_write(c->tls, d, len);
+}
+
+/* After conn_send's -EAGAIN: wait for the socket to be writable, or (a TLS write that
+ * needs input first) only for input, which is always watched. */
+static bool send_wants_out(const struct hc_conn *c)
+{
+	return !c->tls || tls_want(c->tls) == TLS_WANT_WRITE || c->read_wants_out;
+}
+
+/* recv(), or through TLS: n, 0 at the end, or -errno. */
+static ssize_t conn_recv(struct hc_conn *c, void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (!c->tls) {
+		n = recv(c->fd, buf, len, 0);
+		return n < 0 ? (errno == EWOULDBLOCK ? -EAGAIN : -errno) : n;
+	}
+	/* A TLS record is at most 16 KiB and len is more: each read drains its record,
+	 * so nothing waits inside OpenSSL where epoll cannot see it. */
+	n = tls_read(c->tls, buf, len);
+	c->read_wants_out = n == -EAGAIN && tls_want(c->tls) == TLS_WANT_WRITE;
+	if (c->read_wants_out)
+		watch(c, true);
+	return n;
+}
+
 /* Write what is pending, refilling from the protocol, until the socket is full. */
 static void flush(struct hc_conn *c)
 {
@@ -403,19 +457,19 @@ static void flush(struct hc_conn *c)
 			if (c->closed)
 				return;
 			if (!c->outlen) {
-				watch(c, false);
+				watch(c, c->read_wants_out);
 				return;
 			}
 		}
-		n = send(c->fd, c->out + c->outoff, c->outlen - c->outoff, MSG_NOSIGNAL);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			watch(c, true);
+		n = conn_send(c, c->out + c->outoff, c->outlen - c->outoff);
+		if (n == -EAGAIN) {
+			watch(c, send_wants_out(c));
 			return;
 		}
-		if (n < 0 && errno == EINTR)
+		if (n == -EINTR)
 			continue;
 		if (n < 0) {
-			conn_fail(c, -errno);
+			conn_fail(c, (int)n);
 			return;
 		}
 		c->outoff += (size_t)n;
@@ -427,14 +481,14 @@ static void on_readable(struct hc_conn *c)
 	char buf[65536];
 
 	for (int i = 0; i < READS_PER_EVENT && !c->closed && !c->failed; i++) {
-		ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
+		ssize_t n = conn_recv(c, buf, sizeof(buf));
 
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		if (n == -EAGAIN)
 			return;
-		if (n < 0 && errno == EINTR)
+		if (n == -EINTR)
 			continue;
 		if (n < 0) {
-			conn_fail(c, -errno);
+			conn_fail(c, (int)n);
 			return;
 		}
 		if (n == 0) { /* the server closed: a body without a length ends here */
@@ -453,24 +507,60 @@ static void on_readable(struct hc_conn *c)
 	}
 }
 
+/* TCP and (over TLS) the TLS handshake are done: the protocol starts. */
+static void on_ready(struct hc_conn *c)
+{
+	int r;
+
+	c->connected = true;
+	if (c->tls) /* ALPN decides; no ALPN over TLS is HTTP/1.1 */
+		c->proto = strcmp(tls_alpn(c->tls), "h2") ? HC_HTTP1 : HC_H2C;
+	if (c->proto == HC_H2C && (r = h2_start(c)) < 0) {
+		conn_fail(c, r);
+		return;
+	}
+	c->ops->connected(c->ctx, c, c->tcp_s);
+	flush(c);
+}
+
+static void tls_step(struct hc_conn *c)
+{
+	int r = tls_handshake(c->tls, hc_now());
+
+	if (r < 0)
+		conn_fail(c, r);
+	else if (r == TLS_DONE)
+		on_ready(c);
+	else
+		watch(c, r == TLS_WANT_WRITE);
+}
+
 static void on_connected(struct hc_conn *c)
 {
-	int err = 0, r;
+	int err = 0;
 	socklen_t len = sizeof(err);
 
+	if (c->tls) {
+		tls_step(c);
+		return;
+	}
 	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
 		err = errno;
 	if (err) {
 		conn_fail(c, -err);
 		return;
 	}
-	c->connected = true;
-	if (c->proto == HC_H2C && (r = h2_start(c)) < 0) {
-		conn_fail(c, r);
+	c->tcp_s = hc_now() - c->t_connect;
+	if (c->cl->tls) {
+		c->tls = tls_conn_new(c->cl->tls, c->fd, c->cl->server_name);
+		if (!c->tls) {
+			conn_fail(c, -errno);
+			return;
+		}
+		tls_step(c);
 		return;
 	}
-	c->ops->connected(c->ctx, c, hc_now() - c->t_connect);
-	flush(c);
+	on_ready(c);
 }
 
 int hc_poll(struct hc_client *cl, double timeout_s)
@@ -491,7 +581,8 @@ int hc_poll(struct hc_client *cl, double timeout_s)
 			on_connected(c);
 			continue;
 		}
-		if (ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+		if ((ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) ||
+		    (c->read_wants_out && (ev[i].events & EPOLLOUT)))
 			on_readable(c);
 		flush(c);
 	}
@@ -583,7 +674,7 @@ int hc_request(struct hc_conn *c, const char *path, bool upload, const struct hc
 #define NV(n, v) {(uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, strlen(v), NGHTTP2_NV_FLAG_NONE}
 		nghttp2_nv hdrs[] = {
 		    NV(":method", upload ? "POST" : "GET"),
-		    NV(":scheme", "http"),
+		    NV(":scheme", c->tls ? "https" : "http"),
 		    NV(":authority", c->authority),
 		    NV(":path", path),
 		    NV("user-agent", USER_AGENT),
@@ -610,6 +701,21 @@ int hc_request(struct hc_conn *c, const char *path, bool upload, const struct hc
 	c->nstreams++;
 	flush(c);
 	return 0;
+}
+
+enum hc_proto hc_conn_proto(const struct hc_conn *c)
+{
+	return c->proto;
+}
+
+double hc_tls_handshake_s(const struct hc_conn *c)
+{
+	return c->tls && c->connected ? tls_handshake_s(c->tls) : NAN;
+}
+
+const char *hc_conn_error(const struct hc_conn *c)
+{
+	return c->tls ? tls_conn_error(c->tls) : "";
 }
 
 unsigned hc_streams(const struct hc_conn *c)

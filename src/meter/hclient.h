@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * meter/hclient.h - a small HTTP client on our own non-blocking sockets and epoll,
- * for the responsiveness test (meter/rpm.h): HTTP/2 over cleartext with prior
- * knowledge (h2c, RFC 9113 section 3.3; the framing is libnghttp2's, the I/O ours) and
- * HTTP/1.1 (meter/http1.h). No TLS: callers refuse https:// before they get here.
+ * for the responsiveness test (meter/rpm.h): HTTP/2 (the framing is libnghttp2's, the
+ * I/O ours) and HTTP/1.1 (meter/http1.h), over cleartext or TLS (meter/tls.h). In
+ * cleartext HTTP/2 is h2c with prior knowledge (RFC 9113 section 3.3); over TLS the
+ * server's ALPN choice decides: "h2" is HTTP/2, "http/1.1" or none is HTTP/1.1, whatever
+ * protocol hc_connect asked for (the client context's ALPN list is what limits it).
  *
  * Model. One struct hc_client owns an epoll set and every connection in it. A
  * connection (hc_connect) is a TCP connection in one protocol; on it the caller opens
@@ -13,7 +15,8 @@
  * timeout and runs the callbacks.
  *
  * Callbacks. A connection reports once that it is connected (with the TCP handshake's
- * duration) or failed; a stream reports its status code, its body bytes and its end
+ * duration; over TLS only once the TLS handshake is done too, whose duration is
+ * hc_tls_handshake_s) or failed; a stream reports its status code, its body bytes and its end
  * (0 when the response is complete, else -errno: -ECONNRESET, -EPROTO for a protocol
  * error or a refused stream, -EBADMSG for a malformed response). A callback may close
  * any connection (hc_close), including the one it is called for: connections are
@@ -32,11 +35,13 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "meter/tls.h"
+
 #define HC_MAX_CONNS 256
 #define HC_OUTBUF    65536
 
 enum hc_proto {
-	HC_H2C,	  /* HTTP/2, cleartext, prior knowledge */
+	HC_H2C,	  /* HTTP/2: cleartext with prior knowledge, or ALPN "h2" over TLS */
 	HC_HTTP1, /* HTTP/1.1 */
 };
 
@@ -62,6 +67,12 @@ struct hc_stream_ops {
 struct hc_client *hc_client_new(void);
 /* Closes every connection (no callbacks) and frees. */
 void hc_client_free(struct hc_client *cl);
+/*
+ * Run every connection opened after this over TLS with ctx (a client context, the
+ * caller's: it must outlive cl), sending server_name as SNI and verifying the
+ * certificate against it (meter/tls.h). -ENAMETOOLONG.
+ */
+int hc_client_set_tls(struct hc_client *cl, struct tls_ctx *ctx, const char *server_name);
 
 /*
  * Start a non-blocking connection to addr. authority is the Host (":authority") of
@@ -81,6 +92,14 @@ void hc_close(struct hc_conn *c);
  */
 int hc_request(struct hc_conn *c, const char *path, bool upload, const struct hc_stream_ops *ops,
 	       void *ctx);
+
+/* The protocol of a connected connection (over TLS: what ALPN chose). */
+enum hc_proto hc_conn_proto(const struct hc_conn *c);
+/* The TLS handshake of a connected connection, seconds; NaN in cleartext. */
+double hc_tls_handshake_s(const struct hc_conn *c);
+/* Why the connection failed, for a person, when TLS says more than the -errno ("" else);
+ * valid in the failed callback. */
+const char *hc_conn_error(const struct hc_conn *c);
 
 /* Streams open on the connection now. */
 unsigned hc_streams(const struct hc_conn *c);

@@ -141,6 +141,7 @@ static void json_rpm(struct printer *p, const struct result_rpm *m)
 
 	print_open_object(p, "rpm");
 	print_str(p, "protocol", m->protocol, PRINT_JSON_ONLY);
+	print_bool(p, "tls", m->tls, PRINT_JSON_ONLY);
 	print_str(p, "mode", m->sequential ? "sequential" : "concurrent", PRINT_JSON_ONLY);
 	print_str(p, "config_url", m->config_url, PRINT_JSON_ONLY);
 	print_double(p, "rpm", m->rpm, 0, PRINT_JSON_ONLY);
@@ -167,6 +168,7 @@ static void json_rpm(struct printer *p, const struct result_rpm *m)
 		print_double(p, "foreign_rpm", st->foreign_rpm, 0, PRINT_JSON_ONLY);
 		print_double(p, "loaded_rpm", st->loaded_rpm, 0, PRINT_JSON_ONLY);
 		print_double(p, "tcp_f_ms", st->tcp_ms, 3, PRINT_JSON_ONLY);
+		print_double(p, "tls_f_ms", st->tls_ms, 3, PRINT_JSON_ONLY);
 		print_double(p, "http_f_ms", st->http_f_ms, 3, PRINT_JSON_ONLY);
 		print_double(p, "http_l_ms", st->http_l_ms, 3, PRINT_JSON_ONLY);
 		print_str(p, "self_probe", h1 ? "tcp_info" : "http", PRINT_JSON_ONLY);
@@ -348,11 +350,17 @@ static void text_rpm_stage(struct printer *p, const struct result_rpm *m,
 		   isfinite(st->rpm) ? rpm_class(st->rpm) : "not measured", st->confidence);
 	print_nl(p);
 	print_indent(p, 1);
-	print_text(
-	    p, "foreign %s RPM (TCP handshake %s ms, HTTP GET %s ms), loaded %s RPM (%s %s ms)",
-	    num(b[0], 24, st->foreign_rpm, 0), num(b[1], 24, st->tcp_ms, 2),
-	    num(b[2], 24, st->http_f_ms, 2), num(b[3], 24, st->loaded_rpm, 0),
-	    h1 ? "TCP RTT of the load" : "HTTP GET on the load", num(b[4], 24, st->http_l_ms, 2));
+	/* the draft's foreign components: TCP, TLS (over TLS only), HTTP */
+	if (m->tls)
+		snprintf(b[5], sizeof(b[5]), "%s", num(b[6], 24, st->tls_ms, 2));
+	print_text(p,
+		   "foreign %s RPM (TCP handshake %s ms, %s%s%sHTTP GET %s ms), loaded %s RPM "
+		   "(%s %s ms)",
+		   num(b[0], 24, st->foreign_rpm, 0), num(b[1], 24, st->tcp_ms, 2),
+		   m->tls ? "TLS handshake " : "", m->tls ? b[5] : "", m->tls ? " ms, " : "",
+		   num(b[2], 24, st->http_f_ms, 2), num(b[3], 24, st->loaded_rpm, 0),
+		   h1 ? "TCP RTT of the load" : "HTTP GET on the load",
+		   num(b[4], 24, st->http_l_ms, 2));
 	print_nl(p);
 	print_text(p, "goodput %s Mbit/s in %u connection%s, %s",
 		   num(b[0], 24, st->goodput_mbps, 2), st->connections,
@@ -376,8 +384,8 @@ static void text_rpm(struct printer *p, const struct test_result *r, bool verbos
 	const struct result_rpm *m = &r->rpm;
 	char b[4][24], safe[4 * sizeof(r->label)];
 
-	print_text(p, "rpm to %s (IPv%d, %s, %s)", r->host, r->ip_version, m->protocol,
-		   m->sequential ? "sequential" : "concurrent");
+	print_text(p, "rpm to %s (IPv%d, %s%s, %s)", r->host, r->ip_version, m->protocol,
+		   m->tls ? " over TLS" : "", m->sequential ? "sequential" : "concurrent");
 	if (r->label[0])
 		print_text(p, ", label \"%s\"", print_escape(safe, sizeof(safe), r->label));
 	print_nl(p);

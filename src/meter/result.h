@@ -59,6 +59,7 @@ struct result_rpm_stage {
 	char direction[12];		     /* "download", "upload", "both" */
 	double rpm, foreign_rpm, loaded_rpm;
 	double tcp_ms, http_f_ms, http_l_ms; /* trimmed means of tcp_f, http_f, http_l */
+	double tls_ms;			     /* of tls_f; NaN in cleartext */
 	double goodput_mbps;		     /* the last moving average of the goodput */
 	unsigned connections, intervals;     /* load connections at the end; intervals run */
 	bool saturated, stable;		     /* goodput saturated; RPM stable */
@@ -70,7 +71,8 @@ struct result_rpm_stage {
 
 struct result_rpm {
 	bool present;		/* a test rpm result */
-	char protocol[12];	/* "h2c" or "http/1.1" */
+	char protocol[12];	/* "h2c", "h2" (over TLS) or "http/1.1" */
+	bool tls;		/* https: every connection ran TLS */
 	bool sequential;
 	char config_url[300];
 	unsigned mad, tmp, mnp, mps; /* the draft's parameters as run */

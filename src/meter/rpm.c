@@ -16,7 +16,7 @@
 #define MAX_LOAD (2 * 64) /* --mnp is at most 64 per direction */
 #define MAX_SELF 64	  /* self probes in flight */
 
-enum sample_kind { S_TCP, S_HTTP_F, S_HTTP_L, S_KINDS };
+enum sample_kind { S_TCP, S_HTTP_F, S_HTTP_L, S_TLS, S_KINDS };
 
 struct sample {
 	unsigned interval;
@@ -194,7 +194,14 @@ static void load_connected(void *ctx, struct hc_conn *c, double connect_s)
 {
 	struct load_conn *lc = ctx;
 
-	(void)c, (void)connect_s;
+	(void)connect_s;
+	if (hc_conn_proto(c) != lc->run->p->proto) {
+		stage_fail(lc->run, -EPROTO,
+			   "the server chose %s for a load connection (ALPN): try %s",
+			   hc_conn_proto(c) == HC_HTTP1 ? "HTTP/1.1" : "HTTP/2",
+			   hc_conn_proto(c) == HC_HTTP1 ? "--http1" : "--http2");
+		return;
+	}
 	lc->connected = true;
 	load_start(lc);
 }
@@ -203,8 +210,8 @@ static void load_failed(void *ctx, struct hc_conn *c, int err)
 {
 	struct load_conn *lc = ctx;
 
-	(void)c;
-	stage_fail(lc->run, err, "a load connection failed: %s", strerror(-err));
+	stage_fail(lc->run, err, "a load connection failed: %s",
+		   hc_conn_error(c)[0] ? hc_conn_error(c) : strerror(-err));
 }
 
 static const struct hc_conn_ops load_conn_ops = {load_connected, load_failed};
@@ -263,7 +270,13 @@ static void foreign_connected(void *ctx, struct hc_conn *c, double connect_s)
 {
 	struct foreign_probe *fp = ctx;
 
+	if (hc_conn_proto(c) != fp->run->p->proto) { /* not the protocol measured: lost */
+		foreign_release(fp);
+		return;
+	}
 	add_sample(fp->run, S_TCP, connect_s * 1000);
+	if (fp->run->p->tls)
+		add_sample(fp->run, S_TLS, hc_tls_handshake_s(c) * 1000);
 	fp->t_req = hc_now();
 	if (hc_request(c, fp->run->cfg->small.path, false, &foreign_stream_ops, fp) < 0)
 		foreign_release(fp);
@@ -352,8 +365,9 @@ static void close_step(struct run *run)
 				run->series[d]->values[run->step] =
 				    run->step_bytes[d] * 8.0 / step_s / 1e6;
 		for (int k = 0; k < S_KINDS; k++)
-			run->series[2 + k]->values[run->step] =
-			    run->step_n[k] ? run->step_sum[k] / run->step_n[k] : NAN;
+			if (run->series[2 + k])
+				run->series[2 + k]->values[run->step] =
+				    run->step_n[k] ? run->step_sum[k] / run->step_n[k] : NAN;
 	}
 	memset(run->step_bytes, 0, sizeof(run->step_bytes));
 	memset(run->step_sum, 0, sizeof(run->step_sum));
@@ -403,8 +417,9 @@ static bool end_interval(struct run *run)
 	st->tcp_ms = window_mean(run, S_TCP, buf);
 	st->http_f_ms = window_mean(run, S_HTTP_F, buf);
 	st->http_l_ms = window_mean(run, S_HTTP_L, buf);
+	st->tls_ms = p->tls ? window_mean(run, S_TLS, buf) : NAN;
 	free(buf);
-	rpm_score(st->tcp_ms, NAN, st->http_f_ms, st->http_l_ms, &score);
+	rpm_score(st->tcp_ms, st->tls_ms, st->http_f_ms, st->http_l_ms, &score);
 	st->rpm = score.rpm, st->foreign_rpm = score.foreign_rpm, st->loaded_rpm = score.loaded_rpm;
 	st->stable = isfinite(score.rpm) && rpm_window_add(&run->responsiveness, score.rpm);
 	st->intervals = ++run->interval;
@@ -453,7 +468,7 @@ static int run_stage(struct run *run, enum rpm_dirs dirs)
 		 : dirs == RPM_UPLOAD ? "upload"
 				      : "download");
 	st->rpm = st->foreign_rpm = st->loaded_rpm = NAN;
-	st->tcp_ms = st->http_f_ms = st->http_l_ms = st->goodput_mbps = NAN;
+	st->tcp_ms = st->tls_ms = st->http_f_ms = st->http_l_ms = st->goodput_mbps = NAN;
 	snprintf(st->confidence, sizeof(st->confidence), "low");
 	rpm_window_init(&run->goodput, p->mad, p->sdt);
 	rpm_window_init(&run->responsiveness, p->mad, p->sdt);
@@ -509,6 +524,7 @@ static const char *const series_names[2 + S_KINDS] = {
     "Ping (ms) RPM foreign TCP",
     "Ping (ms) RPM foreign HTTP",
     "Ping (ms) RPM self HTTP",
+    "Ping (ms) RPM foreign TLS",
 };
 
 static int add_series(struct run *run, enum rpm_dirs dirs)
@@ -519,7 +535,8 @@ static int add_series(struct run *run, enum rpm_dirs dirs)
 					: i == 1 ? SERIES_UPLOAD
 						 : SERIES_PROBE;
 
-		if ((i == 0 && !(dirs & RPM_DOWNLOAD)) || (i == 1 && !(dirs & RPM_UPLOAD)))
+		if ((i == 0 && !(dirs & RPM_DOWNLOAD)) || (i == 1 && !(dirs & RPM_UPLOAD)) ||
+		    (i == 2 + S_TLS && !run->p->tls))
 			continue;
 		if (i == 2 + S_HTTP_L && run->p->proto == HC_HTTP1)
 			name = "Ping (ms) RPM self TCP_INFO";
@@ -548,6 +565,8 @@ int rpm_run(const struct rpm_params *p, const struct sockaddr *addr, socklen_t a
 	r->step_s = p->id_s / 5;
 	ret = run->cl ? result_init(r, (size_t)ceil(stages * (p->max_s + p->id_s) / r->step_s) + 2)
 		      : -errno;
+	if (!ret && p->tls)
+		ret = hc_client_set_tls(run->cl, p->tls, p->server_name ? p->server_name : "");
 	if (!ret)
 		ret = add_series(run, p->dirs);
 	if (ret < 0) {
@@ -602,6 +621,8 @@ struct fetch {
 	int status, err;
 	bool connected, done, too_big;
 	const char *path;
+	enum hc_proto proto;  /* what the connection spoke */
+	char why[TLS_ERRLEN]; /* TLS's reason for a failure, or "" */
 };
 
 static void fetch_status(void *ctx, int status)
@@ -640,21 +661,24 @@ static void fetch_connected(void *ctx, struct hc_conn *c, double connect_s)
 
 	(void)connect_s;
 	f->connected = true;
+	f->proto = hc_conn_proto(c);
 	if (r < 0)
 		fetch_done(f, r);
 }
 
 static void fetch_failed(void *ctx, struct hc_conn *c, int err)
 {
-	(void)c;
-	fetch_done(ctx, err);
+	struct fetch *f = ctx;
+
+	snprintf(f->why, sizeof(f->why), "%s", hc_conn_error(c));
+	fetch_done(f, err);
 }
 
 static const struct hc_conn_ops fetch_conn_ops = {fetch_connected, fetch_failed};
 
-int rpm_fetch_config(const struct sockaddr *addr, socklen_t alen, enum hc_proto proto,
-		     const struct nq_url *url, double timeout_s, struct nq_config *out, char *err,
-		     size_t errlen)
+int rpm_fetch_config(const struct rpm_params *p, const struct sockaddr *addr, socklen_t alen,
+		     const struct nq_url *url, double timeout_s, struct nq_config *out,
+		     enum hc_proto *proto, char *err, size_t errlen)
 {
 	struct hc_client *cl = hc_client_new();
 	struct fetch *f = calloc(1, sizeof(*f));
@@ -666,7 +690,12 @@ int rpm_fetch_config(const struct sockaddr *addr, socklen_t alen, enum hc_proto 
 		goto out;
 	}
 	f->path = url->path;
-	if (!hc_connect(cl, addr, alen, proto, url->authority, 0, &fetch_conn_ops, f)) {
+	f->proto = p->proto;
+	if (p->tls && (ret = hc_client_set_tls(cl, p->tls, url->host)) < 0) {
+		snprintf(err, errlen, "%s", strerror(-ret));
+		goto out;
+	}
+	if (!hc_connect(cl, addr, alen, p->proto, url->authority, 0, &fetch_conn_ops, f)) {
 		ret = -errno;
 		snprintf(err, errlen, "cannot connect: %s", strerror(errno));
 		goto out;
@@ -680,8 +709,9 @@ int rpm_fetch_config(const struct sockaddr *addr, socklen_t alen, enum hc_proto 
 		snprintf(err, errlen, "no answer within %g s", timeout_s);
 	} else if (f->err) {
 		ret = f->err;
-		snprintf(err, errlen, "%s%s", strerror(-f->err),
-			 proto == HC_H2C && f->connected && !f->status
+		snprintf(err, errlen, "%s%s%s", f->why[0] ? f->why : strerror(-f->err),
+			 f->err == -EKEYREJECTED ? " (-k, --insecure: do not verify)" : "",
+			 f->proto == HC_H2C && f->connected && !f->status
 			     ? " (an HTTP/1.1-only server? try --http1)"
 			     : "");
 	} else if (f->status != 200) {
@@ -692,6 +722,8 @@ int rpm_fetch_config(const struct sockaddr *addr, socklen_t alen, enum hc_proto 
 		snprintf(err, errlen, "the config is over %d bytes", NQ_MAX_CONFIG_BYTES);
 	} else if ((ret = nq_config_parse(f->buf, f->len, out, err, errlen)) < 0) {
 		ret = ret == -EINVAL ? -EBADMSG : ret;
+	} else {
+		*proto = f->proto;
 	}
 out:
 	hc_client_free(cl);

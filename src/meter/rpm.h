@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * meter/rpm.h - the responsiveness test of draft-ietf-ippm-responsiveness-09 as a
- * client (`debloat test rpm URL`), over meter/hclient.h (h2c or HTTP/1.1, no TLS),
+ * client (`debloat test rpm URL`), over meter/hclient.h (HTTP/2 or HTTP/1.1, in
+ * cleartext or over TLS),
  * with the draft's arithmetic from debloat/rpm.h. docs/design/rpm.md has the method.
  *
  * A stage loads the path in one direction (download: GETs of the large object;
@@ -10,9 +11,10 @@
  *	- it starts with one load connection per direction and adds one per direction at
  *	  the end of every interval of ID seconds until goodput saturates (the rpm_window
  *	  rule over the bytes moved per interval) or MNP connections run;
- *	- foreign probes, each on a new connection: the TCP handshake (tcp_f) and a GET of
- *	  the 1-byte object (http_f, request to last byte); self probes (http_l): a GET of
- *	  the small object multiplexed on a load connection chosen at random (h2c), or
+ *	- foreign probes, each on a new connection: the TCP handshake (tcp_f), over TLS
+ *	  the TLS handshake (tls_f), and a GET of the 1-byte object (http_f, request to
+ *	  last byte); self probes (http_l): a GET of
+ *	  the small object multiplexed on a load connection chosen at random (HTTP/2), or
  *	  over HTTP/1.1, where that is impossible, the kernel's RTT of that connection
  *	  (TCP_INFO), which the draft allows as a stand-in. One pair every 1/rate s, rate
  *	  at most MPS and reduced so the probes' estimated bytes (5000 per foreign, 1000
@@ -31,7 +33,8 @@
  *
  * Everything lands in a struct test_result (meter/result.h): the draft's figures in
  * r->rpm, and series on a grid of ID / 5 seconds ("TCP download", "TCP upload" in
- * Mbit/s; "Ping (ms) RPM foreign TCP", "Ping (ms) RPM foreign HTTP", "Ping (ms) RPM
+ * Mbit/s; "Ping (ms) RPM foreign TCP", over TLS "Ping (ms) RPM foreign TLS", "Ping (ms) RPM
+ * foreign HTTP", "Ping (ms) RPM
  * self HTTP" or "Ping (ms) RPM self TCP_INFO", with every sample raw) for plots.
  */
 #ifndef DEBLOAT_METER_RPM_H
@@ -62,7 +65,9 @@ struct rpm_params {
 	unsigned mad, tmp, mnp, mps;
 	double id_s, sdt, ptc;
 	double max_s; /* the longest a stage may run */
-	enum hc_proto proto;
+	enum hc_proto proto;	 /* over TLS: what ALPN must choose on every connection */
+	struct tls_ctx *tls;	 /* a client context: every connection over TLS; NULL: cleartext */
+	const char *server_name; /* TLS: SNI and the name the certificate must carry */
 	enum rpm_dirs dirs;
 	bool sequential;			/* with RPM_BOTH: one stage per direction */
 	const volatile sig_atomic_t *interrupt; /* nonzero: stop now, keep what ran */
@@ -72,13 +77,15 @@ struct rpm_params {
 void rpm_params_default(struct rpm_params *p);
 
 /*
- * Fetch the config at url from addr (meter/nqconfig.h) with the protocol of p and
- * parse it. -errno with why (for a person) in err: -ETIMEDOUT after timeout_s,
- * -EBADMSG for a status other than 200 or a bad document, the connection's -errno.
+ * Fetch the config at url from addr (meter/nqconfig.h) with the protocol, TLS context
+ * and server name of p, and parse it; *proto is the protocol the connection spoke (over
+ * TLS, ALPN's choice). -errno with why (for a person) in err: -ETIMEDOUT after
+ * timeout_s, -EBADMSG for a status other than 200 or a bad document, the connection's
+ * -errno (-EKEYREJECTED: the certificate failed verification).
  */
-int rpm_fetch_config(const struct sockaddr *addr, socklen_t alen, enum hc_proto proto,
-		     const struct nq_url *url, double timeout_s, struct nq_config *out, char *err,
-		     size_t errlen);
+int rpm_fetch_config(const struct rpm_params *p, const struct sockaddr *addr, socklen_t alen,
+		     const struct nq_url *url, double timeout_s, struct nq_config *out,
+		     enum hc_proto *proto, char *err, size_t errlen);
 
 /*
  * Run the test against addr (where every URL of cfg is served). r is filled (it is

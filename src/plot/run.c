@@ -245,6 +245,7 @@ static int ours_rpm(const struct jval *doc, struct result_rpm *m, char *err, siz
 		    get_number(st, "foreign_rpm", &o->foreign_rpm) < 0 ||
 		    get_number(st, "loaded_rpm", &o->loaded_rpm) < 0 ||
 		    get_number(st, "tcp_f_ms", &o->tcp_ms) < 0 ||
+		    get_number(st, "tls_f_ms", &o->tls_ms) < 0 ||
 		    get_number(st, "http_f_ms", &o->http_f_ms) < 0 ||
 		    get_number(st, "http_l_ms", &o->http_l_ms) < 0 ||
 		    get_number(st, "goodput_mbps", &o->goodput_mbps) < 0)
