@@ -18,6 +18,7 @@
 #include "meter/cc.h"
 #include "meter/server.h"
 #include "meter/serverlog.h"
+#include "meter/tls.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " server [-p PORT] [-4|-6] [--bind ADDR] [--max-clients N]\n"
@@ -26,7 +27,7 @@ static const char usage[] =
     "                      [--udp-buffer KB] [--max-hold MS]\n"
     "                      [--stats-interval S] [--json]\n"
     "                      [--rpm [PORT]] [--rpm-max-time S] [--rpm-max-conns N]\n"
-    "                      [--rpm-per-addr N] [--rpm-idle S]\n"
+    "                      [--rpm-per-addr N] [--rpm-idle S] [--cert FILE --key FILE]\n"
     "\n"
     "Serve latency-under-load tests (debloat rrul, debloat test) on one TCP and UDP\n"
     "port until SIGINT or SIGTERM. Each test gets a token bound to the client's\n"
@@ -63,6 +64,9 @@ static const char usage[] =
     "      --rpm-max-conns N   its connections at once (default 512)\n"
     "      --rpm-per-addr N    ... from one client address (default 64)\n"
     "      --rpm-idle S        close its connections idle this long (default 10)\n"
+    "      --cert FILE         with --key: the rpm port also speaks TLS (https://,\n"
+    "                          ALPN h2 or http/1.1) with this PEM certificate chain\n"
+    "      --key FILE          ... and this PEM private key (not --key-file's key)\n"
     "  -j, --json              log lines as JSON (keys: docs/json.md)\n"
     "  -h, --help              show this help\n";
 
@@ -99,6 +103,8 @@ enum {
 	OPT_RPM_MAX_CONNS,
 	OPT_RPM_PER_ADDR,
 	OPT_RPM_IDLE,
+	OPT_CERT,
+	OPT_TLS_KEY,
 };
 
 /* NAME[,NAME...], each a congestion control name (cc.h). */
@@ -124,6 +130,7 @@ static bool cc_names_ok(const char *list)
 struct server_args {
 	struct server_config cfg;
 	const char *key_file;
+	const char *cert, *tls_key; /* the rpm port's TLS */
 	bool json;
 };
 
@@ -146,6 +153,8 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 	    {"rpm-max-conns", required_argument, NULL, OPT_RPM_MAX_CONNS},
 	    {"rpm-per-addr", required_argument, NULL, OPT_RPM_PER_ADDR},
 	    {"rpm-idle", required_argument, NULL, OPT_RPM_IDLE},
+	    {"cert", required_argument, NULL, OPT_CERT},
+	    {"key", required_argument, NULL, OPT_TLS_KEY},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -248,6 +257,10 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 		else if (c == OPT_RPM_IDLE)
 			return cli_usage_error("server", usage,
 					       "bad rpm idle time \"%s\": want 1 to 3600 s", optarg);
+		else if (c == OPT_CERT)
+			a->cert = optarg;
+		else if (c == OPT_TLS_KEY)
+			a->tls_key = optarg;
 		else if (c == 'j')
 			a->json = true;
 		else if (c == 'h')
@@ -261,6 +274,11 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 	}
 	if (optind < argc)
 		return cli_usage_error("server", usage, "unexpected argument \"%s\"", argv[optind]);
+	if (!a->cert != !a->tls_key)
+		return cli_usage_error("server", usage, "--cert and --key go together");
+	if (a->cert && !a->cfg.rpm)
+		return cli_usage_error("server", usage,
+				       "--cert and --key are for the rpm port: add --rpm");
 	return -1;
 }
 
@@ -321,6 +339,8 @@ int cmd_server(int argc, char *argv[])
 	struct sigaction sa = {.sa_handler = on_signal};
 	uint8_t key[PROTO_MAX_KEY];
 	struct server *s = NULL;
+	struct tls_ctx *tls = NULL;
+	char err[TLS_ERRLEN];
 	int ret = 1, r;
 
 	server_config_defaults(&a.cfg);
@@ -339,6 +359,17 @@ int cmd_server(int argc, char *argv[])
 			goto cleanup;
 		}
 		a.cfg.key = key;
+	}
+	if (a.cert) {
+		r = tls_server_ctx_new(&tls, a.cert, a.tls_key, TLS_ALPN_H2 | TLS_ALPN_HTTP1, err,
+				       sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "%s: server: cannot use --cert %s --key %s: %s\n", PROG_NAME,
+				a.cert, a.tls_key,
+				r == -ENOTSUP ? "this build has no TLS" : err[0] ? err : strerror(-r));
+			goto cleanup;
+		}
+		a.cfg.rpm_cfg.tls = tls;
 	}
 	raise_fd_limit(a.cfg.max_clients);
 	lc.json = a.json;
@@ -362,9 +393,9 @@ int cmd_server(int argc, char *argv[])
 		server_port(s), a.cfg.keylen ? " (keyed)" : "");
 	if (a.cfg.rpm)
 		fprintf(stderr,
-			"%s: server: responsiveness test on TCP port %u (HTTP/2 cleartext and "
-			"HTTP/1.1, config at /.well-known/nq)\n",
-			PROG_NAME, server_rpm_port(s));
+			"%s: server: responsiveness test on TCP port %u (HTTP/2 and HTTP/1.1%s, "
+			"config at /.well-known/nq)\n",
+			PROG_NAME, server_rpm_port(s), tls ? ", cleartext or TLS" : " cleartext");
 	/* The kernel reports twice what it was asked (its own overhead). */
 	fprintf(stderr, "%s: server: UDP receive buffer %d KB (asked %d KB)\n", PROG_NAME,
 		server_udp_rcvbuf(s) / 2 / 1024, a.cfg.udp_rcvbuf / 1024);
@@ -376,6 +407,7 @@ int cmd_server(int argc, char *argv[])
 	ret = 0;
 cleanup:
 	server_free(s);
+	tls_ctx_free(tls);
 	memset(key, 0, sizeof(key));
 	return ret;
 }

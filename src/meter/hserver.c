@@ -16,6 +16,7 @@
 #include "meter/http1req.h"
 #include "meter/loop.h"
 #include "meter/nqserve.h"
+#include "meter/tls.h"
 
 #define NS_PER_MS 1000000ull
 #define SWEEP_MS  1000
@@ -60,6 +61,10 @@ struct conn {
 	char local_auth[64];	      /* our address and port, "[::1]:4043" */
 	enum conn_proto proto;
 	uint64_t last_io_ns;
+	/* TLS: none until the first byte says so (tls_checked) */
+	struct tls_conn *tls;
+	bool tls_checked, handshaking;
+	bool read_wants_out; /* a TLS read waits for the socket to take a write */
 	/* input: detection and HTTP/1.1 heads */
 	char in[HTTP1REQ_MAX_HEAD];
 	size_t inlen;
@@ -159,8 +164,16 @@ static void local_authority(int fd, char *buf, size_t len)
 /* Bytes read, 0 at the peer's end, -errno (-EAGAIN: nothing now). */
 static ssize_t conn_recv(struct conn *c, void *buf, size_t len)
 {
-	ssize_t n = read(c->fd, buf, len);
+	ssize_t n;
 
+	if (c->tls) {
+		n = tls_read(c->tls, buf, len);
+		c->read_wants_out = n == -EAGAIN && tls_want(c->tls) == TLS_WANT_WRITE;
+		if (n > 0)
+			c->last_io_ns = loop_now_ns();
+		return n;
+	}
+	n = read(c->fd, buf, len);
 	if (n < 0)
 		return -errno;
 	if (n > 0)
@@ -171,8 +184,15 @@ static ssize_t conn_recv(struct conn *c, void *buf, size_t len)
 /* Bytes written, -errno (-EAGAIN: the socket is full). */
 static ssize_t conn_send(struct conn *c, const void *buf, size_t len)
 {
-	ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL);
+	ssize_t n;
 
+	if (c->tls) {
+		n = tls_write(c->tls, buf, len);
+		if (n > 0)
+			c->last_io_ns = loop_now_ns();
+		return n;
+	}
+	n = send(c->fd, buf, len, MSG_NOSIGNAL);
 	if (n < 0)
 		return -errno;
 	if (n > 0)
@@ -188,7 +208,8 @@ static void report(struct conn *c, const char *kind, const char *end, uint64_t b
 		   uint64_t start_ns)
 {
 	struct hserver_transfer t = {
-	    .proto = c->proto == PROTO_H2 ? "h2c" : "http/1.1",
+	    .proto = c->proto != PROTO_H2 ? "http/1.1" : c->tls ? "h2" : "h2c",
+	    .tls = c->tls != NULL,
 	    .kind = kind,
 	    .end = end,
 	    .bytes = bytes,
@@ -223,6 +244,7 @@ static void conn_free(struct conn *c, bool reporting)
 	}
 	if (c->sess)
 		nghttp2_session_del(c->sess);
+	tls_conn_free(c->tls);
 	loop_del(h->loop, c->fd);
 	close(c->fd);
 	if (c->prev)
@@ -315,7 +337,7 @@ static void h1_request(struct conn *c, const struct http1_req *r)
 		c->close_after = true; /* a body we do not want: not read, the connection ends */
 	switch (route) {
 	case NQ_CONFIG:
-		n = nq_config_write(body, sizeof(body), "http",
+		n = nq_config_write(body, sizeof(body), c->tls ? "https" : "http",
 				    nq_authority_ok(r->host) ? r->host : c->local_auth);
 		if (n < 0)
 			return h1_error(c, 400, true);
@@ -440,7 +462,7 @@ static void h2_request(struct h2stream *st)
 	st->start_ns = loop_now_ns();
 	switch (st->route) {
 	case NQ_CONFIG:
-		n = nq_config_write(body, sizeof(body), "http",
+		n = nq_config_write(body, sizeof(body), st->c->tls ? "https" : "http",
 				    nq_authority_ok(st->authority) ? st->authority
 								    : st->c->local_auth);
 		if (n < 0)
@@ -731,7 +753,9 @@ static void conn_writable(struct conn *c)
 
 static bool wants_write(const struct conn *c)
 {
-	if (c->outoff < c->outlen)
+	if (c->handshaking)
+		return tls_want(c->tls) == TLS_WANT_WRITE;
+	if (c->outoff < c->outlen || c->read_wants_out)
 		return true;
 	if (c->proto == PROTO_H1)
 		return c->state == H1_STREAM || (c->state == H1_HEAD && c->close_after);
@@ -742,9 +766,56 @@ static bool wants_write(const struct conn *c)
 
 static bool wants_read(const struct conn *c)
 {
+	if (c->handshaking)
+		return tls_want(c->tls) == TLS_WANT_READ;
 	if (c->proto == PROTO_H2)
 		return true;
 	return c->inlen < sizeof(c->in) || (c->proto == PROTO_H1 && c->state == H1_BODY);
+}
+
+/*
+ * TLS or not, from the first byte (peeked: it stays for whoever reads it). False
+ * while the handshake goes on (or failed: c->dead).
+ */
+static bool tls_ready(struct conn *c)
+{
+	if (!c->tls_checked) {
+		unsigned char b;
+		ssize_t n = recv(c->fd, &b, 1, MSG_PEEK);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			c->dead = true;
+			return false;
+		}
+		if (n < 0)
+			return false;
+		c->tls_checked = true;
+		if (b == 0x16) { /* a TLS handshake record */
+			c->tls = tls_conn_new(c->h->cfg.tls, c->fd, NULL);
+			c->handshaking = c->tls != NULL;
+			c->dead = !c->tls;
+		}
+	}
+	if (c->handshaking) {
+		int r = tls_handshake(c->tls, (double)loop_now_ns() / 1e9);
+
+		if (r < 0)
+			c->dead = true;
+		if (r != TLS_DONE)
+			return false;
+		c->handshaking = false;
+		c->last_io_ns = loop_now_ns();
+	}
+	return !c->dead;
+}
+
+/* Read while the TLS layer holds decrypted bytes: epoll cannot see them. */
+static void conn_readable_all(struct conn *c)
+{
+	conn_readable(c);
+	for (int i = 0; i < IO_ROUNDS && c->tls && !c->dead && tls_pending(c->tls) && wants_read(c);
+	     i++)
+		conn_readable(c);
 }
 
 static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
@@ -752,8 +823,17 @@ static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	struct conn *c = ctx;
 
 	(void)fd;
-	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR))
-		conn_readable(c);
+	if (c->h->cfg.tls && (!c->tls_checked || c->handshaking) && !tls_ready(c)) {
+		if (c->dead)
+			conn_free(c, true);
+		else
+			loop_mod(l, c->fd,
+				 (wants_read(c) ? EPOLLIN : 0) | (wants_write(c) ? EPOLLOUT : 0));
+		return;
+	}
+	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR) || c->read_wants_out ||
+	    (c->tls && tls_pending(c->tls)))
+		conn_readable_all(c);
 	if (!c->dead)
 		conn_writable(c); /* what the input asked for goes out at once if it can */
 	if (c->dead) {
@@ -782,7 +862,9 @@ static void conn_limits(struct conn *c, uint64_t now)
 		c->dead = true;
 		return;
 	}
-	if (c->proto != PROTO_H2)
+	if (c->tls && !c->handshaking && tls_pending(c->tls) && wants_read(c))
+		conn_readable_all(c); /* bytes the TLS layer held while the input was full */
+	if (c->dead || c->proto != PROTO_H2)
 		return;
 	for (struct h2stream *st = c->streams; st; st = st->next)
 		if (st->route == NQ_SLURP && !st->answered && now - st->start_ns >= max) {

@@ -30,8 +30,13 @@
  * and reset with NO_ERROR, RFC 9113 section 8.1); idle_ms in which a connection moves no
  * byte closes it. The timers are one sweep a second.
  *
- * TLS can be slotted in: a connection's bytes go through one read and one write
- * function (conn_recv, conn_send in hserver.c) and nothing else touches its socket.
+ * TLS (meter/tls.h): with a server context in the config, a connection whose first
+ * byte is a TLS handshake record (0x16, which no HTTP request starts with) is TLS,
+ * any other stays cleartext, so one port serves https:// and http://. After the
+ * handshake the decrypted bytes go through the same detection: ALPN "h2" clients send
+ * the HTTP/2 preface, "http/1.1" ones a request. The config then names https:// URLs.
+ * A connection's bytes go through one read and one write function (conn_recv,
+ * conn_send in hserver.c) and nothing else touches its socket.
  *
  * Library code: it never prints; each finished large download or upload is reported
  * through on_transfer.
@@ -39,16 +44,19 @@
 #ifndef DEBLOAT_METER_HSERVER_H
 #define DEBLOAT_METER_HSERVER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
 struct loop;
+struct tls_ctx;
 
 #define HSERVER_DEFAULT_PORT 4043
 
 struct hserver_transfer {
 	char client[64];   /* "192.0.2.1" */
-	const char *proto; /* "h2c", "http/1.1" */
+	const char *proto; /* "h2c", "http/1.1", or over TLS "h2", "http/1.1" */
+	bool tls;
 	const char *kind;  /* "download", "upload" */
 	const char *end;   /* "complete", "max-time", "closed" */
 	uint64_t bytes;	   /* body bytes moved */
@@ -61,6 +69,7 @@ struct hserver_config {
 	uint32_t max_time_ms;	     /* the longest download or upload */
 	uint32_t idle_ms;	     /* a connection that moves nothing this long is closed */
 	unsigned lowat;		     /* TCP_NOTSENT_LOWAT of accepted connections, bytes */
+	struct tls_ctx *tls;	     /* a server context (not owned), or NULL: cleartext only */
 	void (*on_transfer)(void *ctx, const struct hserver_transfer *t);
 	void *ctx;
 };

@@ -83,6 +83,7 @@ int server_log_rpm(FILE *out, bool json, const struct hserver_transfer *t)
 	print_text(p, " from");
 	print_str(p, "client", t->client, PRINT_BARE);
 	print_str(p, "protocol", t->proto, 0);
+	print_bool(p, "tls", t->tls, 0);
 	print_str(p, "end", t->end, 0);
 	print_uint(p, "bytes", t->bytes, UNIT_BYTES);
 	print_uint(p, "elapsed_ms", t->elapsed_ms, UNIT_MS);
