@@ -15,13 +15,16 @@
 #  - limits: a server with --rpm-per-addr 2 refuses a third connection from one
 #    address while another address is still served; --rpm-max-time 2 ends an endless
 #    download after ~2 s (both protocols); --rpm-idle 1 closes a silent connection;
-#  - our client against our server: an RPM, h2c and HTTP/1.1.
-# About 30 s.
+#  - our client against our server: an RPM, h2c and HTTP/1.1;
+#  - TLS (--cert, --key: a self-signed certificate made here with openssl): on the same
+#    port, curl -k over h2 and HTTP/1.1 (ALPN), nghttp, and our client with -k get the
+#    config with https:// URLs, small, large, an upload; cleartext still served.
+# About 40 s.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root
 require_netns
-require_cmd jq curl nghttp
+require_cmd jq curl nghttp openssl
 require_debloat
 
 jqtrue() { jq -e "$@" >/dev/null; }
@@ -178,6 +181,55 @@ assert_eq "once they are gone, the address is served again" 200 "$OUT"
 t=$(nsrun bash -c "exec 3<>/dev/tcp/127.0.0.1/$RPM2; s=\$(date +%s%N); timeout 5 cat <&3 >/dev/null; echo \$(( (\$(date +%s%N) - s) / 1000000 ))")
 assert_num "--rpm-idle 1: a silent connection is closed after 1..2.5 s ($t ms)" "$t >= 900 && $t < 2500"
 stop2
+
+# --- TLS on the rpm port ------------------------------------------------------------------
+if "$DEBLOAT" server --help | grep -q -- --cert &&
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+		-keyout "$T/key.pem" -out "$T/cert.pem" -subj /CN=127.0.0.1 \
+		-addext subjectAltName=IP:127.0.0.1 >/dev/null 2>&1; then
+	RPM3=14045
+	nsrun timeout 60 "$DEBLOAT" server -p 19913 --rpm $RPM3 --cert "$T/cert.pem" \
+		--key "$T/key.pem" --json >"$T/server3.log" 2>&1 &
+	SERVER2=$!
+	for _ in $(seq 50); do
+		nsrun ss -Hltn "sport = :$RPM3" | grep -q . && break
+		sleep 0.1
+	done
+	b3="https://127.0.0.1:$RPM3"
+	run nsrun curl -sk "$b3/.well-known/nq"
+	assert_eq "TLS: the config names https:// URLs" "$b3/api/v1/slurp" \
+		"$(jq -r .urls.upload_url <<<"$OUT" 2>/dev/null)"
+	run nsrun curl -sk -o /dev/null -w '%{http_code} %{size_download} %{http_version}' "$b3/api/v1/small"
+	assert_eq "TLS, ALPN h2: small" "200 1 2" "$OUT"
+	run nsrun curl -sk --http1.1 -o /dev/null -w '%{http_code} %{size_download} %{http_version}' \
+		"$b3/api/v1/small"
+	assert_eq "TLS, ALPN http/1.1: small" "200 1 1.1" "$OUT"
+	run nsrun curl -sk --max-time 2 -o /dev/null -w '%{http_code} %{size_download}' "$b3/api/v1/large"
+	read -r code got <<<"$OUT"
+	assert_num "TLS: large streams (> 20 MB in 2 s: $got bytes)" "$code == 200 && $got > 20000000"
+	run nsrun curl -sk -o /dev/null -w '%{http_code} %{size_upload}' --data-binary @"$T/up" \
+		"$b3/api/v1/slurp"
+	assert_eq "TLS: a 5 MB upload gets 200" "200 5000000" "$OUT"
+	run nsrun nghttp -s "$b3/api/v1/small"
+	assert_status "TLS: nghttp fetches small" 0
+	run nsrun curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$RPM3/api/v1/small"
+	assert_eq "cleartext on the same port still served" 200 "$OUT"
+	run nsrun timeout 30 "$DEBLOAT" test rpm -k --id 0.3 --max-time 3 --json "$b3/.well-known/nq"
+	assert_status "debloat test rpm -k https:// against it" 0
+	echo "     our client, TLS: $(jq -r '"\(.rpm.protocol) \(.rpm.rpm)"' <<<"$OUT" 2>/dev/null) RPM"
+	assert_true "TLS: an RPM with TLS handshakes timed" jqtrue \
+		'.rpm.rpm > 0 and .rpm.stages[0].tls_f_ms > 0' <<<"$OUT"
+	assert_eq "the server logged the TLS upload" "h2 true 5000000 complete" \
+		"$(grep '^{' "$T/server3.log" | jq -r 'select(.rpm == "upload") | "\(.protocol) \(.tls) \(.bytes) \(.end)"' | head -n 1)"
+	stop2
+	run "$DEBLOAT" server --rpm --cert "$T/cert.pem"
+	assert_status "--cert without --key: exit 2" 2
+	run "$DEBLOAT" server -p 19914 --rpm 14046 --cert "$T/key.pem" --key "$T/key.pem"
+	assert_status "a key given as the certificate: exit 1" 1
+	assert_contains "naming the file" "$ERR" "$T/key.pem"
+else
+	echo "note: this build has no TLS (or openssl made no certificate): TLS cases not run"
+fi
 
 run "$DEBLOAT" server --rpm=0
 assert_status "a bad rpm port: exit 2" 2
