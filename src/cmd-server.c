@@ -239,7 +239,8 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 			a->cfg.rpm_cfg.max_time_ms = v * 1000;
 		else if (c == OPT_RPM_MAX_TIME)
 			return cli_usage_error("server", usage,
-					       "bad rpm time limit \"%s\": want 1 to 86400 s", optarg);
+					       "bad rpm time limit \"%s\": want 1 to 86400 s",
+					       optarg);
 		else if (c == OPT_RPM_MAX_CONNS && parse_u32(optarg, 1, 65536, &v))
 			a->cfg.rpm_cfg.max_conns = v;
 		else if (c == OPT_RPM_MAX_CONNS)
@@ -255,8 +256,8 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 		else if (c == OPT_RPM_IDLE && parse_u32(optarg, 1, 3600, &v))
 			a->cfg.rpm_cfg.idle_ms = v * 1000;
 		else if (c == OPT_RPM_IDLE)
-			return cli_usage_error("server", usage,
-					       "bad rpm idle time \"%s\": want 1 to 3600 s", optarg);
+			return cli_usage_error(
+			    "server", usage, "bad rpm idle time \"%s\": want 1 to 3600 s", optarg);
 		else if (c == OPT_CERT)
 			a->cert = optarg;
 		else if (c == OPT_TLS_KEY)
@@ -364,9 +365,11 @@ int cmd_server(int argc, char *argv[])
 		r = tls_server_ctx_new(&tls, a.cert, a.tls_key, TLS_ALPN_H2 | TLS_ALPN_HTTP1, err,
 				       sizeof(err));
 		if (r < 0) {
-			fprintf(stderr, "%s: server: cannot use --cert %s --key %s: %s\n", PROG_NAME,
-				a.cert, a.tls_key,
-				r == -ENOTSUP ? "this build has no TLS" : err[0] ? err : strerror(-r));
+			fprintf(stderr, "%s: server: cannot use --cert %s --key %s: %s\n",
+				PROG_NAME, a.cert, a.tls_key,
+				r == -ENOTSUP ? "this build has no TLS"
+				: err[0]      ? err
+					      : strerror(-r));
 			goto cleanup;
 		}
 		a.cfg.rpm_cfg.tls = tls;

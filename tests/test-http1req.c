@@ -132,4 +132,3 @@ TEST(config_refuses_bad_authority)
 	CHECK_EQ(nq_config_write(buf, sizeof(buf), "ftp", "a"), -EINVAL);
 	CHECK_EQ(nq_config_write(buf, 16, "http", "a"), -ENOSPC);
 }
-

@@ -208,7 +208,9 @@ static void report(struct conn *c, const char *kind, const char *end, uint64_t b
 		   uint64_t start_ns)
 {
 	struct hserver_transfer t = {
-	    .proto = c->proto != PROTO_H2 ? "http/1.1" : c->tls ? "h2" : "h2c",
+	    .proto = c->proto != PROTO_H2 ? "http/1.1"
+		     : c->tls		  ? "h2"
+					  : "h2c",
 	    .tls = c->tls != NULL,
 	    .kind = kind,
 	    .end = end,
@@ -272,14 +274,22 @@ static bool out_append(struct conn *c, const char *s, size_t n)
 static const char *status_text(int status)
 {
 	switch (status) {
-	case 200: return "OK";
-	case 400: return "Bad Request";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 411: return "Length Required";
-	case 431: return "Request Header Fields Too Large";
-	case 501: return "Not Implemented";
-	default: return "Error";
+	case 200:
+		return "OK";
+	case 400:
+		return "Bad Request";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 411:
+		return "Length Required";
+	case 431:
+		return "Request Header Fields Too Large";
+	case 501:
+		return "Not Implemented";
+	default:
+		return "Error";
 	}
 }
 
@@ -345,8 +355,9 @@ static void h1_request(struct conn *c, const struct http1_req *r)
 	case NQ_SMALL:
 		return h1_respond(c, 200, "application/octet-stream", "x", 1, NULL);
 	case NQ_LARGE: {
-		static const char head[] = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
-					   "Cache-Control: no-store\r\nConnection: close\r\n\r\n";
+		static const char head[] =
+		    "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+		    "Cache-Control: no-store\r\nConnection: close\r\n\r\n";
 
 		c->state = H1_STREAM;
 		c->xfer_bytes = 0;
@@ -464,7 +475,7 @@ static void h2_request(struct h2stream *st)
 	case NQ_CONFIG:
 		n = nq_config_write(body, sizeof(body), st->c->tls ? "https" : "http",
 				    nq_authority_ok(st->authority) ? st->authority
-								    : st->c->local_auth);
+								   : st->c->local_auth);
 		if (n < 0)
 			return h2_respond(st, 400, "text/plain", "400 Bad Request\n", 16);
 		return h2_respond(st, 200, "application/json", body, (size_t)n);
@@ -657,7 +668,7 @@ static void conn_readable(struct conn *c)
 				if (c->proto == PROTO_H1 && c->state == H1_HEAD &&
 				    c->outoff == c->outlen && !c->close_after)
 					h1_process(c); /* -EMSGSIZE: 431 */
-				return; /* full: read no more until it drains */
+				return;		       /* full: read no more until it drains */
 			}
 			n = conn_recv(c, c->in + c->inlen, sizeof(c->in) - c->inlen);
 			if (n > 0) {

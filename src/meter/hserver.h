@@ -57,9 +57,9 @@ struct hserver_transfer {
 	char client[64];   /* "192.0.2.1" */
 	const char *proto; /* "h2c", "http/1.1", or over TLS "h2", "http/1.1" */
 	bool tls;
-	const char *kind;  /* "download", "upload" */
-	const char *end;   /* "complete", "max-time", "closed" */
-	uint64_t bytes;	   /* body bytes moved */
+	const char *kind; /* "download", "upload" */
+	const char *end;  /* "complete", "max-time", "closed" */
+	uint64_t bytes;	  /* body bytes moved */
 	uint32_t elapsed_ms;
 };
 

@@ -22,10 +22,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HTTP1REQ_MAX_HEAD  8192
+#define HTTP1REQ_MAX_HEAD   8192
 #define HTTP1REQ_METHOD_MAX 16
-#define HTTP1REQ_PATH_MAX  1024
-#define HTTP1REQ_HOST_MAX  256
+#define HTTP1REQ_PATH_MAX   1024
+#define HTTP1REQ_HOST_MAX   256
 
 struct http1_req {
 	char method[HTTP1REQ_METHOD_MAX]; /* "GET", as sent (methods are case-sensitive) */

@@ -45,8 +45,8 @@ enum nq_route {
 	NQ_SMALL,
 	NQ_LARGE,
 	NQ_SLURP,
-	NQ_NOT_FOUND,	/* 404 */
-	NQ_BAD_METHOD,	/* 405 */
+	NQ_NOT_FOUND,  /* 404 */
+	NQ_BAD_METHOD, /* 405 */
 };
 
 /* The route of a method and a path (without its query). */

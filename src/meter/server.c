@@ -144,8 +144,8 @@ struct server {
 	struct loop *loop;
 	int tcp, udp, reserve_fd;
 	uint16_t port;
-	int family;	       /* of the sockets */
-	int rpm_fd;	       /* the responsiveness test's listener, or -1 */
+	int family; /* of the sockets */
+	int rpm_fd; /* the responsiveness test's listener, or -1 */
 	uint16_t rpm_port;
 	struct hserver *rpm; /* its connections */
 	struct conn *conns;
