@@ -171,7 +171,7 @@ _debloat()
 			mapfile -t COMPREPLY < <(compgen -d -- "$cur")
 			compopt -o filenames 2>/dev/null
 			;;
-		-f | --from | -o | --output | -k | --key-file | --key | --flent)
+		-f | --from | -o | --output | -k | --key-file | --key | --cert | --flent)
 			mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 			compopt -o filenames 2>/dev/null
 			;;

@@ -9,9 +9,11 @@
 #                                   and libxml2-utils (tests/test-plot.sh); curl, prometheus
 #                                   (promtool) and prometheus-node-exporter
 #                                   (tests/test-exporter.sh, bench/bench-exporter.sh); the
-#                                   responsiveness test's peers (tests/test-rpm-nghttpd.sh):
+#                                   responsiveness test's peers (tests/test-rpm-nghttpd.sh,
+#                                   test-rpm-server.sh, test-rpm-path.sh):
 #                                   nghttp2-server (nghttpd), nghttp2-client, python3, and
-#                                   openssl (the CLI: tests/test-rpm-tls.sh's certificate); systemd
+#                                   openssl (the CLI: the certificates of test-rpm-tls.sh and
+#                                   test-rpm-server.sh); systemd
 #                                   and udev (systemd.network(5), systemd.link(5) and udevadm
 #                                   for tests/test-fix-emit.sh), python3-gi and gir1.2-nm-1.0
 #                                   (NetworkManager's libnm, same test), ansible-core

@@ -18,6 +18,7 @@
 #include "meter/cc.h"
 #include "meter/server.h"
 #include "meter/serverlog.h"
+#include "meter/tls.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " server [-p PORT] [-4|-6] [--bind ADDR] [--max-clients N]\n"
@@ -25,6 +26,8 @@ static const char usage[] =
     "                      [--key-file F] [--allow-cc NAME[,NAME...]]\n"
     "                      [--udp-buffer KB] [--max-hold MS]\n"
     "                      [--stats-interval S] [--json]\n"
+    "                      [--rpm [PORT]] [--rpm-max-time S] [--rpm-max-conns N]\n"
+    "                      [--rpm-per-addr N] [--rpm-idle S] [--cert FILE --key FILE]\n"
     "\n"
     "Serve latency-under-load tests (debloat rrul, debloat test) on one TCP and UDP\n"
     "port until SIGINT or SIGTERM. Each test gets a token bound to the client's\n"
@@ -53,6 +56,17 @@ static const char usage[] =
     "                          (default 2)\n"
     "      --stats-interval S  log the probes' hold and processing times every S\n"
     "                          seconds (default 60; 0: only at exit)\n"
+    "      --rpm [PORT]        also serve the responsiveness test (debloat test rpm,\n"
+    "                          or any client of draft-ietf-ippm-responsiveness) over\n"
+    "                          HTTP/2 cleartext and HTTP/1.1 on its own TCP port\n"
+    "                          (default 4043): config at /.well-known/nq\n"
+    "      --rpm-max-time S    longest download or upload of that test (default 90)\n"
+    "      --rpm-max-conns N   its connections at once (default 512)\n"
+    "      --rpm-per-addr N    ... from one client address (default 64)\n"
+    "      --rpm-idle S        close its connections idle this long (default 10)\n"
+    "      --cert FILE         with --key: the rpm port also speaks TLS (https://,\n"
+    "                          ALPN h2 or http/1.1) with this PEM certificate chain\n"
+    "      --key FILE          ... and this PEM private key (not --key-file's key)\n"
     "  -j, --json              log lines as JSON (keys: docs/json.md)\n"
     "  -h, --help              show this help\n";
 
@@ -79,7 +93,19 @@ static bool parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return true;
 }
 
-enum { OPT_ALLOW_CC = 256, OPT_UDP_BUFFER, OPT_MAX_HOLD, OPT_STATS_INTERVAL };
+enum {
+	OPT_ALLOW_CC = 256,
+	OPT_UDP_BUFFER,
+	OPT_MAX_HOLD,
+	OPT_STATS_INTERVAL,
+	OPT_RPM,
+	OPT_RPM_MAX_TIME,
+	OPT_RPM_MAX_CONNS,
+	OPT_RPM_PER_ADDR,
+	OPT_RPM_IDLE,
+	OPT_CERT,
+	OPT_TLS_KEY,
+};
 
 /* NAME[,NAME...], each a congestion control name (cc.h). */
 static bool cc_names_ok(const char *list)
@@ -104,6 +130,7 @@ static bool cc_names_ok(const char *list)
 struct server_args {
 	struct server_config cfg;
 	const char *key_file;
+	const char *cert, *tls_key; /* the rpm port's TLS */
 	bool json;
 };
 
@@ -121,6 +148,13 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 	    {"udp-buffer", required_argument, NULL, OPT_UDP_BUFFER},
 	    {"max-hold", required_argument, NULL, OPT_MAX_HOLD},
 	    {"stats-interval", required_argument, NULL, OPT_STATS_INTERVAL},
+	    {"rpm", optional_argument, NULL, OPT_RPM},
+	    {"rpm-max-time", required_argument, NULL, OPT_RPM_MAX_TIME},
+	    {"rpm-max-conns", required_argument, NULL, OPT_RPM_MAX_CONNS},
+	    {"rpm-per-addr", required_argument, NULL, OPT_RPM_PER_ADDR},
+	    {"rpm-idle", required_argument, NULL, OPT_RPM_IDLE},
+	    {"cert", required_argument, NULL, OPT_CERT},
+	    {"key", required_argument, NULL, OPT_TLS_KEY},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {0},
@@ -189,6 +223,45 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 					       "bad --allow-cc \"%s\": want congestion control "
 					       "names separated by commas (e.g. bbr,cubic)",
 					       optarg);
+		else if (c == OPT_RPM) {
+			/* --rpm, --rpm=PORT, or --rpm PORT (a number as the next word) */
+			if (!optarg && optind < argc && argv[optind][0] >= '0' &&
+			    argv[optind][0] <= '9')
+				optarg = argv[optind++];
+			if (optarg && !parse_u32(optarg, 1, 65535, &v))
+				return cli_usage_error("server", usage,
+						       "bad rpm port \"%s\": want 1 to 65535",
+						       optarg);
+			a->cfg.rpm = true;
+			if (optarg)
+				a->cfg.rpm_port = (uint16_t)v;
+		} else if (c == OPT_RPM_MAX_TIME && parse_u32(optarg, 1, 86400, &v))
+			a->cfg.rpm_cfg.max_time_ms = v * 1000;
+		else if (c == OPT_RPM_MAX_TIME)
+			return cli_usage_error("server", usage,
+					       "bad rpm time limit \"%s\": want 1 to 86400 s",
+					       optarg);
+		else if (c == OPT_RPM_MAX_CONNS && parse_u32(optarg, 1, 65536, &v))
+			a->cfg.rpm_cfg.max_conns = v;
+		else if (c == OPT_RPM_MAX_CONNS)
+			return cli_usage_error("server", usage,
+					       "bad rpm connection limit \"%s\": want 1 to 65536",
+					       optarg);
+		else if (c == OPT_RPM_PER_ADDR && parse_u32(optarg, 1, 65536, &v))
+			a->cfg.rpm_cfg.max_conns_per_addr = v;
+		else if (c == OPT_RPM_PER_ADDR)
+			return cli_usage_error("server", usage,
+					       "bad rpm per-address limit \"%s\": want 1 to 65536",
+					       optarg);
+		else if (c == OPT_RPM_IDLE && parse_u32(optarg, 1, 3600, &v))
+			a->cfg.rpm_cfg.idle_ms = v * 1000;
+		else if (c == OPT_RPM_IDLE)
+			return cli_usage_error(
+			    "server", usage, "bad rpm idle time \"%s\": want 1 to 3600 s", optarg);
+		else if (c == OPT_CERT)
+			a->cert = optarg;
+		else if (c == OPT_TLS_KEY)
+			a->tls_key = optarg;
 		else if (c == 'j')
 			a->json = true;
 		else if (c == 'h')
@@ -202,6 +275,11 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 	}
 	if (optind < argc)
 		return cli_usage_error("server", usage, "unexpected argument \"%s\"", argv[optind]);
+	if (!a->cert != !a->tls_key)
+		return cli_usage_error("server", usage, "--cert and --key go together");
+	if (a->cert && !a->cfg.rpm)
+		return cli_usage_error("server", usage,
+				       "--cert and --key are for the rpm port: add --rpm");
 	return -1;
 }
 
@@ -241,6 +319,13 @@ static void log_test(void *ctx, const struct server_test_summary *t)
 	fflush(stderr);
 }
 
+/* A finished download or upload of the responsiveness test. */
+static void log_rpm(void *ctx, const struct hserver_transfer *t)
+{
+	server_log_rpm(stderr, ((struct log_ctx *)ctx)->json, t);
+	fflush(stderr);
+}
+
 /* The probes' hold and processing times: every --stats-interval, and at exit. */
 static void log_stats(void *ctx, const struct server_probe_stats *st)
 {
@@ -255,6 +340,8 @@ int cmd_server(int argc, char *argv[])
 	struct sigaction sa = {.sa_handler = on_signal};
 	uint8_t key[PROTO_MAX_KEY];
 	struct server *s = NULL;
+	struct tls_ctx *tls = NULL;
+	char err[TLS_ERRLEN];
 	int ret = 1, r;
 
 	server_config_defaults(&a.cfg);
@@ -274,15 +361,31 @@ int cmd_server(int argc, char *argv[])
 		}
 		a.cfg.key = key;
 	}
+	if (a.cert) {
+		r = tls_server_ctx_new(&tls, a.cert, a.tls_key, TLS_ALPN_H2 | TLS_ALPN_HTTP1, err,
+				       sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "%s: server: cannot use --cert %s --key %s: %s\n",
+				PROG_NAME, a.cert, a.tls_key,
+				r == -ENOTSUP ? "this build has no TLS"
+				: err[0]      ? err
+					      : strerror(-r));
+			goto cleanup;
+		}
+		a.cfg.rpm_cfg.tls = tls;
+	}
 	raise_fd_limit(a.cfg.max_clients);
 	lc.json = a.json;
 	a.cfg.on_test_end = log_test;
 	a.cfg.on_stats = log_stats;
 	a.cfg.ctx = &lc;
+	a.cfg.rpm_cfg.on_transfer = log_rpm;
+	a.cfg.rpm_cfg.ctx = &lc;
 	r = server_new(&a.cfg, &s);
 	if (r < 0) {
-		fprintf(stderr, "%s: server: cannot listen on %s port %u: %s\n", PROG_NAME,
+		fprintf(stderr, "%s: server: cannot listen on %s port %u%s: %s\n", PROG_NAME,
 			a.cfg.bind ? a.cfg.bind : "any address", a.cfg.port,
+			a.cfg.rpm ? " or its rpm port" : "",
 			r == -EINVAL ? "not an address of that family" : strerror(-r));
 		goto cleanup;
 	}
@@ -291,6 +394,11 @@ int cmd_server(int argc, char *argv[])
 	signal(SIGPIPE, SIG_IGN);
 	fprintf(stderr, "%s: server: listening on TCP and UDP port %u%s\n", PROG_NAME,
 		server_port(s), a.cfg.keylen ? " (keyed)" : "");
+	if (a.cfg.rpm)
+		fprintf(stderr,
+			"%s: server: responsiveness test on TCP port %u (HTTP/2 and HTTP/1.1%s, "
+			"config at /.well-known/nq)\n",
+			PROG_NAME, server_rpm_port(s), tls ? ", cleartext or TLS" : " cleartext");
 	/* The kernel reports twice what it was asked (its own overhead). */
 	fprintf(stderr, "%s: server: UDP receive buffer %d KB (asked %d KB)\n", PROG_NAME,
 		server_udp_rcvbuf(s) / 2 / 1024, a.cfg.udp_rcvbuf / 1024);
@@ -302,6 +410,7 @@ int cmd_server(int argc, char *argv[])
 	ret = 0;
 cleanup:
 	server_free(s);
+	tls_ctx_free(tls);
 	memset(key, 0, sizeof(key));
 	return ret;
 }

@@ -144,6 +144,10 @@ struct server {
 	struct loop *loop;
 	int tcp, udp, reserve_fd;
 	uint16_t port;
+	int family; /* of the sockets */
+	int rpm_fd; /* the responsiveness test's listener, or -1 */
+	uint16_t rpm_port;
+	struct hserver *rpm; /* its connections */
 	struct conn *conns;
 	unsigned nconns, npending, ntests;
 	struct test **tests; /* the running tests, dense: [0, ntests) */
@@ -178,12 +182,19 @@ void server_config_defaults(struct server_config *c)
 	    .hold_max_us = SERVER_HOLD_MAX_US,
 	    .allowed_cc_path = CC_ALLOWED_PATH,
 	    .available_cc_path = CC_AVAILABLE_PATH,
+	    .rpm_port = HSERVER_DEFAULT_PORT,
 	};
+	hserver_config_defaults(&c->rpm_cfg);
 }
 
 uint16_t server_port(const struct server *s)
 {
 	return s->port;
+}
+
+uint16_t server_rpm_port(const struct server *s)
+{
+	return s->rpm_port;
 }
 
 int server_udp_rcvbuf(const struct server *s)
@@ -858,6 +869,35 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 	}
 }
 
+/* The responsiveness test's listener: connections go to meter/hserver.c at once. */
+static void on_rpm_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
+{
+	struct server *s = ctx;
+
+	(void)l, (void)events;
+	for (int i = 0; i < ACCEPT_BATCH; i++) {
+		struct sockaddr_storage peer;
+		socklen_t plen = sizeof(peer);
+		int fd =
+		    accept4(lfd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0 &&
+		    (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
+			if (s->reserve_fd < 0)
+				return;
+			close(s->reserve_fd);
+			fd = accept(lfd, NULL, NULL);
+			if (fd >= 0)
+				close(fd);
+			s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			continue;
+		}
+		if (fd < 0)
+			return;
+		hserver_accept(s->rpm, fd, &peer);
+	}
+}
+
 /* ---- probes ---- */
 
 static bool bucket_take(struct test *t, uint8_t stream, uint64_t now)
@@ -1382,6 +1422,7 @@ static int open_sockets(struct server *s)
 			return r;
 		s->port = (uint16_t)r;
 		s->udp = open_socket(&s->cfg, family, SOCK_DGRAM, s->port);
+		s->family = family;
 		if (s->udp >= 0)
 			return 0;
 		r = s->udp;
@@ -1408,7 +1449,7 @@ int server_new(const struct server_config *cfg, struct server **out)
 	if (!s)
 		return -ENOMEM;
 	s->cfg = *cfg;
-	s->tcp = s->udp = s->reserve_fd = -1;
+	s->tcp = s->udp = s->reserve_fd = s->rpm_fd = -1;
 	s->tests = calloc(cfg->max_clients, sizeof(*s->tests));
 	s->bulk = malloc(BULK_LEN);
 	s->pio = malloc(sizeof(*s->pio));
@@ -1448,6 +1489,17 @@ int server_new(const struct server_config *cfg, struct server **out)
 	if ((r = loop_add(s->loop, s->tcp, EPOLLIN, on_accept, s)) < 0 ||
 	    (r = loop_add(s->loop, s->udp, EPOLLIN, on_probe, s)) < 0)
 		goto fail;
+	if (cfg->rpm) {
+		if ((r = open_socket(&s->cfg, s->family, SOCK_STREAM, cfg->rpm_port)) < 0)
+			goto fail;
+		s->rpm_fd = r;
+		if ((r = bound_port(s->rpm_fd)) < 0)
+			goto fail;
+		s->rpm_port = (uint16_t)r;
+		if ((r = hserver_new(s->loop, &cfg->rpm_cfg, &s->rpm)) < 0 ||
+		    (r = loop_add(s->loop, s->rpm_fd, EPOLLIN, on_rpm_accept, s)) < 0)
+			goto fail;
+	}
 	s->sweep_timer = loop_timer_at(s->loop, loop_now_ns() + SWEEP_MS * NS_PER_MS, sweep, s);
 	if (!s->sweep_timer) {
 		r = -ENOMEM;
@@ -1492,6 +1544,9 @@ void server_free(struct server *s)
 		test_end(s->tests[s->ntests - 1], "shutdown");
 	while (s->conns)
 		conn_close(s->conns);
+	hserver_free(s->rpm);
+	if (s->rpm_fd >= 0)
+		close(s->rpm_fd);
 	if (s->tcp >= 0)
 		close(s->tcp);
 	if (s->udp >= 0)

@@ -61,6 +61,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "meter/hserver.h"
 #include "meter/proto.h"
 
 #define SERVER_MAX_STREAMS 8
@@ -145,6 +146,12 @@ struct server_config {
 	uint32_t stats_ms;
 	void (*on_stats)(void *ctx, const struct server_probe_stats *st);
 	void *ctx;
+	/* The responsiveness test's HTTP server (meter/hserver.h) on a TCP port of its
+	 * own, rpm_port (0: an ephemeral one, see server_rpm_port), in the same loop:
+	 * this server only listens and accepts, and hands each connection over. */
+	bool rpm;
+	uint16_t rpm_port;
+	struct hserver_config rpm_cfg;
 };
 
 void server_config_defaults(struct server_config *c);
@@ -154,6 +161,8 @@ struct server;
 /* Sockets bound and listening. -errno (-EADDRINUSE, -EINVAL for a bad config...). */
 int server_new(const struct server_config *c, struct server **out);
 uint16_t server_port(const struct server *s);
+/* The responsiveness test's TCP port, 0 without cfg.rpm. */
+uint16_t server_rpm_port(const struct server *s);
 /* The UDP receive buffer the kernel granted, bytes (what SO_RCVBUF reads back). */
 int server_udp_rcvbuf(const struct server *s);
 /*

@@ -112,3 +112,21 @@ int server_log_stats(FILE *out, bool json, const struct server_probe_stats *st)
 	print_uint(p, "proc_max_ns", st->proc_max_ns, UNIT_NS);
 	return line_end(p);
 }
+
+int server_log_rpm(FILE *out, bool json, const struct hserver_transfer *t)
+{
+	struct printer *p = line_new(out, json);
+
+	if (!p)
+		return -ENOMEM;
+	print_text(p, "%s: server: rpm", PROG_NAME);
+	print_str(p, "rpm", t->kind, PRINT_BARE);
+	print_text(p, " from");
+	print_str(p, "client", t->client, PRINT_BARE);
+	print_str(p, "protocol", t->proto, 0);
+	print_bool(p, "tls", t->tls, 0);
+	print_str(p, "end", t->end, 0);
+	print_uint(p, "bytes", t->bytes, UNIT_BYTES);
+	print_uint(p, "elapsed_ms", t->elapsed_ms, UNIT_MS);
+	return line_end(p);
+}

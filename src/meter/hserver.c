@@ -1,0 +1,997 @@
+/* SPDX-License-Identifier: MIT */
+/* meter/hserver.c - meter/hserver.h: the responsiveness server's connections. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <nghttp2/nghttp2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "meter/hserver.h"
+#include "meter/http1req.h"
+#include "meter/loop.h"
+#include "meter/nqserve.h"
+#include "meter/tls.h"
+
+#define NS_PER_MS 1000000ull
+#define SWEEP_MS  1000
+/* One read or write of a body; also the size of the shared zero and sink buffers. */
+#define IO_LEN 65536
+/* Reads or writes per event, so that one busy connection does not starve the rest. */
+#define IO_ROUNDS 8
+/* Heads, small bodies and the config: all fit (NQ_CONFIG_MAX + a head). */
+#define OUT_LEN 4096
+/* HTTP/2 flow-control windows we grant: an upload is read as fast as it comes, so a
+ * large window costs no memory here and keeps the window from limiting the test. */
+#define H2_STREAM_WINDOW (4 << 20)
+#define H2_CONN_WINDOW	 (16 << 20)
+#define H2_MAX_STREAMS	 128
+
+static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+#define H2_PREFACE_LEN (sizeof(h2_preface) - 1)
+
+enum conn_proto { PROTO_DETECT, PROTO_H1, PROTO_H2 };
+enum h1_state {
+	H1_HEAD,   /* waiting for a request head (or sending a response) */
+	H1_BODY,   /* reading an upload's body */
+	H1_STREAM, /* sending the endless body */
+};
+
+struct h2stream {
+	struct conn *c;
+	int32_t id;
+	enum nq_route route;
+	char method[16], path[HTTP1REQ_PATH_MAX], authority[HTTP1REQ_HOST_MAX];
+	char body[NQ_CONFIG_MAX]; /* config, small, error text */
+	size_t bodylen, bodyoff;
+	uint64_t bytes, start_ns;
+	bool answered;
+	struct h2stream *next, *prev;
+};
+
+struct conn {
+	struct hserver *h;
+	int fd;
+	struct sockaddr_storage peer; /* normalized: v4-mapped made IPv4, port 0 */
+	char local_auth[64];	      /* our address and port, "[::1]:4043" */
+	enum conn_proto proto;
+	uint64_t last_io_ns;
+	/* TLS: none until the first byte says so (tls_checked) */
+	struct tls_conn *tls;
+	bool tls_checked, handshaking;
+	bool read_wants_out; /* a TLS read waits for the socket to take a write */
+	/* input: detection and HTTP/1.1 heads */
+	char in[HTTP1REQ_MAX_HEAD];
+	size_t inlen;
+	/* output: HTTP/1.1 heads and short bodies */
+	char out[OUT_LEN];
+	size_t outlen, outoff;
+	/* HTTP/1.1 */
+	enum h1_state state;
+	bool close_after; /* close once out is sent */
+	uint64_t body_left, xfer_bytes, xfer_start_ns;
+	/* HTTP/2: nghttp2's output not yet written (valid until the next mem_send) */
+	nghttp2_session *sess;
+	const uint8_t *pend;
+	size_t pendlen;
+	struct h2stream *streams;
+	bool dead;
+	struct conn *next, *prev;
+};
+
+struct hserver {
+	struct hserver_config cfg;
+	struct loop *loop;
+	struct conn *conns;
+	unsigned nconns;
+	uint64_t sweep_timer;
+	uint8_t *zeros, *sink; /* IO_LEN each */
+};
+
+void hserver_config_defaults(struct hserver_config *c)
+{
+	*c = (struct hserver_config){
+	    .max_conns = 512,
+	    .max_conns_per_addr = 64,
+	    .max_time_ms = 90000,
+	    .idle_ms = 10000,
+	    .lowat = 16384,
+	};
+}
+
+unsigned hserver_conns(const struct hserver *h)
+{
+	return h->nconns;
+}
+
+static void normalize_addr(const struct sockaddr_storage *in, struct sockaddr_storage *out)
+{
+	const struct sockaddr_in6 *a6 = (const void *)in;
+
+	memset(out, 0, sizeof(*out));
+	if (in->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) {
+		struct sockaddr_in *o = (void *)out;
+
+		o->sin_family = AF_INET;
+		memcpy(&o->sin_addr, &a6->sin6_addr.s6_addr[12], 4);
+	} else if (in->ss_family == AF_INET6) {
+		((struct sockaddr_in6 *)(void *)out)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)(void *)out)->sin6_addr = a6->sin6_addr;
+	} else if (in->ss_family == AF_INET) {
+		((struct sockaddr_in *)(void *)out)->sin_family = AF_INET;
+		((struct sockaddr_in *)(void *)out)->sin_addr =
+		    ((const struct sockaddr_in *)(const void *)in)->sin_addr;
+	}
+}
+
+static void addr_text(const struct sockaddr_storage *a, char *buf, size_t len)
+{
+	const void *ip =
+	    a->ss_family == AF_INET
+		? (const void *)&((const struct sockaddr_in *)(const void *)a)->sin_addr
+		: (const void *)&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr;
+
+	if (!inet_ntop(a->ss_family, ip, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+}
+
+/* Our end of fd as an authority, for a request without a usable Host. */
+static void local_authority(int fd, char *buf, size_t len)
+{
+	struct sockaddr_storage a, n;
+	socklen_t alen = sizeof(a);
+	char ip[INET6_ADDRSTRLEN];
+	unsigned port;
+
+	if (getsockname(fd, (struct sockaddr *)&a, &alen) < 0) {
+		snprintf(buf, len, "localhost");
+		return;
+	}
+	port = ntohs(a.ss_family == AF_INET ? ((struct sockaddr_in *)(void *)&a)->sin_port
+					    : ((struct sockaddr_in6 *)(void *)&a)->sin6_port);
+	normalize_addr(&a, &n);
+	addr_text(&n, ip, sizeof(ip));
+	snprintf(buf, len, n.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, port);
+}
+
+/* ---- the one read and one write of a connection (where TLS would go) ---- */
+
+/* Bytes read, 0 at the peer's end, -errno (-EAGAIN: nothing now). */
+static ssize_t conn_recv(struct conn *c, void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (c->tls) {
+		n = tls_read(c->tls, buf, len);
+		c->read_wants_out = n == -EAGAIN && tls_want(c->tls) == TLS_WANT_WRITE;
+		if (n > 0)
+			c->last_io_ns = loop_now_ns();
+		return n;
+	}
+	n = read(c->fd, buf, len);
+	if (n < 0)
+		return -errno;
+	if (n > 0)
+		c->last_io_ns = loop_now_ns();
+	return n;
+}
+
+/* Bytes written, -errno (-EAGAIN: the socket is full). */
+static ssize_t conn_send(struct conn *c, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (c->tls) {
+		n = tls_write(c->tls, buf, len);
+		if (n > 0)
+			c->last_io_ns = loop_now_ns();
+		return n;
+	}
+	n = send(c->fd, buf, len, MSG_NOSIGNAL);
+	if (n < 0)
+		return -errno;
+	if (n > 0)
+		c->last_io_ns = loop_now_ns();
+	return n;
+}
+
+/* ---- connections ---- */
+
+static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx);
+
+static void report(struct conn *c, const char *kind, const char *end, uint64_t bytes,
+		   uint64_t start_ns)
+{
+	struct hserver_transfer t = {
+	    .proto = c->proto != PROTO_H2 ? "http/1.1"
+		     : c->tls		  ? "h2"
+					  : "h2c",
+	    .tls = c->tls != NULL,
+	    .kind = kind,
+	    .end = end,
+	    .bytes = bytes,
+	    .elapsed_ms = (uint32_t)((loop_now_ns() - start_ns) / NS_PER_MS),
+	};
+
+	if (!c->h->cfg.on_transfer)
+		return;
+	addr_text(&c->peer, t.client, sizeof(t.client));
+	c->h->cfg.on_transfer(c->h->cfg.ctx, &t);
+}
+
+/* Free a connection; report = false while the server itself is being freed. */
+static void conn_free(struct conn *c, bool reporting)
+{
+	struct hserver *h = c->h;
+
+	if (reporting && c->proto == PROTO_H1 && c->state == H1_STREAM)
+		report(c, "download", "closed", c->xfer_bytes, c->xfer_start_ns);
+	else if (reporting && c->proto == PROTO_H1 && c->state == H1_BODY)
+		report(c, "upload", "closed", c->xfer_bytes, c->xfer_start_ns);
+	/* nghttp2_session_del runs no callback: the streams still open are ours to end */
+	while (c->streams) {
+		struct h2stream *st = c->streams;
+
+		if (reporting && st->route == NQ_LARGE && st->answered)
+			report(c, "download", "closed", st->bytes, st->start_ns);
+		else if (reporting && st->route == NQ_SLURP && !st->answered)
+			report(c, "upload", "closed", st->bytes, st->start_ns);
+		c->streams = st->next;
+		free(st);
+	}
+	if (c->sess)
+		nghttp2_session_del(c->sess);
+	tls_conn_free(c->tls);
+	loop_del(h->loop, c->fd);
+	close(c->fd);
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		h->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	h->nconns--;
+	free(c);
+}
+
+/* Append to the HTTP/1.1 output; false when it does not fit (never, for our heads). */
+static bool out_append(struct conn *c, const char *s, size_t n)
+{
+	if (c->outoff == c->outlen)
+		c->outoff = c->outlen = 0;
+	if (n > sizeof(c->out) - c->outlen)
+		return false;
+	memcpy(c->out + c->outlen, s, n);
+	c->outlen += n;
+	return true;
+}
+
+static const char *status_text(int status)
+{
+	switch (status) {
+	case 200:
+		return "OK";
+	case 400:
+		return "Bad Request";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 411:
+		return "Length Required";
+	case 431:
+		return "Request Header Fields Too Large";
+	case 501:
+		return "Not Implemented";
+	default:
+		return "Error";
+	}
+}
+
+/* A whole HTTP/1.1 response with a body of n bytes. */
+static void h1_respond(struct conn *c, int status, const char *type, const char *body, size_t n,
+		       const char *extra)
+{
+	char head[512];
+	int hn = snprintf(head, sizeof(head),
+			  "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
+			  "Cache-Control: no-store\r\n%s%s\r\n",
+			  status, status_text(status), type, n, extra ? extra : "",
+			  c->close_after ? "Connection: close\r\n" : "");
+
+	if (hn < 0 || (size_t)hn >= sizeof(head) || !out_append(c, head, (size_t)hn) ||
+	    !out_append(c, body, n))
+		c->dead = true;
+}
+
+static void h1_error(struct conn *c, int status, bool close)
+{
+	char body[64];
+	int n = snprintf(body, sizeof(body), "%d %s\n", status, status_text(status));
+
+	c->close_after = c->close_after || close;
+	h1_respond(c, status, "text/plain", body, (size_t)n,
+		   status == 405 ? "Allow: GET, POST\r\n" : NULL);
+}
+
+static void inbuf_consume(struct conn *c, size_t n)
+{
+	memmove(c->in, c->in + n, c->inlen - n);
+	c->inlen -= n;
+}
+
+/* The upload's body ends (whole, or cut short by the time limit). */
+static void h1_upload_done(struct conn *c)
+{
+	report(c, "upload", "complete", c->xfer_bytes, c->xfer_start_ns);
+	c->state = H1_HEAD;
+	h1_respond(c, 200, "text/plain", "", 0, NULL);
+}
+
+static void h1_request(struct conn *c, const struct http1_req *r)
+{
+	enum nq_route route = nq_route(r->method, r->path);
+	char body[NQ_CONFIG_MAX];
+	int n;
+
+	inbuf_consume(c, r->head_len);
+	c->close_after = r->close;
+	if (r->chunked)
+		return h1_error(c, 501, true); /* we read no chunked bodies */
+	if (route != NQ_SLURP && r->has_length && r->content_length)
+		c->close_after = true; /* a body we do not want: not read, the connection ends */
+	switch (route) {
+	case NQ_CONFIG:
+		n = nq_config_write(body, sizeof(body), c->tls ? "https" : "http",
+				    nq_authority_ok(r->host) ? r->host : c->local_auth);
+		if (n < 0)
+			return h1_error(c, 400, true);
+		return h1_respond(c, 200, "application/json", body, (size_t)n, NULL);
+	case NQ_SMALL:
+		return h1_respond(c, 200, "application/octet-stream", "x", 1, NULL);
+	case NQ_LARGE: {
+		static const char head[] =
+		    "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n"
+		    "Cache-Control: no-store\r\nConnection: close\r\n\r\n";
+
+		c->state = H1_STREAM;
+		c->xfer_bytes = 0;
+		c->xfer_start_ns = loop_now_ns();
+		if (!out_append(c, head, sizeof(head) - 1))
+			c->dead = true;
+		return;
+	}
+	case NQ_SLURP:
+		if (!r->has_length)
+			return h1_error(c, 411, true);
+		if (r->expect_continue && !out_append(c, "HTTP/1.1 100 Continue\r\n\r\n", 25))
+			c->dead = true;
+		c->state = H1_BODY;
+		c->body_left = r->content_length;
+		c->xfer_bytes = 0;
+		c->xfer_start_ns = loop_now_ns();
+		{
+			size_t take = c->inlen < c->body_left ? c->inlen : (size_t)c->body_left;
+
+			inbuf_consume(c, take);
+			c->body_left -= take;
+			c->xfer_bytes += take;
+		}
+		if (!c->body_left)
+			h1_upload_done(c);
+		return;
+	case NQ_BAD_METHOD:
+		return h1_error(c, 405, false);
+	case NQ_NOT_FOUND:
+		return h1_error(c, 404, false);
+	}
+}
+
+/* Answer what the input holds, one request at a time: only once the last is sent. */
+static void h1_process(struct conn *c)
+{
+	while (!c->dead && c->state == H1_HEAD && c->outoff == c->outlen && !c->close_after &&
+	       c->inlen) {
+		struct http1_req r;
+		int n = http1_parse_request(c->in, c->inlen, &r);
+
+		if (n == 0)
+			return;
+		if (n < 0) {
+			c->inlen = 0;
+			return h1_error(c, n == -EMSGSIZE ? 431 : 400, true);
+		}
+		h1_request(c, &r);
+	}
+}
+
+/* ---- HTTP/2 ---- */
+
+static ssize_t h2_read_body(nghttp2_session *sess, int32_t id, uint8_t *buf, size_t length,
+			    uint32_t *flags, nghttp2_data_source *src, void *ud)
+{
+	struct h2stream *st = src->ptr;
+	size_t n;
+
+	(void)sess, (void)id, (void)ud;
+	if (st->route == NQ_LARGE) {
+		struct hserver *h = st->c->h;
+
+		if (loop_now_ns() - st->start_ns >= (uint64_t)h->cfg.max_time_ms * NS_PER_MS) {
+			*flags |= NGHTTP2_DATA_FLAG_EOF;
+			report(st->c, "download", "max-time", st->bytes, st->start_ns);
+			st->route = NQ_NOT_FOUND; /* reported */
+			return 0;
+		}
+		n = length < IO_LEN ? length : IO_LEN;
+		memset(buf, 0, n);
+		st->bytes += n;
+		return (ssize_t)n;
+	}
+	n = st->bodylen - st->bodyoff;
+	if (n > length)
+		n = length;
+	memcpy(buf, st->body + st->bodyoff, n);
+	st->bodyoff += n;
+	if (st->bodyoff == st->bodylen)
+		*flags |= NGHTTP2_DATA_FLAG_EOF;
+	return (ssize_t)n;
+}
+
+static void h2_respond(struct h2stream *st, int status, const char *type, const char *body,
+		       size_t n)
+{
+	char code[4];
+	nghttp2_nv nv[] = {
+	    {(uint8_t *)":status", (uint8_t *)code, 7, 3, NGHTTP2_NV_FLAG_NONE},
+	    {(uint8_t *)"content-type", (uint8_t *)type, 12, strlen(type), NGHTTP2_NV_FLAG_NONE},
+	    {(uint8_t *)"cache-control", (uint8_t *)"no-store", 13, 8, NGHTTP2_NV_FLAG_NONE},
+	};
+	nghttp2_data_provider dp = {.source.ptr = st, .read_callback = h2_read_body};
+
+	snprintf(code, sizeof(code), "%03d", status);
+	if (n > sizeof(st->body))
+		n = sizeof(st->body);
+	memcpy(st->body, body, n);
+	st->bodylen = n;
+	st->answered = true;
+	nghttp2_submit_response(st->c->sess, st->id, nv, 3,
+				(n || st->route == NQ_LARGE) ? &dp : NULL);
+}
+
+static void h2_request(struct h2stream *st)
+{
+	char body[NQ_CONFIG_MAX];
+	int n;
+
+	st->route = nq_route(st->method, st->path);
+	st->start_ns = loop_now_ns();
+	switch (st->route) {
+	case NQ_CONFIG:
+		n = nq_config_write(body, sizeof(body), st->c->tls ? "https" : "http",
+				    nq_authority_ok(st->authority) ? st->authority
+								   : st->c->local_auth);
+		if (n < 0)
+			return h2_respond(st, 400, "text/plain", "400 Bad Request\n", 16);
+		return h2_respond(st, 200, "application/json", body, (size_t)n);
+	case NQ_SMALL:
+		return h2_respond(st, 200, "application/octet-stream", "x", 1);
+	case NQ_LARGE:
+		return h2_respond(st, 200, "application/octet-stream", "", 0);
+	case NQ_SLURP:
+		return; /* answered at the end of its body */
+	case NQ_BAD_METHOD:
+		return h2_respond(st, 405, "text/plain", "405 Method Not Allowed\n", 23);
+	case NQ_NOT_FOUND:
+		return h2_respond(st, 404, "text/plain", "404 Not Found\n", 14);
+	}
+}
+
+static int h2_begin_headers(nghttp2_session *sess, const nghttp2_frame *f, void *ud)
+{
+	struct conn *c = ud;
+	struct h2stream *st;
+
+	if (f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST)
+		return 0;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return NGHTTP2_ERR_CALLBACK_FAILURE;
+	st->c = c;
+	st->id = f->hd.stream_id;
+	st->route = NQ_NOT_FOUND;
+	st->next = c->streams;
+	if (c->streams)
+		c->streams->prev = st;
+	c->streams = st;
+	nghttp2_session_set_stream_user_data(sess, st->id, st);
+	return 0;
+}
+
+static bool copy_field(char *dst, size_t cap, const uint8_t *v, size_t n)
+{
+	if (n >= cap || memchr(v, '\0', n))
+		return false;
+	memcpy(dst, v, n);
+	dst[n] = '\0';
+	return true;
+}
+
+static int h2_header(nghttp2_session *sess, const nghttp2_frame *f, const uint8_t *name,
+		     size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags, void *ud)
+{
+	struct h2stream *st = nghttp2_session_get_stream_user_data(sess, f->hd.stream_id);
+	bool ok = true;
+
+	(void)flags, (void)ud;
+	if (!st || f->hd.type != NGHTTP2_HEADERS)
+		return 0;
+	if (namelen == 7 && !memcmp(name, ":method", 7))
+		ok = copy_field(st->method, sizeof(st->method), value, valuelen);
+	else if (namelen == 5 && !memcmp(name, ":path", 5)) {
+		ok = copy_field(st->path, sizeof(st->path), value, valuelen);
+		st->path[strcspn(st->path, "?")] = '\0';
+	} else if (namelen == 10 && !memcmp(name, ":authority", 10))
+		ok = copy_field(st->authority, sizeof(st->authority), value, valuelen);
+	/* too long for its field: this stream is reset, the connection goes on */
+	return ok ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+}
+
+static void h2_upload_done(struct h2stream *st, const char *end)
+{
+	report(st->c, "upload", end, st->bytes, st->start_ns);
+	st->route = NQ_NOT_FOUND; /* reported */
+	h2_respond(st, 200, "text/plain", "", 0);
+}
+
+static int h2_frame_recv(nghttp2_session *sess, const nghttp2_frame *f, void *ud)
+{
+	struct h2stream *st = nghttp2_session_get_stream_user_data(sess, f->hd.stream_id);
+
+	(void)ud;
+	if (!st)
+		return 0;
+	if (f->hd.type == NGHTTP2_HEADERS && f->headers.cat == NGHTTP2_HCAT_REQUEST)
+		h2_request(st);
+	if ((f->hd.type == NGHTTP2_HEADERS || f->hd.type == NGHTTP2_DATA) &&
+	    (f->hd.flags & NGHTTP2_FLAG_END_STREAM) && st->route == NQ_SLURP && !st->answered)
+		h2_upload_done(st, "complete");
+	return 0;
+}
+
+static int h2_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const uint8_t *data,
+			 size_t len, void *ud)
+{
+	struct h2stream *st = nghttp2_session_get_stream_user_data(sess, id);
+
+	(void)flags, (void)data, (void)ud;
+	if (st)
+		st->bytes += len;
+	return 0;
+}
+
+static int h2_stream_close(nghttp2_session *sess, int32_t id, uint32_t err, void *ud)
+{
+	struct h2stream *st = nghttp2_session_get_stream_user_data(sess, id);
+	struct conn *c = ud;
+
+	(void)err;
+	if (!st)
+		return 0;
+	if (st->route == NQ_LARGE && st->answered)
+		report(c, "download", "closed", st->bytes, st->start_ns);
+	else if (st->route == NQ_SLURP && !st->answered)
+		report(c, "upload", "closed", st->bytes, st->start_ns);
+	if (st->prev)
+		st->prev->next = st->next;
+	else
+		c->streams = st->next;
+	if (st->next)
+		st->next->prev = st->prev;
+	nghttp2_session_set_stream_user_data(sess, id, NULL);
+	free(st);
+	return 0;
+}
+
+static int h2_start(struct conn *c)
+{
+	nghttp2_session_callbacks *cb;
+	nghttp2_settings_entry iv[] = {
+	    {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS},
+	    {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_STREAM_WINDOW},
+	};
+	int r;
+
+	if (nghttp2_session_callbacks_new(&cb))
+		return -ENOMEM;
+	nghttp2_session_callbacks_set_on_begin_headers_callback(cb, h2_begin_headers);
+	nghttp2_session_callbacks_set_on_header_callback(cb, h2_header);
+	nghttp2_session_callbacks_set_on_frame_recv_callback(cb, h2_frame_recv);
+	nghttp2_session_callbacks_set_on_data_chunk_recv_callback(cb, h2_data_chunk);
+	nghttp2_session_callbacks_set_on_stream_close_callback(cb, h2_stream_close);
+	r = nghttp2_session_server_new(&c->sess, cb, c);
+	nghttp2_session_callbacks_del(cb);
+	if (r)
+		return -ENOMEM;
+	if (nghttp2_submit_settings(c->sess, NGHTTP2_FLAG_NONE, iv, 2) ||
+	    nghttp2_session_set_local_window_size(c->sess, NGHTTP2_FLAG_NONE, 0, H2_CONN_WINDOW))
+		return -ENOMEM;
+	c->proto = PROTO_H2;
+	return 0;
+}
+
+/* ---- reading and writing ---- */
+
+/* HTTP/2 or HTTP/1.1, from the first bytes. */
+static void detect(struct conn *c)
+{
+	size_t n = c->inlen < H2_PREFACE_LEN ? c->inlen : H2_PREFACE_LEN;
+
+	if (memcmp(c->in, h2_preface, n)) {
+		c->proto = PROTO_H1;
+		return;
+	}
+	if (c->inlen < H2_PREFACE_LEN)
+		return; /* a prefix of the preface: wait */
+	if (h2_start(c) < 0 ||
+	    nghttp2_session_mem_recv(c->sess, (const uint8_t *)c->in, c->inlen) < 0)
+		c->dead = true;
+	c->inlen = 0;
+}
+
+static void conn_readable(struct conn *c)
+{
+	struct hserver *h = c->h;
+
+	for (int i = 0; i < IO_ROUNDS && !c->dead; i++) {
+		ssize_t n;
+
+		if (c->proto == PROTO_H2) {
+			n = conn_recv(c, h->sink, IO_LEN);
+			if (n > 0 && nghttp2_session_mem_recv(c->sess, h->sink, (size_t)n) < 0)
+				c->dead = true;
+		} else if (c->proto == PROTO_H1 && c->state == H1_BODY) {
+			n = conn_recv(c, h->sink, c->body_left < IO_LEN ? c->body_left : IO_LEN);
+			if (n > 0) {
+				c->body_left -= (uint64_t)n;
+				c->xfer_bytes += (uint64_t)n;
+				if (!c->body_left)
+					h1_upload_done(c);
+			}
+		} else {
+			if (c->inlen == sizeof(c->in)) {
+				if (c->proto == PROTO_H1 && c->state == H1_HEAD &&
+				    c->outoff == c->outlen && !c->close_after)
+					h1_process(c); /* -EMSGSIZE: 431 */
+				return;		       /* full: read no more until it drains */
+			}
+			n = conn_recv(c, c->in + c->inlen, sizeof(c->in) - c->inlen);
+			if (n > 0) {
+				c->inlen += (size_t)n;
+				if (c->proto == PROTO_DETECT)
+					detect(c);
+				if (c->proto == PROTO_H1)
+					h1_process(c);
+			}
+		}
+		if (n == 0 || (n < 0 && n != -EAGAIN && n != -EINTR))
+			c->dead = true;
+		if (n < 0)
+			return;
+	}
+}
+
+/* Write what is pending; 0 when all is out, -EAGAIN when the socket is full, else dead. */
+static int write_all(struct conn *c, const void *buf, size_t len, size_t *done)
+{
+	while (*done < len) {
+		ssize_t n = conn_send(c, (const char *)buf + *done, len - *done);
+
+		if (n == -EINTR)
+			continue;
+		if (n == -EAGAIN)
+			return -EAGAIN;
+		if (n < 0) {
+			c->dead = true;
+			return (int)n;
+		}
+		*done += (size_t)n;
+	}
+	return 0;
+}
+
+static void conn_writable(struct conn *c)
+{
+	struct hserver *h = c->h;
+
+	if (c->outoff < c->outlen && write_all(c, c->out, c->outlen, &c->outoff) < 0)
+		return;
+	if (c->proto == PROTO_H1 && c->state == H1_STREAM) {
+		for (int i = 0; i < IO_ROUNDS; i++) {
+			ssize_t n = conn_send(c, h->zeros, IO_LEN);
+
+			if (n < 0) {
+				if (n != -EAGAIN && n != -EINTR)
+					c->dead = true;
+				break;
+			}
+			c->xfer_bytes += (uint64_t)n;
+		}
+		return;
+	}
+	if (c->proto == PROTO_H1 && c->state == H1_HEAD) {
+		if (c->close_after) {
+			c->dead = true; /* the response is out */
+			return;
+		}
+		h1_process(c); /* the next request waiting in the input, if any */
+		if (c->outoff < c->outlen)
+			write_all(c, c->out, c->outlen, &c->outoff);
+		return;
+	}
+	if (c->proto != PROTO_H2)
+		return;
+	for (int i = 0; i < 4 * IO_ROUNDS; i++) {
+		size_t done = 0;
+		ssize_t n;
+
+		if (!c->pendlen) {
+			n = nghttp2_session_mem_send(c->sess, &c->pend);
+			if (n < 0) {
+				c->dead = true;
+				return;
+			}
+			if (!n)
+				break;
+			c->pendlen = (size_t)n;
+		}
+		if (write_all(c, c->pend, c->pendlen, &done) < 0) {
+			c->pend += done;
+			c->pendlen -= done;
+			return;
+		}
+		c->pendlen = 0;
+	}
+	if (!c->pendlen && !nghttp2_session_want_read(c->sess) &&
+	    !nghttp2_session_want_write(c->sess))
+		c->dead = true; /* GOAWAY both ways */
+}
+
+static bool wants_write(const struct conn *c)
+{
+	if (c->handshaking)
+		return tls_want(c->tls) == TLS_WANT_WRITE;
+	if (c->outoff < c->outlen || c->read_wants_out)
+		return true;
+	if (c->proto == PROTO_H1)
+		return c->state == H1_STREAM || (c->state == H1_HEAD && c->close_after);
+	if (c->proto == PROTO_H2)
+		return c->pendlen || nghttp2_session_want_write(c->sess);
+	return false;
+}
+
+static bool wants_read(const struct conn *c)
+{
+	if (c->handshaking)
+		return tls_want(c->tls) == TLS_WANT_READ;
+	if (c->proto == PROTO_H2)
+		return true;
+	return c->inlen < sizeof(c->in) || (c->proto == PROTO_H1 && c->state == H1_BODY);
+}
+
+/*
+ * TLS or not, from the first byte (peeked: it stays for whoever reads it). False
+ * while the handshake goes on (or failed: c->dead).
+ */
+static bool tls_ready(struct conn *c)
+{
+	if (!c->tls_checked) {
+		unsigned char b;
+		ssize_t n = recv(c->fd, &b, 1, MSG_PEEK);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			c->dead = true;
+			return false;
+		}
+		if (n < 0)
+			return false;
+		c->tls_checked = true;
+		if (b == 0x16) { /* a TLS handshake record */
+			c->tls = tls_conn_new(c->h->cfg.tls, c->fd, NULL);
+			c->handshaking = c->tls != NULL;
+			c->dead = !c->tls;
+		}
+	}
+	if (c->handshaking) {
+		int r = tls_handshake(c->tls, (double)loop_now_ns() / 1e9);
+
+		if (r < 0)
+			c->dead = true;
+		if (r != TLS_DONE)
+			return false;
+		c->handshaking = false;
+		c->last_io_ns = loop_now_ns();
+	}
+	return !c->dead;
+}
+
+/* Read while the TLS layer holds decrypted bytes: epoll cannot see them. */
+static void conn_readable_all(struct conn *c)
+{
+	conn_readable(c);
+	for (int i = 0; i < IO_ROUNDS && c->tls && !c->dead && tls_pending(c->tls) && wants_read(c);
+	     i++)
+		conn_readable(c);
+}
+
+static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct conn *c = ctx;
+
+	(void)fd;
+	if (c->h->cfg.tls && (!c->tls_checked || c->handshaking) && !tls_ready(c)) {
+		if (c->dead)
+			conn_free(c, true);
+		else
+			loop_mod(l, c->fd,
+				 (wants_read(c) ? EPOLLIN : 0) | (wants_write(c) ? EPOLLOUT : 0));
+		return;
+	}
+	if (events & (EPOLLIN | EPOLLHUP | EPOLLERR) || c->read_wants_out ||
+	    (c->tls && tls_pending(c->tls)))
+		conn_readable_all(c);
+	if (!c->dead)
+		conn_writable(c); /* what the input asked for goes out at once if it can */
+	if (c->dead) {
+		conn_free(c, true);
+		return;
+	}
+	loop_mod(l, c->fd, (wants_read(c) ? EPOLLIN : 0) | (wants_write(c) ? EPOLLOUT : 0));
+}
+
+/* ---- time limits ---- */
+
+static void conn_limits(struct conn *c, uint64_t now)
+{
+	const struct hserver_config *cfg = &c->h->cfg;
+	uint64_t max = (uint64_t)cfg->max_time_ms * NS_PER_MS;
+
+	if (now - c->last_io_ns >= (uint64_t)cfg->idle_ms * NS_PER_MS) {
+		c->dead = true;
+		return;
+	}
+	if (c->proto == PROTO_H1 && (c->state == H1_STREAM || c->state == H1_BODY) &&
+	    now - c->xfer_start_ns >= max) {
+		report(c, c->state == H1_STREAM ? "download" : "upload", "max-time", c->xfer_bytes,
+		       c->xfer_start_ns);
+		c->state = H1_HEAD; /* reported */
+		c->dead = true;
+		return;
+	}
+	if (c->tls && !c->handshaking && tls_pending(c->tls) && wants_read(c))
+		conn_readable_all(c); /* bytes the TLS layer held while the input was full */
+	if (c->dead || c->proto != PROTO_H2)
+		return;
+	for (struct h2stream *st = c->streams; st; st = st->next)
+		if (st->route == NQ_SLURP && !st->answered && now - st->start_ns >= max) {
+			h2_upload_done(st, "max-time");
+			nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id,
+						  NGHTTP2_NO_ERROR);
+		}
+	/* a download past its time ends in its data provider, which needs a write turn */
+	conn_writable(c);
+}
+
+static void sweep(struct loop *l, uint64_t id, void *ctx)
+{
+	struct hserver *h = ctx;
+	uint64_t now = loop_now_ns();
+	struct conn *next;
+
+	(void)id;
+	for (struct conn *c = h->conns; c; c = next) {
+		next = c->next;
+		conn_limits(c, now);
+		if (c->dead)
+			conn_free(c, true);
+		else
+			loop_mod(l, c->fd,
+				 (wants_read(c) ? EPOLLIN : 0) | (wants_write(c) ? EPOLLOUT : 0));
+	}
+	h->sweep_timer = loop_timer_at(l, now + SWEEP_MS * NS_PER_MS, sweep, h);
+}
+
+/* ---- accepting ---- */
+
+static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return !memcmp(&((const struct sockaddr_in *)(const void *)a)->sin_addr,
+			       &((const struct sockaddr_in *)(const void *)b)->sin_addr, 4);
+	return !memcmp(&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr,
+		       &((const struct sockaddr_in6 *)(const void *)b)->sin6_addr, 16);
+}
+
+void hserver_accept(struct hserver *h, int fd, const struct sockaddr_storage *peer)
+{
+	struct sockaddr_storage addr;
+	unsigned from_addr = 0;
+	int lowat = (int)h->cfg.lowat, one = 1;
+	struct conn *c;
+
+	normalize_addr(peer, &addr);
+	if (h->nconns >= h->cfg.max_conns)
+		goto refuse;
+	/* a walk of at most max_conns: only on accept, cheaper than a table to keep */
+	for (c = h->conns; c; c = c->next)
+		from_addr += same_addr(&c->peer, &addr);
+	if (from_addr >= h->cfg.max_conns_per_addr)
+		goto refuse;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		goto refuse;
+	c->h = h;
+	c->fd = fd;
+	c->peer = addr;
+	c->last_io_ns = loop_now_ns();
+	local_authority(fd, c->local_auth, sizeof(c->local_auth));
+	if (lowat > 0)
+		setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof(lowat));
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (loop_add(h->loop, fd, EPOLLIN, conn_event, c) < 0) {
+		free(c);
+		goto refuse;
+	}
+	c->next = h->conns;
+	if (h->conns)
+		h->conns->prev = c;
+	h->conns = c;
+	h->nconns++;
+	return;
+refuse:
+	close(fd);
+}
+
+int hserver_new(struct loop *l, const struct hserver_config *cfg, struct hserver **out)
+{
+	struct hserver *h;
+
+	if (!cfg->max_conns || !cfg->max_conns_per_addr || !cfg->max_time_ms || !cfg->idle_ms)
+		return -EINVAL;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->cfg = *cfg;
+	h->loop = l;
+	h->zeros = calloc(1, IO_LEN);
+	h->sink = malloc(IO_LEN);
+	if (h->zeros && h->sink)
+		h->sweep_timer = loop_timer_at(l, loop_now_ns() + SWEEP_MS * NS_PER_MS, sweep, h);
+	if (!h->sweep_timer) {
+		free(h->zeros);
+		free(h->sink);
+		free(h);
+		return -ENOMEM;
+	}
+	*out = h;
+	return 0;
+}
+
+void hserver_free(struct hserver *h)
+{
+	if (!h)
+		return;
+	while (h->conns)
+		conn_free(h->conns, false);
+	loop_timer_del(h->loop, h->sweep_timer);
+	free(h->zeros);
+	free(h->sink);
+	free(h);
+}

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# test-rpm-path.sh - the responsiveness test end to end over a bloated and then a short
+# FIFO: our client against `debloat server --rpm` across a 100 Mbit/s bottleneck, and
+# against Debian's nghttpd on the same path as the anchor.
+#
+#	[ ns dbt-rpc-$$ ]          [ ns dbt-rpr-$$ ]            [ ns dbt-rps-$$ ]
+#	  debloat test rpm           forwards                     debloat server --rpm 4043
+#	  vc 10.98.1.1 <--veth--> rc 10.98.1.2  rs 10.98.2.2 <--veth--> vs 10.98.2.1
+#	                          egress of rc and rs:          nghttpd --no-tls 4080
+#	                          htb 100mbit + pfifo limit 20 (then 1000)
+#
+# As in test-rrul.sh: the shapers sit in the router, GSO, TSO and GRO are off so a
+# pfifo limit counts wire-sized packets (1000 at 100 Mbit/s: ~120 ms of queue; 20:
+# ~2.4 ms), and the client's and servers' namespaces run reno (net.ipv4.
+# tcp_congestion_control there, a per-namespace sysctl): this kernel's default, BBR,
+# keeps queues short by itself and would hide the FIFO's size.
+#
+# Asserts (figures printed; orderings with margins, never exact timings):
+#  - the path itself: ICMP through the loaded queues (ping meanwhile) is >= 10x slower at
+#    pfifo 1000 than at pfifo 20 (measured ~79 ms against ~1.6 ms);
+#  - our client against our server (h2c): RPM at pfifo 20 >= 1.5x RPM at pfifo 1000.
+#    Not 5x: at pfifo 20 the load drops 3 to 20 % of the packets (ping's loss), and a
+#    probe that loses its SYN waits 1 s, one that loses a data segment 200 ms or more
+#    (the minimum RTO), so the RPM is bound by loss, not by the queue's 2.4 ms; nghttpd
+#    on the same path is bound the same way (its figures are printed beside ours).
+#    Measured on two shared cores: 1.6x to 2.1x (e.g. 1125 against 542 RPM);
+#  - at pfifo 1000, the RPM against nghttpd serving a static tree (the anchor, as
+#    test-rpm-nghttpd.sh builds it) is within 25 % of the one against our server.
+# The client loads with at most 4 connections a direction (--mnp 4: fewer flows, less
+# loss at pfifo 20) and short intervals (--id 0.3, --max-time 4): about 30 s.
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+require_root
+require_netns
+require_cmd jq ethtool nghttpd
+grep -qw reno /proc/sys/net/ipv4/tcp_available_congestion_control || skip "needs reno"
+require_debloat
+
+C=dbt-rpc-$$
+R=dbt-rpr-$$
+S=dbt-rps-$$
+PORT=9911
+RPM=4043
+NGPORT=4080
+T=$(mktemp -d)
+NG_PID=
+stop_ng() {
+	[ -n "$NG_PID" ] || return 0
+	kill "$NG_PID" 2>/dev/null || true
+	wait "$NG_PID" 2>/dev/null || true
+	NG_PID=
+}
+trap 'stop_ng; rm -rf "$T"; cleanup' EXIT
+
+netns_add "$C"
+netns_add "$R"
+netns_add "$S"
+ip link add vc netns "$C" type veth peer name rc netns "$R"
+ip link add vs netns "$S" type veth peer name rs netns "$R"
+ip -n "$C" addr add 10.98.1.1/24 dev vc
+ip -n "$R" addr add 10.98.1.2/24 dev rc
+ip -n "$R" addr add 10.98.2.2/24 dev rs
+ip -n "$S" addr add 10.98.2.1/24 dev vs
+link_up() { # link_up NS DEV: wire-sized packets only
+	ip netns exec "$1" ethtool -K "$2" tso off gso off gro off >/dev/null 2>&1 || true
+	ip -n "$1" link set lo up
+	ip -n "$1" link set "$2" up
+}
+link_up "$C" vc
+link_up "$R" rc
+link_up "$R" rs
+link_up "$S" vs
+ip -n "$C" route add default via 10.98.1.2
+ip -n "$S" route add default via 10.98.2.2
+ip netns exec "$R" sysctl -qw net.ipv4.ip_forward=1
+ip netns exec "$C" sysctl -qw net.ipv4.tcp_congestion_control=reno
+ip netns exec "$S" sysctl -qw net.ipv4.tcp_congestion_control=reno
+
+shape() { # shape DEV: the 100 Mbit/s bottleneck in the router
+	tc -n "$R" qdisc add dev "$1" root handle 1: htb default 1
+	tc -n "$R" class add dev "$1" parent 1: classid 1:1 htb rate 100mbit quantum 15140
+	tc -n "$R" qdisc add dev "$1" parent 1:1 handle 10: pfifo limit 1000
+}
+limit() { # limit LIMIT: both directions
+	tc -n "$R" qdisc change dev rc parent 1:1 handle 10: pfifo limit "$1"
+	tc -n "$R" qdisc change dev rs parent 1:1 handle 10: pfifo limit "$1"
+}
+shape rc
+shape rs
+
+SERVER_TIMEOUT=150 netns_server "$S" "$PORT" "$T/server.log" --rpm "$RPM"
+
+# The anchor: nghttpd serving the static tree of test-rpm-nghttpd.sh.
+ng="http://10.98.2.1:$NGPORT"
+mkdir -p "$T/www/.well-known" "$T/www/api/v1"
+printf x >"$T/www/api/v1/small"
+truncate -s 8G "$T/www/api/v1/large"
+: >"$T/www/api/v1/slurp"
+cat >"$T/www/.well-known/nq" <<JSON
+{"version": 1,
+ "urls": {"small_download_url": "$ng/api/v1/small",
+          "large_download_url": "$ng/api/v1/large",
+          "upload_url": "$ng/api/v1/slurp"}}
+JSON
+ip netns exec "$S" timeout 150 nghttpd --no-tls -d "$T/www" "$NGPORT" >"$T/nghttpd.log" 2>&1 &
+NG_PID=$!
+for _ in $(seq 50); do
+	ip netns exec "$S" ss -Hltn "sport = :$NGPORT" | grep -q . && break
+	sleep 0.1
+done
+
+assert_num() { # assert_num DESC AWK-CONDITION
+	if awk "BEGIN { exit !($2) }"; then pass "$1"; else fail "$1: not ($2)"; fi
+}
+rpm() { # rpm NAME URL -> $T/NAME.json, prints the RPM; $T/NAME.ping: ICMP meanwhile
+	ip netns exec "$C" ping -q -n -i 0.1 -c 30 -w 5 10.98.2.1 >"$T/$1.ping" 2>&1 &
+	local ping=$!
+	ip netns exec "$C" timeout 60 "$DEBLOAT" test rpm --id 0.3 --max-time 4 --mnp 4 \
+		-o "$T/$1.json" "$2" >"$T/$1.out" 2>&1 || true
+	wait "$ping" 2>/dev/null || true
+	jq -r '.rpm.rpm // "null"' "$T/$1.json" 2>/dev/null || echo null
+}
+ours="http://10.98.2.1:$RPM/.well-known/nq"
+
+limit 20
+short=$(rpm ours-20 "$ours")
+short_anchor=$(rpm nghttpd-20 "$ng/.well-known/nq")
+limit 1000
+deep=$(rpm ours-1000 "$ours")
+anchor=$(rpm nghttpd-1000 "$ng/.well-known/nq")
+for f in ours-20 nghttpd-20 ours-1000 nghttpd-1000; do
+	printf '     %-13s %s\n' "$f:" "$(jq -r '.rpm.stages[0] as $s | "\(.rpm.rpm | floor) RPM: TCP handshake \($s.tcp_f_ms | floor) ms, GET \($s.http_f_ms | floor) ms, GET on the load \($s.http_l_ms | floor) ms; down \(.summary.download_mbps | floor) up \(.summary.upload_mbps | floor) Mbit/s"' "$T/$f.json" 2>/dev/null || tail -n 3 "$T/$f.out")"
+	# the path's own delay meanwhile: ICMP through the same queues
+	printf '     %-13s ICMP %s\n' "" "$(grep -E 'packet loss|rtt' "$T/$f.ping" | tr '\n' ' ')"
+done
+for v in "$short" "$deep" "$anchor"; do
+	[ "$v" != null ] || { fail "a run gave no RPM"; finish; }
+done
+icmp() { sed -nE 's|.*rtt min/avg/max/mdev = [0-9.]+/([0-9.]+)/.*|\1|p' "$T/$1.ping"; }
+i20=$(icmp ours-20)
+i1000=$(icmp ours-1000)
+assert_num "the path: ICMP under load at pfifo 1000 (${i1000:-?} ms) >= 10x pfifo 20 (${i20:-?} ms)" \
+	"${i1000:-0} >= 10 * ${i20:-1000}"
+assert_num "pfifo 20 ($short RPM) >= 1.5x pfifo 1000 ($deep RPM)" "$short >= 1.5 * $deep"
+assert_num "pfifo 1000: nghttpd ($anchor RPM) within 25 % of our server ($deep RPM)" \
+	"$anchor >= 0.75 * $deep && $anchor <= 1.25 * $deep"
+kill -0 "$SERVER_PID" 2>/dev/null && pass "our server is still running" || fail "our server died"
+finish
