@@ -122,6 +122,9 @@ fixed_check() { # SNAPSHOT [fix options]
 	assert_eq "$name --fixed: txqueuelen" "$want_txq" "$(jq -r .txqueuelen <<<"$show")"
 	assert_eq "$name --fixed: BQL limit_max" "$want_bql" "$(jq -r .bql_limit_max_bytes <<<"$show")"
 	assert_eq "$name --fixed: ring" "$want_ring" "$(jq -r .ring <<<"$show")"
+	assert_eq "$name --fixed: the download shaper as fix's ingress step (rate, or none)" \
+		"$(jq -r '[.interfaces[0].steps[] | select(.knob == "ingress")] | if length > 0 then "shaper" else "null" end' <<<"$plan")" \
+		"$(jq -r 'if .ingress_rate_bps then "shaper" else "null" end' <<<"$show")"
 	assert_eq "$name --fixed: every step of the plan is listed" \
 		"$(jq '[.interfaces[0].steps[], (.host.steps // [])[]] | length' <<<"$plan")" \
 		"$(jq '.plan | length' <<<"$show")"
@@ -133,6 +136,9 @@ fixed_check "$TOP/tests/fixtures/emit/raspberry-pi-4-at-100mbit.json"
 fixed_check "$TOP/tests/fixtures/emit/beaglebone-black-without-cake.json"
 fixed_check "$TOP/boards/wandboard.json" --shape 50mbit
 fixed_check "$TOP/boards/raspberry-pi-4.json" --role server
+run "$DEBLOAT" lab show --snapshot wandboard --fixed --json
+assert_eq "Wandboard --fixed: the download shaped at the plan's per-direction rate" \
+	"shaper rate 223250kbit child fq_codel 223250000" "$(jq -r '"\(.ingress) \(.ingress_rate_bps)"' <<<"$OUT")"
 run "$DEBLOAT" lab show --snapshot beaglebone-black --fixed
 assert_contains "a step the lab cannot model is listed, not dropped" "$OUT" \
 	"offload rx-gro -> off: not modelled"
