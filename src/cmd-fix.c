@@ -29,8 +29,9 @@
 static const char usage[] =
     "Usage: " PROG_NAME " fix [IFACE...] [--all] [--dry-run] [--json] [--try SECONDS]\n"
     "           [--persist] [--force] [--role host|server] [--shape RATE]\n"
-    "           [--ingress RATE] [--state-dir DIR] [--root DIR]\n"
-    "       " PROG_NAME " fix --from FILE --dry-run [--json] [--shape RATE] [IFACE...]\n"
+    "           [--ingress RATE | --no-ingress] [--state-dir DIR] [--root DIR]\n"
+    "       " PROG_NAME " fix --from FILE --dry-run [--json] [--shape RATE]\n"
+    "           [--ingress RATE | --no-ingress] [IFACE...]\n"
     "       " PROG_NAME " fix --emit networkd|udev|nm [--from FILE] [-o DIR] [--all]\n"
     "           [IFACE...]\n"
     "       " PROG_NAME " fix --confirm [--state-dir DIR]\n"
@@ -69,7 +70,9 @@ static const char usage[] =
     "                        this host\n"
     "      --ingress RATE    shape each named interface's download at RATE, through\n"
     "                        an ifb device its ingress is redirected to (as\n"
-    "                        sqm-scripts)\n"
+    "                        sqm-scripts); without it, done at the shaper's rate\n"
+    "                        where transmit and receive share the NIC's ceiling\n"
+    "      --no-ingress      never shape the download (not even on a shared ceiling)\n"
     "  -s, --state-dir DIR   where the journal lives (default " APPLY_STATE_DIR ")\n"
     "      --root DIR        write --persist's files under DIR instead of /\n"
     "      --apply-persisted apply the setup --persist saved for IFACE (at boot)\n"
@@ -81,6 +84,7 @@ enum {
 	OPT_APPLY_PERSISTED,
 	OPT_SHAPE,
 	OPT_INGRESS,
+	OPT_NO_INGRESS,
 	OPT_FROM,
 };
 
@@ -112,6 +116,7 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 	    {"apply-persisted", no_argument, NULL, OPT_APPLY_PERSISTED},
 	    {"shape", required_argument, NULL, OPT_SHAPE},
 	    {"ingress", required_argument, NULL, OPT_INGRESS},
+	    {"no-ingress", no_argument, NULL, OPT_NO_INGRESS},
 	    {"from", required_argument, NULL, OPT_FROM},
 	    {"emit", required_argument, NULL, 'e'},
 	    {"output", required_argument, NULL, 'o'},
@@ -191,6 +196,9 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 						       "(\"80mbit\"), not \"%s\"",
 						       c == OPT_SHAPE ? "--shape" : "--ingress", optarg);
 			break;
+		case OPT_NO_INGRESS:
+			a->opts.no_ingress = true;
+			break;
 		case 'h':
 			return fputs(usage, stdout) == EOF ? 1 : 0;
 		default:
@@ -203,6 +211,8 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 					       cli_bad_option(argv));
 		}
 	}
+	if (a->opts.no_ingress && a->opts.ingress_rate)
+		return cli_usage_error("fix", usage, "--ingress RATE or --no-ingress, not both");
 	if (a->output && a->emit == EMIT_NONE)
 		return cli_usage_error("fix", usage, "--output is for --emit's files");
 	if (a->emit != EMIT_NONE &&
@@ -228,9 +238,11 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 		return cli_usage_error("fix", usage, "name interfaces or give --all, not both");
 	if (!a->all && optind == argc && !a->from)
 		return cli_usage_error("fix", usage, "name an interface, or give --all");
-	if (a->apply_persisted && (a->opts.shape_rate || a->opts.ingress_rate))
+	if (a->apply_persisted &&
+	    (a->opts.shape_rate || a->opts.ingress_rate || a->opts.no_ingress))
 		return cli_usage_error("fix", usage,
-				       "--apply-persisted applies what was saved: no --shape or --ingress");
+				       "--apply-persisted applies what was saved: no --shape, "
+				       "--ingress or --no-ingress");
 	if (a->all && (a->opts.shape_rate || a->opts.ingress_rate))
 		return cli_usage_error("fix", usage,
 				       "--shape and --ingress are for the interfaces named, not --all");

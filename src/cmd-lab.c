@@ -293,6 +293,17 @@ static void show_profile_json(struct printer *pr, const struct lab_profile *p)
 		print_null(pr, "shaper_rate_bps", NULL, PRINT_JSON_ONLY);
 		print_null(pr, "shaper_child_kind", NULL, PRINT_JSON_ONLY);
 	}
+	if (strcmp(p->ingress, "off") && p->ingress[0]) {
+		print_str(pr, "ingress", p->ingress, PRINT_JSON_ONLY);
+		if (shaper_rate(p->ingress))
+			print_uint(pr, "ingress_rate_bps", shaper_rate(p->ingress) * 8,
+				   PRINT_JSON_ONLY);
+		else
+			print_null(pr, "ingress_rate_bps", NULL, PRINT_JSON_ONLY);
+	} else {
+		print_null(pr, "ingress", NULL, PRINT_JSON_ONLY);
+		print_null(pr, "ingress_rate_bps", NULL, PRINT_JSON_ONLY);
+	}
 	print_uint(pr, "txqueuelen", p->txqueuelen, PRINT_JSON_ONLY);
 	print_uint(pr, "ring", p->ring, PRINT_JSON_ONLY);
 	print_bool(pr, "bql", p->bql, PRINT_JSON_ONLY);

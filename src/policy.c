@@ -421,6 +421,14 @@ static const struct driver_ceiling *ceiling_of(const struct iface *ifc, const st
 	return driver_ceiling(ifc->driver, compatible, n, ifc->usb_speed_mbps);
 }
 
+uint32_t policy_drain_mbps(const struct iface *ifc, const struct host *host)
+{
+	struct policy_shaper sh;
+
+	policy_shaper(ifc, host, 0, &sh);
+	return sh.source == RATE_SOURCE_TABLE ? sh.achievable_mbps : ifc->speed_mbps;
+}
+
 void policy_shaper(const struct iface *ifc, const struct host *host, uint64_t given,
 		   struct policy_shaper *out)
 {
@@ -652,13 +660,16 @@ static void find_no_bql(const struct iface *ifc, const struct host *host, struct
 	if (sh.source == RATE_SOURCE_TABLE)
 		evidence(f, value_uint("ceiling_mbps", sh.ceiling->mbps, UNIT_MBPS));
 	say(f->recommendation, sizeof(f->recommendation),
-	    "shape at %s so the queue forms in the qdisc: %s%s",
+	    "shape at %s so the queue forms in the qdisc: %s%s%s",
 	    sh.source == RATE_SOURCE_TABLE ? sh.why : "~95% of line rate", shaper,
 	    d && d->lever == DRIVER_LEVER_NONE ? " (this driver has no ring to shrink)"
-					       : "; and shrink the TX ring (see big-tx-ring)");
+					       : "; and shrink the TX ring (see big-tx-ring)",
+	    sh.halved ? "; and the download at the same rate through an ifb (debloat fix does "
+			"both): a transmit-only shaper cannot hold while the board also receives"
+		      : "");
 }
 
-static void find_big_tx_ring(const struct iface *ifc, struct verdict *v)
+static void find_big_tx_ring(const struct iface *ifc, const struct host *host, struct verdict *v)
 {
 	const struct driver_info *d = v->driver;
 	int64_t delay = ring_delay_us(ifc, v);
@@ -699,7 +710,7 @@ static void find_big_tx_ring(const struct iface *ifc, struct verdict *v)
 		    ifc->driver);
 	} else {
 		/* docs/design/host-tuning.md: tx 4..20 before BQL; aim at ~1 ms of frames. */
-		uint64_t n = (uint64_t)ifc->speed_mbps * 1000 / 8 / frame_bytes(ifc);
+		uint64_t n = (uint64_t)policy_drain_mbps(ifc, host) * 1000 / 8 / frame_bytes(ifc);
 
 		n = n < 4 ? 4 : n > (uint64_t)v->ring_tx ? (uint64_t)v->ring_tx : n;
 		say(f->recommendation, sizeof(f->recommendation),
@@ -877,7 +888,7 @@ void policy_iface(const struct iface *ifc, const struct host *host, struct verdi
 	find_fifo(ifc, host, out);
 	find_txqueuelen(ifc, out);
 	find_no_bql(ifc, host, out);
-	find_big_tx_ring(ifc, out);
+	find_big_tx_ring(ifc, host, out);
 	find_bql_limit_high(ifc, out);
 	find_gso(ifc, out);
 	find_qdisc_unavailable(ifc, host, out);

@@ -187,6 +187,13 @@ void policy_shaper(const struct iface *ifc, const struct host *host, uint64_t gi
 		   struct policy_shaper *out);
 
 /*
+ * The rate a TX ring without BQL drains at, in Mbit/s: the drivers table's ceiling
+ * (per direction when shared) where it is below the link speed, else the link speed.
+ * A ring of ~1 ms (big-tx-ring, fix's TX ring step) counts its frames at this rate.
+ */
+uint32_t policy_drain_mbps(const struct iface *ifc, const struct host *host);
+
+/*
  * The short FIFO of the last resort (no fq_codel, no cake), short in time: about
  * POLICY_FIFO_MS at rate (bytes/s; 0: the link speed) in packets of policy_gso_cap
  * bytes, at least POLICY_FIFO_MIN, at most 100 (50 at <= 10 Mbit/s; 100 when neither

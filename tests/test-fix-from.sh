@@ -11,6 +11,10 @@
 #        v
 #   debloat fix --from FILE --dry-run [--json] [--shape RATE] [IFACE]
 #
+# Where the ceiling is shared (Wandboard, Pi 3B+) the download is shaped too, at the same
+# rate through an ifb (the ingress step); --ingress RATE overrides it, --no-ingress drops
+# it, and a board whose ceiling is not shared gets none. The TX ring step counts ~1 ms at
+# the ceiling per direction, not the line rate.
 # Also: --shape overrides with source "--shape"; --from without --dry-run is a usage
 # error; a snapshot without the machine and USB fields (an older debloat's) still plans,
 # at line rate; audit --from's fix section says the same. No root needed.
@@ -34,6 +38,11 @@ plan_json() {
 # The root-qdisc step's "after" of interface 0.
 root_after() {
 	jq -r '.interfaces[0].steps[] | select(.knob == "root-qdisc") | .after' <<<"$1"
+}
+
+# The "after" of interface 0's step of knob $2 ("" when there is none).
+step_after() {
+	jq -r --arg k "$2" '[.interfaces[0].steps[] | select(.knob == $k) | .after] | join(" ")' <<<"$1"
 }
 
 # "ok" when $1 (bits/s) is > 0 and at most $2 (bits/s).
@@ -63,6 +72,12 @@ assert_eq "Wandboard: the JSON says which file" "$FIX/wandboard.json" "$(jq -r .
 assert_eq "Wandboard: a dry run" "true dry-run" "$(jq -r '"\(.dry_run) \(.result)"' <<<"$wb")"
 assert_eq "Wandboard: befores are unknown from a snapshot" unknown \
 	"$(jq -r '[.interfaces[0].steps[].before] | unique | join(" ")' <<<"$wb")"
+assert_eq "Wandboard: the download shaped at the same rate" "cake bandwidth 223250kbit" \
+	"$(step_after "$wb" ingress)"
+assert_contains "Wandboard: the download shaper says why" \
+	"$(jq -r '.interfaces[0].steps[] | select(.knob == "ingress") | .why' <<<"$wb")" \
+	"a transmit-only shaper cannot hold while the board also receives"
+assert_eq "Wandboard: the TX ring cut to ~1 ms at 235 Mbit/s" 19 "$(step_after "$wb" ring-tx)"
 run "$DEBLOAT" fix --from "$FIX/wandboard.json" --dry-run
 assert_status "Wandboard: text exits 0" 0
 text=$(tr '\n' ' ' <<<"$OUT" | tr -s ' ')
@@ -84,6 +99,17 @@ assert_eq "Pi 3B+: the drivers table is the source" \
 	"$(jq -r '.interfaces[0].rate_source' <<<"$pi3p")"
 assert_eq "Pi 3B+: cake at that rate" "cake bandwidth 142500kbit" "$(root_after "$pi3p")"
 assert_eq "Pi 3B+: BQL not in use" false "$(jq '.interfaces[0].bql_in_use' <<<"$pi3p")"
+assert_eq "Pi 3B+: the download shaped at the same rate" "cake bandwidth 142500kbit" \
+	"$(step_after "$pi3p" ingress)"
+plan_json "$FIX/raspberry-pi-3bplus.json" --no-ingress
+assert_eq "Pi 3B+ --no-ingress: no download shaper" "" "$(step_after "$OUT" ingress)"
+assert_eq "Pi 3B+ --no-ingress: the root shaper stays" "cake bandwidth 142500kbit" "$(root_after "$OUT")"
+plan_json "$FIX/raspberry-pi-3bplus.json" --ingress 100mbit
+assert_eq "Pi 3B+ --ingress: the rate given wins" "cake bandwidth 100mbit" \
+	"$(step_after "$OUT" ingress)"
+run "$DEBLOAT" fix --from "$FIX/raspberry-pi-3bplus.json" --dry-run --ingress 100mbit --no-ingress
+assert_status "--ingress with --no-ingress is a usage error" 2
+assert_contains "... saying so" "$ERR" "not both"
 
 # The same lan78xx on a USB 3 port has no ceiling: the line rate.
 jq '.interfaces[0].usb_speed_mbps = 5000' "$FIX/raspberry-pi-3bplus.json" >"$TMP/usb3.json"
@@ -107,6 +133,7 @@ assert_eq "Pi 5: BQL not in use" false "$(jq '.interfaces[0].bql_in_use' <<<"$pi
 assert_eq "Pi 5: 0.95 x line rate, source line rate" "950000000 line rate" \
 	"$(jq -r '.interfaces[0] | "\(.shape_rate_bps) \(.rate_source)"' <<<"$pi5")"
 assert_eq "Pi 5: cake at 950mbit" "cake bandwidth 950mbit" "$(root_after "$pi5")"
+assert_eq "Pi 5: no ceiling shared, no download shaper" "" "$(step_after "$pi5" ingress)"
 # Before any traffic only the kernel's release can tell: 6.12 has no macb BQL, 6.15 has.
 jq '.interfaces[0].tx_packets = 0 | .interfaces[0].tx_bytes = 0' \
 	"$FIX/raspberry-pi-5.json" >"$TMP/pi5-idle.json"
@@ -126,6 +153,8 @@ assert_eq "--shape: the rate given" 50000000 "$(jq '.interfaces[0].shape_rate_bp
 assert_eq "--shape: the source" "--shape" "$(jq -r '.interfaces[0].rate_source' <<<"$OUT")"
 assert_eq "--shape: not halved" false "$(jq '.interfaces[0].rate_halved' <<<"$OUT")"
 assert_eq "--shape: cake at it" "cake bandwidth 50mbit" "$(root_after "$OUT")"
+assert_eq "--shape on a shared ceiling: the download at it too" "cake bandwidth 50mbit" \
+	"$(step_after "$OUT" ingress)"
 
 # --- a snapshot from before the machine and USB speed were recorded: line rate ---
 jq 'del(.machine_compatible) | del(.interfaces[].usb_speed_mbps)' \
@@ -150,6 +179,11 @@ assert_contains "audit: the command at that rate" \
 assert_contains "audit: the no-bql advice at that rate" \
 	"$(jq -r '.interfaces[0].findings[] | select(.code == "no-bql") | .recommendation' <<<"$OUT")" \
 	"bandwidth 223250kbit"
+assert_contains "audit: the no-bql advice shapes the download too" \
+	"$(jq -r '.interfaces[0].findings[] | select(.code == "no-bql") | .recommendation' <<<"$OUT")" \
+	"a transmit-only shaper cannot hold while the board also receives"
+assert_contains "audit: the fix section's commands make the ifb" \
+	"$(jq -r '.fix.interfaces[0].commands[]' <<<"$OUT")" "ifb"
 assert_eq "audit: the machine it read" '["wand,imx6q-wandboard","fsl,imx6q"]' \
 	"$(jq -c .machine_compatible <<<"$OUT")"
 run "$DEBLOAT" audit --from "$FIX/raspberry-pi-3bplus.json" --json

@@ -797,6 +797,12 @@ TEST(fec_on_imx6_shapes_below_its_shared_ceiling)
 	CHECK_EQ(t->shaper.source, RATE_SOURCE_TABLE);
 	CHECK(t->shaper.halved);
 	CHECK_EQ(t->shaper.rate * 8, 223250000);
+	/* the receive direction shares the ceiling: shaped at the same rate, saying why */
+	CHECK(step_of(&p, KNOB_INGRESS, NULL) != NULL);
+	CHECK_STR(step_of(&p, KNOB_INGRESS, NULL)->after, "cake bandwidth 223250kbit");
+	CHECK(strstr(step_of(&p, KNOB_INGRESS, NULL)->why,
+		     "a transmit-only shaper cannot hold while the board also receives") != NULL);
+	CHECK(strstr(step_of(&p, KNOB_INGRESS, NULL)->why, "both directions at half") != NULL);
 	plan_free(&p);
 
 	h = make_host("fq_codel htb");
@@ -816,8 +822,82 @@ TEST(fec_on_imx6_shapes_below_its_shared_ceiling)
 		CHECK_EQ(plan_iface(&p, &ifc, &h, true), 0);
 		CHECK_STR(p.targets[0].shaper.source_text, "--shape");
 		CHECK_EQ(p.targets[0].shaper.rate, 50000000 / 8);
+		/* a NIC whose ceiling is shared: the download at the rate given too */
+		CHECK_STR(step_of(&p, KNOB_INGRESS, NULL)->after, "htb 50mbit fq_codel ecn");
 		plan_free(&p);
 	}
+}
+
+/* The automatic download shaper of a shared ceiling: --ingress's rate wins, --no-ingress
+ * turns it off, and a NIC whose ceiling is not shared gets none. */
+TEST(a_shared_ceiling_shapes_the_download_unless_told_otherwise)
+{
+	struct qdisc root;
+	struct bql_queue q0;
+	struct iface ifc = bbb(&root, &q0);
+	struct host h = make_host("fq_codel cake htb");
+	struct plan p;
+
+	strcpy(ifc.driver, "fec");
+	ifc.speed_mbps = 1000;
+	strcpy(h.compatible[0], "fsl,imx6q");
+	h.ncompatible = 1;
+	h.compatible_known = true;
+	{
+		struct plan_options o = {.role = PLAN_ROLE_HOST, .ingress_rate = 100000000 / 8};
+
+		plan_init(&p, &o);
+		CHECK_EQ(plan_iface(&p, &ifc, &h, true), 0);
+		CHECK_STR(step_of(&p, KNOB_INGRESS, NULL)->after, "cake bandwidth 100mbit");
+		CHECK(strstr(step_of(&p, KNOB_INGRESS, NULL)->why, "builds upstream") != NULL);
+		plan_free(&p);
+	}
+	{
+		struct plan_options o = {.role = PLAN_ROLE_HOST, .no_ingress = true};
+
+		plan_init(&p, &o);
+		CHECK_EQ(plan_iface(&p, &ifc, &h, true), 0);
+		CHECK(p.targets[0].shaped);
+		CHECK(step_of(&p, KNOB_INGRESS, NULL) == NULL);
+		plan_free(&p);
+	}
+	/* the same i.MX6 linked at 100 Mbit/s: its link holds it, not the bus */
+	ifc.speed_mbps = 100;
+	plan_one(&p, &ifc, &h, PLAN_ROLE_HOST);
+	CHECK_EQ(p.targets[0].shaper.source, RATE_SOURCE_LINE);
+	CHECK(step_of(&p, KNOB_INGRESS, NULL) == NULL);
+	plan_free(&p);
+	/* a board whose ceiling is per direction, or none (cpsw): no download shaper */
+	ifc = bbb(&root, &q0);
+	plan_one(&p, &ifc, &h, PLAN_ROLE_HOST);
+	CHECK(p.targets[0].shaped);
+	CHECK(step_of(&p, KNOB_INGRESS, NULL) == NULL);
+	plan_free(&p);
+}
+
+/* Without BQL the TX ring is cut to ~1 ms of frames at the rate it drains: the drivers
+ * table's ceiling per direction (235 Mbit/s on an i.MX6: 19 frames), not 1 Gbit/s. */
+TEST(the_tx_ring_is_counted_at_the_ceiling)
+{
+	struct qdisc root;
+	struct bql_queue q0;
+	struct iface ifc = bbb(&root, &q0);
+	struct host h = make_host("fq_codel cake htb");
+	const struct plan_step *s;
+	struct plan p;
+
+	strcpy(ifc.driver, "fec");
+	ifc.speed_mbps = 1000;
+	ifc.ring_tx = 512;
+	strcpy(h.compatible[0], "fsl,imx6q");
+	h.ncompatible = 1;
+	h.compatible_known = true;
+	plan_one(&p, &ifc, &h, PLAN_ROLE_HOST);
+	s = step_of(&p, KNOB_RING_TX, NULL);
+	CHECK(s != NULL);
+	CHECK_STR(s->after, "19");
+	CHECK(strstr(s->why, "235 Mbit/s, the drivers table's ceiling per direction") != NULL);
+	plan_free(&p);
 }
 
 /* Pi 4: bcmgenet has BQL: no shaper, no rate, no source. */

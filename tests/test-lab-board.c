@@ -166,8 +166,19 @@ TEST(plan_steps_map_onto_profile_keys)
 	plan_free(&pl);
 
 	plan_with(&pl, "cake bandwidth 142500kbit");
+	add_step(&pl, KNOB_INGRESS, "", 0, "cake bandwidth 142500kbit");
 	REQUIRE_EQ(lab_board_apply_plan(&pl, &p, &b, err, sizeof(err)), 0);
 	CHECK_STR(p.qdisc, "shaper rate 142500kbit child fq_codel");
+	/* the download shaper (ifb) becomes the lab's ingress, no longer "not modelled" */
+	CHECK_STR(p.ingress, "shaper rate 142500kbit child fq_codel");
+	REQUIRE_EQ(b.nsteps, 2);
+	CHECK(b.steps[1].applied);
+	CHECK_STR(b.steps[1].lab, "ingress = shaper rate 142500kbit child fq_codel");
+	plan_free(&pl);
+	plan_with(&pl, "htb 50mbit fq_codel");
+	add_step(&pl, KNOB_INGRESS, "", 0, "htb 50mbit fq_codel ecn");
+	REQUIRE_EQ(lab_board_apply_plan(&pl, &p, &b, err, sizeof(err)), 0);
+	CHECK_STR(p.ingress, "shaper rate 50mbit child fq_codel ecn");
 	plan_free(&pl);
 	host_free(&h);
 }

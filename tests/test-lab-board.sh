@@ -122,6 +122,9 @@ fixed_check() { # SNAPSHOT [fix options]
 	assert_eq "$name --fixed: txqueuelen" "$want_txq" "$(jq -r .txqueuelen <<<"$show")"
 	assert_eq "$name --fixed: BQL limit_max" "$want_bql" "$(jq -r .bql_limit_max_bytes <<<"$show")"
 	assert_eq "$name --fixed: ring" "$want_ring" "$(jq -r .ring <<<"$show")"
+	assert_eq "$name --fixed: the download shaper as fix's ingress step (rate, or none)" \
+		"$(jq -r '[.interfaces[0].steps[] | select(.knob == "ingress")] | if length > 0 then "shaper" else "null" end' <<<"$plan")" \
+		"$(jq -r 'if .ingress_rate_bps then "shaper" else "null" end' <<<"$show")"
 	assert_eq "$name --fixed: every step of the plan is listed" \
 		"$(jq '[.interfaces[0].steps[], (.host.steps // [])[]] | length' <<<"$plan")" \
 		"$(jq '.plan | length' <<<"$show")"
@@ -133,6 +136,9 @@ fixed_check "$TOP/tests/fixtures/emit/raspberry-pi-4-at-100mbit.json"
 fixed_check "$TOP/tests/fixtures/emit/beaglebone-black-without-cake.json"
 fixed_check "$TOP/boards/wandboard.json" --shape 50mbit
 fixed_check "$TOP/boards/raspberry-pi-4.json" --role server
+run "$DEBLOAT" lab show --snapshot wandboard --fixed --json
+assert_eq "Wandboard --fixed: the download shaped at the plan's per-direction rate" \
+	"shaper rate 223250kbit child fq_codel 223250000" "$(jq -r '"\(.ingress) \(.ingress_rate_bps)"' <<<"$OUT")"
 run "$DEBLOAT" lab show --snapshot beaglebone-black --fixed
 assert_contains "a step the lab cannot model is listed, not dropped" "$OUT" \
 	"offload rx-gro -> off: not modelled"
@@ -167,7 +173,8 @@ seed_board() { # NAME: runs it, leaves its JSON in $S
 	ratio=$(jq -r .board.loaded_p50_ratio <<<"$S")
 	down=$(jq -r .board.download_change_pct <<<"$S")
 	up=$(jq -r .board.upload_change_pct <<<"$S")
-	echo "     $1: loaded p50 stock/fixed x$ratio, goodput fixed vs stock: down $down%, up $up%"
+	echo "     $1: loaded p50 stock/fixed x$ratio, goodput fixed vs stock: down $down%, up $up%" \
+		"($(jq -r '[.runs[0], .runs[-1]] | map("\(.summary.download_mbps | floor)/\(.summary.upload_mbps | floor)") | join(" -> ")' <<<"$S") Mbit/s)"
 	assert_true "$1: the ratio and goodput changes are numbers" \
 		jq -e '.board | [.loaded_p50_ratio, .download_change_pct, .upload_change_pct] | all(type == "number")' <<<"$S" >/dev/null
 }
@@ -181,11 +188,18 @@ assert_true "bbb: fixed keeps >= 0.9x stock's upload" \
 	jq -e '.board.upload_change_pct >= -10' <<<"$S" >/dev/null
 # The boards with fq_codel as shipped. Where the model gives a firm answer, it is
 # asserted: the Wandboard and the Pi 5 have no BQL under fq_codel, so their 512
-# descriptors hold the queue and fix's shaper moves it into fq_codel (measured at
-# 8 s: x2.5 to x2.7 and x2.0 to x3.5). The Pi 3B (x1.4), the Pi 3B+ (x0.9 to x1.0:
-# its transmit share of the USB budget stays below fix's shaper) and the Pi 4 (BQL
-# already: x1.0 to x1.15) are printed, not asserted.
-declare -A least=([wandboard]=1.5 [raspberry-pi-5]=1.3)
+# descriptors hold the queue and fix's shaper moves it into fq_codel; on the Pi 3B+
+# the queue stock leaves is on the receive side (the switch's port towards the
+# board, behind the USB budget), which fix's download shaper now moves onto the
+# board (20 s runs: x16.8 on the Wandboard, x4.8 on the Pi 3B+). The Pi 3B (x1.4)
+# and the Pi 4 (BQL already: x1.0 to x1.15) are printed, not asserted.
+# Goodput is printed, not asserted for these: in runs this short on a busy machine
+# stock's split swings widely (the Wandboard's 514/149 to 139/298 Mbit/s). Where
+# transmit and receive share one budget (Wandboard, Pi 3B+), what is firm is fix's
+# even split (20 s runs: 212/211 and 135/134 Mbit/s): asserted within 15%. A
+# direction that took more than half as shipped loses the excess.
+declare -A least=([wandboard]=1.5 [raspberry-pi-3bplus]=1.5 [raspberry-pi-5]=1.3)
+declare -A shared=([wandboard]=1 [raspberry-pi-3bplus]=1)
 for b in wandboard raspberry-pi-3b raspberry-pi-3bplus raspberry-pi-4 raspberry-pi-5; do
 	seed_board "$b"
 	assert_eq "$b: the fixed run is fix's plan" "$(jq -r '.board.fixed_profile' <<<"$S")" \
@@ -193,6 +207,11 @@ for b in wandboard raspberry-pi-3b raspberry-pi-3bplus raspberry-pi-4 raspberry-
 	if [ -n "${least[$b]:-}" ]; then
 		assert_true "$b: stock's loaded p50 >= ${least[$b]}x fixed's" \
 			jq -e --argjson m "${least[$b]}" '.board.loaded_p50_ratio >= $m' <<<"$S" >/dev/null
+	fi
+	if [ -n "${shared[$b]:-}" ]; then
+		assert_eq "$b: fixed splits the shared budget about evenly (within 15%)" true \
+			"$(jq '.runs[-1].summary | ((.download_mbps - .upload_mbps) | fabs) <=
+				0.15 * ([.download_mbps, .upload_mbps] | max)' <<<"$S")"
 	fi
 done
 run "$DEBLOAT" lab seed --board raspberry-pi-3b -l 2 -d 1 -o "$TMP/text"

@@ -334,14 +334,31 @@ static int plan_root(struct plan *p, int ti, const struct iface *ifc, const stru
 	return plan_add_step(p, ti, &k, spec, false, why);
 }
 
-/* The download shaper, when asked for: cake, else htb over fq_codel or a byte FIFO. */
+/*
+ * The root shaper's rate is one direction's share of a ceiling transmit and receive
+ * share: the receive direction needs its own shaper at that rate, or it takes more
+ * than its half and starves the transmit the root shaper planned for.
+ */
+static bool shared_ceiling_shaped(const struct plan_target *t)
+{
+	return t->shaped && t->shaper.ceiling && t->shaper.ceiling->shared &&
+	       (t->shaper.halved || t->shaper.source == RATE_SOURCE_GIVEN);
+}
+
+/* The download shaper: cake, else htb over fq_codel or a byte FIFO. At --ingress's rate,
+ * else at the root shaper's where the ceiling is shared (shared_ceiling_shaped). */
 static int plan_ingress(struct plan *p, int ti, const struct iface *ifc, const struct host *h)
 {
 	struct plan_target *t = &p->targets[ti];
 	struct knob k = knob_of(KNOB_INGRESS, ifc->name, 0, NULL);
 	char spec[KNOB_VALUE_MAX], why[PLAN_NOTE_MAX], rate[32];
 	uint64_t r = p->opts.ingress_rate;
+	bool shared = false;
 
+	if (!r && !p->opts.no_ingress && shared_ceiling_shaped(t)) {
+		r = t->shaper.rate;
+		shared = true;
+	}
 	if (!r)
 		return 0;
 	if (db_format_rate(r, rate, sizeof(rate)) < 0)
@@ -360,10 +377,18 @@ static int plan_ingress(struct plan *p, int ti, const struct iface *ifc, const s
 		target_note(t, "this kernel has neither cake nor htb: the download is not shaped");
 		return 0;
 	}
-	say(why, sizeof(why),
-	    "the download's queue builds upstream: shape %s's ingress at %s through an ifb "
-	    "device so that it forms here",
-	    ifc->name, rate);
+	if (shared)
+		say(why, sizeof(why),
+		    "%s on %s moves %u Mbit/s for transmit and receive together: a transmit-only "
+		    "shaper cannot hold while the board also receives, so shape %s's ingress at "
+		    "%s too, through an ifb device: both directions at half",
+		    t->shaper.ceiling->driver, t->shaper.ceiling->where, t->shaper.ceiling->mbps,
+		    ifc->name, rate);
+	else
+		say(why, sizeof(why),
+		    "the download's queue builds upstream: shape %s's ingress at %s through an "
+		    "ifb device so that it forms here",
+		    ifc->name, rate);
 	return plan_add_step(p, ti, &k, spec, false, why);
 }
 
@@ -423,12 +448,15 @@ static int plan_bql(struct plan *p, int ti, const struct iface *ifc, const struc
 	return 0;
 }
 
-static int plan_rings(struct plan *p, int ti, const struct iface *ifc, const struct verdict *v)
+static int plan_rings(struct plan *p, int ti, const struct iface *ifc, const struct host *h,
+		      const struct verdict *v)
 {
 	struct plan_target *t = &p->targets[ti];
 	const struct driver_info *d = v->driver;
 	uint64_t frame = (uint64_t)ifc->mtu + POLICY_FRAME_OVERHEAD, n;
-	char val[16], why[PLAN_NOTE_MAX];
+	char val[16], why[PLAN_NOTE_MAX], at[96];
+	struct policy_shaper sh;
+	uint32_t mbps;
 	struct knob k;
 
 	if (!ifc->physical || v->bql_in_use != TRI_NO)
@@ -452,16 +480,25 @@ static int plan_rings(struct plan *p, int ti, const struct iface *ifc, const str
 	}
 	if (ifc->ring_tx <= 0 || !ifc->speed_mbps)
 		return 0;
-	/* About 1 ms of full frames, as policy's big-tx-ring recommends. */
-	n = (uint64_t)ifc->speed_mbps * 1000 / 8 / frame;
+	/* About 1 ms of full frames, as policy's big-tx-ring recommends, at the rate the
+	 * ring drains: the drivers table's ceiling (per direction when shared) where it is
+	 * below the line rate, since descriptors wait for the bus, not the wire. */
+	policy_shaper(ifc, h, 0, &sh);
+	mbps = policy_drain_mbps(ifc, h);
+	if (sh.source == RATE_SOURCE_TABLE)
+		say(at, sizeof(at), "%u Mbit/s, the drivers table's ceiling%s", mbps,
+		    sh.halved ? " per direction" : "");
+	else
+		say(at, sizeof(at), "%u Mbit/s", mbps);
+	n = (uint64_t)mbps * 1000 / 8 / frame;
 	n = n < PLAN_RING_MIN ? PLAN_RING_MIN : n;
 	if (n >= (uint64_t)ifc->ring_tx)
 		return 0;
 	k = knob_of(KNOB_RING_TX, ifc->name, 0, NULL);
 	say(val, sizeof(val), "%llu", (unsigned long long)n);
 	say(why, sizeof(why),
-	    "without BQL the whole TX ring fills: %llu descriptors are about 1 ms at %u Mbit/s",
-	    (unsigned long long)n, ifc->speed_mbps);
+	    "without BQL the whole TX ring fills: %llu descriptors are about 1 ms at %s",
+	    (unsigned long long)n, at);
 	return plan_add_step(p, ti, &k, val, true, why);
 }
 
@@ -545,7 +582,7 @@ int plan_iface(struct plan *p, const struct iface *ifc, const struct host *host,
 	if (!r)
 		r = plan_bql(p, ti, ifc, &v);
 	if (!r)
-		r = plan_rings(p, ti, ifc, &v);
+		r = plan_rings(p, ti, ifc, host, &v);
 	if (!r)
 		r = plan_offloads(p, ti, ifc);
 	if (!r && fifo_left)

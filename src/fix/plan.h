@@ -33,7 +33,12 @@
  *                the shaper's rate, else the link speed), and comes with
  *                gso_max_size capped (policy_gso_cap), so that no packet in it is
  *                longer than two frames.
- *   ingress      only with opts.ingress_rate: the download shaper, right after the root.
+ *   ingress      the download shaper, right after the root: at opts.ingress_rate, or,
+ *                without it (and without opts.no_ingress), at the root shaper's rate
+ *                where that rate is per direction of a shared ceiling (the drivers
+ *                table's shared ceiling halved, or --shape on a NIC whose ceiling is
+ *                shared): a transmit-only shaper cannot hold while the board also
+ *                receives, since the receive side takes more than its half.
  *   txqueuelen   only when a FIFO remains (a pfifo leaf): the same short length.
  *   BQL          limit_max of every TX queue: 3000 at <= 100 Mbit/s, 1514 at <= 10,
  *                only where BQL is in use.
@@ -82,9 +87,12 @@ struct plan_options {
 	/*
 	 * Shape every planned interface's download at this rate (bytes/s; 0: not), through
 	 * an ifb device (knob KNOB_INGRESS, fix/ingress.h): cake, or htb over fq_codel or a
-	 * byte FIFO (policy_ingress_fifo_bytes).
+	 * byte FIFO (policy_ingress_fifo_bytes). 0 also means: where the root shaper's
+	 * rate is half a ceiling transmit and receive share, the download is shaped at the
+	 * same rate (plan_ingress), unless no_ingress.
 	 */
 	uint64_t ingress_rate;
+	bool no_ingress; /* fix --no-ingress: never the automatic download shaper */
 };
 
 enum step_status {

@@ -417,9 +417,14 @@ static int apply_step(const struct plan_step *s, struct lab_profile *p, const st
 			     : "not modelled: the lab's endpoints keep their own sysctls");
 		return 0;
 	case KNOB_INGRESS:
-		snprintf(out->lab, sizeof(out->lab),
-			 "not modelled: the lab has no download shaper on the board");
-		return 0;
+		/* The ifb's root, as the lab's download shaper: the same spellings as a
+		 * root shaper (cake bandwidth R, htb R LEAF). */
+		if (plan_qdisc(s->after, spec, sizeof(spec), why, sizeof(why)) < 0) {
+			snprintf(out->lab, sizeof(out->lab), "not modelled: %s", why);
+			return 0;
+		}
+		key = "ingress";
+		break;
 	}
 	if (!spec[0])
 		snprintf(spec, sizeof(spec), "%s", s->after);

@@ -25,8 +25,9 @@
  * ("cake bandwidth R" and "htb R LEAF" become "shaper rate R child LEAF", cake's
  * own flow queueing stood for by fq_codel; "mq KIND" becomes KIND), txqueuelen, BQL
  * limit_max (queue 0), TX ring, cpsw's RX-ring lever (TX gets what RX leaves), GSO
- * and TSO. A step the model cannot represent (GRO, gso_max_size, sysctls, ingress)
- * is listed as such, never dropped silently.
+ * and TSO, and the download shaper (the ifb's root, in the root's spellings) as
+ * "ingress". A step the model cannot represent (GRO, gso_max_size, sysctls) is
+ * listed as such, never dropped silently.
  *
  * Pure functions over the caller's data; errors are -errno with a message.
  */

@@ -157,6 +157,10 @@ struct dirpath {
 	struct link rx;
 	uint32_t rx_frames; /* frames in rx.q (segs of each) */
 	uint32_t rx_limit;  /* profile.rx_ring */
+	/* Client only, with profile.ingress: the board's download shaper, last before
+	 * delivery. Only its qdisc, env, stage and pace_ns are used. */
+	bool ing_present;
+	struct txpath ing;
 	struct hist path;   /* input to delivery */
 	uint64_t tx_bytes, tx_pkts;
 };
@@ -207,6 +211,7 @@ const char *lab_stage_name(enum lab_stage s)
 	    [LAB_STAGE_CLIENT_QDISC] = "client_qdisc",
 	    [LAB_STAGE_BOARD_PORT] = "board_port",
 	    [LAB_STAGE_BOARD_RX] = "board_rx",
+	    [LAB_STAGE_BOARD_INGRESS] = "board_ingress",
 	};
 
 	return (unsigned)s < LAB_STAGE_COUNT ? names[s] : "?";
@@ -815,6 +820,31 @@ static void port_accept(struct lab_emu *e, enum lab_dir dir, struct emu_pkt *p, 
 	}
 }
 
+/* Deliver what the board's download shaper lets go now; retry when it says. */
+static void ingress_run(struct lab_emu *e, struct dirpath *dp, enum lab_dir dir, uint64_t t)
+{
+	struct db_pkt *pkt;
+	uint64_t next;
+
+	while ((pkt = db_qdisc_dequeue(dp->ing.q, t)))
+		deliver(e, dir, pkt->data, t);
+	next = db_qdisc_next_ns(dp->ing.q, t);
+	dp->ing.pace_ns = !next ? NEVER : next > t ? next : t + 1;
+}
+
+/* p has crossed into the board: through its download shaper, if it has one. */
+static void board_receive(struct lab_emu *e, enum lab_dir dir, struct emu_pkt *p, uint64_t t)
+{
+	struct dirpath *dp = &e->dir[dir];
+
+	if (!dp->ing_present) {
+		deliver(e, dir, p, t);
+		return;
+	}
+	qdisc_enqueue(&dp->ing, p, t); /* a drop is counted and freed by qdisc_drop */
+	ingress_run(e, dp, dir, t);
+}
+
 /* A received packet enters the board's receive ring, to cross the shared bus; a
  * super-packet counts as its frames and is kept or dropped whole. */
 static void rx_accept(struct lab_emu *e, struct dirpath *dp, struct emu_pkt *p, uint64_t t)
@@ -836,7 +866,7 @@ static void arrive(struct lab_emu *e, enum lab_dir dir, struct emu_pkt *p, uint6
 	if (dp->rx_present)
 		rx_accept(e, dp, p, t);
 	else
-		deliver(e, dir, p, t);
+		board_receive(e, dir, p, t);
 }
 
 static void rx_done(struct lab_emu *e, enum lab_dir dir, uint64_t t)
@@ -845,7 +875,7 @@ static void rx_done(struct lab_emu *e, enum lab_dir dir, uint64_t t)
 	struct emu_pkt *p = link_pop(&dp->rx);
 
 	dp->rx_frames -= p->pkt.segs;
-	deliver(e, dir, p, t);
+	board_receive(e, dir, p, t);
 }
 
 /* A frame (or TSO super-packet) left the wire at t. */
@@ -913,13 +943,15 @@ static void port_done(struct lab_emu *e, enum lab_dir dir, uint64_t t)
 
 /* Per direction, in the order ties are broken: downstream first (a port frees room
  * before the cable brings more), a frame's end before the completion timer. */
-enum ev_kind { EV_RX, EV_PORT, EV_DELAY, EV_WIRE, EV_TIMER, EV_PACE, EV_KINDS };
+enum ev_kind { EV_INGRESS, EV_RX, EV_PORT, EV_DELAY, EV_WIRE, EV_TIMER, EV_PACE, EV_KINDS };
 
 static uint64_t ev_time(const struct lab_emu *e, unsigned dir, unsigned kind)
 {
 	const struct dirpath *dp = &e->dir[dir];
 
 	switch (kind) {
+	case EV_INGRESS:
+		return dp->ing_present ? dp->ing.pace_ns : NEVER;
 	case EV_RX:
 		return dp->rx.done_ns;
 	case EV_PORT:
@@ -1011,9 +1043,13 @@ static uint64_t next_delivery(const struct dirpath *dp)
 	uint64_t best = NEVER, delay_after = dp->delay_first ? 0 : dp->delay_ns;
 	const struct emu_pkt *p;
 
-	/* Crossing the bus into the board: exact. */
+	/* Held by the download shaper: exact for its head; what comes behind it reaches
+	 * the shaper no earlier than the bounds below. */
+	if (dp->ing_present)
+		best = dp->ing.pace_ns;
+	/* Crossing the bus into the board: exact (unless the shaper holds it). */
 	if (dp->rx_present && dp->rx.done_ns != NEVER)
-		best = dp->rx.done_ns;
+		best = min_u64(best, dp->rx.done_ns);
 	/* On the cable towards delivery: exact (plus the bus); towards the port: plus
 	 * its sending. */
 	if ((p = dp->delay.head)) {
@@ -1062,6 +1098,10 @@ void lab_emu_advance(struct lab_emu *e, uint64_t now_ns)
 			t = e->now_ns; /* never: kept monotonic for the qdiscs' sake */
 		e->now_ns = t;
 		switch (k) {
+		case EV_INGRESS:
+			e->dir[d].ing.pace_ns = NEVER;
+			ingress_run(e, &e->dir[d], d, t);
+			break;
 		case EV_RX:
 			rx_done(e, d, t);
 			break;
@@ -1216,6 +1256,8 @@ void lab_emu_destroy(struct lab_emu *e)
 
 		if (dp->tx.q)
 			db_qdisc_destroy(dp->tx.q);
+		if (dp->ing.q)
+			db_qdisc_destroy(dp->ing.q);
 		pktq_free(e, &dp->tx.requeue);
 		pktq_free(e, &dp->tx.wire.q);
 		pktq_free(e, &dp->port.link.q);
@@ -1341,6 +1383,26 @@ int lab_emu_create(const struct lab_profile *p, const struct lab_emu_hooks *hook
 			c->rx.bus_only = true;
 			c->rx_limit = p->rx_ring ? p->rx_ring : 1;
 		}
+	}
+
+	/* The board's download shaper (an ifb on a real board). */
+	c->ing.pace_ns = NEVER;
+	if (p->ingress[0] && strcmp(p->ingress, "off")) {
+		char msg[192] = "";
+
+		c->ing.e = e;
+		c->ing.dir = LAB_CLIENT_TX;
+		c->ing.stage = LAB_STAGE_BOARD_INGRESS;
+		c->ing.env = (struct db_qdisc_env){
+		    .drop = qdisc_drop, .mark_ce = qdisc_mark, .ctx = &c->ing};
+		ret = db_qdisc_create(p->ingress, &c->ing.env, &c->ing.q, msg, sizeof(msg));
+		if (ret < 0) {
+			snprintf(err, errlen, "ingress: \"%s\": %s", p->ingress,
+				 msg[0] ? msg : strerror(-ret));
+			ret = ret == -ENOMEM ? -ENOMEM : -EINVAL;
+			goto fail;
+		}
+		c->ing_present = true;
 	}
 
 	if (p->tsq_bytes) {

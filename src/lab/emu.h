@@ -88,6 +88,14 @@
  * one slot per slot of its own. A received packet always spends its time at the
  * ceiling, even with the ceiling above the line rate (the DMA of a real NIC).
  *
+ * With profile.ingress (a libdebloat spec, e.g. "shaper rate 223250kbit child
+ * fq_codel"), what the board receives passes that discipline last: after the receive
+ * ring and the bus when the ceiling is shared, else as it arrives; as an ifb device
+ * does on a real board, after the NIC and before the stack. A packet is delivered
+ * when the discipline dequeues it; its drops and CE marks count at
+ * LAB_STAGE_BOARD_INGRESS, like the board qdisc's. A held-back packet is retried at
+ * the discipline's db_qdisc_next_ns (one more event source).
+ *
  * A super-packet reaching a tail-drop port is treated as its frames: kept whole if
  * all fit, else segmented (frame.h) and the frames that fit kept. Segmented frames
  * are delivered one by one; a kept super-packet is delivered whole when its last
@@ -108,7 +116,7 @@
  * extra headers (< 8 KB). Buffers are rounded up to a size class (at most 1.5x) and
  * freed ones are kept for reuse, at most LAB_POOL_KEEP_BYTES per class (pool.h).
  *
- * Cost: O(1) per packet and per event (twelve event sources, scanned); the packet
+ * Cost: O(1) per packet and per event (fourteen event sources, scanned); the packet
  * buffer is the only allocation per packet, and it comes from a free list (pool.h)
  * once the pool has warmed up; a summary walks the histograms.
  *
@@ -133,13 +141,14 @@ enum lab_dir {
 
 /* Where a packet was dropped (or marked). */
 enum lab_stage {
-	LAB_STAGE_INPUT,        /* unparseable, or emulator memory exhausted */
-	LAB_STAGE_TSQ,          /* never drops; counts packets held */
-	LAB_STAGE_QDISC,        /* the board's qdisc */
-	LAB_STAGE_SWITCH,       /* the switch port towards the client */
-	LAB_STAGE_CLIENT_QDISC, /* the client's qdisc */
-	LAB_STAGE_BOARD_PORT,   /* the switch port towards the board */
-	LAB_STAGE_BOARD_RX,     /* the board's receive ring (shared ceiling only) */
+	LAB_STAGE_INPUT,	 /* unparseable, or emulator memory exhausted */
+	LAB_STAGE_TSQ,		 /* never drops; counts packets held */
+	LAB_STAGE_QDISC,	 /* the board's qdisc */
+	LAB_STAGE_SWITCH,	 /* the switch port towards the client */
+	LAB_STAGE_CLIENT_QDISC,	 /* the client's qdisc */
+	LAB_STAGE_BOARD_PORT,	 /* the switch port towards the board */
+	LAB_STAGE_BOARD_RX,	 /* the board's receive ring (shared ceiling only) */
+	LAB_STAGE_BOARD_INGRESS, /* the board's download shaper (profile.ingress) */
 	LAB_STAGE_COUNT,
 };
 const char *lab_stage_name(enum lab_stage s); /* "input", "tsq", "qdisc", "switch", ... */

@@ -23,18 +23,19 @@
 #define SEC 1000000000ULL
 
 enum key_type {
-	KEY_NAME,     /* char[]: a profile name */
-	KEY_TEXT,     /* char[]: free text on one line */
-	KEY_QDISC,    /* char[]: a tc-style spec db_qdisc_create() accepts */
-	KEY_CC,       /* char[]: a congestion control's name */
-	KEY_RATE,     /* uint64_t bytes per second */
-	KEY_CEILING,  /* KEY_RATE, or "off"/0 for none (0) */
-	KEY_U32,      /* uint32_t */
-	KEY_SIZE,     /* uint32_t or uint64_t bytes, spelled with tc's kb/mb/gb */
-	KEY_BYTES,    /* uint32_t bytes, spelled as a plain number (as in sysfs) */
-	KEY_BQL_MAX,  /* KEY_BYTES, or "max" for DB_DQL_MAX_LIMIT */
-	KEY_TIME,     /* uint64_t nanoseconds */
-	KEY_BOOL,     /* bool */
+	KEY_NAME,    /* char[]: a profile name */
+	KEY_TEXT,    /* char[]: free text on one line */
+	KEY_QDISC,   /* char[]: a tc-style spec db_qdisc_create() accepts */
+	KEY_INGRESS, /* KEY_QDISC, or "off" for none */
+	KEY_CC,	     /* char[]: a congestion control's name */
+	KEY_RATE,    /* uint64_t bytes per second */
+	KEY_CEILING, /* KEY_RATE, or "off"/0 for none (0) */
+	KEY_U32,     /* uint32_t */
+	KEY_SIZE,    /* uint32_t or uint64_t bytes, spelled with tc's kb/mb/gb */
+	KEY_BYTES,   /* uint32_t bytes, spelled as a plain number (as in sysfs) */
+	KEY_BQL_MAX, /* KEY_BYTES, or "max" for DB_DQL_MAX_LIMIT */
+	KEY_TIME,    /* uint64_t nanoseconds */
+	KEY_BOOL,    /* bool */
 };
 
 struct key {
@@ -49,37 +50,38 @@ struct key {
 
 /* In the order lab_profile_format() writes them: the struct's. */
 static const struct key keys[] = {
-	{"name", KEY_NAME, FIELD(name), 0, 0},
-	{"description", KEY_TEXT, FIELD(description), 0, 0},
-	{"rate", KEY_RATE, FIELD(rate_bps), RATE_MIN, RATE_MAX},
-	{"mtu", KEY_U32, FIELD(mtu), 68, 9000},
-	{"qdisc", KEY_QDISC, FIELD(qdisc), 0, 0},
-	{"txqueuelen", KEY_U32, FIELD(txqueuelen), 1, 100000},
-	{"gso", KEY_BOOL, FIELD(gso), 0, 1},
-	{"tso", KEY_BOOL, FIELD(tso), 0, 1},
-	{"ring", KEY_U32, FIELD(ring), 1, 4096},
-	{"urb_bytes", KEY_SIZE, FIELD(urb_bytes), 0, 1 << 20},
-	{"urb_frames", KEY_U32, FIELD(urb_frames), 0, 4096},
-	{"urb_overhead", KEY_BYTES, FIELD(urb_overhead), 0, 1024},
-	{"bql", KEY_BOOL, FIELD(bql), 0, 1},
-	{"bql_limit_min", KEY_BYTES, FIELD(bql_limit_min), 0, DB_DQL_MAX_LIMIT},
-	{"bql_limit_max", KEY_BQL_MAX, FIELD(bql_limit_max), 0, DB_DQL_MAX_LIMIT},
-	{"bql_hold_time", KEY_TIME, FIELD(bql_hold_ns), 0, 10 * SEC},
-	{"completion_frames", KEY_U32, FIELD(completion_frames), 1, 4096},
-	{"completion_time", KEY_TIME, FIELD(completion_ns), 0, SEC},
-	{"completion_empty", KEY_BOOL, FIELD(completion_empty), 0, 1},
-	{"delay", KEY_TIME, FIELD(delay_ns), 0, 10 * SEC},
-	{"switch_rate", KEY_RATE, FIELD(switch_rate_bps), RATE_MIN, RATE_MAX},
-	{"switch_buffer", KEY_SIZE, FIELD(switch_buffer_bytes), 0, BUFFER_MAX},
-	{"tsq", KEY_SIZE, FIELD(tsq_bytes), 0, BUFFER_MAX},
-	{"ceiling", KEY_CEILING, FIELD(ceiling_bps), RATE_MIN, RATE_MAX},
-	{"ceiling_shared", KEY_BOOL, FIELD(ceiling_shared), 0, 1},
-	{"rx_ring", KEY_U32, FIELD(rx_ring), 1, 4096},
-	{"client_rate", KEY_RATE, FIELD(client_rate_bps), RATE_MIN, RATE_MAX},
-	{"client_qdisc", KEY_QDISC, FIELD(client_qdisc), 0, 0},
-	{"client_ring", KEY_U32, FIELD(client_ring), 1, 4096},
-	{"board_port_buffer", KEY_SIZE, FIELD(board_port_buffer_bytes), 0, BUFFER_MAX},
-	{"cc", KEY_CC, FIELD(cc), 0, 0},
+    {"name", KEY_NAME, FIELD(name), 0, 0},
+    {"description", KEY_TEXT, FIELD(description), 0, 0},
+    {"rate", KEY_RATE, FIELD(rate_bps), RATE_MIN, RATE_MAX},
+    {"mtu", KEY_U32, FIELD(mtu), 68, 9000},
+    {"qdisc", KEY_QDISC, FIELD(qdisc), 0, 0},
+    {"txqueuelen", KEY_U32, FIELD(txqueuelen), 1, 100000},
+    {"gso", KEY_BOOL, FIELD(gso), 0, 1},
+    {"tso", KEY_BOOL, FIELD(tso), 0, 1},
+    {"ring", KEY_U32, FIELD(ring), 1, 4096},
+    {"urb_bytes", KEY_SIZE, FIELD(urb_bytes), 0, 1 << 20},
+    {"urb_frames", KEY_U32, FIELD(urb_frames), 0, 4096},
+    {"urb_overhead", KEY_BYTES, FIELD(urb_overhead), 0, 1024},
+    {"bql", KEY_BOOL, FIELD(bql), 0, 1},
+    {"bql_limit_min", KEY_BYTES, FIELD(bql_limit_min), 0, DB_DQL_MAX_LIMIT},
+    {"bql_limit_max", KEY_BQL_MAX, FIELD(bql_limit_max), 0, DB_DQL_MAX_LIMIT},
+    {"bql_hold_time", KEY_TIME, FIELD(bql_hold_ns), 0, 10 * SEC},
+    {"completion_frames", KEY_U32, FIELD(completion_frames), 1, 4096},
+    {"completion_time", KEY_TIME, FIELD(completion_ns), 0, SEC},
+    {"completion_empty", KEY_BOOL, FIELD(completion_empty), 0, 1},
+    {"delay", KEY_TIME, FIELD(delay_ns), 0, 10 * SEC},
+    {"switch_rate", KEY_RATE, FIELD(switch_rate_bps), RATE_MIN, RATE_MAX},
+    {"switch_buffer", KEY_SIZE, FIELD(switch_buffer_bytes), 0, BUFFER_MAX},
+    {"tsq", KEY_SIZE, FIELD(tsq_bytes), 0, BUFFER_MAX},
+    {"ceiling", KEY_CEILING, FIELD(ceiling_bps), RATE_MIN, RATE_MAX},
+    {"ceiling_shared", KEY_BOOL, FIELD(ceiling_shared), 0, 1},
+    {"rx_ring", KEY_U32, FIELD(rx_ring), 1, 4096},
+    {"ingress", KEY_INGRESS, FIELD(ingress), 0, 0},
+    {"client_rate", KEY_RATE, FIELD(client_rate_bps), RATE_MIN, RATE_MAX},
+    {"client_qdisc", KEY_QDISC, FIELD(client_qdisc), 0, 0},
+    {"client_ring", KEY_U32, FIELD(client_ring), 1, 4096},
+    {"board_port_buffer", KEY_SIZE, FIELD(board_port_buffer_bytes), 0, BUFFER_MAX},
+    {"cc", KEY_CC, FIELD(cc), 0, 0},
 };
 
 #define NKEYS ((int)COUNT(keys))
@@ -112,6 +114,7 @@ void lab_profile_defaults(struct lab_profile *p)
 	p->ceiling_bps = 0;
 	p->ceiling_shared = false;
 	p->rx_ring = 512;
+	strcpy(p->ingress, "off");
 	p->client_rate_bps = 1000000000 / 8;
 	strcpy(p->client_qdisc, "fq_codel");
 	p->client_ring = 256;
@@ -368,8 +371,11 @@ static int check_string(const struct key *k, const char *v, char *msg, size_t le
 			return -EINVAL;
 		}
 		return 0;
+	case KEY_INGRESS:
 	case KEY_QDISC: {
 		char e[MSG_MAX];
+		if (k->type == KEY_INGRESS && !strcmp(v, "off"))
+			return 0;
 		ret = check_qdisc(v, e, sizeof(e));
 		if (ret < 0)
 			snprintf(msg, len, "%s: %s", k->name, e);
@@ -466,7 +472,7 @@ static int parse_number(const struct key *k, const char *v, uint64_t *out, char 
 static bool is_string(const struct key *k)
 {
 	return k->type == KEY_NAME || k->type == KEY_TEXT || k->type == KEY_QDISC ||
-	       k->type == KEY_CC;
+	       k->type == KEY_INGRESS || k->type == KEY_CC;
 }
 
 /* Set key k from its value's text. On error p is untouched. */
@@ -1306,6 +1312,8 @@ int lab_profile_describe(const struct lab_profile *p, char *buf, size_t len)
 		else
 			ADD(", ceiling %s", rate);
 	}
+	if (strcmp(p->ingress, "off"))
+		ADD(", ingress %s", p->ingress);
 #undef ADD
 	return (int)pos;
 }

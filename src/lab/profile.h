@@ -107,6 +107,9 @@ struct lab_profile {
 					  same budget (off) */
 	uint32_t rx_ring;              /* rx_ring: frames that may wait for a shared ceiling on
 					  the receive side; beyond, dropped (512) */
+	char ingress[LAB_SPEC_MAX];    /* ingress: the board's download shaper, a libdebloat
+					  spec applied to what it receives, after the receive
+					  ring (an ifb's place); "off" (the default): none */
 
 	/* The client's transmit path (client -> board). */
 	uint64_t client_rate_bps;          /* client_rate: the client's link (1gbit) */
