@@ -781,6 +781,7 @@ TEST(fec_on_imx6_shapes_below_its_shared_ceiling)
 	struct iface ifc = bbb(&root, &q0);
 	struct host h = make_host("fq_codel cake htb");
 	const struct plan_target *t;
+	const struct plan_step *s;
 	struct plan p;
 
 	strcpy(ifc.driver, "fec");
@@ -798,11 +799,14 @@ TEST(fec_on_imx6_shapes_below_its_shared_ceiling)
 	CHECK(t->shaper.halved);
 	CHECK_EQ(t->shaper.rate * 8, 223250000);
 	/* the receive direction shares the ceiling: shaped at the same rate, saying why */
-	CHECK(step_of(&p, KNOB_INGRESS, NULL) != NULL);
-	CHECK_STR(step_of(&p, KNOB_INGRESS, NULL)->after, "cake bandwidth 223250kbit");
-	CHECK(strstr(step_of(&p, KNOB_INGRESS, NULL)->why,
-		     "a transmit-only shaper cannot hold while the board also receives") != NULL);
-	CHECK(strstr(step_of(&p, KNOB_INGRESS, NULL)->why, "both directions at half") != NULL);
+	s = step_of(&p, KNOB_INGRESS, NULL);
+	CHECK(s != NULL);
+	if (s) {
+		CHECK_STR(s->after, "cake bandwidth 223250kbit");
+		CHECK(strstr(s->why, "a transmit-only shaper cannot hold while the board also "
+				     "receives") != NULL);
+		CHECK(strstr(s->why, "both directions at half") != NULL);
+	}
 	plan_free(&p);
 
 	h = make_host("fq_codel htb");
