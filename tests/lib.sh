@@ -127,6 +127,10 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+# A test stopped by a signal (run.sh's timeout, ^C) still runs its EXIT trap, so its
+# namespaces and processes go too.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 # Run a command; keep its status in RC and its output in OUT and ERR. Never fails.
 # shellcheck disable=SC2034 # RC, OUT and ERR are for the calling test
