@@ -78,7 +78,7 @@ TEST(telemetry_csv_header_and_deltas)
 	CHECK_EQ(header_cols, row_cols);
 	/* t 0.02 s after t0; drops_qdisc is 12 - 5; wire half busy. */
 	CHECK(strncmp(line2, "0.0200,15140,10,128,", 20) == 0);
-	CHECK(strstr(line2, ",0.5000,0,0,7,0,0,0,0,0,0,0,3,0,0,0\n") != NULL);
+	CHECK(strstr(line2, ",0.5000,0,0,7,0,0,0,0,0,0,0,0,3,0,0,0,0\n") != NULL);
 	CHECK_EQ(lab_telemetry_close(w), 0);
 	fclose(f);
 	free(buf);
