@@ -86,7 +86,7 @@ assert_eq "summary = the run's own JSON file's" \
 	"$(jq -cS .summary "$dir/seed/bbb-bql.json")" "$(q '.runs[1].summary' | jq -cS .)"
 assert_eq "files of a run" "flent json lab_summary log plot telemetry" \
 	"$(q '.runs[0].files | keys | join(" ")')"
-assert_eq "drops per stage" "board_port board_rx client_qdisc input qdisc switch tsq" \
+assert_eq "drops per stage" "board_ingress board_port board_rx client_qdisc input qdisc switch tsq" \
 	"$(q '.runs[0].drops | keys | join(" ")')"
 assert_eq "no BQL, no limit (bbb-stock)" "null" "$(q '.runs[0].bql_limit_bytes')"
 assert_eq "the first run's ratios are 1" "1" "$(q '.runs[0].ratio.latency_loaded_p50_ms')"

@@ -12,9 +12,11 @@
 # shaper. Asserted, with margins for a shared two-core machine:
 #  - idle, our ICMP probe's median within 50 us + 25% of ping's: both take the reply's
 #    time from the kernel (SO_TIMESTAMPNS), so they must agree;
-#  - idle, our UDP probe's median not below ping's less 20 us + 10%: a UDP round trip
-#    through a server process cannot beat the kernel's own echo (this catches us
-#    subtracting more "server time" than the server held the probe);
+#  - idle, our UDP probe's median not below the kernel's own echo less 20 us + 10%: a
+#    UDP round trip through a server process cannot beat it (this catches us
+#    subtracting more "server time" than the server held the probe). The echo is the
+#    lower of ping's median and our ICMP probe's: ping's alone once read 114 us while
+#    our ICMP and UDP read 38 and 63 us in the same seconds;
 #  - idle, our UDP median no higher than irtt's plus 20 us + 10% (our idle bound,
 #    one-sided: irtt stamps in user space after the Go runtime wakes it, so on a veth
 #    it reads several times the kernel's RTT, and a two-sided bound would demand that
@@ -115,8 +117,8 @@ phase idle
 idle_udp=$OURS_UDP idle_icmp=$OURS_ICMP idle_irtt=$IRTT idle_ping=$PING
 check "idle: our ICMP median within 50 us + 25% of ping's" \
 	'(a > b ? a - b : b - a) <= 0.050 + 0.25 * b' "$idle_icmp" "$idle_ping"
-check "idle: our UDP median not below ping's less 20 us + 10%" \
-	'a >= b - (0.020 + 0.10 * b)' "$idle_udp" "$idle_ping"
+check "idle: our UDP median not below the kernel's echo (ping's or our ICMP's, the lower) less 20 us + 10%" \
+	'a >= (b < c ? b : c) - (0.020 + 0.10 * (b < c ? b : c))' "$idle_udp" "$idle_ping" "$idle_icmp"
 check "idle: our UDP median no higher than irtt's plus 20 us + 10%" \
 	'a <= b + 0.020 + 0.10 * b' "$idle_udp" "$idle_irtt"
 
