@@ -37,8 +37,9 @@
 #define NQ_PATH_LARGE  "/api/v1/large"
 #define NQ_PATH_SLURP  "/api/v1/slurp"
 
-/* The longest config document nq_config_write makes (AUTH at most 255 bytes). */
-#define NQ_CONFIG_MAX 2048
+/* Room for the config document nq_config_write makes with the longest authority (255
+ * bytes, seven times in it: about 2.3 KB). */
+#define NQ_CONFIG_MAX 4096
 
 enum nq_route {
 	NQ_CONFIG,
