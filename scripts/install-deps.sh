@@ -13,7 +13,8 @@
 #                                   test-rpm-server.sh, test-rpm-path.sh):
 #                                   nghttp2-server (nghttpd), nghttp2-client, python3, and
 #                                   openssl (the CLI: the certificates of test-rpm-tls.sh and
-#                                   test-rpm-server.sh); systemd
+#                                   test-rpm-server.sh), tcpdump (the packets of a short
+#                                   answer, test-rpm-server.sh); systemd
 #                                   and udev (systemd.network(5), systemd.link(5) and udevadm
 #                                   for tests/test-fix-emit.sh), python3-gi and gir1.2-nm-1.0
 #                                   (NetworkManager's libnm, same test), ansible-core
@@ -36,7 +37,7 @@ set -euo pipefail
 group=${1:-build}
 build_pkgs=(gcc libc6-dev make meson ninja-build pkg-config libmnl-dev libjson-c-dev zlib1g-dev libnghttp2-dev libssl-dev)
 test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 iputils-ping librsvg2-bin libxml2-utils rt-tests
-	curl prometheus prometheus-node-exporter nghttp2-server nghttp2-client python3 openssl
+	curl prometheus prometheus-node-exporter nghttp2-server nghttp2-client python3 openssl tcpdump
 	systemd udev python3-gi gir1.2-nm-1.0 ansible-core)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 install_pkgs=(scdoc man-db)

@@ -15,6 +15,8 @@
 #  - limits: a server with --rpm-per-addr 2 refuses a third connection from one
 #    address while another address is still served; --rpm-max-time 2 ends an endless
 #    download after ~2 s (both protocols); --rpm-idle 1 closes a silent connection;
+#  - HTTP/1.1 pipelining, cleartext and TLS: every request answered at once;
+#  - a short h2c answer leaves in at most two packets that carry data (tcpdump);
 #  - our client against our server: an RPM, h2c and HTTP/1.1;
 #  - TLS (--cert, --key: a self-signed certificate made here with openssl): on the same
 #    port, curl -k over h2 and HTTP/1.1 (ALPN), nghttp, and our client with -k get the
@@ -24,7 +26,7 @@
 . "$(dirname "$0")/lib.sh"
 require_root
 require_netns
-require_cmd jq curl nghttp openssl
+require_cmd jq curl nghttp openssl tcpdump
 require_debloat
 
 jqtrue() { jq -e "$@" >/dev/null; }
@@ -83,6 +85,24 @@ run nsrun curl -s --http2-prior-knowledge -o /dev/null \
 assert_eq "h2c: small is 1 byte" "200 1 2" "$OUT"
 run nsrun nghttp -s "$base/api/v1/small"
 assert_status "nghttp: small fetched" 0
+# A short h2c answer leaves in as few packets as it can: nghttp2 hands out the server's
+# SETTINGS, the ack of the client's, HEADERS and DATA one frame at a time, and with
+# TCP_NODELAY a send() each is a packet each, four slots in a short FIFO and four chances
+# of a loss where one would do. The server's packets that carry data, on the wire:
+# the SETTINGS may leave before the request has come, the rest in one.
+seg_count() { # seg_count FILE: the server's packets with a payload in a capture
+	tcpdump -n -r "$1" "tcp src port $RPM and (ip[2:2] - ((ip[0] & 0xf) << 2) - ((tcp[12] & 0xf0) >> 2)) > 0" \
+		2>/dev/null | wc -l
+}
+nsrun timeout 20 tcpdump -i lo -U -n -w "$T/small.pcap" "tcp port $RPM" 2>"$T/tcpdump.err" &
+TCPDUMP=$!
+for _ in $(seq 50); do grep -q listening "$T/tcpdump.err" && break; sleep 0.1; done
+run nsrun curl -s --http2-prior-knowledge -o /dev/null -w '%{http_code}' "$base/api/v1/small"
+sleep 0.3
+kill -INT "$TCPDUMP" 2>/dev/null || true
+wait "$TCPDUMP" 2>/dev/null || true
+n=$(seg_count "$T/small.pcap")
+assert_num "h2c: the answer to a GET of small left in at most 2 packets with data ($n)" "${n:-99} >= 1 && ${n:-99} <= 2"
 for h in "" --http2-prior-knowledge; do
 	run nsrun curl -s $h --max-time 2 -o /dev/null -w '%{http_code} %{size_download}' \
 		"$base/api/v1/large"
@@ -93,6 +113,12 @@ for h in "" --http2-prior-knowledge; do
 done
 run nsrun curl -s -o /dev/null -w '%{http_code}' "$base/api/v1/small"
 assert_eq "healthy after the endless downloads" 200 "$OUT"
+# HTTP/1.1 pipelining: requests sent in one write are all answered, in order, at once
+# (not one per wakeup: three such requests once got two answers and a stall).
+for n in 3 400; do
+	read -r got ms < <(nsrun python3 "$(dirname "$0")/h1-pipeline.py" 127.0.0.1 "$RPM" "$n")
+	assert_num "HTTP/1.1: $n pipelined requests, $got answered in $ms ms" "${got:-0} == $n && ${ms:-9999} < 3000"
+done
 
 # --- upload -------------------------------------------------------------------------
 head -c 5000000 /dev/urandom >"$T/up"
@@ -214,6 +240,9 @@ if "$DEBLOAT" server --help | grep -q -- --cert &&
 	assert_status "TLS: nghttp fetches small" 0
 	run nsrun curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$RPM3/api/v1/small"
 	assert_eq "cleartext on the same port still served" 200 "$OUT"
+	read -r got ms < <(nsrun python3 "$(dirname "$0")/h1-pipeline.py" 127.0.0.1 "$RPM3" 2000 tls)
+	assert_num "TLS, HTTP/1.1: 2000 pipelined requests (more than the input holds), $got answered in $ms ms" \
+		"${got:-0} == 2000 && ${ms:-9999} < 3000"
 	run nsrun timeout 30 "$DEBLOAT" test rpm -k --id 0.3 --max-time 3 --json "$b3/.well-known/nq"
 	assert_status "debloat test rpm -k https:// against it" 0
 	echo "     our client, TLS: $(jq -r '"\(.rpm.protocol) \(.rpm.rpm)"' <<<"$OUT" 2>/dev/null) RPM"

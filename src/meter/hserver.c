@@ -392,6 +392,14 @@ static void h1_request(struct conn *c, const struct http1_req *r)
 	}
 }
 
+/* Whether the input holds a complete request not yet answered (pipelining). */
+static bool h1_has_request(const struct conn *c)
+{
+	struct http1_req r;
+
+	return c->inlen && http1_parse_request(c->in, c->inlen, &r) != 0;
+}
+
 /* Answer what the input holds, one request at a time: only once the last is sent. */
 static void h1_process(struct conn *c)
 {
@@ -725,17 +733,29 @@ static void conn_writable(struct conn *c)
 		return;
 	}
 	if (c->proto == PROTO_H1 && c->state == H1_HEAD) {
-		if (c->close_after) {
-			c->dead = true; /* the response is out */
-			return;
+		/* pipelined requests: answer the next while the socket takes the answers */
+		for (int i = 0; i < IO_ROUNDS && !c->dead && c->state == H1_HEAD; i++) {
+			if (c->close_after) {
+				c->dead = true; /* the response is out */
+				return;
+			}
+			h1_process(c); /* the next request waiting in the input, if any */
+			if (c->outoff == c->outlen ||
+			    write_all(c, c->out, c->outlen, &c->outoff) < 0)
+				return;
 		}
-		h1_process(c); /* the next request waiting in the input, if any */
-		if (c->outoff < c->outlen)
-			write_all(c, c->out, c->outlen, &c->outoff);
 		return;
 	}
 	if (c->proto != PROTO_H2)
 		return;
+	/*
+	 * nghttp2 hands out one frame at a time. Frames that fit are gathered in
+	 * c->out and leave in one send(): with TCP_NODELAY each send() is a packet,
+	 * and the SETTINGS, SETTINGS ack, HEADERS and DATA of a short answer sent
+	 * apart are four packets where one will do, each a slot in a short FIFO and
+	 * one more chance of a loss. A frame that does not fit follows what was
+	 * gathered, straight from nghttp2's buffer.
+	 */
 	for (int i = 0; i < 4 * IO_ROUNDS; i++) {
 		size_t done = 0;
 		ssize_t n;
@@ -748,8 +768,12 @@ static void conn_writable(struct conn *c)
 			}
 			if (!n)
 				break;
+			if (out_append(c, (const char *)c->pend, (size_t)n))
+				continue;
 			c->pendlen = (size_t)n;
 		}
+		if (c->outoff < c->outlen && write_all(c, c->out, c->outlen, &c->outoff) < 0)
+			return;
 		if (write_all(c, c->pend, c->pendlen, &done) < 0) {
 			c->pend += done;
 			c->pendlen -= done;
@@ -757,6 +781,8 @@ static void conn_writable(struct conn *c)
 		}
 		c->pendlen = 0;
 	}
+	if (c->outoff < c->outlen && write_all(c, c->out, c->outlen, &c->outoff) < 0)
+		return;
 	if (!c->pendlen && !nghttp2_session_want_read(c->sess) &&
 	    !nghttp2_session_want_write(c->sess))
 		c->dead = true; /* GOAWAY both ways */
@@ -769,7 +795,8 @@ static bool wants_write(const struct conn *c)
 	if (c->outoff < c->outlen || c->read_wants_out)
 		return true;
 	if (c->proto == PROTO_H1)
-		return c->state == H1_STREAM || (c->state == H1_HEAD && c->close_after);
+		return c->state == H1_STREAM ||
+		       (c->state == H1_HEAD && (c->close_after || h1_has_request(c)));
 	if (c->proto == PROTO_H2)
 		return c->pendlen || nghttp2_session_want_write(c->sess);
 	return false;
@@ -847,6 +874,11 @@ static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
 		conn_readable_all(c);
 	if (!c->dead)
 		conn_writable(c); /* what the input asked for goes out at once if it can */
+	if (!c->dead && c->tls && tls_pending(c->tls) && wants_read(c)) {
+		conn_readable_all(c); /* bytes the TLS layer held while the input was full */
+		if (!c->dead)
+			conn_writable(c);
+	}
 	if (c->dead) {
 		conn_free(c, true);
 		return;
