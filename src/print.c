@@ -602,6 +602,19 @@ __attribute__((format(printf, 2, 0))) static void phrase_add(struct printer *p, 
 				    : sizeof(p->phrase) - 1;
 }
 
+/*
+ * The body of every print_*_phrase: the value as JSON only, then fmt and the
+ * variadic arguments after it appended to the phrase as text.
+ */
+#define JSON_THEN_PHRASE(p, fmt, json)            \
+	do {                                      \
+		va_list ap_;                      \
+		json;                             \
+		va_start(ap_, fmt);               \
+		phrase_add(p, fmt, ap_);          \
+		va_end(ap_);                      \
+	} while (0)
+
 void print_phrase(struct printer *p, const char *fmt, ...)
 {
 	va_list ap;
@@ -613,62 +626,32 @@ void print_phrase(struct printer *p, const char *fmt, ...)
 
 void print_uint_phrase(struct printer *p, const char *key, uint64_t v, const char *fmt, ...)
 {
-	va_list ap;
-
-	print_uint(p, key, v, PRINT_JSON_ONLY);
-	va_start(ap, fmt);
-	phrase_add(p, fmt, ap);
-	va_end(ap);
+	JSON_THEN_PHRASE(p, fmt, print_uint(p, key, v, PRINT_JSON_ONLY));
 }
 
 void print_int_phrase(struct printer *p, const char *key, int64_t v, const char *fmt, ...)
 {
-	va_list ap;
-
-	print_int(p, key, v, PRINT_JSON_ONLY);
-	va_start(ap, fmt);
-	phrase_add(p, fmt, ap);
-	va_end(ap);
+	JSON_THEN_PHRASE(p, fmt, print_int(p, key, v, PRINT_JSON_ONLY));
 }
 
 void print_double_phrase(struct printer *p, const char *key, double v, const char *fmt, ...)
 {
-	va_list ap;
-
-	print_double(p, key, v, 0, PRINT_JSON_ONLY);
-	va_start(ap, fmt);
-	phrase_add(p, fmt, ap);
-	va_end(ap);
+	JSON_THEN_PHRASE(p, fmt, print_double(p, key, v, 0, PRINT_JSON_ONLY));
 }
 
 void print_str_phrase(struct printer *p, const char *key, const char *s, const char *fmt, ...)
 {
-	va_list ap;
-
-	print_str(p, key, s, PRINT_JSON_ONLY);
-	va_start(ap, fmt);
-	phrase_add(p, fmt, ap);
-	va_end(ap);
+	JSON_THEN_PHRASE(p, fmt, print_str(p, key, s, PRINT_JSON_ONLY));
 }
 
 void print_bool_phrase(struct printer *p, const char *key, bool b, const char *fmt, ...)
 {
-	va_list ap;
-
-	print_bool(p, key, b, PRINT_JSON_ONLY);
-	va_start(ap, fmt);
-	phrase_add(p, fmt, ap);
-	va_end(ap);
+	JSON_THEN_PHRASE(p, fmt, print_bool(p, key, b, PRINT_JSON_ONLY));
 }
 
 void print_null_phrase(struct printer *p, const char *key, const char *fmt, ...)
 {
-	va_list ap;
-
-	print_null(p, key, NULL, PRINT_JSON_ONLY);
-	va_start(ap, fmt);
-	phrase_add(p, fmt, ap);
-	va_end(ap);
+	JSON_THEN_PHRASE(p, fmt, print_null(p, key, NULL, PRINT_JSON_ONLY));
 }
 
 void print_table_begin(struct printer *p)
