@@ -339,28 +339,37 @@ static void format_scaled(char *buf, size_t len, uint64_t v, uint64_t scale, con
 	snprintf(buf, len, "%s%s", num, name);
 }
 
+/*
+ * v in the largest of units[] (units[i] is 1000^i of units[0]) that keeps it at
+ * 1 or more, three significant digits; below 1000 the plain integer.
+ */
+static void format_decimal(char *buf, size_t len, uint64_t v, const char *const *units, size_t n)
+{
+	uint64_t scale = 1;
+	size_t i = 0;
+
+	while (i + 1 < n && v / scale >= 1000) {
+		scale *= 1000;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%" PRIu64 "%s", v, units[0]);
+	else
+		format_scaled(buf, len, v, scale, units[i]);
+}
+
 static void format_time_ns(char *buf, size_t len, uint64_t ns)
 {
-	if (ns >= 1000000000ULL)
-		format_scaled(buf, len, ns, 1000000000ULL, " s");
-	else if (ns >= 1000000ULL)
-		format_scaled(buf, len, ns, 1000000ULL, " ms");
-	else if (ns >= 1000ULL)
-		format_scaled(buf, len, ns, 1000ULL, " us");
-	else
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	static const char *const units[] = {" ns", " us", " ms", " s"};
+
+	format_decimal(buf, len, ns, units, sizeof(units) / sizeof(units[0]));
 }
 
 static void format_rate_bps(char *buf, size_t len, uint64_t bps)
 {
-	if (bps >= 1000000000ULL)
-		format_scaled(buf, len, bps, 1000000000ULL, "Gbit");
-	else if (bps >= 1000000ULL)
-		format_scaled(buf, len, bps, 1000000ULL, "Mbit");
-	else if (bps >= 1000ULL)
-		format_scaled(buf, len, bps, 1000ULL, "Kbit");
-	else
-		snprintf(buf, len, "%" PRIu64 "bit", bps);
+	static const char *const units[] = {"bit", "Kbit", "Mbit", "Gbit"};
+
+	format_decimal(buf, len, bps, units, sizeof(units) / sizeof(units[0]));
 }
 
 /* tc's spelling: exact binary multiples get Kb/Mb/Gb, anything else stays in bytes. */
@@ -378,28 +387,16 @@ static void format_bytes(char *buf, size_t len, uint64_t b)
 
 void print_format_size(char *buf, size_t len, uint64_t b)
 {
-	if (b >= 1000000000000ULL)
-		format_scaled(buf, len, b, 1000000000000ULL, " TB");
-	else if (b >= 1000000000ULL)
-		format_scaled(buf, len, b, 1000000000ULL, " GB");
-	else if (b >= 1000000ULL)
-		format_scaled(buf, len, b, 1000000ULL, " MB");
-	else if (b >= 1000ULL)
-		format_scaled(buf, len, b, 1000ULL, " KB");
-	else
-		snprintf(buf, len, "%" PRIu64 " B", b);
+	static const char *const units[] = {" B", " KB", " MB", " GB", " TB"};
+
+	format_decimal(buf, len, b, units, sizeof(units) / sizeof(units[0]));
 }
 
 void print_format_rate(char *buf, size_t len, uint64_t bps)
 {
-	if (bps >= 1000000000ULL)
-		format_scaled(buf, len, bps, 1000000000ULL, " Gbit/s");
-	else if (bps >= 1000000ULL)
-		format_scaled(buf, len, bps, 1000000ULL, " Mbit/s");
-	else if (bps >= 1000ULL)
-		format_scaled(buf, len, bps, 1000ULL, " Kbit/s");
-	else
-		snprintf(buf, len, "%" PRIu64 " bit/s", bps);
+	static const char *const units[] = {" bit/s", " Kbit/s", " Mbit/s", " Gbit/s"};
+
+	format_decimal(buf, len, bps, units, sizeof(units) / sizeof(units[0]));
 }
 
 int print_format_unit(char *buf, size_t len, uint64_t v, enum unit unit)
