@@ -603,13 +603,13 @@ __attribute__((format(printf, 2, 0))) static void phrase_add(struct printer *p, 
  * The body of every print_*_phrase: the value as JSON only, then fmt and the
  * variadic arguments after it appended to the phrase as text.
  */
-#define JSON_THEN_PHRASE(p, fmt, json)            \
-	do {                                      \
-		va_list ap_;                      \
-		json;                             \
-		va_start(ap_, fmt);               \
-		phrase_add(p, fmt, ap_);          \
-		va_end(ap_);                      \
+#define JSON_THEN_PHRASE(p, fmt, json)                                                             \
+	do {                                                                                       \
+		va_list ap_;                                                                       \
+		json;                                                                              \
+		va_start(ap_, fmt);                                                                \
+		phrase_add(p, fmt, ap_);                                                           \
+		va_end(ap_);                                                                       \
 	} while (0)
 
 void print_phrase(struct printer *p, const char *fmt, ...)

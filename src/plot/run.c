@@ -545,8 +545,7 @@ out:
 	return ret;
 }
 
-int run_read_bytes(const char *path, size_t max, char **buf, size_t *len, char *err,
-		   size_t errlen)
+int run_read_bytes(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen)
 {
 	int ret = gz_read_any(path, max, buf, len);
 
