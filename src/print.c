@@ -339,28 +339,37 @@ static void format_scaled(char *buf, size_t len, uint64_t v, uint64_t scale, con
 	snprintf(buf, len, "%s%s", num, name);
 }
 
+/*
+ * v in the largest of units[] (units[i] is 1000^i of units[0]) that keeps it at
+ * 1 or more, three significant digits; below 1000 the plain integer.
+ */
+static void format_decimal(char *buf, size_t len, uint64_t v, const char *const *units, size_t n)
+{
+	uint64_t scale = 1;
+	size_t i = 0;
+
+	while (i + 1 < n && v / scale >= 1000) {
+		scale *= 1000;
+		i++;
+	}
+	if (i == 0)
+		snprintf(buf, len, "%" PRIu64 "%s", v, units[0]);
+	else
+		format_scaled(buf, len, v, scale, units[i]);
+}
+
 static void format_time_ns(char *buf, size_t len, uint64_t ns)
 {
-	if (ns >= 1000000000ULL)
-		format_scaled(buf, len, ns, 1000000000ULL, " s");
-	else if (ns >= 1000000ULL)
-		format_scaled(buf, len, ns, 1000000ULL, " ms");
-	else if (ns >= 1000ULL)
-		format_scaled(buf, len, ns, 1000ULL, " us");
-	else
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	static const char *const units[] = {" ns", " us", " ms", " s"};
+
+	format_decimal(buf, len, ns, units, sizeof(units) / sizeof(units[0]));
 }
 
 static void format_rate_bps(char *buf, size_t len, uint64_t bps)
 {
-	if (bps >= 1000000000ULL)
-		format_scaled(buf, len, bps, 1000000000ULL, "Gbit");
-	else if (bps >= 1000000ULL)
-		format_scaled(buf, len, bps, 1000000ULL, "Mbit");
-	else if (bps >= 1000ULL)
-		format_scaled(buf, len, bps, 1000ULL, "Kbit");
-	else
-		snprintf(buf, len, "%" PRIu64 "bit", bps);
+	static const char *const units[] = {"bit", "Kbit", "Mbit", "Gbit"};
+
+	format_decimal(buf, len, bps, units, sizeof(units) / sizeof(units[0]));
 }
 
 /* tc's spelling: exact binary multiples get Kb/Mb/Gb, anything else stays in bytes. */
@@ -378,28 +387,16 @@ static void format_bytes(char *buf, size_t len, uint64_t b)
 
 void print_format_size(char *buf, size_t len, uint64_t b)
 {
-	if (b >= 1000000000000ULL)
-		format_scaled(buf, len, b, 1000000000000ULL, " TB");
-	else if (b >= 1000000000ULL)
-		format_scaled(buf, len, b, 1000000000ULL, " GB");
-	else if (b >= 1000000ULL)
-		format_scaled(buf, len, b, 1000000ULL, " MB");
-	else if (b >= 1000ULL)
-		format_scaled(buf, len, b, 1000ULL, " KB");
-	else
-		snprintf(buf, len, "%" PRIu64 " B", b);
+	static const char *const units[] = {" B", " KB", " MB", " GB", " TB"};
+
+	format_decimal(buf, len, b, units, sizeof(units) / sizeof(units[0]));
 }
 
 void print_format_rate(char *buf, size_t len, uint64_t bps)
 {
-	if (bps >= 1000000000ULL)
-		format_scaled(buf, len, bps, 1000000000ULL, " Gbit/s");
-	else if (bps >= 1000000ULL)
-		format_scaled(buf, len, bps, 1000000ULL, " Mbit/s");
-	else if (bps >= 1000ULL)
-		format_scaled(buf, len, bps, 1000ULL, " Kbit/s");
-	else
-		snprintf(buf, len, "%" PRIu64 " bit/s", bps);
+	static const char *const units[] = {" bit/s", " Kbit/s", " Mbit/s", " Gbit/s"};
+
+	format_decimal(buf, len, bps, units, sizeof(units) / sizeof(units[0]));
 }
 
 int print_format_unit(char *buf, size_t len, uint64_t v, enum unit unit)
@@ -602,6 +599,19 @@ __attribute__((format(printf, 2, 0))) static void phrase_add(struct printer *p, 
 				    : sizeof(p->phrase) - 1;
 }
 
+/*
+ * The body of every print_*_phrase: the value as JSON only, then fmt and the
+ * variadic arguments after it appended to the phrase as text.
+ */
+#define JSON_THEN_PHRASE(p, fmt, json)                                                             \
+	do {                                                                                       \
+		va_list ap_;                                                                       \
+		json;                                                                              \
+		va_start(ap_, fmt);                                                                \
+		phrase_add(p, fmt, ap_);                                                           \
+		va_end(ap_);                                                                       \
+	} while (0)
+
 void print_phrase(struct printer *p, const char *fmt, ...)
 {
 	va_list ap;
@@ -613,62 +623,32 @@ void print_phrase(struct printer *p, const char *fmt, ...)
 
 void print_uint_phrase(struct printer *p, const char *key, uint64_t v, const char *fmt, ...)
 {
-	va_list ap;
-
-	print_uint(p, key, v, PRINT_JSON_ONLY);
-	va_start(ap, fmt);
-	phrase_add(p, fmt, ap);
-	va_end(ap);
+	JSON_THEN_PHRASE(p, fmt, print_uint(p, key, v, PRINT_JSON_ONLY));
 }
 
 void print_int_phrase(struct printer *p, const char *key, int64_t v, const char *fmt, ...)
 {
-	va_list ap;
-
-	print_int(p, key, v, PRINT_JSON_ONLY);
-	va_start(ap, fmt);
-	phrase_add(p, fmt, ap);
-	va_end(ap);
+	JSON_THEN_PHRASE(p, fmt, print_int(p, key, v, PRINT_JSON_ONLY));
 }
 
 void print_double_phrase(struct printer *p, const char *key, double v, const char *fmt, ...)
 {
-	va_list ap;
-
-	print_double(p, key, v, 0, PRINT_JSON_ONLY);
-	va_start(ap, fmt);
-	phrase_add(p, fmt, ap);
-	va_end(ap);
+	JSON_THEN_PHRASE(p, fmt, print_double(p, key, v, 0, PRINT_JSON_ONLY));
 }
 
 void print_str_phrase(struct printer *p, const char *key, const char *s, const char *fmt, ...)
 {
-	va_list ap;
-
-	print_str(p, key, s, PRINT_JSON_ONLY);
-	va_start(ap, fmt);
-	phrase_add(p, fmt, ap);
-	va_end(ap);
+	JSON_THEN_PHRASE(p, fmt, print_str(p, key, s, PRINT_JSON_ONLY));
 }
 
 void print_bool_phrase(struct printer *p, const char *key, bool b, const char *fmt, ...)
 {
-	va_list ap;
-
-	print_bool(p, key, b, PRINT_JSON_ONLY);
-	va_start(ap, fmt);
-	phrase_add(p, fmt, ap);
-	va_end(ap);
+	JSON_THEN_PHRASE(p, fmt, print_bool(p, key, b, PRINT_JSON_ONLY));
 }
 
 void print_null_phrase(struct printer *p, const char *key, const char *fmt, ...)
 {
-	va_list ap;
-
-	print_null(p, key, NULL, PRINT_JSON_ONLY);
-	va_start(ap, fmt);
-	phrase_add(p, fmt, ap);
-	va_end(ap);
+	JSON_THEN_PHRASE(p, fmt, print_null(p, key, NULL, PRINT_JSON_ONLY));
 }
 
 void print_table_begin(struct printer *p)

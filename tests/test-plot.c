@@ -675,6 +675,33 @@ TEST(malformed_telemetry_fails_with_a_reason)
 	}
 }
 
+/* Unreadable files, run or telemetry: the same reason for people from both readers. */
+TEST(unreadable_files_fail_with_a_reason)
+{
+	static const unsigned char bad_gzip[] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 0xff, 0xff};
+	const char *gz = path_in_dir("bad.json.gz");
+	const char *missing = path_in_dir("missing.json");
+	FILE *f = fopen(gz, "wb");
+	struct run run;
+	struct telemetry t;
+	char err[256];
+
+	REQUIRE(f);
+	REQUIRE(fwrite(bad_gzip, 1, sizeof(bad_gzip), f) == sizeof(bad_gzip));
+	REQUIRE(fclose(f) == 0);
+	err[0] = 'x';
+	CHECK_EQ(run_read(gz, &run, err, sizeof(err)), -EBADMSG);
+	CHECK(!strcmp(err, "corrupt or truncated gzip data"));
+	err[0] = 'x';
+	CHECK_EQ(telemetry_read(gz, &t, err, sizeof(err)), -EBADMSG);
+	CHECK(!strcmp(err, "corrupt or truncated gzip data"));
+	CHECK_EQ(run_read(missing, &run, err, sizeof(err)), -ENOENT);
+	CHECK(!strcmp(err, strerror(ENOENT)));
+	CHECK_EQ(telemetry_read(missing, &t, err, sizeof(err)), -ENOENT);
+	CHECK(!strcmp(err, strerror(ENOENT)));
+	unlink(gz);
+}
+
 TEST(telemetry_goes_with_the_run_it_overlaps)
 {
 	struct test_result r;

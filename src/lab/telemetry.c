@@ -219,20 +219,6 @@ static const char *fmt_ns(char *buf, size_t len, uint64_t ns)
 	return buf;
 }
 
-/* A size for people, decimal: "592 B", "11.9 MB". */
-static const char *fmt_bytes(char *buf, size_t len, uint64_t b)
-{
-	if (b < 10000)
-		snprintf(buf, len, "%llu B", (unsigned long long)b);
-	else if (b < 10000000)
-		snprintf(buf, len, "%.1f kB", (double)b / 1e3);
-	else if (b < 10000000000ull)
-		snprintf(buf, len, "%.1f MB", (double)b / 1e6);
-	else
-		snprintf(buf, len, "%.2f GB", (double)b / 1e9);
-	return buf;
-}
-
 /* prefix and a duration for people, into buf: "p50 12.3 ms". */
 static const char *with_ns(char *buf, size_t len, const char *prefix, uint64_t ns)
 {
@@ -282,7 +268,8 @@ static void print_direction(struct printer *p, const char *key, const char *labe
 	print_open_object(p, key);
 	print_uint_phrase(p, "packets", d->delivered_pkts, "  %s: %llu packets", label,
 			  (unsigned long long)d->delivered_pkts);
-	print_uint_phrase(p, "bytes", l2_bytes, ", %s", fmt_bytes(b, sizeof(b), l2_bytes));
+	print_format_size(b, sizeof(b), l2_bytes);
+	print_uint_phrase(p, "bytes", l2_bytes, ", %s", b);
 	print_double_phrase(p, "mbps", mbps, ", %.1f Mbit/s", mbps);
 	print_double_phrase(p, "wire_util", util, ", wire busy %.1f%%", util * 100);
 	print_uint(p, "read_packets", d->read_pkts, UNIT_NONE | PRINT_JSON_ONLY);
@@ -382,8 +369,9 @@ void lab_summary_print(struct printer *p, const struct lab_summary *s)
 
 	print_phrase(p, "  qdisc sojourn ");
 	print_dist(p, "qdisc_sojourn", &e->qdisc_sojourn);
+	print_format_size(a, sizeof(a), e->qdisc_backlog_max_bytes);
 	print_uint_phrase(p, "qdisc_backlog_max_bytes", e->qdisc_backlog_max_bytes,
-			  "; backlog max %s", fmt_bytes(a, sizeof(a), e->qdisc_backlog_max_bytes));
+			  "; backlog max %s", a);
 	print_nl(p);
 	print_open_object(p, "ring");
 	print_uint_phrase(p, "max_descriptors", e->ring_descs_max, "  ring max %u descriptors",

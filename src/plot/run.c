@@ -545,9 +545,17 @@ out:
 	return ret;
 }
 
-int run_read_bytes(const char *path, size_t max, char **buf, size_t *len)
+int run_read_bytes(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen)
 {
-	return gz_read_any(path, max, buf, len);
+	int ret = gz_read_any(path, max, buf, len);
+
+	if (ret == -EBADMSG)
+		snprintf(err, errlen, "corrupt or truncated gzip data");
+	else if (ret == -EFBIG)
+		snprintf(err, errlen, "bigger than %zu MB", max >> 20);
+	else if (ret < 0)
+		snprintf(err, errlen, "%s", strerror(-ret));
+	return ret;
 }
 
 int run_read(const char *path, struct run *out, char *err, size_t errlen)
@@ -557,13 +565,7 @@ int run_read(const char *path, struct run *out, char *err, size_t errlen)
 	int ret;
 
 	err[0] = '\0';
-	ret = run_read_bytes(path, RUN_MAX_FILE_BYTES, &buf, &len);
-	if (ret == -EBADMSG)
-		snprintf(err, errlen, "corrupt or truncated gzip data");
-	else if (ret == -EFBIG)
-		snprintf(err, errlen, "bigger than %u MB", RUN_MAX_FILE_BYTES >> 20);
-	else if (ret < 0)
-		snprintf(err, errlen, "%s", strerror(-ret));
+	ret = run_read_bytes(path, RUN_MAX_FILE_BYTES, &buf, &len, err, errlen);
 	if (ret < 0)
 		return ret;
 	ret = run_parse(buf, len, path, out, err, errlen);

@@ -55,9 +55,10 @@ int run_parse(const char *buf, size_t len, const char *file_name, struct run *ou
 /*
  * The whole file in a new NUL-terminated buffer (free()), inflated when it is gzip
  * (by its magic bytes, not its name): at most max bytes, else -EFBIG; -EBADMSG for
- * corrupt gzip data; -errno of open/read.
+ * corrupt gzip data; -errno of open/read. On failure err (when errlen) says why
+ * for people: "corrupt or truncated gzip data", "bigger than N MB", strerror.
  */
-int run_read_bytes(const char *path, size_t max, char **buf, size_t *len);
+int run_read_bytes(const char *path, size_t max, char **buf, size_t *len, char *err, size_t errlen);
 /* Read a file (gzip or not), then run_parse. -errno of open/read too. */
 int run_read(const char *path, struct run *out, char *err, size_t errlen);
 void run_free(struct run *run);

@@ -309,13 +309,7 @@ int telemetry_read(const char *path, struct telemetry *out, char *err, size_t er
 
 	if (errlen)
 		err[0] = '\0';
-	ret = run_read_bytes(path, TELEMETRY_MAX_FILE_BYTES, &buf, &len);
-	if (ret == -EBADMSG)
-		snprintf(err, errlen, "corrupt or truncated gzip data");
-	else if (ret == -EFBIG)
-		snprintf(err, errlen, "bigger than %u MB", TELEMETRY_MAX_FILE_BYTES >> 20);
-	else if (ret < 0)
-		snprintf(err, errlen, "%s", strerror(-ret));
+	ret = run_read_bytes(path, TELEMETRY_MAX_FILE_BYTES, &buf, &len, err, errlen);
 	if (ret < 0)
 		return ret;
 	ret = telemetry_parse(buf, len, out, err, errlen);
