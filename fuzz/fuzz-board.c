@@ -13,7 +13,7 @@
 
 #include "fix/plan.h"
 #include "lab/board.h"
-#include "snapshot.h"
+#include "host/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,7 +15,7 @@
 
 #include "fix/emit.h"
 #include "fix/plan.h"
-#include "snapshot.h"
+#include "host/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -20,7 +20,7 @@
 
 #include "host/link.h"
 #include "host/qdisc.h"
-#include "nl.h"
+#include "base/nl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz-results.c - the results reader (plot/run.h) on arbitrary bytes as our JSON or
+ * fuzz-results.c - the results reader (plot/run-file.h) on arbitrary bytes as our JSON or
  * a flent file (already inflated). A document that fails must say why and leave no
  * run; one that reads must draw every plot kind and print the comparison (text and
  * JSON) without crashing, and the SVG must stay under its size limit. Everything is
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plot/compare.h"
+#include "plot/compare-runs.h"
 #include "plot/plot.h"
-#include "plot/run.h"
+#include "plot/run-file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "print.h"
-#include "report.h"
-#include "snapshot.h"
+#include "base/print.h"
+#include "audit/report.h"
+#include "host/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz-telemetry.c - the lab telemetry reader (plot/telemetry.h) on arbitrary bytes.
+ * fuzz-telemetry.c - the lab telemetry reader (plot/telemetry-file.h) on arbitrary bytes.
  * A document that fails must say why and leave its output untouched; one that reads
  * must hold what the header promises (t_s finite and never decreasing, gauges NaN or
  * >= 0, at least one sample), go with a run it overlaps, and draw under that run's
@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "plot/plot.h"
-#include "plot/run.h"
-#include "plot/telemetry.h"
+#include "plot/run-file.h"
+#include "plot/telemetry-file.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

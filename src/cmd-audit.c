@@ -6,14 +6,14 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "base/cli.h"
 #include "fix/apply.h"
 #include "fix/commands.h"
 #include "fix/plan.h"
 #include "host/host.h"
-#include "print.h"
-#include "report.h"
-#include "snapshot.h"
+#include "base/print.h"
+#include "audit/report.h"
+#include "host/snapshot.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " audit [--json] [--from FILE] [IFACE...]\n"
@@ -185,13 +185,13 @@ static void print_fix(struct printer *p, const struct host *h, bool named)
 		if (tg->skipped || tg->refused) {
 			print_str(p, "not_fixed", tg->refused_why, PRINT_BARE);
 			print_nl(p);
-			report_shaper(p, tg, 2);
+			report_shaper(p, tg->shaped ? &tg->shaper : NULL, 2);
 		} else {
 			print_null(p, "not_fixed", NULL, PRINT_JSON_ONLY);
 			if (!plan_count(&pl, STEP_PLANNED))
 				print_text(p, "nothing to change");
 			print_nl(p);
-			report_shaper(p, tg, 2);
+			report_shaper(p, tg->shaped ? &tg->shaper : NULL, 2);
 			print_commands(p, &pl, (int)t);
 		}
 		print_close(p);

@@ -24,10 +24,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bqlview.h"
-#include "cli.h"
+#include "audit/bqlview.h"
+#include "base/cli.h"
 #include "host/host.h"
-#include "print.h"
+#include "base/print.h"
 
 #define INTERVAL_MIN_MS	    10
 #define INTERVAL_MAX_MS	    3600000

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd-compare.c - `debloat compare`: several test results side by side, each with
- * its ratio to the first (plot/compare.h), and with -o the same runs drawn overlaid.
+ * its ratio to the first (plot/compare-runs.h), and with -o the same runs drawn overlaid.
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "plot/compare.h"
+#include "base/cli.h"
+#include "plot/compare-runs.h"
 #include "plot/plot.h"
 #include "plot/svg.h"
 

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "base/cli.h"
 #include "exporter/http.h"
 #include "exporter/metrics.h"
 #include "exporter/prom.h"

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "base/cli.h"
 #include "fix/apply.h"
 #include "fix/emit.h"
 #include "fix/fallback.h"
@@ -22,9 +22,9 @@
 #include "fix/persist.h"
 #include "fix/plan.h"
 #include "host/host.h"
-#include "print.h"
-#include "report.h"
-#include "snapshot.h"
+#include "base/print.h"
+#include "audit/report.h"
+#include "host/snapshot.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " fix [IFACE...] [--all] [--dry-run] [--json] [--try SECONDS]\n"
@@ -386,7 +386,7 @@ static void print_target(struct printer *p, const struct plan *pl, size_t ti, bo
 	} else {
 		print_null(p, "refused", NULL, PRINT_JSON_ONLY);
 	}
-	report_shaper(p, t, 1);
+	report_shaper(p, t->shaped ? &t->shaper : NULL, 1);
 	print_notes(p, t->notes, t->nnotes);
 	print_open_array(p, "steps");
 	for (size_t i = 0; i < pl->nsteps; i++) {

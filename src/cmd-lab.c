@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "cli.h"
+#include "base/array.h"
+#include "base/cli.h"
 #include "lab/board.h"
 #include "lab/compare.h"
 #include "lab/netns.h"
@@ -37,7 +37,7 @@
 #include "lab/telemetry.h"
 #include "lab/tun.h"
 #include "meter/cc.h"
-#include "print.h"
+#include "base/print.h"
 #include "debloat/units.h"
 
 #define LAB_SERVER_PORT "9911"

@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "base/cli.h"
 #include "plot/plot.h"
 #include "plot/svg.h"
-#include "plot/telemetry.h"
+#include "plot/telemetry-file.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " plot FILE... -o OUT.svg [--kind KIND] [--title TEXT]\n"

@@ -19,30 +19,30 @@
 
 #include <debloat/units.h>
 
-#include "array.h"
-#include "cli.h"
+#include "base/array.h"
+#include "base/cli.h"
 #include "fix/apply.h"
 #include "fix/journal.h"
 #include "fix/plan.h"
 #include "host/host.h"
-#include "iface.h"
-#include "json.h"
+#include "host/iface.h"
+#include "base/json.h"
 #include "meter/cc.h"
 #include "meter/egress.h"
 #include "meter/engine.h"
 #include "meter/flent.h"
 #include "meter/proto.h"
-#include "meter/report.h"
+#include "meter/result-print.h"
 #include "meter/summary.h"
 #include "meter/tests.h"
 #include "plot/plot.h"
-#include "plot/run.h"
+#include "plot/run-file.h"
 #include "plot/svg.h"
-#include "outfile.h"
-#include "policy.h"
-#include "print.h"
+#include "base/outfile.h"
+#include "audit/policy.h"
+#include "base/print.h"
 #include "prove/trial.h"
-#include "prove/report.h"
+#include "prove/prove-print.h"
 #include "prove/verdict.h"
 #include "prove/watch.h"
 
@@ -519,7 +519,7 @@ static void draw(struct prove_run *r)
 	run_free_all(runs, 2);
 }
 
-/* The report of this proof (prove/report.h). */
+/* The report of this proof (prove/prove-print.h). */
 static void print_report(struct printer *p, const struct prove_run *r)
 {
 	const struct prove_report rep = {

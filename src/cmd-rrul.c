@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cmd-rrul.c - `debloat rrul HOST`: shorthand for `debloat test rrul HOST`. */
-#include "cli.h"
+#include "base/cli.h"
 
 int cmd_rrul(int argc, char *argv[])
 {

@@ -14,7 +14,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 
-#include "cli.h"
+#include "base/cli.h"
 #include "meter/cc.h"
 #include "meter/server.h"
 #include "meter/serverlog.h"

@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "base/cli.h"
 #include "host/host.h"
-#include "json.h"
-#include "outfile.h"
-#include "snapshot.h"
+#include "base/json.h"
+#include "base/outfile.h"
+#include "host/snapshot.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " snapshot [-o FILE] [-n NOTE] [IFACE...]\n"

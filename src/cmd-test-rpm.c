@@ -15,13 +15,13 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "cli.h"
+#include "base/cli.h"
 #include "debloat/rpm.h"
-#include "meter/report.h"
+#include "meter/result-print.h"
 #include "meter/rpm.h"
 #include "meter/summary.h"
 #include "meter/tls.h"
-#include "print.h"
+#include "base/print.h"
 
 #define CONFIG_TIMEOUT_S 10
 

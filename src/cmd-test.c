@@ -20,15 +20,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "base/cli.h"
 #include "meter/cc.h"
 #include "meter/egress.h"
 #include "meter/engine.h"
 #include "meter/flent.h"
-#include "meter/report.h"
+#include "meter/result-print.h"
 #include "meter/summary.h"
 #include "meter/tests.h"
-#include "print.h"
+#include "base/print.h"
 
 /* The usage leads with the command the user typed: `rrul` is `test rrul`. */
 #define USAGE_BODY \

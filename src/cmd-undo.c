@@ -8,11 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "base/cli.h"
 #include "fix/apply.h"
 #include "fix/journal.h"
 #include "fix/persist.h"
-#include "print.h"
+#include "base/print.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " undo [IFACE...] [--json] [--persist] [--state-dir DIR]\n"

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "array.h"
-#include "cli.h"
+#include "base/array.h"
+#include "base/cli.h"
 
 #ifndef DEBLOAT_VERSION
 #error "DEBLOAT_VERSION must be defined (meson passes the project version)"

@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bqlview.h"
+#include "audit/bqlview.h"
 #include "harness.h"
-#include "json.h"
+#include "base/json.h"
 
 static char root[64];
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* test-cli.c - src/cli.c: the commands' number parsers and their one error line. */
+/* test-cli.c - src/base/cli.c: the commands' number parsers and their one error line. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "base/cli.h"
 #include "harness.h"
 
 TEST(parse_uint_whole_string_in_range)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* test-drivers.c - src/drivers.c: the board driver table and kernel release checks. */
+/* test-drivers.c - src/audit/drivers.c: the board driver table and kernel release checks. */
 #include <string.h>
 
-#include "drivers.h"
+#include "audit/drivers.h"
 #include "harness.h"
 
 TEST(lookup_by_ethtool_names)

@@ -13,7 +13,7 @@
 #	undo with nothing to undo     -> creates no state directory, no lock file
 #	a gzipped snapshot, a snapshot on a pipe
 #	                              -> audited as the plain file is
-# One writer serves every command that writes a file (src/outfile.c): plot and compare
+# One writer serves every command that writes a file (src/base/outfile.c): plot and compare
 # (SVG), snapshot (JSON); test's -o and --flent use the same one.
 . "$(dirname "$0")/lib.sh"
 

@@ -19,12 +19,12 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
-#include "fix/ingress.h"
+#include "fix/ingress-shape.h"
 #include "fix/knob.h"
 #include "fix/qdisc-opts.h"
 #include "harness.h"
-#include "iface.h"
-#include "nl.h"
+#include "host/iface.h"
+#include "base/nl.h"
 
 /* ---- golden fixtures ---- */
 

@@ -13,7 +13,7 @@
 #include "fix/plan.h"
 #include "harness.h"
 #include "host/host.h"
-#include "policy.h"
+#include "audit/policy.h"
 
 static struct qdisc q_root(const char *kind)
 {

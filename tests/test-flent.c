@@ -10,9 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gz.h"
+#include "base/gz.h"
 #include "harness.h"
-#include "json.h"
+#include "base/json.h"
 #include "meter-fixture.h"
 #include "meter/egress.h"
 #include "meter/flent.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test-fsutil.c - src/fsutil.c and src/say.c: mkdir -p, a whole write, a message. */
+/* test-fsutil.c - src/base/fsutil.c and src/base/say.c: mkdir -p, a whole write, a message. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "fsutil.h"
+#include "base/fsutil.h"
 #include "harness.h"
-#include "say.h"
+#include "base/say.h"
 
 static bool is_dir(const char *path)
 {

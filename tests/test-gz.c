@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test-gz.c - src/gz.c: round trips, atomic replacement, and what bad files do. */
+/* test-gz.c - src/base/gz.c: round trips, atomic replacement, and what bad files do. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gz.h"
+#include "base/gz.h"
 #include "harness.h"
 
 static char dir[64];

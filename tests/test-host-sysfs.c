@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "gz.h"
+#include "base/gz.h"
 #include "harness.h"
 #include "host/avail.h"
 #include "host/bql.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test-json.c - src/json.c: building, writing, parsing, reading files, and their errors. */
+/* test-json.c - src/base/json.c: building, writing, parsing, reading files, and their errors. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "json.h"
+#include "base/json.h"
 
 static char *write_temp(const char *text, size_t len)
 {

@@ -7,7 +7,7 @@
 
 #include "harness.h"
 #include "lab/board.h"
-#include "snapshot.h"
+#include "host/snapshot.h"
 
 static char err[512];
 

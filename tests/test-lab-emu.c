@@ -19,7 +19,7 @@
 #include "lab-packets.h"
 #include "lab/emu.h"
 #include "lab/frame.h"
-#include "lab/hist.h"
+#include "base/hist.h"
 
 #define MBIT(x) ((uint64_t)(x)*1000000 / 8) /* profile rates are bytes per second */
 #define US	1000ull

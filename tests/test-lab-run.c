@@ -17,13 +17,13 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "json.h"
+#include "base/json.h"
 #include "lab/frame.h"
 #include "lab/netns.h"
 #include "lab/profile.h"
 #include "lab/run.h"
 #include "lab/telemetry.h"
-#include "print.h"
+#include "base/print.h"
 
 static struct lab_telemetry sample(uint64_t t_ns)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-nl.c - src/nl.c: attribute parsing against hand-built, malformed messages, and
+ * test-nl.c - src/base/nl.c: attribute parsing against hand-built, malformed messages, and
  * a real rtnetlink dump (links and qdiscs of this namespace; lo is always there).
  */
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include "harness.h"
 #include "host/link.h"
 #include "host/qdisc.h"
-#include "nl.h"
+#include "base/nl.h"
 
 /* A message under construction: nlmsghdr, a family header, then attributes. */
 struct msg {

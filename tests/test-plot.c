@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-plot.c - plot/run.h, plot/plot.h and plot/compare.h: both file formats read
+ * test-plot.c - plot/run-file.h, plot/plot.h and plot/compare-runs.h: both file formats read
  * back to the same run, every plot kind drawn from either looks the same (panels and
  * series), stays small, and renders: rsvg-convert turns it into a PNG whose panels
  * hold real ink (pixels that are neither background, grid nor idle shading). The lab's
- * telemetry (plot/telemetry.h): read with clear errors, matched to its run by wall
+ * telemetry (plot/telemetry-file.h): read with clear errors, matched to its run by wall
  * clock, drawn at the right time under the latency, small for 70 s of 10 ms samples.
  */
 #include <errno.h>
@@ -17,11 +17,11 @@
 
 #include "harness.h"
 #include "meter/flent.h"
-#include "meter/report.h"
-#include "plot/compare.h"
+#include "meter/result-print.h"
+#include "plot/compare-runs.h"
 #include "plot/plot.h"
-#include "plot/run.h"
-#include "plot/telemetry.h"
+#include "plot/run-file.h"
+#include "plot/telemetry-file.h"
 
 static char dir[] = "/tmp/test-plot-XXXXXX";
 

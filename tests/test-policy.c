@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-policy.c - src/policy.c on hand-made interfaces: no host, no netlink. Each test
+ * test-policy.c - src/audit/policy.c on hand-made interfaces: no host, no netlink. Each test
  * builds the description a board or a server would produce and checks the findings,
  * delays and grade a person would expect.
  */
@@ -9,7 +9,7 @@
 
 #include "harness.h"
 #include "host/host.h"
-#include "policy.h"
+#include "audit/policy.h"
 
 static struct qdisc q_root(const char *kind)
 {

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* test-print.c - src/print.c: the same calls make text for people and JSON for programs. */
+/* test-print.c - src/base/print.c: the same calls make text for people and JSON for programs. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "harness.h"
-#include "print.h"
+#include "base/print.h"
 
 struct capture {
 	char *buf;

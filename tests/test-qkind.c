@@ -13,7 +13,7 @@
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "fix/qdisc-opts.h"
 #include "harness.h"
 #include "qdisc/qkind.h"

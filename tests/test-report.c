@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test-report.c - meter/report.h: our JSON document has the keys docs/json.md promises. */
+/* test-report.c - meter/result-print.h: our JSON document has the keys docs/json.md promises. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,9 +7,9 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "json.h"
+#include "base/json.h"
 #include "meter-fixture.h"
-#include "meter/report.h"
+#include "meter/result-print.h"
 
 TEST(json_contract_keys)
 {

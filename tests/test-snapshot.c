@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-snapshot.c - src/snapshot.c: a host to JSON and back keeps every field (every
+ * test-snapshot.c - src/host/snapshot.c: a host to JSON and back keeps every field (every
  * qdisc option key the decoders make included), hand-written documents read with
  * their defaults, and each kind of malformed document fails with a message that
  * names the place, leaving the output untouched.
@@ -16,7 +16,7 @@
 #include "harness.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
-#include "snapshot.h"
+#include "host/snapshot.h"
 
 static const unsigned char fq_codel_golden[] = {
     0x08, 0x00, 0x02, 0x00, 0x20, 0x03, 0x00, 0x00, 0x08, 0x00, 0x05, 0x00, 0x00, 0x04, 0x00, 0x00,

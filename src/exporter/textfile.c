@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "exporter/textfile.h"
-#include "fsutil.h"
+#include "base/fsutil.h"
 
 int textfile_check(const char *dir)
 {

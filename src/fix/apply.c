@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "fix/apply.h"
-#include "fsutil.h"
-#include "say.h"
+#include "base/fsutil.h"
+#include "base/say.h"
 
 static unsigned env_step(const char *name)
 {

@@ -9,9 +9,9 @@
 
 #include <debloat/units.h>
 
-#include "fix/ingress.h"
+#include "fix/ingress-shape.h"
 #include "fix/qdisc-opts.h"
-#include "iface.h"
+#include "host/iface.h"
 
 struct out {
 	char *buf;

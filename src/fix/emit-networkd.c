@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "fix/emit.h"
 
 /* How a spec option's value (plan.h: base units) is spelled for networkd. */

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "fix/emit.h"
-#include "iface.h"
+#include "host/iface.h"
 
 #define NM_MAX_PROPS 64
 #define NM_PROP_MAX  (KNOB_VALUE_MAX * 2)

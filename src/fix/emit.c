@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* emit.c - what the three emitters share: files, lines, warnings; writing a directory. */
-#include "array.h"
+#include "base/array.h"
 #include "fix/emit.h"
 
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "iface.h"
+#include "host/iface.h"
 
 static const char *const format_names[] = {
     [EMIT_NETWORKD] = "networkd",

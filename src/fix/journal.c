@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "fix/journal.h"
-#include "fsutil.h"
-#include "say.h"
+#include "base/fsutil.h"
+#include "base/say.h"
 
 void journal_init(struct journal *j)
 {

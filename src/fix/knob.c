@@ -19,17 +19,17 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "debloat/units.h"
 #include "fix/knob.h"
-#include "fix/ingress.h"
+#include "fix/ingress-shape.h"
 #include "fix/qdisc-opts.h"
 #include "host/ethtool.h"
 #include "host/link.h"
 #include "host/qdisc.h"
 #include "host/sysctl.h"
 #include "host/sysfs.h"
-#include "nl.h"
+#include "base/nl.h"
 
 /* DQL's own maximum (UINT_MAX / 2 - UINT_MAX / 16): what limit_max "max" means. */
 #define BQL_LIMIT_MAX 1879048192ULL

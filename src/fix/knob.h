@@ -26,7 +26,7 @@
  *                    "tx-tcp-segmentation", "tx-generic-segmentation", "rx-gro")
  *   KNOB_SYSCTL      the file's contents without the trailing newline (name:
  *                    dotted, e.g. "net.ipv4.tcp_ecn")
- *   KNOB_INGRESS     the download shaper (fix/ingress.h): "default" (none), or a
+ *   KNOB_INGRESS     the download shaper (fix/ingress-shape.h): "default" (none), or a
  *                    root-qdisc spec on the ifb device IFACE's ingress is redirected to
  *   KNOB_GSO_MAX_SIZE  bytes, decimal: the largest GSO packet the stack hands this
  *                    device's qdisc (IFLA_GSO_MAX_SIZE, `ip link set DEV gso_max_size

@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "fix/journal.h"
 #include "fix/persist.h"
-#include "fsutil.h"
-#include "say.h"
+#include "base/fsutil.h"
+#include "base/say.h"
 
 #define UNIT_NAME "debloat-fix@.service"
 #define HOOK_MARK "# debloat - ifupdown hook written by `debloat fix --persist`"

@@ -10,13 +10,13 @@
 
 #include <debloat/units.h>
 
-#include "array.h"
-#include "drivers.h"
+#include "base/array.h"
+#include "audit/drivers.h"
 #include "fix/plan.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
 #include "qdisc/qkind.h"
-#include "say.h"
+#include "base/say.h"
 
 void plan_init(struct plan *p, const struct plan_options *opts)
 {

@@ -63,7 +63,7 @@
 
 #include "fix/knob.h"
 #include "host/host.h"
-#include "policy.h"
+#include "audit/policy.h"
 
 #define PLAN_MAX_NOTES	    8
 #define PLAN_NOTE_MAX	    256
@@ -86,7 +86,7 @@ struct plan_options {
 	uint64_t shape_rate;
 	/*
 	 * Shape every planned interface's download at this rate (bytes/s; 0: not), through
-	 * an ifb device (knob KNOB_INGRESS, fix/ingress.h): cake, or htb over fq_codel or a
+	 * an ifb device (knob KNOB_INGRESS, fix/ingress-shape.h): cake, or htb over fq_codel or a
 	 * byte FIFO (policy_ingress_fifo_bytes). 0 also means: where the root shaper's
 	 * rate is half a ceiling transmit and receive share, the download is shaped at the
 	 * same rate (plan_ingress), unless no_ingress.

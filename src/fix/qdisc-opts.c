@@ -14,7 +14,7 @@
 
 #include "debloat/units.h"
 #include "fix/qdisc-opts.h"
-#include "nl.h"
+#include "base/nl.h"
 #include "qdisc/qkind.h"
 
 /* ---- the builder ---- */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "gz.h"
+#include "base/gz.h"
 #include "host/avail.h"
 
 const char *const avail_qdisc_kinds[HOST_NQDISC_KINDS] = {

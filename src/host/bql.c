@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "host/bql.h"
 #include "host/sysfs.h"
 

@@ -14,7 +14,7 @@
 #include "host/machine.h"
 #include "host/qdisc.h"
 #include "host/sysctl.h"
-#include "nl.h"
+#include "base/nl.h"
 
 const struct host_paths host_default_paths = {
     .sysfs = "/sys",

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gz.h"
+#include "base/gz.h"
 #include "host/avail.h"
 #include "host/hz.h"
 

@@ -13,7 +13,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "host/link.h"
 #include "host/sysfs.h"
 

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "iface.h"
-#include "nl.h"
+#include "base/nl.h"
 
 #define LINK_MAX_INTERFACES 65536
 

@@ -2,7 +2,7 @@
 /*
  * machine.h - what the machine around a NIC says about how fast the NIC can really go:
  * the device-tree machine's compatible list and the bus speed of a USB NIC. The drivers
- * table (src/drivers.h) turns them into a throughput ceiling.
+ * table (src/audit/drivers.h) turns them into a throughput ceiling.
  *
  * The compatible list is SYSFS/firmware/devicetree/base/compatible (also reachable as
  * /proc/device-tree/compatible): NUL-separated strings, most specific first

@@ -10,7 +10,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "host/qdisc.h"
 #include "host/qstats.h"
 #include "qdisc/qkind.h"

@@ -28,7 +28,7 @@
 #include <stddef.h>
 
 #include "iface.h"
-#include "nl.h"
+#include "base/nl.h"
 
 #define QDISC_MAX_QDISCS 65536
 #define QDISC_MAX_DEPTH	 8

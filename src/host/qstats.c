@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "host/qstats.h"
-#include "nl.h"
+#include "base/nl.h"
 
 /* linux/gen_stats.h */
 enum {

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "array.h"
-#include "drivers.h"
+#include "base/array.h"
+#include "audit/drivers.h"
 #include "lab/board.h"
-#include "policy.h"
-#include "snapshot.h"
+#include "audit/policy.h"
+#include "host/snapshot.h"
 
 /* Drivers whose behaviour below the qdisc a built-in profile describes (its header
  * gives the evidence). */

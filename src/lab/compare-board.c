@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "plot/run.h"
-#include "print.h"
+#include "base/cli.h"
+#include "plot/run-file.h"
+#include "base/print.h"
 
 #include "compare-int.h"
 

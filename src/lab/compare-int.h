@@ -13,7 +13,7 @@
 
 #include "lab/board.h"
 #include "lab/profile.h"
-#include "print.h"
+#include "base/print.h"
 
 /* A terminal is only so wide; the runs are compared column by column. */
 #define LC_MAX_PROFILES 8

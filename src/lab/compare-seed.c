@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "plot/compare.h"
-#include "plot/run.h"
-#include "print.h"
+#include "base/cli.h"
+#include "plot/compare-runs.h"
+#include "plot/run-file.h"
+#include "base/print.h"
 
 #include "compare-int.h"
 

@@ -10,12 +10,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "json.h"
+#include "base/array.h"
+#include "base/json.h"
 #include "meter/tests.h"
-#include "plot/compare.h"
-#include "plot/run.h"
-#include "print.h"
+#include "plot/compare-runs.h"
+#include "plot/run-file.h"
+#include "base/print.h"
 
 #include "compare-int.h"
 
@@ -133,7 +133,7 @@ static void table_rows(struct printer *p, const struct lc_run *runs, size_t n, s
 
 /*
  * Text only: the cells of what the JSON has inside the run's "summary", which is the
- * test's own document reprinted (the table shows the numbers plot/run.h read from it).
+ * test's own document reprinted (the table shows the numbers plot/run-file.h read from it).
  */
 static void summary_cells(struct printer *p, const struct lc_run *runs, size_t i, size_t base)
 {

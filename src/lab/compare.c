@@ -18,18 +18,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "cli.h"
-#include "fsutil.h"
-#include "json.h"
+#include "base/array.h"
+#include "base/cli.h"
+#include "base/fsutil.h"
+#include "base/json.h"
 #include "lab/compare.h"
 #include "lab/profile.h"
 #include "meter/cc.h"
 #include "meter/tests.h"
 #include "plot/plot.h"
-#include "plot/run.h"
+#include "plot/run-file.h"
 #include "plot/svg.h"
-#include "print.h"
+#include "base/print.h"
 
 #include "compare-int.h"
 

@@ -12,7 +12,7 @@
  *	            -o DIR/P.json --flent DIR/P.flent.gz'
  *
  * with its output in DIR/P.log. SELF is this binary (/proc/self/exe), CC the
- * profile's congestion control. The runs' JSON is read back (plot/run.h) and the
+ * profile's congestion control. The runs' JSON is read back (plot/run-file.h) and the
  * lab's summary beside it (the BQL limit reached, drops and marks at each stage);
  * then a side-by-side table with each run's ratio to the first, one comparison plot
  * DIR/compare.svg (plot/plot.h, kind compare) and one plot per run (DIR/P.svg).

@@ -23,7 +23,7 @@
 
 #include "emu.h"
 #include "frame.h"
-#include "hist.h"
+#include "base/hist.h"
 #include "pool.h"
 
 #define NEVER UINT64_MAX

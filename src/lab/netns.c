@@ -7,7 +7,7 @@
  * up and MTU, two addresses) do not justify widening nl.c, which only dumps, and the
  * static builds link a libmnl subset that has no request path.
  */
-#include "array.h"
+#include "base/array.h"
 #include "netns.h"
 
 #include <arpa/inet.h>

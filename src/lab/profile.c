@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "debloat/dql.h"
 #include "debloat/qdisc.h"
 #include "debloat/units.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* run.c - the lab's event loop between the two tun devices (run.h). */
-#include "array.h"
+#include "base/array.h"
 #include "run.h"
 
 #include <errno.h>
@@ -17,7 +17,7 @@
 
 #include "frame.h"
 #include "gro.h"
-#include "hist.h"
+#include "base/hist.h"
 #include "telemetry.h"
 #include "writer.h"
 

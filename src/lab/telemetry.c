@@ -10,7 +10,7 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "json.h"
+#include "base/json.h"
 
 struct lab_telemetry_writer {
 	FILE *f;

@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "emu.h"
-#include "print.h"
+#include "base/print.h"
 #include "run.h"
 
 enum lab_telemetry_format {

@@ -45,7 +45,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hist.h"
+#include "base/hist.h"
 
 #define LAB_WRITER_RING	    (8u << 20) /* bytes of queued deliveries per direction */
 #define LAB_WRITER_SPIN_NS  100000ull  /* spin for a delivery at most this far ahead */

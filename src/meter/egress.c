@@ -12,10 +12,10 @@
 
 #include <linux/pkt_sched.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "host/host.h"
 #include "host/qdisc.h"
-#include "json.h"
+#include "base/json.h"
 #include "meter/egress.h"
 
 /* The source address the kernel's routing picks for dst: connect() on UDP sends nothing. */

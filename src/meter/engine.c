@@ -24,12 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "meter/engine.h"
 #include "meter/loop.h"
 #include "meter/probe.h"
 #include "meter/proto.h"
-#include "print.h"
+#include "base/print.h"
 
 #define SETUP_TIMEOUT_MS 5000
 /* One send()/recv() of bulk data, as the server's. Uploads cost about a fifth less CPU

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "gz.h"
+#include "base/gz.h"
 #include "meter/flent.h"
 
 #ifndef DEBLOAT_VERSION

@@ -26,7 +26,7 @@
 #ifndef DEBLOAT_METER_FLENT_H
 #define DEBLOAT_METER_FLENT_H
 
-#include "json.h"
+#include "base/json.h"
 #include "meter/result.h"
 
 /* "debloat-<version>", FLENT_VERSION in the metadata. */

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "loop.h"
 
 #define LOOP_BATCH 256

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "json.h"
+#include "base/json.h"
 #include "meter/nqconfig.h"
 
 static bool host_char(char c)

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "meter/result.h"
 
 /* Raw samples grow by doubling from this; a 70 s test at 0.2 s holds 350 per probe. */

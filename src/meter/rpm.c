@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "debloat/rpm.h"
 #include "meter/rpm.h"
 

@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lab/hist.h"
+#include "base/hist.h"
 #include "meter/cc.h"
 #include "meter/loop.h"
 #include "meter/server.h"

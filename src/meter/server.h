@@ -48,7 +48,7 @@
  *    its FINAL:
  *    the result then says the server, not the path, may have shaped it.
  *  - Each answered probe's hold and processing time (server_probe_stats) is kept in two
- *    histograms per window and two for the whole run (lab/hist.h: O(1) per probe,
+ *    histograms per window and two for the whole run (base/hist.h: O(1) per probe,
  *    fixed memory, ~140 KB in all); a test's longest of each is in its summary.
  *  - Probes come first: the UDP socket is read between any two bulk sends or reads
  *    (BULK_LEN each), so a request waits behind at most one of them

@@ -2,9 +2,9 @@
 /* serverlog.c - the server's log lines (serverlog.h). */
 #include <errno.h>
 
-#include "cli.h"
+#include "base/cli.h"
 #include "meter/serverlog.h"
-#include "print.h"
+#include "base/print.h"
 
 static struct printer *line_new(FILE *out, bool json)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "meter/summary.h"
 
 enum window {

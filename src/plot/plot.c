@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "plot/plot.h"
 #include "plot/svg.h"
-#include "plot/telemetry.h"
+#include "plot/telemetry-file.h"
 
 /* The page: y tick labels and the y title on the left, the legend on the right. */
 #define PAGE_W	   1000.0

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * plot/plot.h - runs (plot/run.h) drawn as one SVG 1.1 document: embedded styles
+ * plot/plot.h - runs (plot/run-file.h) drawn as one SVG 1.1 document: embedded styles
  * only (no scripts, no external fonts or CSS), so it shows in any browser, on GitHub
  * and in rsvg-convert.
  *
@@ -15,7 +15,7 @@
  * Time panels shade the idle periods (before and after the load). Panels that would
  * be empty (no upload flows in tcp_download) are left out.
  *
- * A run with the lab's telemetry (run->telemetry, plot/telemetry.h) gets, under its
+ * A run with the lab's telemetry (run->telemetry, plot/telemetry-file.h) gets, under its
  * latency in kinds all and latency, up to three panels on the same time axis:
  *	backlog  the board's qdisc, the switch's ports, the client's qdisc, the TSQ
  *	         model (KB), with each stage's drops and CE marks over the axis' span
@@ -45,7 +45,7 @@
 
 #include <stddef.h>
 
-#include "plot/run.h"
+#include "plot/run-file.h"
 
 #define PLOT_MAX_POINTS 1000
 

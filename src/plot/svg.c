@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "outfile.h"
+#include "base/outfile.h"
 #include "plot/svg.h"
 
 static int reserve(struct svg *s, size_t more)

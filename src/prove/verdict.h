@@ -36,7 +36,7 @@
 #include <stdint.h>
 
 #include "meter/summary.h"
-#include "policy.h"
+#include "audit/policy.h"
 
 #define PROVE_BOTTLENECK_FRACTION 0.8
 #define PROVE_LATENCY_FLOOR_MS	  1.0

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nl.h"
+#include "base/nl.h"
 
 struct stats_sum {
 	int ifindex;

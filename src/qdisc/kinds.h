@@ -6,7 +6,7 @@
 #ifndef DEBLOAT_QDISC_KINDS_H
 #define DEBLOAT_QDISC_KINDS_H
 
-#include "array.h"
+#include "base/array.h"
 #include "qdisc/qkind.h"
 
 extern const struct qkind qkind_fq_codel;

@@ -10,7 +10,7 @@
 #include <linux/pkt_sched.h>
 
 #include "debloat/units.h"
-#include "nl.h"
+#include "base/nl.h"
 #include "qdisc/kinds.h"
 
 static const struct qkind *const kinds[] = {

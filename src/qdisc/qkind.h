@@ -34,7 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "value.h"
+#include "base/value.h"
 
 /* How tc spells an attribute's value and how it travels in the attribute. */
 enum qenc {

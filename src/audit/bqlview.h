@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "host/bql.h"
-#include "print.h"
+#include "base/print.h"
 
 #define BQLVIEW_MAX_IFACES 256 /* each watched TX queue holds one fd (RLIMIT_NOFILE) */
 

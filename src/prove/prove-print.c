@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-#include "prove/report.h"
+#include "prove/prove-print.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "json.h"
-#include "policy.h"
+#include "base/json.h"
+#include "audit/policy.h"
 
 
 static void print_ms(struct printer *p, const char *key, double v)

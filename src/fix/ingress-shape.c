@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "fix/ingress.h"
+#include "fix/ingress-shape.h"
 
 #include <errno.h>
 #include <linux/if_link.h>
@@ -16,7 +16,7 @@
 
 #include "fix/qdisc-opts.h"
 #include "host/qdisc.h"
-#include "nl.h"
+#include "base/nl.h"
 
 #define INGRESS_HANDLE 0xffff0000U
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * plot/compare.h - several runs side by side, each with its ratio to the first, for
+ * plot/compare-runs.h - several runs side by side, each with its ratio to the first, for
  * `debloat compare`, through print.h (text or JSON).
  *
- * The numbers are each run's summary (plot/run.h: our JSON's own, or summary_compute
+ * The numbers are each run's summary (plot/run-file.h: our JSON's own, or summary_compute
  * on a flent file). A ratio is the run's value over the first run's; null (text "-")
  * when either is not a number or the first is 0.
  *
@@ -19,8 +19,8 @@
 #ifndef DEBLOAT_PLOT_COMPARE_H
 #define DEBLOAT_PLOT_COMPARE_H
 
-#include "plot/run.h"
-#include "print.h"
+#include "plot/run-file.h"
+#include "base/print.h"
 
 /*
  * One number of a run's summary that runs are compared on: its JSON key (unit in the

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* plot/run.c - plot/run.h: our JSON results and flent files into struct test_result. */
+/* plot/run-file.c - plot/run-file.h: our JSON results and flent files into struct test_result. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -8,10 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "array.h"
-#include "gz.h"
-#include "json.h"
-#include "plot/run.h"
+#include "base/array.h"
+#include "base/gz.h"
+#include "base/json.h"
+#include "plot/run-file.h"
 
 __attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
 						      ...)
@@ -217,7 +217,7 @@ static int ours_summary(const struct jval *doc, struct summary *s, char *err, si
 	return 0;
 }
 
-/* A `test rpm` result's "rpm" object (meter/report.h): the draft's figures. */
+/* A `test rpm` result's "rpm" object (meter/result-print.h): the draft's figures. */
 static int ours_rpm(const struct jval *doc, struct result_rpm *m, char *err, size_t errlen)
 {
 	struct jval *j = json_get(doc, "rpm"), *stages;

@@ -21,7 +21,7 @@
 #include <stddef.h>
 
 #include "host/host.h"
-#include "json.h"
+#include "base/json.h"
 
 #define SNAPSHOT_VERSION    1
 #define SNAPSHOT_MAX_BYTES  (8u << 20) /* a host with 4096 interfaces is ~6 MiB */

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
-#include "gz.h"
+#include "base/array.h"
+#include "base/gz.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
 #include "qdisc/qkind.h"

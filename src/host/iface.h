@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "value.h"
+#include "base/value.h"
 
 #define QDISC_KIND_MAX	     16 /* IFNAMSIZ in the kernel: TCA_KIND is at most 15 chars */
 #define QDISC_MAX_OPTIONS    16

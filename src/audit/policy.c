@@ -6,13 +6,13 @@
 
 #include <debloat/units.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "drivers.h"
 #include "host/avail.h"
 #include "host/host.h"
 #include "host/qdisc.h"
 #include "policy.h"
-#include "say.h"
+#include "base/say.h"
 
 const char *grade_name(enum grade g)
 {

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "drivers.h"
-#include "fix/plan.h"
 #include "host/qdisc.h"
 #include "policy.h"
 #include "report.h"
@@ -369,11 +368,9 @@ void report_audit(struct printer *p, const struct host *h)
 	print_close(p);
 }
 
-void report_shaper(struct printer *p, const struct plan_target *t, unsigned indent)
+void report_shaper(struct printer *p, const struct policy_shaper *sh, unsigned indent)
 {
-	const struct policy_shaper *sh = &t->shaper;
-
-	if (!t->shaped || !sh->rate) {
+	if (!sh || !sh->rate) {
 		print_null(p, "shape_rate_bps", NULL, PRINT_JSON_ONLY);
 		print_null(p, "rate_source", NULL, PRINT_JSON_ONLY);
 		print_bool(p, "rate_halved", false, PRINT_JSON_ONLY);

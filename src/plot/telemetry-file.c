@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* plot/telemetry.c - plot/telemetry.h: the lab's telemetry JSON into columns per gauge. */
+/* plot/telemetry-file.c - plot/telemetry-file.h: the lab's telemetry JSON into columns per gauge. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "json.h"
-#include "plot/run.h"
-#include "plot/telemetry.h"
+#include "base/json.h"
+#include "plot/run-file.h"
+#include "plot/telemetry-file.h"
 
 static const char *const gauge_keys[TELEMETRY_NGAUGES] = {
     [TELEMETRY_QDISC_BACKLOG_BYTES] = "qdisc_backlog_bytes",

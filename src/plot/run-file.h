@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * plot/run.h - one finished test read back from a file, for plots and comparisons.
+ * plot/run-file.h - one finished test read back from a file, for plots and comparisons.
  *
  * Two formats, told apart by content, never by the file name:
- *	- our JSON (`debloat test -o FILE.json`, meter/report.h): the series' per-step
+ *	- our JSON (`debloat test -o FILE.json`, meter/result-print.h): the series' per-step
  *	  values, and the summary as it was computed from every raw sample;
  *	- flent's data file (`--flent FILE.flent.gz`, or any flent 2.x file, format 4),
  *	  gzipped or not: per-step values, raw samples (kept for summary_compute) and
@@ -44,7 +44,7 @@ struct run {
 	enum run_format format;
 	struct test_result r;
 	struct summary s;
-	/* The lab's telemetry of this run (plot/telemetry.h), drawn under its latency;
+	/* The lab's telemetry of this run (plot/telemetry-file.h), drawn under its latency;
 	 * NULL for none. Borrowed: the caller frees it, run_free() does not. */
 	const struct telemetry *telemetry;
 };

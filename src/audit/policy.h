@@ -22,7 +22,7 @@
  * only `limit` bytes in it (plus one overshooting skb: one 64 KB super-packet when
  * TSO/GSO is on, 5.2 ms at 100 Mbit/s); without BQL the whole ring fills, ring_tx
  * frames of MTU + 38 bytes (cpsw's 128 descriptors: 15.7 ms at 100 Mbit/s). Where
- * ethtool does not report the ring, src/drivers.c knows the usual one.
+ * ethtool does not report the ring, src/audit/drivers.c knows the usual one.
  *
  * The grade applies the DSLReports bufferbloat scale to the estimated worst-case
  * added delay of the whole egress path: < 5 ms A+, < 30 ms A, < 60 ms B, < 200 ms C,
@@ -35,7 +35,7 @@
  * Recommendations follow docs/design/host-tuning.md (fq_codel, limit 800-1200
  * and quantum 300 at low speeds, txqueuelen 100 at <= 100 Mbit under a FIFO, a
  * shaper at ~95% of line rate where the driver has no BQL) and the board drivers of
- * docs/design/bql-and-drivers.md (src/drivers.h). Host context (which qdisc kinds this kernel
+ * docs/design/bql-and-drivers.md (src/audit/drivers.h). Host context (which qdisc kinds this kernel
  * has, its release) comes in as a struct host, which may be NULL: then every kind's
  * availability and the release are unknown.
  */
@@ -46,8 +46,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "iface.h"
-#include "value.h"
+#include "host/iface.h"
+#include "base/value.h"
 
 #define POLICY_FRAME_OVERHEAD 38 /* bytes per full frame beyond the MTU, on the wire */
 #define POLICY_MAX_FINDINGS   12
@@ -107,7 +107,7 @@ struct verdict {
 	enum tristate bql_in_use;
 	const char *bql_reason; /* one line: why yes, no or unknown */
 	char bql_reason_buf[192];
-	const struct driver_info *driver;	 /* src/drivers.c's entry, or NULL */
+	const struct driver_info *driver;	 /* src/audit/drivers.c's entry, or NULL */
 	int64_t ring_tx;			 /* TX queue in frames; -1 unknown */
 	bool ring_from_table;			 /* ring_tx is the driver table's, not ethtool's */
 	int64_t qdisc_delay_us, device_delay_us; /* each layer's largest known delay */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ingress.h - the download shaper behind the knob KNOB_INGRESS, as sqm-scripts builds
+ * fix/ingress-shape.h - the download shaper behind the knob KNOB_INGRESS, as sqm-scripts builds
  * it: IFACE's ingress traffic redirected to an ifb device ("ifb4" + IFACE), whose
  * root qdisc shapes it. One knob, one string, as every knob:
  *

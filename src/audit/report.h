@@ -7,18 +7,18 @@
 #define DEBLOAT_REPORT_H
 
 #include "host/host.h"
-#include "print.h"
+#include "base/print.h"
 
 /* Errors land in the printer and come back from print_finish(). */
 void report_audit(struct printer *p, const struct host *h);
 
 /*
- * A planned target's shaper, as fix and audit's fix section print it: text lines at
- * indent (the rate, why that rate, where it came from), JSON keys shape_rate_bps,
- * rate_source, rate_halved, ceiling_mbps, ceiling_shared (null where there is no
- * shaper or no ceiling).
+ * A planned shaper, as fix and audit's fix section print it: text lines at indent (the
+ * rate, why that rate, where it came from), JSON keys shape_rate_bps, rate_source,
+ * rate_halved, ceiling_mbps, ceiling_shared (null where there is no shaper, sh NULL
+ * or its rate 0, or no ceiling).
  */
-struct plan_target;
-void report_shaper(struct printer *p, const struct plan_target *t, unsigned indent);
+struct policy_shaper;
+void report_shaper(struct printer *p, const struct policy_shaper *sh, unsigned indent);
 
 #endif

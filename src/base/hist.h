@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hist.h - a log-linear histogram of non-negative integers (nanoseconds, bytes) for
+ * base/hist.h - a log-linear histogram of non-negative integers (nanoseconds, bytes) for
  * the lab's distributions: constant-time record, fixed memory, quantiles within 1%.
  *
  * Buckets: values below 256 are exact; above, each power of two [2^p, 2^(p+1)) is

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* meter/report.c - meter/report.h: the text summary and the JSON document of a test. */
+/* meter/result-print.c - meter/result-print.h: the text summary and the JSON document of a test. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "debloat/rpm.h"
-#include "meter/report.h"
-#include "outfile.h"
+#include "meter/result-print.h"
+#include "base/outfile.h"
 
 static const char *kind_name(enum series_kind k)
 {

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* plot/compare.c - plot/compare.h: the side-by-side table of runs. */
+/* plot/compare-runs.c - plot/compare-runs.h: the side-by-side table of runs. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "array.h"
-#include "plot/compare.h"
+#include "base/array.h"
+#include "plot/compare-runs.h"
 
 static double download(const struct summary *s)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * meter/report.h - one latency-under-load test for people (a text summary) and for
+ * meter/result-print.h - one latency-under-load test for people (a text summary) and for
  * scripts (our JSON document, `-o FILE.json`), through print.h.
  *
  * The JSON document (keys stable; units in the key names; null where nothing could
@@ -34,7 +34,7 @@
 
 #include "meter/result.h"
 #include "meter/summary.h"
-#include "print.h"
+#include "base/print.h"
 
 void result_print(struct printer *p, const struct test_result *r, const struct summary *s);
 /* The same; a `test rpm` result's text is its own, with the draft's verbose report when

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * plot/telemetry.h - the lab's telemetry file read back, so that `debloat plot
+ * plot/telemetry-file.h - the lab's telemetry file read back, so that `debloat plot
  * --telemetry FILE` can draw the emulated link's queues under the latency of the run
  * that loaded it.
  *

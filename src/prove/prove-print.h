@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.h - what `debloat prove` prints and writes to prove.json, from one print path
+ * prove/prove-print.h - what `debloat prove` prints and writes to prove.json, from one print path
  * for text and JSON (print.h): the board and kernel, each interface (driver, speed,
  * BQL, root qdisc), both runs' numbers and where their queue was, the capacity and
  * the shaper chosen, what fix changed (from its own JSON report) and the verdict.
@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "host/host.h"
-#include "print.h"
+#include "base/print.h"
 #include "prove/verdict.h"
 #include "prove/watch.h"
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "array.h"
+#include "base/array.h"
 #include "drivers.h"
 
 static const struct driver_info drivers[] = {

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# test-layers.sh - src/'s folders are its layers (docs/design/layout.md):
+#  - scripts/check-layers.sh finds no include that reaches up a layer and no two files
+#    with one name in src/;
+#  - and it does find them: in a copy of src/ with an include of fix/ planted in host/,
+#    a bare include of a command's header planted in meter/, and a second print.c in
+#    plot/, it names all three and fails.
+. "$(dirname "$0")/lib.sh"
+
+check="$TOP/scripts/check-layers.sh"
+run bash "$check" "$TOP/src"
+assert_status "src/: every include goes down or sideways as the table allows" 0
+assert_eq "src/: nothing to report" "" "$OUT"
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cp -r "$TOP/src" "$T/src"
+sed -i '1a #include "fix/plan.h"' "$T/src/host/link.c"
+echo '#include "cli-not-here.h"' >"$T/src/meter/planted.c"
+: >"$T/src/cli-not-here.h"
+cp "$T/src/base/print.c" "$T/src/plot/print.c"
+run bash "$check" "$T/src"
+assert_status "a planted breach fails the check" 1
+assert_contains "host/ including fix/ is named, with its line" "$OUT" \
+	"host/link.c:2: host may not include fix/plan.h"
+assert_contains "meter/ including a header of src/ itself is named" "$OUT" \
+	"meter/planted.c:1: meter may not include cli-not-here.h"
+assert_contains "two files named print.c are named" "$OUT" "two files named print.c"
+mkdir "$T/src/newfolder" && : >"$T/src/newfolder/x.c"
+run bash "$check" "$T/src"
+assert_contains "a folder in no layer is named" "$OUT" "folder newfolder is in no layer"
+finish
