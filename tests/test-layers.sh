@@ -14,19 +14,20 @@ assert_eq "src/: nothing to report" "" "$OUT"
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-cp -r "$TOP/src" "$T/src"
-sed -i '1a #include "fix/plan.h"' "$T/src/host/link.c"
-echo '#include "cli-not-here.h"' >"$T/src/meter/planted.c"
-: >"$T/src/cli-not-here.h"
-cp "$T/src/base/print.c" "$T/src/plot/print.c"
-run bash "$check" "$T/src"
+S=$T/src # a copy of src/ to plant breaches in
+cp -r "$TOP/src" "$S"
+sed -i '1a #include "fix/plan.h"' "$S/host/link.c"
+echo '#include "cli-not-here.h"' >"$S/meter/planted.c"
+: >"$S/cli-not-here.h"
+cp "$S/base/print.c" "$S/plot/print.c"
+run bash "$check" "$S"
 assert_status "a planted breach fails the check" 1
 assert_contains "host/ including fix/ is named, with its line" "$OUT" \
 	"host/link.c:2: host may not include fix/plan.h"
 assert_contains "meter/ including a header of src/ itself is named" "$OUT" \
 	"meter/planted.c:1: meter may not include cli-not-here.h"
 assert_contains "two files named print.c are named" "$OUT" "two files named print.c"
-mkdir "$T/src/newfolder" && : >"$T/src/newfolder/x.c"
-run bash "$check" "$T/src"
+mkdir "$S/newfolder" && : >"$S/newfolder/x.c"
+run bash "$check" "$S"
 assert_contains "a folder in no layer is named" "$OUT" "folder newfolder is in no layer"
 finish
