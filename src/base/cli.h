@@ -69,6 +69,9 @@ int cmd_compare(int argc, char *argv[]);
 int cmd_exporter(int argc, char *argv[]);
 int cmd_fix(int argc, char *argv[]);
 int cmd_lab(int argc, char *argv[]);
+/* `debloat lab compare` and `debloat lab seed` (argv[0] is the word). */
+int cmd_lab_compare(int argc, char *argv[]);
+int cmd_lab_seed(int argc, char *argv[]);
 int cmd_undo(int argc, char *argv[]);
 int cmd_plot(int argc, char *argv[]);
 int cmd_prove(int argc, char *argv[]);

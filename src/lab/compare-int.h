@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * lab/compare-int.h - what the three parts of `debloat lab compare` and `lab seed`
- * share (compare.h is the command's spec): compare.c runs the profiles and reads
+ * share (compare.h is their spec): compare.c runs the profiles and reads
  * their results into struct lc_run; compare-table.c prints them side by side, as
  * text and as JSON; compare-seed.c reads the table against the 2014 email.
  */
@@ -12,12 +12,10 @@
 #include <stddef.h>
 
 #include "lab/board.h"
+#include "lab/compare.h"
 #include "lab/profile.h"
 #include "base/print.h"
 
-/* A terminal is only so wide; the runs are compared column by column. */
-#define LC_MAX_PROFILES 8
-#define LC_MAX_SETS	32
 #define LC_MAX_STAGES	8
 /* A full-size Ethernet frame as DQL counts it (IP 1500 + 14 header). */
 #define LC_FULL_FRAME 1514
@@ -25,23 +23,6 @@
 /* A run's files: the JSON key of each in "files", and its name after the profile's. */
 #define LC_RUN_FILES 6
 extern const char *const lc_run_files[LC_RUN_FILES][2];
-
-struct lc_args {
-	const char *cmd; /* "lab compare" or "lab seed", for messages */
-	const char *usage;
-	bool seed;
-	double length_s, delay_s;
-	const char *test;
-	const char *sets[LC_MAX_SETS];
-	size_t nsets;
-	const char *dir;
-	bool json;
-	const char *profiles[LC_MAX_PROFILES];
-	size_t nprofiles;
-	/* seed --board NAME: that board's runs instead of the BeagleBone's four. */
-	const struct lab_board_entry *board;
-	struct lc_board *boardp; /* its profiles, made before the runs (compare-board.c) */
-};
 
 struct lc_stage {
 	char name[24];

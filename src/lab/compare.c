@@ -5,7 +5,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -38,57 +37,8 @@
 #define LC_GRACE_S 60.0
 #define LC_KILL_S  15.0
 
-static const char *const seed_profiles[] = {"bbb-stock", "bbb-bql", "bbb-bql-fq",
-					    "bbb-bql-fq_codel"};
-#define SEED_N (COUNT(seed_profiles))
-
-static const char usage_compare[] =
-    "Usage: " PROG_NAME " lab compare [-l SECONDS] [-d SECONDS] [--test NAME]\n"
-    "           [--set KEY=VALUE]... [-o DIR] [--json] PROFILE...\n"
-    "\n"
-    "Run the same latency-under-load test through each lab profile in turn, then show\n"
-    "the runs side by side: idle and loaded latency (p50, p99, pooled and per probe),\n"
-    "throughput each way, the latency the load added, grade, the BQL limit reached\n"
-    "and the drops at each stage, with each run's ratio to the first. Needs root.\n"
-    "\n"
-    "  -l, --length SECONDS   load duration of each run (default 60)\n"
-    "  -d, --delay SECONDS    idle time before and after the load (default 5)\n"
-    "      --test NAME        rrul (default), rrul_be, tcp_upload, tcp_download,\n"
-    "                         tcp_nup, tcp_ndown or ping\n"
-    "      --set KEY=VALUE    override a profile setting in every run (lab --help)\n"
-    "  -o, --output DIR       where the files go (default ./debloat-lab-DATE-TIME):\n"
-    "                         per run P.json, P.flent.gz, P.svg, P.lab.json,\n"
-    "                         P.telemetry.json, P.log; and compare.svg\n"
-    "  -j, --json             print JSON (keys: docs/json.md)\n"
-    "  -h, --help             show this help\n"
-    "\n"
-    "Exit status: 0 every run worked, 1 a run failed (the others are still shown),\n"
-    "2 bad options.\n";
-
-static const char usage_seed[] =
-    "Usage: " PROG_NAME " lab seed [--board NAME] [-l SECONDS] [-d SECONDS] [-o DIR]\n"
-    "                     [--json]\n"
-    "\n"
-    "Reproduce the 2014 BeagleBone Black result in the lab: `" PROG_NAME " lab compare`\n"
-    "of bbb-stock (pfifo_fast, txqueuelen 1000, no BQL), bbb-bql, bbb-bql-fq and\n"
-    "bbb-bql-fq_codel with RRUL, and what the table says against the 2014 email's\n"
-    "4-10x and \"two full size packets\". Needs root. Four runs of LENGTH + 2 x DELAY\n"
-    "seconds.\n"
-    "\n"
-    "With --board, one board of the 2014 thread instead (" PROG_NAME " lab boards): its\n"
-    "stock profile, its BQL variant where it has one, and its snapshot with the plan\n"
-    "`" PROG_NAME " fix --from SNAPSHOT --dry-run` makes applied (lab --snapshot --fixed).\n"
-    "\n"
-    "  -b, --board NAME       a board of lab boards (raspberry-pi-4), or its profile\n"
-    "                         (rpi4)\n"
-    "  -l, --length SECONDS   load duration of each run (default 60)\n"
-    "  -d, --delay SECONDS    idle time before and after the load (default 5)\n"
-    "  -o, --output DIR       where the files go (default ./debloat-lab-DATE-TIME)\n"
-    "  -j, --json             print JSON (keys: docs/json.md)\n"
-    "  -h, --help             show this help\n"
-    "\n"
-    "Exit status: 0 every run worked, 1 a run failed (the others are still shown),\n"
-    "2 bad options.\n";
+const char *const lab_seed_profiles[LAB_SEED_RUNS] = {"bbb-stock", "bbb-bql", "bbb-bql-fq",
+							  "bbb-bql-fq_codel"};
 
 /* A run's files: the JSON key of each in "files", and its name after the profile's. */
 const char *const lc_run_files[LC_RUN_FILES][2] = {
@@ -106,19 +56,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static bool parse_seconds(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || (*end && strcmp(end, "s")) || !(v >= min) || !(v <= max))
-		return false;
-	*out = v;
-	return true;
 }
 
 /* A profile's name as a file stem: letters, digits, '.', '_' and '-' only. */
@@ -139,114 +76,6 @@ static void make_stem(const char *name, char *out, size_t len)
 		out[0] = '_', out[1 < len ? 1 : 0] = '\0';
 }
 
-/* -1 to run, else the exit status to return now. */
-static int parse_args(int argc, char *argv[], struct lc_args *a)
-{
-	enum { OPT_TEST = 256, OPT_SET };
-	static const struct option compare_options[] = {
-	    {"length", required_argument, NULL, 'l'},
-	    {"delay", required_argument, NULL, 'd'},
-	    {"test", required_argument, NULL, OPT_TEST},
-	    {"set", required_argument, NULL, OPT_SET},
-	    {"output", required_argument, NULL, 'o'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {0},
-	};
-	/* seed: its four profiles as they are. */
-	static const struct option seed_options[] = {
-	    {"length", required_argument, NULL, 'l'}, {"delay", required_argument, NULL, 'd'},
-	    {"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
-	    {"board", required_argument, NULL, 'b'},  {"help", no_argument, NULL, 'h'},
-	    {0},
-	};
-	struct test_spec spec;
-	int c;
-
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, a->seed ? "l:d:o:jhb:" : "l:d:o:jh",
-				a->seed ? seed_options : compare_options, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			a->board = lab_board_find(optarg);
-			if (!a->board) {
-				char names[256] = "";
-
-				for (const struct lab_board_entry *e = lab_boards; e->snapshot; e++)
-					snprintf(names + strlen(names), sizeof(names) - strlen(names),
-						 "%s%s", names[0] ? ", " : "", e->snapshot);
-				return cli_usage_error(a->cmd, a->usage,
-						       "no board \"%s\" (boards: %s)", optarg, names);
-			}
-			break;
-		case 'l':
-			if (!parse_seconds(optarg, 1, 86400, &a->length_s))
-				return cli_usage_error(
-				    a->cmd, a->usage, "bad length \"%s\": want seconds, 1 to 86400",
-				    optarg);
-			break;
-		case 'd':
-			if (!parse_seconds(optarg, 0, 3600, &a->delay_s))
-				return cli_usage_error(a->cmd, a->usage,
-						       "bad delay \"%s\": want seconds, 0 to 3600",
-						       optarg);
-			break;
-		case OPT_TEST:
-			if (test_spec_get(optarg, 0, &spec) < 0)
-				return cli_usage_error(a->cmd, a->usage, "unknown test \"%s\"",
-						       optarg);
-			a->test = optarg;
-			break;
-		case OPT_SET:
-			if (a->nsets == LC_MAX_SETS)
-				return cli_usage_error(a->cmd, a->usage, "more than %d --set",
-						       LC_MAX_SETS);
-			if (!strchr(optarg, '=') || optarg[0] == '=')
-				return cli_usage_error(a->cmd, a->usage,
-						       "bad --set \"%s\": want KEY=VALUE", optarg);
-			a->sets[a->nsets++] = optarg;
-			break;
-		case 'o':
-			if (!*optarg)
-				return cli_usage_error(a->cmd, a->usage, "empty output directory");
-			a->dir = optarg;
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case 'h':
-			return fputs(a->usage, stdout) == EOF ? 1 : 0;
-		default:
-			/* getopt sets optopt to the option that lacks its value (0: unknown). */
-			if (optopt == 'l' || optopt == 'd' || optopt == 'o' || optopt == 'b' ||
-			    optopt >= 256)
-				return cli_usage_error(a->cmd, a->usage,
-						       "option \"%s\" needs a value",
-						       cli_bad_option(argv));
-			return cli_usage_error(a->cmd, a->usage, "unknown option \"%s\"",
-					       cli_bad_option(argv));
-		}
-	}
-	if (a->seed) {
-		if (optind < argc)
-			return cli_usage_error(a->cmd, a->usage, "unexpected operand \"%s\"",
-					       argv[optind]);
-		if (a->board)
-			return -1; /* its profiles come from lc_board_prepare */
-		for (size_t i = 0; i < SEED_N; i++)
-			a->profiles[a->nprofiles++] = seed_profiles[i];
-		return -1;
-	}
-	if (optind >= argc)
-		return cli_usage_error(a->cmd, a->usage, "no profiles to compare");
-	if (argc - optind > LC_MAX_PROFILES)
-		return cli_usage_error(a->cmd, a->usage, "more than %d profiles", LC_MAX_PROFILES);
-	for (int i = optind; i < argc; i++)
-		a->profiles[a->nprofiles++] = argv[i];
-	return -1;
-}
-
 /*
  * Load each profile with the overrides, as the lab will: a typo fails here, before
  * minutes of runs. Fills the runs' stems (unique), descriptions and congestion control.
@@ -258,7 +87,7 @@ static int load_profiles(const struct lc_args *a, struct lc_run *runs)
 	int ret = EXIT_USAGE;
 
 	if (!prof) {
-		fprintf(stderr, "%s: %s: out of memory\n", PROG_NAME, a->cmd);
+		cli_error(a->cmd, "out of memory");
 		return 1;
 	}
 	for (size_t i = 0; i < a->nprofiles; i++) {
@@ -401,7 +230,7 @@ static void exec_run(const struct lc_args *a, const char *self, const char *dir,
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	execv(self, (char *const *)argv);
-	fprintf(stderr, "%s: cannot run %s: %s\n", PROG_NAME, self, strerror(errno));
+	cli_error(NULL, "cannot run %s: %s", self, strerror(errno));
 	_exit(127);
 }
 
@@ -574,8 +403,8 @@ static void read_run(const char *dir, struct lc_run *lr)
 	lc_file_path(path, sizeof(path), dir, lr->stem, ".lab.json");
 	r = read_lab_summary(path, lr);
 	if (r < 0)
-		fprintf(stderr, "%s: lab: note: %s: cannot read the lab's summary %s: %s\n",
-			PROG_NAME, lr->stem, path, strerror(-r));
+		cli_error("lab", "note: %s: cannot read the lab's summary %s: %s", lr->stem, path,
+			  strerror(-r));
 	return;
 fail:
 	free(lr->run);
@@ -616,8 +445,7 @@ static bool draw_plots(const struct lc_args *a, const char *dir, struct lc_run *
 		lc_file_path(path, sizeof(path), dir, runs[i].stem, ".svg");
 		r = draw(path, runs[i].run, 1, PLOT_ALL, NULL);
 		if (r < 0)
-			fprintf(stderr, "%s: %s: cannot write %s: %s\n", PROG_NAME, a->cmd, path,
-				strerror(-r));
+			cli_error(a->cmd, "cannot write %s: %s", path, strerror(-r));
 		runs[i].plotted = r >= 0;
 	}
 	if (!n)
@@ -627,8 +455,7 @@ static bool draw_plots(const struct lc_args *a, const char *dir, struct lc_run *
 		 a->test, a->length_s);
 	r = draw(cmp_path, ok, n, PLOT_COMPARE, title);
 	if (r < 0) {
-		fprintf(stderr, "%s: %s: cannot write %s: %s\n", PROG_NAME, a->cmd, cmp_path,
-			strerror(-r));
+		cli_error(a->cmd, "cannot write %s: %s", cmp_path, strerror(-r));
 		return false;
 	}
 	return true;
@@ -732,14 +559,8 @@ static void free_runs(struct lc_run *runs, size_t n)
 	free(runs);
 }
 
-int cmd_lab_compare(int argc, char *argv[], int seed)
+int lab_compare_run(struct lc_args *a)
 {
-	struct lc_args a = {.cmd = seed ? "lab seed" : "lab compare",
-			    .usage = seed ? usage_seed : usage_compare,
-			    .seed = seed != 0,
-			    .length_s = 60,
-			    .delay_s = 5,
-			    .test = "rrul"};
 	char self[PATH_MAX], dir[PATH_MAX], shown[PATH_MAX], cmp_path[PATH_MAX], log[PATH_MAX];
 	char berr[512];
 	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
@@ -748,51 +569,46 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 	bool plotted, failed = false;
 	int ret, r;
 
-	ret = parse_args(argc, argv, &a);
-	if (ret >= 0)
-		return ret;
-	if (a.board) {
+	if (a->board) {
 		/* The board's profiles are made (and checked) before anything is created. */
-		a.boardp = calloc(1, sizeof(*a.boardp));
-		if (!a.boardp) {
-			fprintf(stderr, "%s: %s: out of memory\n", PROG_NAME, a.cmd);
+		a->boardp = calloc(1, sizeof(*a->boardp));
+		if (!a->boardp) {
+			cli_error(a->cmd, "out of memory");
 			return 1;
 		}
-		r = lc_board_prepare(a.board, a.boardp, berr, sizeof(berr));
+		r = lc_board_prepare(a->board, a->boardp, berr, sizeof(berr));
 		if (r < 0) {
-			fprintf(stderr, "%s: %s: %s\n", PROG_NAME, a.cmd, berr);
-			free(a.boardp);
+			cli_error(a->cmd, "%s", berr);
+			free(a->boardp);
 			return 1;
 		}
-		a.nprofiles = a.boardp->n;
+		a->nprofiles = a->boardp->n;
 	}
-	runs = calloc(a.nprofiles, sizeof(*runs));
+	runs = calloc(a->nprofiles, sizeof(*runs));
 	if (!runs) {
-		fprintf(stderr, "%s: %s: out of memory\n", PROG_NAME, a.cmd);
-		free(a.boardp);
+		cli_error(a->cmd, "out of memory");
+		free(a->boardp);
 		return 1;
 	}
-	if (!a.board) {
-		ret = load_profiles(&a, runs);
+	if (!a->board) {
+		ret = load_profiles(a, runs);
 		if (ret >= 0)
 			goto cleanup;
 	}
 	ret = 1;
 	if (geteuid() != 0) {
-		fprintf(stderr,
-			"%s: %s: the lab needs root (network namespaces, tun devices): "
-			"run it with sudo\n",
-			PROG_NAME, a.cmd);
+		cli_error(a->cmd, "the lab needs root (network namespaces, tun devices): "
+				  "run it with sudo");
 		goto cleanup;
 	}
 	r = self_path(self, sizeof(self));
 	if (r < 0) {
-		fprintf(stderr, "%s: %s: cannot find this program's path: %s\n", PROG_NAME, a.cmd,
-			r == -ESTALE ? "it was replaced while running" : strerror(-r));
+		cli_error(a->cmd, "cannot find this program's path: %s",
+			  r == -ESTALE ? "it was replaced while running" : strerror(-r));
 		goto cleanup;
 	}
-	if (a.dir) {
-		snprintf(shown, sizeof(shown), "%s", a.dir);
+	if (a->dir) {
+		snprintf(shown, sizeof(shown), "%s", a->dir);
 	} else {
 		time_t t = time(NULL);
 		struct tm tm;
@@ -802,18 +618,18 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 	}
 	r = mkdir_p(shown);
 	if (r < 0 || !realpath(shown, dir)) {
-		fprintf(stderr, "%s: %s: cannot create %s: %s\n", PROG_NAME, a.cmd, shown,
-			strerror(r < 0 ? -r : errno));
+		cli_error(a->cmd, "cannot create %s: %s", shown,
+			  strerror(r < 0 ? -r : errno));
 		goto cleanup;
 	}
 	snprintf(cmp_path, sizeof(cmp_path), "%s/compare.svg", dir);
 	unlink(cmp_path);
-	if (a.board) {
-		if (lc_board_write(a.boardp, dir, &a, berr, sizeof(berr)) < 0) {
-			fprintf(stderr, "%s: %s: %s\n", PROG_NAME, a.cmd, berr);
+	if (a->board) {
+		if (lc_board_write(a->boardp, dir, a, berr, sizeof(berr)) < 0) {
+			cli_error(a->cmd, "%s", berr);
 			goto cleanup;
 		}
-		ret = load_profiles(&a, runs);
+		ret = load_profiles(a, runs);
 		if (ret >= 0)
 			goto cleanup;
 		ret = 1;
@@ -823,7 +639,7 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
-	for (size_t i = 0; i < a.nprofiles; i++) {
+	for (size_t i = 0; i < a->nprofiles; i++) {
 		struct lc_run *lr = &runs[i];
 		pid_t pid;
 
@@ -848,42 +664,43 @@ int cmd_lab_compare(int argc, char *argv[], int seed)
 			continue;
 		}
 		if (!pid)
-			exec_run(&a, self, dir, lr);
-		wait_run(&a, i, lr, pid, log);
+			exec_run(a, self, dir, lr);
+		wait_run(a, i, lr, pid, log);
 		if (lr->ok)
 			read_run(dir, lr);
 		if (lr->ok)
-			fprintf(stderr, "[%zu/%zu] %s: done in %.0f s\n", i + 1, a.nprofiles,
+			fprintf(stderr, "[%zu/%zu] %s: done in %.0f s\n", i + 1, a->nprofiles,
 				lr->stem, lr->elapsed_s);
 		else
 			fprintf(stderr, "[%zu/%zu] %s: FAILED after %.0f s: %s\n", i + 1,
-				a.nprofiles, lr->stem, lr->elapsed_s, lr->error);
+				a->nprofiles, lr->stem, lr->elapsed_s, lr->error);
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	sigaction(SIGHUP, &old_hup, NULL);
 	fputc('\n', stderr);
 
-	plotted = draw_plots(&a, dir, runs, cmp_path);
-	p = print_new(stdout, a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
+	plotted = draw_plots(a, dir, runs, cmp_path);
+	p = print_new(stdout, a->json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
 	if (!p) {
-		fprintf(stderr, "%s: %s: out of memory\n", PROG_NAME, a.cmd);
+		cli_error(a->cmd, "out of memory");
 		goto cleanup;
 	}
-	print_report(p, &a, dir, shown, runs, plotted, cmp_path);
+	print_report(p, a, dir, shown, runs, plotted, cmp_path);
 	r = print_finish(p);
 	if (r < 0) {
-		fprintf(stderr, "%s: %s: cannot print: %s\n", PROG_NAME, a.cmd, strerror(-r));
+		cli_error(a->cmd, "cannot print: %s", strerror(-r));
 		goto cleanup;
 	}
-	for (size_t i = 0; i < a.nprofiles; i++)
+	for (size_t i = 0; i < a->nprofiles; i++)
 		failed |= !runs[i].ok;
 	if (cli_signal)
-		fprintf(stderr, "%s: %s: interrupted\n", PROG_NAME, a.cmd);
+		cli_error(a->cmd, "interrupted");
 	ret = failed || cli_signal ? 1 : 0;
 cleanup:
 	print_free(p);
-	free_runs(runs, a.nprofiles);
-	free(a.boardp);
+	free_runs(runs, a->nprofiles);
+	free(a->boardp);
 	return ret;
 }
+

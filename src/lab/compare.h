@@ -43,13 +43,50 @@
  *	          "bql_limit_frames", "worst_download_change_pct", "worst_upload_change_pct",
  *	          "bql_download_change_pct"} (seed only: the footer's numbers)}
  *
- * Exit status: 0 every run worked, 1 a run failed (the others are still shown),
- * 2 bad options.
+ * cmd-lab-compare.c reads the options into struct lc_args; lab_compare_run() does the
+ * rest. Exit status: 0 every run worked, 1 a run failed (the others are still shown),
+ * 2 bad options or a bad profile.
  */
 #ifndef DEBLOAT_LAB_COMPARE_H
 #define DEBLOAT_LAB_COMPARE_H
 
-/* argv[0] is "compare" or "seed"; seed != 0 for `lab seed`. Returns the exit status. */
-int cmd_lab_compare(int argc, char *argv[], int seed);
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A terminal is only so wide; the runs are compared column by column. */
+#define LC_MAX_PROFILES 8
+#define LC_MAX_SETS	32
+
+/* The 2014 email's four setups, as built-in profiles: what `lab seed` runs. */
+#define LAB_SEED_RUNS 4
+extern const char *const lab_seed_profiles[LAB_SEED_RUNS];
+
+struct lab_board_entry;
+struct lc_board;
+
+struct lc_args {
+	const char *cmd; /* "lab compare" or "lab seed", for messages */
+	const char *usage;
+	bool seed;
+	double length_s, delay_s;
+	const char *test;
+	const char *sets[LC_MAX_SETS];
+	size_t nsets;
+	const char *dir;
+	bool json;
+	const char *profiles[LC_MAX_PROFILES];
+	size_t nprofiles;
+	/* seed --board NAME: that board's runs instead of the BeagleBone's four. */
+	const struct lab_board_entry *board;
+	struct lc_board *boardp; /* its profiles, made by lab_compare_run (compare-board.c) */
+};
+
+/*
+ * The runs a asks for, one after the other, then the report on stdout (text, or JSON
+ * with a->json). a's profiles are loaded (with its --set words) and checked first; a
+ * bad one is a usage error. Returns the exit status: 0, 1 (a run failed; or the lab
+ * could not start, with the message printed), or 2 (a bad profile).
+ */
+int lab_compare_run(struct lc_args *a);
 
 #endif

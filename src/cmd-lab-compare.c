@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd-lab-compare.c - `debloat lab compare PROFILE...` and `debloat lab seed`: their
+ * options and help; lab/compare.h is what they do and print.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/cli.h"
+#include "lab/board.h"
+#include "lab/compare.h"
+#include "meter/tests.h"
+
+static const char usage_compare[] =
+    "Usage: " PROG_NAME " lab compare [-l SECONDS] [-d SECONDS] [--test NAME]\n"
+    "           [--set KEY=VALUE]... [-o DIR] [--json] PROFILE...\n"
+    "\n"
+    "Run the same latency-under-load test through each lab profile in turn, then show\n"
+    "the runs side by side: idle and loaded latency (p50, p99, pooled and per probe),\n"
+    "throughput each way, the latency the load added, grade, the BQL limit reached\n"
+    "and the drops at each stage, with each run's ratio to the first. Needs root.\n"
+    "\n"
+    "  -l, --length SECONDS   load duration of each run (default 60)\n"
+    "  -d, --delay SECONDS    idle time before and after the load (default 5)\n"
+    "      --test NAME        rrul (default), rrul_be, tcp_upload, tcp_download,\n"
+    "                         tcp_nup, tcp_ndown or ping\n"
+    "      --set KEY=VALUE    override a profile setting in every run (lab --help)\n"
+    "  -o, --output DIR       where the files go (default ./debloat-lab-DATE-TIME):\n"
+    "                         per run P.json, P.flent.gz, P.svg, P.lab.json,\n"
+    "                         P.telemetry.json, P.log; and compare.svg\n"
+    "  -j, --json             print JSON (keys: docs/json.md)\n"
+    "  -h, --help             show this help\n"
+    "\n"
+    "Exit status: 0 every run worked, 1 a run failed (the others are still shown),\n"
+    "2 bad options.\n";
+
+static const char usage_seed[] =
+    "Usage: " PROG_NAME " lab seed [--board NAME] [-l SECONDS] [-d SECONDS] [-o DIR]\n"
+    "                     [--json]\n"
+    "\n"
+    "Reproduce the 2014 BeagleBone Black result in the lab: `" PROG_NAME " lab compare`\n"
+    "of bbb-stock (pfifo_fast, txqueuelen 1000, no BQL), bbb-bql, bbb-bql-fq and\n"
+    "bbb-bql-fq_codel with RRUL, and what the table says against the 2014 email's\n"
+    "4-10x and \"two full size packets\". Needs root. Four runs of LENGTH + 2 x DELAY\n"
+    "seconds.\n"
+    "\n"
+    "With --board, one board of the 2014 thread instead (" PROG_NAME " lab boards): its\n"
+    "stock profile, its BQL variant where it has one, and its snapshot with the plan\n"
+    "`" PROG_NAME " fix --from SNAPSHOT --dry-run` makes applied (lab --snapshot --fixed).\n"
+    "\n"
+    "  -b, --board NAME       a board of lab boards (raspberry-pi-4), or its profile\n"
+    "                         (rpi4)\n"
+    "  -l, --length SECONDS   load duration of each run (default 60)\n"
+    "  -d, --delay SECONDS    idle time before and after the load (default 5)\n"
+    "  -o, --output DIR       where the files go (default ./debloat-lab-DATE-TIME)\n"
+    "  -j, --json             print JSON (keys: docs/json.md)\n"
+    "  -h, --help             show this help\n"
+    "\n"
+    "Exit status: 0 every run worked, 1 a run failed (the others are still shown),\n"
+    "2 bad options.\n";
+
+static bool parse_seconds(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || (*end && strcmp(end, "s")) || !(v >= min) || !(v <= max))
+		return false;
+	*out = v;
+	return true;
+}
+
+/* -1 to run, else the exit status to return now. */
+static int parse_args(int argc, char *argv[], struct lc_args *a)
+{
+	enum { OPT_TEST = 256, OPT_SET };
+	static const struct option compare_options[] = {
+	    {"length", required_argument, NULL, 'l'},
+	    {"delay", required_argument, NULL, 'd'},
+	    {"test", required_argument, NULL, OPT_TEST},
+	    {"set", required_argument, NULL, OPT_SET},
+	    {"output", required_argument, NULL, 'o'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	/* seed: its four profiles as they are. */
+	static const struct option seed_options[] = {
+	    {"length", required_argument, NULL, 'l'}, {"delay", required_argument, NULL, 'd'},
+	    {"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
+	    {"board", required_argument, NULL, 'b'},  {"help", no_argument, NULL, 'h'},
+	    {0},
+	};
+	struct test_spec spec;
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, a->seed ? "l:d:o:jhb:" : "l:d:o:jh",
+				a->seed ? seed_options : compare_options, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			a->board = lab_board_find(optarg);
+			if (!a->board) {
+				char names[256] = "";
+
+				for (const struct lab_board_entry *e = lab_boards; e->snapshot; e++)
+					snprintf(names + strlen(names), sizeof(names) - strlen(names),
+						 "%s%s", names[0] ? ", " : "", e->snapshot);
+				return cli_usage_error(a->cmd, a->usage,
+						       "no board \"%s\" (boards: %s)", optarg, names);
+			}
+			break;
+		case 'l':
+			if (!parse_seconds(optarg, 1, 86400, &a->length_s))
+				return cli_usage_error(
+				    a->cmd, a->usage, "bad length \"%s\": want seconds, 1 to 86400",
+				    optarg);
+			break;
+		case 'd':
+			if (!parse_seconds(optarg, 0, 3600, &a->delay_s))
+				return cli_usage_error(a->cmd, a->usage,
+						       "bad delay \"%s\": want seconds, 0 to 3600",
+						       optarg);
+			break;
+		case OPT_TEST:
+			if (test_spec_get(optarg, 0, &spec) < 0)
+				return cli_usage_error(a->cmd, a->usage, "unknown test \"%s\"",
+						       optarg);
+			a->test = optarg;
+			break;
+		case OPT_SET:
+			if (a->nsets == LC_MAX_SETS)
+				return cli_usage_error(a->cmd, a->usage, "more than %d --set",
+						       LC_MAX_SETS);
+			if (!strchr(optarg, '=') || optarg[0] == '=')
+				return cli_usage_error(a->cmd, a->usage,
+						       "bad --set \"%s\": want KEY=VALUE", optarg);
+			a->sets[a->nsets++] = optarg;
+			break;
+		case 'o':
+			if (!*optarg)
+				return cli_usage_error(a->cmd, a->usage, "empty output directory");
+			a->dir = optarg;
+			break;
+		case 'j':
+			a->json = true;
+			break;
+		case 'h':
+			return fputs(a->usage, stdout) == EOF ? 1 : 0;
+		default:
+			/* getopt sets optopt to the option that lacks its value (0: unknown). */
+			if (optopt == 'l' || optopt == 'd' || optopt == 'o' || optopt == 'b' ||
+			    optopt >= 256)
+				return cli_usage_error(a->cmd, a->usage,
+						       "option \"%s\" needs a value",
+						       cli_bad_option(argv));
+			return cli_usage_error(a->cmd, a->usage, "unknown option \"%s\"",
+					       cli_bad_option(argv));
+		}
+	}
+	if (a->seed) {
+		if (optind < argc)
+			return cli_usage_error(a->cmd, a->usage, "unexpected operand \"%s\"",
+					       argv[optind]);
+		if (a->board)
+			return -1; /* its profiles come from lc_board_prepare */
+		for (size_t i = 0; i < LAB_SEED_RUNS; i++)
+			a->profiles[a->nprofiles++] = lab_seed_profiles[i];
+		return -1;
+	}
+	if (optind >= argc)
+		return cli_usage_error(a->cmd, a->usage, "no profiles to compare");
+	if (argc - optind > LC_MAX_PROFILES)
+		return cli_usage_error(a->cmd, a->usage, "more than %d profiles", LC_MAX_PROFILES);
+	for (int i = optind; i < argc; i++)
+		a->profiles[a->nprofiles++] = argv[i];
+	return -1;
+}
+
+
+static int lab_compare_command(int argc, char *argv[], bool seed)
+{
+	struct lc_args a = {.cmd = seed ? "lab seed" : "lab compare",
+			    .usage = seed ? usage_seed : usage_compare,
+			    .seed = seed,
+			    .length_s = 60,
+			    .delay_s = 5,
+			    .test = "rrul"};
+	int ret = parse_args(argc, argv, &a);
+
+	return ret >= 0 ? ret : lab_compare_run(&a);
+}
+
+int cmd_lab_compare(int argc, char *argv[])
+{
+	return lab_compare_command(argc, argv, false);
+}
+
+int cmd_lab_seed(int argc, char *argv[])
+{
+	return lab_compare_command(argc, argv, true);
+}
