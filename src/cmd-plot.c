@@ -63,8 +63,7 @@ static int parse_args(int argc, char *argv[], struct plot_args *a)
 {
 	const struct cli_option options[] = {
 	    {"output", 'o', CLI_STR, CLI_TO(&a->output)},
-	    {"kind", 'k', CLI_CALL, .call = take_kind, .value = true,
-	     .bad = "unknown kind \"%s\""},
+	    {"kind", 'k', CLI_CALL, .call = take_kind, .value = true, .bad = "unknown kind \"%s\""},
 	    {"title", 't', CLI_STR, CLI_TO(&a->o.title)},
 	    {"telemetry", 'T', CLI_CALL, .call = take_telemetry, .value = true},
 	    CLI_OPTION_HELP,

@@ -119,8 +119,8 @@ static int take_cc(void *ctx, const char *value)
 static int parse_args(const char *cmd, int argc, char *argv[], struct test_args *a)
 {
 	const struct cli_option options[] = {
-	    {"length", 'l', CLI_DOUBLE, CLI_TO(&a->o.length_s), .lo = 0.1, .hi = 86400,
-	     .unit = "s", .bad = "bad length \"%s\": want seconds, 0.1 to 86400"},
+	    {"length", 'l', CLI_DOUBLE, CLI_TO(&a->o.length_s), .lo = 0.1, .hi = 86400, .unit = "s",
+	     .bad = "bad length \"%s\": want seconds, 0.1 to 86400"},
 	    {"delay", 'd', CLI_DOUBLE, CLI_TO(&a->o.delay_s), .lo = 0, .hi = 3600, .unit = "s",
 	     .bad = "bad delay \"%s\": want seconds, 0 to 3600"},
 	    {"step", 's', CLI_DOUBLE, CLI_TO(&a->o.step_s), .lo = 0.01, .hi = 10, .unit = "s",

@@ -122,12 +122,10 @@ static int bad_value(const char *cmd, const char *usage, const struct cli_option
 	const char *at = o->bad ? strstr(o->bad, "%s") : NULL;
 
 	if (!o->bad)
-		return cli_usage_error(cmd, usage, "bad value \"%s\" for \"--%s\"", value,
-				       o->name);
+		return cli_usage_error(cmd, usage, "bad value \"%s\" for \"--%s\"", value, o->name);
 	if (!at)
 		return cli_usage_error(cmd, usage, "%s", o->bad);
-	return cli_usage_error(cmd, usage, "%.*s%s%s", (int)(at - o->bad), o->bad, value,
-			       at + 2);
+	return cli_usage_error(cmd, usage, "%.*s%s%s", (int)(at - o->bad), o->bad, value, at + 2);
 }
 
 /* The row's value into its target: 0, or < 0 for a bad value, or > 0 a call's status. */
@@ -185,8 +183,8 @@ static const struct cli_option *row_of(const struct cli_option *opts, int c)
 	return NULL;
 }
 
-int cli_parse_options(const char *cmd, const char *usage, const struct cli_option *opts,
-		      void *ctx, int argc, char *argv[])
+int cli_parse_options(const char *cmd, const char *usage, const struct cli_option *opts, void *ctx,
+		      int argc, char *argv[])
 {
 	struct option longs[CLI_MAX_OPTIONS + 1] = {{0}}, *l = longs;
 	char shorts[3 * CLI_MAX_OPTIONS + 1], *s = shorts;
@@ -198,7 +196,7 @@ int cli_parse_options(const char *cmd, const char *usage, const struct cli_optio
 			return cli_usage_error(cmd, usage, "more than %d options", CLI_MAX_OPTIONS);
 		o = &opts[i];
 		has_arg = !takes_value(o) ? no_argument
-			  : o->optional   ? optional_argument
+			  : o->optional	  ? optional_argument
 					  : required_argument;
 		if (o->name)
 			*l++ = (struct option){o->name, has_arg, NULL, o->key ? o->key : 256 + i};

@@ -103,14 +103,17 @@ struct cli_option {
 	double lo, hi, per;	       /* CLI_WHOLE, CLI_DOUBLE */
 	const char *unit;	       /* CLI_DOUBLE */
 	int (*call)(void *ctx, const char *value);
-	bool value;	    /* CLI_CALL: takes a value */
-	bool optional;	    /* CLI_CALL: ... that may be left out (--rpm or --rpm=PORT) */
+	bool value;    /* CLI_CALL: takes a value */
+	bool optional; /* CLI_CALL: ... that may be left out (--rpm or --rpm=PORT) */
 	const char *bad;
 	const char *needs;
 };
 
 /* -h, --help: every command's. */
-#define CLI_OPTION_HELP {"help", 'h', CLI_HELP, .to = NULL}
+#define CLI_OPTION_HELP                                                                            \
+	{                                                                                          \
+		"help", 'h', CLI_HELP, .to = NULL                                                  \
+	}
 
 /* At most this many rows in one command's table (checked: EXIT_USAGE past it). */
 #define CLI_MAX_OPTIONS 32
@@ -121,8 +124,8 @@ struct cli_option {
  * command is to go on with argv[optind..] as its operands, else the exit status to return
  * at once (0 after --help, 2 after a usage error, said on stderr). Starts getopt over.
  */
-int cli_parse_options(const char *cmd, const char *usage, const struct cli_option *opts,
-		      void *ctx, int argc, char *argv[]);
+int cli_parse_options(const char *cmd, const char *usage, const struct cli_option *opts, void *ctx,
+		      int argc, char *argv[]);
 
 /*
  * A command that stops cleanly on SIGINT/SIGTERM installs cli_on_signal() as the
