@@ -146,10 +146,10 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 	    {"max-clients", 'c', CLI_UINT, CLI_TO(&a->cfg.max_clients), .min = 1,
 	     .max = SERVER_MAX_CLIENTS,
 	     .bad = "bad client limit \"%s\": want 1 to " CLI_DIGITS(SERVER_MAX_CLIENTS)},
-	    {"max-duration", 'D', CLI_UINT, CLI_TO(&a->cfg.max_duration_ms), .min = 1,
-	     .max = 86400, .scale = 1000, .bad = "bad duration \"%s\": want 1 to 86400 s"},
-	    {"min-interval", 'i', CLI_UINT, CLI_TO(&a->cfg.min_interval_us), .min = 1,
-	     .max = 60000, .scale = 1000, .bad = "bad interval \"%s\": want 1 to 60000 ms"},
+	    {"max-duration", 'D', CLI_UINT, CLI_TO(&a->cfg.max_duration_ms), .min = 1, .max = 86400,
+	     .scale = 1000, .bad = "bad duration \"%s\": want 1 to 86400 s"},
+	    {"min-interval", 'i', CLI_UINT, CLI_TO(&a->cfg.min_interval_us), .min = 1, .max = 60000,
+	     .scale = 1000, .bad = "bad interval \"%s\": want 1 to 60000 ms"},
 	    {"max-probe-len", 'L', CLI_UINT, CLI_TO(&a->cfg.max_probe_len),
 	     .min = PROTO_PROBE_LEN + PROTO_MAC_LEN, .max = 2048,
 	     .bad = "bad probe length \"%s\": want 66 to 2048 bytes"},
@@ -264,11 +264,10 @@ int cmd_server(int argc, char *argv[])
 	if (a.key_file) {
 		r = proto_key_read(a.key_file, key, sizeof(key), &a.cfg.keylen);
 		if (r < 0) {
-			fprintf(stderr, "%s: server: cannot use key file %s: %s\n", PROG_NAME,
-				a.key_file,
-				r == -EINVAL	 ? "it is empty"
-				: r == -EMSGSIZE ? "longer than 1024 bytes"
-						 : strerror(-r));
+			cli_error("server", "cannot use key file %s: %s", a.key_file,
+				  r == -EINVAL	   ? "it is empty"
+				  : r == -EMSGSIZE ? "longer than 1024 bytes"
+						   : strerror(-r));
 			goto cleanup;
 		}
 		a.cfg.key = key;
@@ -277,11 +276,10 @@ int cmd_server(int argc, char *argv[])
 		r = tls_server_ctx_new(&tls, a.cert, a.tls_key, TLS_ALPN_H2 | TLS_ALPN_HTTP1, err,
 				       sizeof(err));
 		if (r < 0) {
-			fprintf(stderr, "%s: server: cannot use --cert %s --key %s: %s\n",
-				PROG_NAME, a.cert, a.tls_key,
-				r == -ENOTSUP ? "this build has no TLS"
-				: err[0]      ? err
-					      : strerror(-r));
+			cli_error("server", "cannot use --cert %s --key %s: %s", a.cert, a.tls_key,
+				  r == -ENOTSUP ? "this build has no TLS"
+				  : err[0]	? err
+						: strerror(-r));
 			goto cleanup;
 		}
 		a.cfg.rpm_cfg.tls = tls;
@@ -295,10 +293,10 @@ int cmd_server(int argc, char *argv[])
 	a.cfg.rpm_cfg.ctx = &lc;
 	r = server_new(&a.cfg, &s);
 	if (r < 0) {
-		fprintf(stderr, "%s: server: cannot listen on %s port %u%s: %s\n", PROG_NAME,
-			a.cfg.bind ? a.cfg.bind : "any address", a.cfg.port,
-			a.cfg.rpm ? " or its rpm port" : "",
-			r == -EINVAL ? "not an address of that family" : strerror(-r));
+		cli_error("server", "cannot listen on %s port %u%s: %s",
+			  a.cfg.bind ? a.cfg.bind : "any address", a.cfg.port,
+			  a.cfg.rpm ? " or its rpm port" : "",
+			  r == -EINVAL ? "not an address of that family" : strerror(-r));
 		goto cleanup;
 	}
 	sigaction(SIGINT, &sa, NULL);
@@ -316,7 +314,7 @@ int cmd_server(int argc, char *argv[])
 		server_udp_rcvbuf(s) / 2 / 1024, a.cfg.udp_rcvbuf / 1024);
 	r = server_run(s, &stop_flag);
 	if (r < 0) {
-		fprintf(stderr, "%s: server: event loop failed: %s\n", PROG_NAME, strerror(-r));
+		cli_error("server", "event loop failed: %s", strerror(-r));
 		goto cleanup;
 	}
 	ret = 0;

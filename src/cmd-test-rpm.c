@@ -163,8 +163,7 @@ static int resolve(const char *host, const char *port, int family, struct sockad
 	int r = getaddrinfo(host, port, &hints, &ai);
 
 	if (r) {
-		fprintf(stderr, "%s: test rpm: cannot resolve \"%s\": %s\n", PROG_NAME, host,
-			gai_strerror(r));
+		cli_error("test rpm", "cannot resolve \"%s\": %s", host, gai_strerror(r));
 		return -EHOSTUNREACH;
 	}
 	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
@@ -186,7 +185,7 @@ static int make_tls(const struct rpm_args *a, struct tls_ctx **out)
 	int r = tls_client_ctx_new(out, &o, why, sizeof(why));
 
 	if (r < 0)
-		fprintf(stderr, "%s: test rpm: %s: %s\n", PROG_NAME, a->url, why);
+		cli_error("test rpm", "%s: %s", a->url, why);
 	return r;
 }
 
@@ -197,8 +196,7 @@ static int write_outputs(const struct rpm_args *a, struct test_result *r)
 	int err = summary_compute(r, &s), ret = 0;
 
 	if (err < 0) {
-		fprintf(stderr, "%s: test rpm: cannot compute the summary: %s\n", PROG_NAME,
-			strerror(-err));
+		cli_error("test rpm", "cannot compute the summary: %s", strerror(-err));
 		return err;
 	}
 	p = print_new(stdout, a->json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
@@ -208,13 +206,11 @@ static int write_outputs(const struct rpm_args *a, struct test_result *r)
 	err = print_finish(p);
 	print_free(p);
 	if (err < 0) {
-		fprintf(stderr, "%s: test rpm: cannot write the summary: %s\n", PROG_NAME,
-			strerror(-err));
+		cli_error("test rpm", "cannot write the summary: %s", strerror(-err));
 		ret = err;
 	}
 	if (a->output && (err = result_write_json(a->output, r, &s)) < 0) {
-		fprintf(stderr, "%s: test rpm: cannot write %s: %s\n", PROG_NAME, a->output,
-			strerror(-err));
+		cli_error("test rpm", "cannot write %s: %s", a->output, strerror(-err));
 		ret = err;
 	}
 	return ret;
@@ -235,7 +231,7 @@ int cmd_test_rpm(int argc, char *argv[])
 	int ret = 1, err;
 
 	if (!r) {
-		fprintf(stderr, "%s: test rpm: out of memory\n", PROG_NAME);
+		cli_error("test rpm", "out of memory");
 		return 1;
 	}
 	rpm_params_default(&a.p);
@@ -256,13 +252,12 @@ int cmd_test_rpm(int argc, char *argv[])
 	err = rpm_fetch_config(&a.p, (struct sockaddr *)&ss, len, &url, CONFIG_TIMEOUT_S, &cfg,
 			       &spoken, why, sizeof(why));
 	if (err < 0) {
-		fprintf(stderr, "%s: test rpm: cannot read the config at %s: %s\n", PROG_NAME,
-			a.url, why);
+		cli_error("test rpm", "cannot read the config at %s: %s", a.url, why);
 		goto cleanup;
 	}
 	if (a.proto_given && spoken != a.p.proto) { /* offered alone, and not chosen */
-		fprintf(stderr, "%s: test rpm: %s: the server did not choose %s (ALPN)\n",
-			PROG_NAME, a.url, a.p.proto == HC_HTTP1 ? "http/1.1" : "h2");
+		cli_error("test rpm", "%s: the server did not choose %s (ALPN)", a.url,
+			  a.p.proto == HC_HTTP1 ? "http/1.1" : "h2");
 		goto cleanup;
 	}
 	/* the test's connections speak what the config's did, when the scheme is the same */
@@ -293,7 +288,7 @@ int cmd_test_rpm(int argc, char *argv[])
 	r->rpm.id_s = a.p.id_s, r->rpm.sdt = a.p.sdt, r->rpm.ptc = a.p.ptc,
 	r->rpm.max_s = a.p.max_s;
 	if (err < 0)
-		fprintf(stderr, "%s: test rpm: %s\n", PROG_NAME, why);
+		cli_error("test rpm", "%s", why);
 	if (r->rpm.nstages && write_outputs(&a, r) < 0)
 		goto cleanup;
 	if (err < 0 || r->interrupted)
