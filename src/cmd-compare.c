@@ -42,13 +42,9 @@ static int parse_args(int argc, char *argv[], struct compare_args *a)
 	};
 	int r = cli_parse_options("compare", usage, options, NULL, argc, argv);
 
-	if (r >= 0)
-		return r;
-	if (optind >= argc)
-		return cli_usage_error("compare", usage, "no result files");
-	if (argc - optind > RUN_MAX_FILES)
-		return cli_usage_error("compare", usage, "more than %d files", RUN_MAX_FILES);
-	return -1;
+	if (r < 0)
+		r = cli_want_files("compare", usage, argc, "result files", RUN_MAX_FILES);
+	return r;
 }
 
 /* The overlaid drawing; prints its own error. */

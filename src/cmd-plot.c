@@ -71,12 +71,10 @@ static int parse_args(int argc, char *argv[], struct plot_args *a)
 	};
 	int r = cli_parse_options("plot", usage, options, a, argc, argv);
 
+	if (r < 0)
+		r = cli_want_files("plot", usage, argc, "result files", RUN_MAX_FILES);
 	if (r >= 0)
 		return r;
-	if (optind >= argc)
-		return cli_usage_error("plot", usage, "no result files");
-	if (argc - optind > RUN_MAX_FILES)
-		return cli_usage_error("plot", usage, "more than %d files", RUN_MAX_FILES);
 	if (!a->output)
 		return cli_usage_error("plot", usage, "no output file (-o OUT.svg)");
 	if (a->ntelemetry && a->o.kind != PLOT_ALL && a->o.kind != PLOT_LATENCY)

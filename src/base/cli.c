@@ -234,6 +234,15 @@ int cli_parse_options(const char *cmd, const char *usage, const struct cli_optio
 	return -1;
 }
 
+int cli_want_files(const char *cmd, const char *usage, int argc, const char *what, int max)
+{
+	if (optind >= argc)
+		return cli_usage_error(cmd, usage, "no %s", what);
+	if (argc - optind > max)
+		return cli_usage_error(cmd, usage, "more than %d files", max);
+	return -1;
+}
+
 volatile sig_atomic_t cli_signal;
 
 void cli_on_signal(int sig)

@@ -128,6 +128,12 @@ int cli_parse_options(const char *cmd, const char *usage, const struct cli_optio
 		      int argc, char *argv[]);
 
 /*
+ * After cli_parse_options(): argv[optind..] are from 1 to max files; else "no WHAT" or
+ * "more than MAX files" as a usage error. -1, or EXIT_USAGE.
+ */
+int cli_want_files(const char *cmd, const char *usage, int argc, const char *what, int max);
+
+/*
  * A command that stops cleanly on SIGINT/SIGTERM installs cli_on_signal() as the
  * handler (sigaction) and polls cli_signal: 0 until a signal came, then its number.
  * One process runs one command, so one flag serves them all.
