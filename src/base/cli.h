@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cli.h - what the commands share: the program's name in messages, the usage-error
- * path (exit status 2), and the command functions the table in debloat.c lists.
+ * path (exit status 2), one table of options per command and the numbers in them, and
+ * the command functions the table in debloat.c lists.
  *
  * A command returns the process's exit status: 0 done, 1 failed (the message says
  * what, on what, and why), 2 a usage error.
@@ -64,7 +65,7 @@ bool cli_parse_double(const char *s, double min, double max, const char *unit, d
  *   the row's bad message              a value out of range, or one its call refused
  * each followed by "see 'debloat CMD --help'", exit status 2.
  *
- * What a row sets, through to:
+ * What a row sets, through .to:
  *   CLI_FLAG   bool: true
  *   CLI_SET    an integer (as for CLI_UINT): .set
  *   CLI_STR    const char *: the value as given
