@@ -36,31 +36,14 @@ struct audit_args {
 /* -1 to run the audit, else the exit status to return at once (help, usage error). */
 static int parse_args(int argc, char *argv[], struct audit_args *a)
 {
-	static const struct option options[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"from", required_argument, NULL, 'f'},
-	    {"help", no_argument, NULL, 'h'},
+	const struct cli_option options[] = {
+	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
+	    {"from", 'f', CLI_STR, CLI_TO(&a->from), .needs = "a file"},
+	    CLI_OPTION_HELP,
 	    {0},
 	};
-	int c;
 
-	optind = 0; /* glibc: start over, whoever parsed before */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "jf:h", options, NULL)) != -1) {
-		if (c == 'j')
-			a->json = true;
-		else if (c == 'f')
-			a->from = optarg;
-		else if (c == 'h')
-			return fputs(usage, stdout) == EOF ? 1 : 0;
-		else if (optopt == 'f')
-			return cli_usage_error("audit", usage, "option \"%s\" needs a file",
-					       cli_bad_option(argv));
-		else
-			return cli_usage_error("audit", usage, "unknown option \"%s\"",
-					       cli_bad_option(argv));
-	}
-	return -1;
+	return cli_parse_options("audit", usage, options, NULL, argc, argv);
 }
 
 /* A snapshot's file and origin, ahead of the report: it is not this host, now.

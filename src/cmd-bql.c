@@ -61,41 +61,21 @@ struct bql_args {
 /* -1 to run the view, else the exit status to return at once (help, usage error). */
 static int parse_args(int argc, char *argv[], struct bql_args *a)
 {
-	static const struct option options[] = {
-	    {"interval", required_argument, NULL, 'i'},
-	    {"count", required_argument, NULL, 'n'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
+	const struct cli_option options[] = {
+	    {"interval", 'i', CLI_UINT, CLI_TO(&a->interval_ms), .min = INTERVAL_MIN_MS,
+	     .max = INTERVAL_MAX_MS,
+	     .bad = "bad interval \"%s\": want " CLI_DIGITS(INTERVAL_MIN_MS) " to " CLI_DIGITS(
+		 INTERVAL_MAX_MS) " ms"},
+	    {"count", 'n', CLI_UINT, CLI_TO(&a->count), .min = 1, .max = UINT64_MAX,
+	     .bad = "bad count \"%s\": want 1 or more"},
+	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
+	    CLI_OPTION_HELP,
 	    {0},
 	};
-	uint64_t v;
-	int c;
+	int r = cli_parse_options("bql", usage, options, NULL, argc, argv);
 
-	optind = 0; /* glibc: start over, whoever parsed before */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:n:jh", options, NULL)) != -1) {
-		if (c == 'i' && cli_parse_uint(optarg, INTERVAL_MIN_MS, INTERVAL_MAX_MS, &v))
-			a->interval_ms = (unsigned)v;
-		else if (c == 'i')
-			return cli_usage_error("bql", usage,
-					       "bad interval \"%s\": want %u to %u ms", optarg,
-					       INTERVAL_MIN_MS, INTERVAL_MAX_MS);
-		else if (c == 'n' && cli_parse_uint(optarg, 1, UINT64_MAX, &v))
-			a->count = v;
-		else if (c == 'n')
-			return cli_usage_error("bql", usage, "bad count \"%s\": want 1 or more",
-					       optarg);
-		else if (c == 'j')
-			a->json = true;
-		else if (c == 'h')
-			return fputs(usage, stdout) == EOF ? 1 : 0;
-		else if (cli_lacks_value(c, "in"))
-			return cli_usage_error("bql", usage, "option \"%s\" needs a value",
-					       argv[optind - 1]);
-		else
-			return cli_usage_error("bql", usage, "unknown option \"%s\"",
-					       cli_bad_option(argv));
-	}
+	if (r >= 0)
+		return r;
 	if (argc - optind > 1)
 		return cli_usage_error("bql", usage, "one interface at most, not \"%s\"",
 				       argv[optind + 1]);

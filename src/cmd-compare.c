@@ -33,38 +33,18 @@ struct compare_args {
 /* -1 to compare, else the exit status to return at once. */
 static int parse_args(int argc, char *argv[], struct compare_args *a)
 {
-	static const struct option options[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"title", required_argument, NULL, 't'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
+	const struct cli_option options[] = {
+	    {"output", 'o', CLI_STR, CLI_TO(&a->output)},
+	    {"title", 't', CLI_STR, CLI_TO(&a->title)},
+	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
+	    CLI_OPTION_HELP,
 	    {0},
 	};
-	int c;
+	int r = cli_parse_options("compare", usage, options, NULL, argc, argv);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:t:jh", options, NULL)) != -1) {
-		if (c == 'o')
-			a->output = optarg;
-		else if (c == 't')
-			a->title = optarg;
-		else if (c == 'j')
-			a->json = true;
-		else if (c == 'h')
-			return fputs(usage, stdout) == EOF ? 1 : 0;
-		else if (optopt == 'o' || optopt == 't')
-			return cli_usage_error("compare", usage, "option \"%s\" needs a value",
-					       cli_bad_option(argv));
-		else
-			return cli_usage_error("compare", usage, "unknown option \"%s\"",
-					       cli_bad_option(argv));
-	}
-	if (optind >= argc)
-		return cli_usage_error("compare", usage, "no result files");
-	if (argc - optind > RUN_MAX_FILES)
-		return cli_usage_error("compare", usage, "more than %d files", RUN_MAX_FILES);
-	return -1;
+	if (r < 0)
+		r = cli_want_files("compare", usage, argc, "result files", RUN_MAX_FILES);
+	return r;
 }
 
 /* The overlaid drawing; prints its own error. */

@@ -77,59 +77,27 @@ struct exporter {
 	int last_textfile_err;
 };
 
-enum { OPT_LIST = 256 };
-
 static int parse_args(int argc, char *argv[], struct exporter_args *a)
 {
-	static const struct option options[] = {
-	    {"listen", required_argument, NULL, 'l'},
-	    {"textfile", required_argument, NULL, 't'},
-	    {"interval", required_argument, NULL, 'i'},
-	    {"once", no_argument, NULL, '1'},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"list-metrics", no_argument, NULL, OPT_LIST},
-	    {"help", no_argument, NULL, 'h'},
+	const struct cli_option options[] = {
+	    {"listen", 'l', CLI_STR, CLI_TO(&a->listen)},
+	    {"textfile", 't', CLI_STR, CLI_TO(&a->textfile)},
+	    {"interval", 'i', CLI_UINT, CLI_TO(&a->interval), .min = 1, .max = 86400,
+	     .bad = "bad interval \"%s\": want 1 to 86400 s"},
+	    {"once", '1', CLI_FLAG, CLI_TO(&a->once)},
+	    {"state-dir", 's', CLI_STR, CLI_TO(&a->state_dir)},
+	    {"list-metrics", 0, CLI_FLAG, CLI_TO(&a->list)},
+	    CLI_OPTION_HELP,
 	    {0},
 	};
-	bool listen_given = false;
-	int c;
+	int r = cli_parse_options("exporter", usage, options, NULL, argc, argv);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "l:t:i:1s:h", options, NULL)) != -1) {
-		if (c == 'l') {
-			a->listen = optarg;
-			listen_given = true;
-		} else if (c == 't') {
-			a->textfile = optarg;
-		} else if (c == 'i') {
-			uint64_t v;
-
-			if (!cli_parse_uint(optarg, 1, 86400, &v))
-				return cli_usage_error("exporter", usage,
-						       "bad interval \"%s\": want 1 to 86400 s",
-						       optarg);
-			a->interval = (unsigned)v;
-		} else if (c == '1') {
-			a->once = true;
-		} else if (c == 's') {
-			a->state_dir = optarg;
-		} else if (c == OPT_LIST) {
-			a->list = true;
-		} else if (c == 'h') {
-			return fputs(usage, stdout) == EOF ? 1 : 0;
-		} else if (cli_lacks_value(c, "ltis")) {
-			return cli_usage_error("exporter", usage, "option \"%s\" needs a value",
-					       argv[optind - 1]);
-		} else {
-			return cli_usage_error("exporter", usage, "unknown option \"%s\"",
-					       cli_bad_option(argv));
-		}
-	}
+	if (r >= 0)
+		return r;
 	if (optind < argc)
 		return cli_usage_error("exporter", usage, "unexpected argument \"%s\"",
 				       argv[optind]);
-	if (a->once && listen_given)
+	if (a->once && a->listen) /* given: the default comes below */
 		return cli_usage_error("exporter", usage,
 				       "--once scrapes once and serves nothing: drop --listen");
 	if (!a->listen && !a->textfile)

@@ -78,16 +78,6 @@ static const char usage[] =
     "      --apply-persisted apply the setup --persist saved for IFACE (at boot)\n"
     "  -h, --help            show this help\n";
 
-enum {
-	OPT_CONFIRM = 256,
-	OPT_ROOT,
-	OPT_APPLY_PERSISTED,
-	OPT_SHAPE,
-	OPT_INGRESS,
-	OPT_NO_INGRESS,
-	OPT_FROM,
-};
-
 #define EMIT_NONE -1
 
 struct fix_args {
@@ -100,117 +90,70 @@ struct fix_args {
 	struct plan_options opts;
 };
 
+static int take_role(void *ctx, const char *value)
+{
+	struct fix_args *a = ctx;
+	int role = plan_role_from_name(value);
+
+	if (role < 0)
+		return role;
+	a->opts.role = (enum plan_role)role;
+	return 0;
+}
+
+static int take_emit(void *ctx, const char *value)
+{
+	struct fix_args *a = ctx;
+
+	a->emit = emit_format_from_name(value);
+	a->dry_run = true; /* nothing is applied */
+	return a->emit < 0 ? -1 : 0;
+}
+
+static int take_shape(void *ctx, const char *value)
+{
+	return plan_parse_rate(value, &((struct fix_args *)ctx)->opts.shape_rate);
+}
+
+static int take_ingress(void *ctx, const char *value)
+{
+	return plan_parse_rate(value, &((struct fix_args *)ctx)->opts.ingress_rate);
+}
+
 static int parse_args(int argc, char *argv[], struct fix_args *a)
 {
-	static const struct option options[] = {
-	    {"all", no_argument, NULL, 'a'},
-	    {"dry-run", no_argument, NULL, 'n'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"try", required_argument, NULL, 't'},
-	    {"confirm", no_argument, NULL, OPT_CONFIRM},
-	    {"persist", no_argument, NULL, 'p'},
-	    {"force", no_argument, NULL, 'f'},
-	    {"role", required_argument, NULL, 'r'},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"root", required_argument, NULL, OPT_ROOT},
-	    {"apply-persisted", no_argument, NULL, OPT_APPLY_PERSISTED},
-	    {"shape", required_argument, NULL, OPT_SHAPE},
-	    {"ingress", required_argument, NULL, OPT_INGRESS},
-	    {"no-ingress", no_argument, NULL, OPT_NO_INGRESS},
-	    {"from", required_argument, NULL, OPT_FROM},
-	    {"emit", required_argument, NULL, 'e'},
-	    {"output", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},
+	const struct cli_option options[] = {
+	    {"all", 'a', CLI_FLAG, CLI_TO(&a->all)},
+	    {"dry-run", 'n', CLI_FLAG, CLI_TO(&a->dry_run)},
+	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
+	    {"try", 't', CLI_UINT, CLI_TO(&a->try_seconds), .min = 1, .max = 86400,
+	     .bad = "--try takes seconds from 1 to 86400, not \"%s\""},
+	    {"confirm", 0, CLI_FLAG, CLI_TO(&a->confirm)},
+	    {"persist", 'p', CLI_FLAG, CLI_TO(&a->persist)},
+	    {"force", 'f', CLI_FLAG, CLI_TO(&a->opts.force)},
+	    {"role", 'r', CLI_CALL, .call = take_role, .value = true,
+	     .bad = "--role is host or server, not \"%s\""},
+	    {"state-dir", 's', CLI_STR, CLI_TO(&a->state_dir)},
+	    {"root", 0, CLI_STR, CLI_TO(&a->root)},
+	    {"apply-persisted", 0, CLI_FLAG, CLI_TO(&a->apply_persisted)},
+	    {"shape", 0, CLI_CALL, .call = take_shape, .value = true,
+	     .bad = "--shape takes a rate from 64kbit to 100gbit (\"80mbit\"), not \"%s\""},
+	    {"ingress", 0, CLI_CALL, .call = take_ingress, .value = true,
+	     .bad = "--ingress takes a rate from 64kbit to 100gbit (\"80mbit\"), not \"%s\""},
+	    {"no-ingress", 0, CLI_FLAG, CLI_TO(&a->opts.no_ingress)},
+	    {"from", 0, CLI_STR, CLI_TO(&a->from)},
+	    {"emit", 'e', CLI_CALL, .call = take_emit, .value = true,
+	     .bad = "--emit takes networkd, udev or nm, not \"%s\""},
+	    {"output", 'o', CLI_STR, CLI_TO(&a->output)},
+	    CLI_OPTION_HELP,
 	    {0},
 	};
-	uint64_t n;
-	int c, role;
+	int r;
 
-	optind = 0;
-	opterr = 0;
 	a->emit = EMIT_NONE;
-	while ((c = getopt_long(argc, argv, "anjt:pfr:s:e:o:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'a':
-			a->all = true;
-			break;
-		case 'n':
-			a->dry_run = true;
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case 't':
-			if (!cli_parse_uint(optarg, 1, 86400, &n))
-				return cli_usage_error("fix", usage,
-						       "--try takes seconds from 1 to 86400, not "
-						       "\"%s\"",
-						       optarg);
-			a->try_seconds = (unsigned)n;
-			break;
-		case OPT_CONFIRM:
-			a->confirm = true;
-			break;
-		case 'p':
-			a->persist = true;
-			break;
-		case 'f':
-			a->opts.force = true;
-			break;
-		case 'r':
-			role = plan_role_from_name(optarg);
-			if (role < 0)
-				return cli_usage_error(
-				    "fix", usage, "--role is host or server, not \"%s\"", optarg);
-			a->opts.role = (enum plan_role)role;
-			break;
-		case 's':
-			a->state_dir = optarg;
-			break;
-		case OPT_ROOT:
-			a->root = optarg;
-			break;
-		case OPT_APPLY_PERSISTED:
-			a->apply_persisted = true;
-			break;
-		case OPT_FROM:
-			a->from = optarg;
-			break;
-		case 'e':
-			a->emit = emit_format_from_name(optarg);
-			if (a->emit < 0)
-				return cli_usage_error(
-				    "fix", usage, "--emit takes networkd, udev or nm, not \"%s\"",
-				    optarg);
-			a->dry_run = true; /* nothing is applied */
-			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case OPT_SHAPE:
-		case OPT_INGRESS:
-			if (plan_parse_rate(optarg, c == OPT_SHAPE ? &a->opts.shape_rate
-								   : &a->opts.ingress_rate) < 0)
-				return cli_usage_error("fix", usage,
-						       "%s takes a rate from 64kbit to 100gbit "
-						       "(\"80mbit\"), not \"%s\"",
-						       c == OPT_SHAPE ? "--shape" : "--ingress", optarg);
-			break;
-		case OPT_NO_INGRESS:
-			a->opts.no_ingress = true;
-			break;
-		case 'h':
-			return fputs(usage, stdout) == EOF ? 1 : 0;
-		default:
-			if (optopt == 't' || optopt == 'r' || optopt == 's' || optopt == 'e' ||
-			    optopt == 'o' || optopt == OPT_ROOT || optopt == OPT_SHAPE ||
-			    optopt == OPT_INGRESS || optopt == OPT_FROM)
-				return cli_usage_error("fix", usage, "option \"%s\" needs a value",
-						       cli_bad_option(argv));
-			return cli_usage_error("fix", usage, "unknown option \"%s\"",
-					       cli_bad_option(argv));
-		}
-	}
+	r = cli_parse_options("fix", usage, options, a, argc, argv);
+	if (r >= 0)
+		return r;
 	if (a->opts.no_ingress && a->opts.ingress_rate)
 		return cli_usage_error("fix", usage, "--ingress RATE or --no-ingress, not both");
 	if (a->output && a->emit == EMIT_NONE)

@@ -40,47 +40,41 @@ struct plot_args {
 	size_t ntelemetry;
 };
 
+static int take_kind(void *ctx, const char *value)
+{
+	struct plot_args *a = ctx;
+
+	return plot_kind_parse(value, &a->o.kind);
+}
+
+static int take_telemetry(void *ctx, const char *value)
+{
+	struct plot_args *a = ctx;
+
+	if (a->ntelemetry >= RUN_MAX_FILES)
+		return cli_usage_error("plot", usage, "more than %d telemetry files",
+				       RUN_MAX_FILES);
+	a->telemetry[a->ntelemetry++] = value;
+	return 0;
+}
+
 /* -1 to plot, else the exit status to return at once. */
 static int parse_args(int argc, char *argv[], struct plot_args *a)
 {
-	static const struct option options[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"kind", required_argument, NULL, 'k'},
-	    {"title", required_argument, NULL, 't'},
-	    {"telemetry", required_argument, NULL, 'T'},
-	    {"help", no_argument, NULL, 'h'},
+	const struct cli_option options[] = {
+	    {"output", 'o', CLI_STR, CLI_TO(&a->output)},
+	    {"kind", 'k', CLI_CALL, .call = take_kind, .value = true, .bad = "unknown kind \"%s\""},
+	    {"title", 't', CLI_STR, CLI_TO(&a->o.title)},
+	    {"telemetry", 'T', CLI_CALL, .call = take_telemetry, .value = true},
+	    CLI_OPTION_HELP,
 	    {0},
 	};
-	int c;
+	int r = cli_parse_options("plot", usage, options, a, argc, argv);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:k:t:T:h", options, NULL)) != -1) {
-		if (c == 'o')
-			a->output = optarg;
-		else if (c == 'T' && a->ntelemetry >= RUN_MAX_FILES)
-			return cli_usage_error("plot", usage, "more than %d telemetry files",
-					       RUN_MAX_FILES);
-		else if (c == 'T')
-			a->telemetry[a->ntelemetry++] = optarg;
-		else if (c == 't')
-			a->o.title = optarg;
-		else if (c == 'k' && plot_kind_parse(optarg, &a->o.kind) < 0)
-			return cli_usage_error("plot", usage, "unknown kind \"%s\"", optarg);
-		else if (c == 'h')
-			return fputs(usage, stdout) == EOF ? 1 : 0;
-		else if (c == '?' &&
-			 (optopt == 'o' || optopt == 'k' || optopt == 't' || optopt == 'T'))
-			return cli_usage_error("plot", usage, "option \"%s\" needs a value",
-					       cli_bad_option(argv));
-		else if (c == '?')
-			return cli_usage_error("plot", usage, "unknown option \"%s\"",
-					       cli_bad_option(argv));
-	}
-	if (optind >= argc)
-		return cli_usage_error("plot", usage, "no result files");
-	if (argc - optind > RUN_MAX_FILES)
-		return cli_usage_error("plot", usage, "more than %d files", RUN_MAX_FILES);
+	if (r < 0)
+		r = cli_want_files("plot", usage, argc, "result files", RUN_MAX_FILES);
+	if (r >= 0)
+		return r;
 	if (!a->output)
 		return cli_usage_error("plot", usage, "no output file (-o OUT.svg)");
 	if (a->ntelemetry && a->o.kind != PLOT_ALL && a->o.kind != PLOT_LATENCY)

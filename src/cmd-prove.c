@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,17 +83,6 @@ static const char usage[] =
     "Exit status: 0 kept (or nothing to change), 3 put back (not proven better),\n"
     "1 the proof could not run (everything put back), 2 bad options.\n";
 
-enum {
-	OPT_SHAPE = 256,
-	OPT_MIN_GAIN,
-	OPT_MAX_LOSS,
-	OPT_KEEP,
-	OPT_UNDO,
-	OPT_KEY,
-	OPT_CC,
-	OPT_INGRESS,
-};
-
 #define PROVE_EXIT_PUT_BACK 3
 #define PROVE_MAX_IFACES    8
 
@@ -108,124 +96,68 @@ struct prove_args {
 	bool keep, undo, json, ingress;
 };
 
+static int take_shape(void *ctx, const char *value)
+{
+	return plan_parse_rate(value, &((struct prove_args *)ctx)->shape);
+}
+
+/* A fraction, or a percentage with its sign. */
+static int take_max_loss(void *ctx, const char *value)
+{
+	double v;
+
+	if (!cli_parse_double(value, 0, 100, "%", &v))
+		return -1;
+	if (strchr(value, '%'))
+		v /= 100;
+	if (v > 1)
+		return -1;
+	((struct prove_args *)ctx)->max_loss = v;
+	return 0;
+}
+
+static int take_role(void *ctx, const char *value)
+{
+	if (strcmp(value, "host") && strcmp(value, "server"))
+		return -1;
+	((struct prove_args *)ctx)->role = value;
+	return 0;
+}
+
 static int parse_args(int argc, char *argv[], struct prove_args *a)
 {
-	static const struct option options[] = {
-	    {"test", required_argument, NULL, 't'},
-	    {"length", required_argument, NULL, 'l'},
-	    {"delay", required_argument, NULL, 'd'},
-	    {"shape", required_argument, NULL, OPT_SHAPE},
-	    {"min-gain", required_argument, NULL, OPT_MIN_GAIN},
-	    {"max-loss", required_argument, NULL, OPT_MAX_LOSS},
-	    {"role", required_argument, NULL, 'r'},
-	    {"keep", no_argument, NULL, OPT_KEEP},
-	    {"undo", no_argument, NULL, OPT_UNDO},
-	    {"output", required_argument, NULL, 'o'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"port", required_argument, NULL, 'p'},
-	    {"key", required_argument, NULL, OPT_KEY},
-	    {"cc", required_argument, NULL, OPT_CC},
-	    {"ingress", no_argument, NULL, OPT_INGRESS},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
+	const struct cli_option options[] = {
+	    {"test", 't', CLI_STR, CLI_TO(&a->test)},
+	    {"length", 'l', CLI_DOUBLE, CLI_TO(&a->length_s), .lo = 2, .hi = 3600,
+	     .bad = "--length takes 2 to 3600 seconds, not \"%s\""},
+	    {"delay", 'd', CLI_DOUBLE, CLI_TO(&a->delay_s), .lo = 1, .hi = 60,
+	     .bad = "--delay takes 1 to 60 seconds, not \"%s\""},
+	    {"shape", 0, CLI_CALL, .call = take_shape, .value = true,
+	     .bad = "--shape takes a rate from 64kbit to 100gbit (\"80mbit\"), not \"%s\""},
+	    {"min-gain", 0, CLI_DOUBLE, CLI_TO(&a->min_gain), .lo = 1, .hi = 1000,
+	     .bad = "--min-gain takes a factor from 1 to 1000, not \"%s\""},
+	    {"max-loss", 0, CLI_CALL, .call = take_max_loss, .value = true,
+	     .bad = "--max-loss takes a fraction from 0 to 1 (or 0% to 100%), not \"%s\""},
+	    {"role", 'r', CLI_CALL, .call = take_role, .value = true,
+	     .bad = "--role is host or server, not \"%s\""},
+	    {"keep", 0, CLI_FLAG, CLI_TO(&a->keep)},
+	    {"undo", 0, CLI_FLAG, CLI_TO(&a->undo)},
+	    {"output", 'o', CLI_STR, CLI_TO(&a->out_dir)},
+	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
+	    {"port", 'p', CLI_WHOLE, CLI_TO(&a->port), .lo = 1, .hi = 65535,
+	     .bad = "--port takes 1 to 65535, not \"%s\""},
+	    {"key", 0, CLI_STR, CLI_TO(&a->keyfile)},
+	    {"cc", 0, CLI_STR, CLI_TO(&a->cc)},
+	    {"ingress", 0, CLI_FLAG, CLI_TO(&a->ingress)},
+	    {"state-dir", 's', CLI_STR, CLI_TO(&a->state_dir)},
+	    CLI_OPTION_HELP,
 	    {0},
 	};
 	struct test_spec spec;
-	double v;
-	bool ok;
-	int c;
+	int c = cli_parse_options("prove", usage, options, a, argc, argv);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "t:l:d:r:o:jp:s:h", options, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			a->test = optarg;
-			break;
-		case 'l':
-			if (!cli_parse_double(optarg, 2, 3600, NULL, &a->length_s))
-				return cli_usage_error("prove", usage,
-						       "--length takes 2 to 3600 seconds, not \"%s\"",
-						       optarg);
-			break;
-		case 'd':
-			if (!cli_parse_double(optarg, 1, 60, NULL, &a->delay_s))
-				return cli_usage_error("prove", usage,
-						       "--delay takes 1 to 60 seconds, not \"%s\"",
-						       optarg);
-			break;
-		case OPT_SHAPE:
-			if (plan_parse_rate(optarg, &a->shape) < 0)
-				return cli_usage_error("prove", usage,
-						       "--shape takes a rate from 64kbit to 100gbit "
-						       "(\"80mbit\"), not \"%s\"",
-						       optarg);
-			break;
-		case OPT_MIN_GAIN:
-			if (!cli_parse_double(optarg, 1, 1000, NULL, &a->min_gain))
-				return cli_usage_error("prove", usage,
-						       "--min-gain takes a factor from 1 to 1000, "
-						       "not \"%s\"",
-						       optarg);
-			break;
-		case OPT_MAX_LOSS:
-			/* a fraction, or a percentage with its sign */
-			ok = cli_parse_double(optarg, 0, 100, "%", &v);
-			if (ok && strchr(optarg, '%'))
-				v /= 100;
-			if (!ok || v > 1)
-				return cli_usage_error("prove", usage,
-						       "--max-loss takes a fraction from 0 to 1 (or "
-						       "0%% to 100%%), not \"%s\"",
-						       optarg);
-			a->max_loss = v;
-			break;
-		case 'r':
-			if (strcmp(optarg, "host") && strcmp(optarg, "server"))
-				return cli_usage_error("prove", usage,
-						       "--role is host or server, not \"%s\"", optarg);
-			a->role = optarg;
-			break;
-		case OPT_KEEP:
-			a->keep = true;
-			break;
-		case OPT_UNDO:
-			a->undo = true;
-			break;
-		case 'o':
-			a->out_dir = optarg;
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case 'p':
-			if (!cli_parse_double(optarg, 1, 65535, NULL, &v) || v != floor(v))
-				return cli_usage_error("prove", usage,
-						       "--port takes 1 to 65535, not \"%s\"", optarg);
-			a->port = (unsigned)v;
-			break;
-		case OPT_KEY:
-			a->keyfile = optarg;
-			break;
-		case OPT_CC:
-			a->cc = optarg;
-			break;
-		case OPT_INGRESS:
-			a->ingress = true;
-			break;
-		case 's':
-			a->state_dir = optarg;
-			break;
-		case 'h':
-			return fputs(usage, stdout) == EOF ? 1 : 0;
-		default:
-			if (cli_lacks_value(c, "tldropsh"))
-				return cli_usage_error("prove", usage, "option \"%s\" needs a value",
-						       argv[optind - 1]);
-			return cli_usage_error("prove", usage, "unknown option \"%s\"",
-					       cli_bad_option(argv));
-		}
-	}
+	if (c >= 0)
+		return c;
 	if (a->keep && a->undo)
 		return cli_usage_error("prove", usage, "--keep or --undo, not both");
 	if (optind >= argc)

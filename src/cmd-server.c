@@ -78,35 +78,6 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-static bool parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
-{
-	char *end;
-	unsigned long v;
-
-	if (!*s || *s == '-' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = (uint32_t)v;
-	return true;
-}
-
-enum {
-	OPT_ALLOW_CC = 256,
-	OPT_UDP_BUFFER,
-	OPT_MAX_HOLD,
-	OPT_STATS_INTERVAL,
-	OPT_RPM,
-	OPT_RPM_MAX_TIME,
-	OPT_RPM_MAX_CONNS,
-	OPT_RPM_PER_ADDR,
-	OPT_RPM_IDLE,
-	OPT_CERT,
-	OPT_TLS_KEY,
-};
-
 /* NAME[,NAME...], each a congestion control name (cc.h). */
 static bool cc_names_ok(const char *list)
 {
@@ -132,147 +103,88 @@ struct server_args {
 	const char *key_file;
 	const char *cert, *tls_key; /* the rpm port's TLS */
 	bool json;
+	int argc; /* the words --rpm may take its port from */
+	char **argv;
 };
+
+static int take_allow_cc(void *ctx, const char *value)
+{
+	if (!cc_names_ok(value))
+		return -1;
+	((struct server_args *)ctx)->cfg.allow_cc = value;
+	return 0;
+}
+
+/* --rpm, --rpm=PORT, or --rpm PORT (a number as the next word) */
+static int take_rpm(void *ctx, const char *value)
+{
+	struct server_args *a = ctx;
+	uint64_t v;
+
+	if (!value && optind < a->argc && a->argv[optind][0] >= '0' && a->argv[optind][0] <= '9')
+		value = a->argv[optind++];
+	if (value && !cli_parse_uint(value, 1, 65535, &v))
+		return cli_usage_error("server", usage, "bad rpm port \"%s\": want 1 to 65535",
+				       value);
+	a->cfg.rpm = true;
+	if (value)
+		a->cfg.rpm_port = (uint16_t)v;
+	return 0;
+}
+
+/* The smallest probe the server takes, named in --max-probe-len's message. */
+_Static_assert(PROTO_PROBE_LEN + PROTO_MAC_LEN == 66, "--max-probe-len's message says 66");
 
 static int parse_args(int argc, char *argv[], struct server_args *a)
 {
-	static const struct option options[] = {
-	    {"port", required_argument, NULL, 'p'},
-	    {"bind", required_argument, NULL, 'b'},
-	    {"max-clients", required_argument, NULL, 'c'},
-	    {"max-duration", required_argument, NULL, 'D'},
-	    {"min-interval", required_argument, NULL, 'i'},
-	    {"max-probe-len", required_argument, NULL, 'L'},
-	    {"key-file", required_argument, NULL, 'k'},
-	    {"allow-cc", required_argument, NULL, OPT_ALLOW_CC},
-	    {"udp-buffer", required_argument, NULL, OPT_UDP_BUFFER},
-	    {"max-hold", required_argument, NULL, OPT_MAX_HOLD},
-	    {"stats-interval", required_argument, NULL, OPT_STATS_INTERVAL},
-	    {"rpm", optional_argument, NULL, OPT_RPM},
-	    {"rpm-max-time", required_argument, NULL, OPT_RPM_MAX_TIME},
-	    {"rpm-max-conns", required_argument, NULL, OPT_RPM_MAX_CONNS},
-	    {"rpm-per-addr", required_argument, NULL, OPT_RPM_PER_ADDR},
-	    {"rpm-idle", required_argument, NULL, OPT_RPM_IDLE},
-	    {"cert", required_argument, NULL, OPT_CERT},
-	    {"key", required_argument, NULL, OPT_TLS_KEY},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
+	const struct cli_option options[] = {
+	    {"port", 'p', CLI_UINT, CLI_TO(&a->cfg.port), .min = 1, .max = 65535,
+	     .bad = "bad port \"%s\": want 1 to 65535"},
+	    {NULL, '4', CLI_SET, CLI_TO(&a->cfg.family), .set = AF_INET},
+	    {NULL, '6', CLI_SET, CLI_TO(&a->cfg.family), .set = AF_INET6},
+	    {"bind", 'b', CLI_STR, CLI_TO(&a->cfg.bind)},
+	    {"max-clients", 'c', CLI_UINT, CLI_TO(&a->cfg.max_clients), .min = 1,
+	     .max = SERVER_MAX_CLIENTS,
+	     .bad = "bad client limit \"%s\": want 1 to " CLI_DIGITS(SERVER_MAX_CLIENTS)},
+	    {"max-duration", 'D', CLI_UINT, CLI_TO(&a->cfg.max_duration_ms), .min = 1, .max = 86400,
+	     .scale = 1000, .bad = "bad duration \"%s\": want 1 to 86400 s"},
+	    {"min-interval", 'i', CLI_UINT, CLI_TO(&a->cfg.min_interval_us), .min = 1, .max = 60000,
+	     .scale = 1000, .bad = "bad interval \"%s\": want 1 to 60000 ms"},
+	    {"max-probe-len", 'L', CLI_UINT, CLI_TO(&a->cfg.max_probe_len),
+	     .min = PROTO_PROBE_LEN + PROTO_MAC_LEN, .max = 2048,
+	     .bad = "bad probe length \"%s\": want 66 to 2048 bytes"},
+	    {"key-file", 'k', CLI_STR, CLI_TO(&a->key_file)},
+	    {"allow-cc", 0, CLI_CALL, .call = take_allow_cc, .value = true,
+	     .bad = "bad --allow-cc \"%s\": want congestion control names separated by "
+		    "commas (e.g. bbr,cubic)"},
+	    {"udp-buffer", 0, CLI_UINT, CLI_TO(&a->cfg.udp_rcvbuf), .min = 0, .max = 1024 * 1024,
+	     .scale = 1024, .bad = "bad UDP buffer \"%s\": want 0 to 1048576 KB"},
+	    {"max-hold", 0, CLI_UINT, CLI_TO(&a->cfg.hold_max_us), .min = 1, .max = 10000,
+	     .scale = 1000, .bad = "bad hold bound \"%s\": want 1 to 10000 ms"},
+	    {"stats-interval", 0, CLI_UINT, CLI_TO(&a->cfg.stats_ms), .min = 0, .max = 86400,
+	     .scale = 1000, .bad = "bad stats interval \"%s\": want 0 to 86400 s"},
+	    {"rpm", 0, CLI_CALL, .call = take_rpm, .value = true, .optional = true},
+	    {"rpm-max-time", 0, CLI_UINT, CLI_TO(&a->cfg.rpm_cfg.max_time_ms), .min = 1,
+	     .max = 86400, .scale = 1000, .bad = "bad rpm time limit \"%s\": want 1 to 86400 s"},
+	    {"rpm-max-conns", 0, CLI_UINT, CLI_TO(&a->cfg.rpm_cfg.max_conns), .min = 1,
+	     .max = 65536, .bad = "bad rpm connection limit \"%s\": want 1 to 65536"},
+	    {"rpm-per-addr", 0, CLI_UINT, CLI_TO(&a->cfg.rpm_cfg.max_conns_per_addr), .min = 1,
+	     .max = 65536, .bad = "bad rpm per-address limit \"%s\": want 1 to 65536"},
+	    {"rpm-idle", 0, CLI_UINT, CLI_TO(&a->cfg.rpm_cfg.idle_ms), .min = 1, .max = 3600,
+	     .scale = 1000, .bad = "bad rpm idle time \"%s\": want 1 to 3600 s"},
+	    {"cert", 0, CLI_STR, CLI_TO(&a->cert)},
+	    {"key", 0, CLI_STR, CLI_TO(&a->tls_key)},
+	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
+	    CLI_OPTION_HELP,
 	    {0},
 	};
-	uint32_t v;
-	int c;
+	int r;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:46b:c:D:i:L:k:jh", options, NULL)) != -1) {
-		if (c == 'p' && parse_u32(optarg, 1, 65535, &v))
-			a->cfg.port = (uint16_t)v;
-		else if (c == 'p')
-			return cli_usage_error("server", usage, "bad port \"%s\": want 1 to 65535",
-					       optarg);
-		else if (c == '4')
-			a->cfg.family = AF_INET;
-		else if (c == '6')
-			a->cfg.family = AF_INET6;
-		else if (c == 'b')
-			a->cfg.bind = optarg;
-		else if (c == 'c' && parse_u32(optarg, 1, SERVER_MAX_CLIENTS, &v))
-			a->cfg.max_clients = v;
-		else if (c == 'c')
-			return cli_usage_error("server", usage,
-					       "bad client limit \"%s\": want 1 to %d", optarg,
-					       SERVER_MAX_CLIENTS);
-		else if (c == OPT_UDP_BUFFER && parse_u32(optarg, 0, 1024 * 1024, &v))
-			a->cfg.udp_rcvbuf = (int)v * 1024;
-		else if (c == OPT_UDP_BUFFER)
-			return cli_usage_error(
-			    "server", usage, "bad UDP buffer \"%s\": want 0 to 1048576 KB", optarg);
-		else if (c == OPT_MAX_HOLD && parse_u32(optarg, 1, 10000, &v))
-			a->cfg.hold_max_us = v * 1000;
-		else if (c == OPT_MAX_HOLD)
-			return cli_usage_error("server", usage,
-					       "bad hold bound \"%s\": want 1 to 10000 ms", optarg);
-		else if (c == OPT_STATS_INTERVAL && parse_u32(optarg, 0, 86400, &v))
-			a->cfg.stats_ms = v * 1000;
-		else if (c == OPT_STATS_INTERVAL)
-			return cli_usage_error("server", usage,
-					       "bad stats interval \"%s\": want 0 to 86400 s",
-					       optarg);
-		else if (c == 'D' && parse_u32(optarg, 1, 86400, &v))
-			a->cfg.max_duration_ms = v * 1000;
-		else if (c == 'D')
-			return cli_usage_error("server", usage,
-					       "bad duration \"%s\": want 1 to 86400 s", optarg);
-		else if (c == 'i' && parse_u32(optarg, 1, 60000, &v))
-			a->cfg.min_interval_us = v * 1000;
-		else if (c == 'i')
-			return cli_usage_error("server", usage,
-					       "bad interval \"%s\": want 1 to 60000 ms", optarg);
-		else if (c == 'L' && parse_u32(optarg, PROTO_PROBE_LEN + PROTO_MAC_LEN, 2048, &v))
-			a->cfg.max_probe_len = (uint16_t)v;
-		else if (c == 'L')
-			return cli_usage_error("server", usage,
-					       "bad probe length \"%s\": want %d to 2048 bytes",
-					       optarg, PROTO_PROBE_LEN + PROTO_MAC_LEN);
-		else if (c == 'k')
-			a->key_file = optarg;
-		else if (c == OPT_ALLOW_CC && cc_names_ok(optarg))
-			a->cfg.allow_cc = optarg;
-		else if (c == OPT_ALLOW_CC)
-			return cli_usage_error("server", usage,
-					       "bad --allow-cc \"%s\": want congestion control "
-					       "names separated by commas (e.g. bbr,cubic)",
-					       optarg);
-		else if (c == OPT_RPM) {
-			/* --rpm, --rpm=PORT, or --rpm PORT (a number as the next word) */
-			if (!optarg && optind < argc && argv[optind][0] >= '0' &&
-			    argv[optind][0] <= '9')
-				optarg = argv[optind++];
-			if (optarg && !parse_u32(optarg, 1, 65535, &v))
-				return cli_usage_error("server", usage,
-						       "bad rpm port \"%s\": want 1 to 65535",
-						       optarg);
-			a->cfg.rpm = true;
-			if (optarg)
-				a->cfg.rpm_port = (uint16_t)v;
-		} else if (c == OPT_RPM_MAX_TIME && parse_u32(optarg, 1, 86400, &v))
-			a->cfg.rpm_cfg.max_time_ms = v * 1000;
-		else if (c == OPT_RPM_MAX_TIME)
-			return cli_usage_error("server", usage,
-					       "bad rpm time limit \"%s\": want 1 to 86400 s",
-					       optarg);
-		else if (c == OPT_RPM_MAX_CONNS && parse_u32(optarg, 1, 65536, &v))
-			a->cfg.rpm_cfg.max_conns = v;
-		else if (c == OPT_RPM_MAX_CONNS)
-			return cli_usage_error("server", usage,
-					       "bad rpm connection limit \"%s\": want 1 to 65536",
-					       optarg);
-		else if (c == OPT_RPM_PER_ADDR && parse_u32(optarg, 1, 65536, &v))
-			a->cfg.rpm_cfg.max_conns_per_addr = v;
-		else if (c == OPT_RPM_PER_ADDR)
-			return cli_usage_error("server", usage,
-					       "bad rpm per-address limit \"%s\": want 1 to 65536",
-					       optarg);
-		else if (c == OPT_RPM_IDLE && parse_u32(optarg, 1, 3600, &v))
-			a->cfg.rpm_cfg.idle_ms = v * 1000;
-		else if (c == OPT_RPM_IDLE)
-			return cli_usage_error(
-			    "server", usage, "bad rpm idle time \"%s\": want 1 to 3600 s", optarg);
-		else if (c == OPT_CERT)
-			a->cert = optarg;
-		else if (c == OPT_TLS_KEY)
-			a->tls_key = optarg;
-		else if (c == 'j')
-			a->json = true;
-		else if (c == 'h')
-			return fputs(usage, stdout) == EOF ? 1 : 0;
-		else if (cli_lacks_value(c, "pbcDiLk"))
-			return cli_usage_error("server", usage, "option \"%s\" needs a value",
-					       argv[optind - 1]);
-		else
-			return cli_usage_error("server", usage, "unknown option \"%s\"",
-					       cli_bad_option(argv));
-	}
+	a->argc = argc;
+	a->argv = argv;
+	r = cli_parse_options("server", usage, options, a, argc, argv);
+	if (r >= 0)
+		return r;
 	if (optind < argc)
 		return cli_usage_error("server", usage, "unexpected argument \"%s\"", argv[optind]);
 	if (!a->cert != !a->tls_key)
@@ -352,11 +264,10 @@ int cmd_server(int argc, char *argv[])
 	if (a.key_file) {
 		r = proto_key_read(a.key_file, key, sizeof(key), &a.cfg.keylen);
 		if (r < 0) {
-			fprintf(stderr, "%s: server: cannot use key file %s: %s\n", PROG_NAME,
-				a.key_file,
-				r == -EINVAL	 ? "it is empty"
-				: r == -EMSGSIZE ? "longer than 1024 bytes"
-						 : strerror(-r));
+			cli_error("server", "cannot use key file %s: %s", a.key_file,
+				  r == -EINVAL	   ? "it is empty"
+				  : r == -EMSGSIZE ? "longer than 1024 bytes"
+						   : strerror(-r));
 			goto cleanup;
 		}
 		a.cfg.key = key;
@@ -365,11 +276,10 @@ int cmd_server(int argc, char *argv[])
 		r = tls_server_ctx_new(&tls, a.cert, a.tls_key, TLS_ALPN_H2 | TLS_ALPN_HTTP1, err,
 				       sizeof(err));
 		if (r < 0) {
-			fprintf(stderr, "%s: server: cannot use --cert %s --key %s: %s\n",
-				PROG_NAME, a.cert, a.tls_key,
-				r == -ENOTSUP ? "this build has no TLS"
-				: err[0]      ? err
-					      : strerror(-r));
+			cli_error("server", "cannot use --cert %s --key %s: %s", a.cert, a.tls_key,
+				  r == -ENOTSUP ? "this build has no TLS"
+				  : err[0]	? err
+						: strerror(-r));
 			goto cleanup;
 		}
 		a.cfg.rpm_cfg.tls = tls;
@@ -383,10 +293,10 @@ int cmd_server(int argc, char *argv[])
 	a.cfg.rpm_cfg.ctx = &lc;
 	r = server_new(&a.cfg, &s);
 	if (r < 0) {
-		fprintf(stderr, "%s: server: cannot listen on %s port %u%s: %s\n", PROG_NAME,
-			a.cfg.bind ? a.cfg.bind : "any address", a.cfg.port,
-			a.cfg.rpm ? " or its rpm port" : "",
-			r == -EINVAL ? "not an address of that family" : strerror(-r));
+		cli_error("server", "cannot listen on %s port %u%s: %s",
+			  a.cfg.bind ? a.cfg.bind : "any address", a.cfg.port,
+			  a.cfg.rpm ? " or its rpm port" : "",
+			  r == -EINVAL ? "not an address of that family" : strerror(-r));
 		goto cleanup;
 	}
 	sigaction(SIGINT, &sa, NULL);
@@ -404,7 +314,7 @@ int cmd_server(int argc, char *argv[])
 		server_udp_rcvbuf(s) / 2 / 1024, a.cfg.udp_rcvbuf / 1024);
 	r = server_run(s, &stop_flag);
 	if (r < 0) {
-		fprintf(stderr, "%s: server: event loop failed: %s\n", PROG_NAME, strerror(-r));
+		cli_error("server", "event loop failed: %s", strerror(-r));
 		goto cleanup;
 	}
 	ret = 0;

@@ -35,30 +35,16 @@ struct snapshot_args {
 /* -1 to take the snapshot, else the exit status to return at once. */
 static int parse_args(int argc, char *argv[], struct snapshot_args *a)
 {
-	static const struct option options[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"note", required_argument, NULL, 'n'},
-	    {"help", no_argument, NULL, 'h'},
+	const struct cli_option options[] = {
+	    {"output", 'o', CLI_STR, CLI_TO(&a->output)},
+	    {"note", 'n', CLI_STR, CLI_TO(&a->note)},
+	    CLI_OPTION_HELP,
 	    {0},
 	};
-	int c;
+	int r = cli_parse_options("snapshot", usage, options, NULL, argc, argv);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "o:n:h", options, NULL)) != -1) {
-		if (c == 'o')
-			a->output = optarg;
-		else if (c == 'n')
-			a->note = optarg;
-		else if (c == 'h')
-			return fputs(usage, stdout) == EOF ? 1 : 0;
-		else if (optopt == 'o' || optopt == 'n')
-			return cli_usage_error("snapshot", usage, "option \"%s\" needs a value",
-					       cli_bad_option(argv));
-		else
-			return cli_usage_error("snapshot", usage, "unknown option \"%s\"",
-					       cli_bad_option(argv));
-	}
+	if (r >= 0)
+		return r;
 	if (a->note && strlen(a->note) >= sizeof(((struct host *)0)->source))
 		return cli_usage_error("snapshot", usage, "the note is longer than %zu characters",
 				       sizeof(((struct host *)0)->source) - 1);

@@ -7,7 +7,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
@@ -79,163 +78,65 @@ static void on_interrupt(int sig)
 	interrupted = 1;
 }
 
-static bool parse_num(const char *s, double min, double max, double *out)
+static int take_http1(void *ctx, const char *value)
 {
-	char *end;
-	double v;
+	struct rpm_args *a = ctx;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= min) || !(v <= max))
-		return false;
-	*out = v;
-	return true;
+	a->p.proto = HC_HTTP1;
+	a->proto_given = true;
+	return 0;
+}
+
+static int take_http2(void *ctx, const char *value)
+{
+	struct rpm_args *a = ctx;
+
+	a->p.proto = HC_H2C;
+	a->proto_given = true;
+	return 0;
 }
 
 /* -1 to run, else the exit status. */
 static int parse_args(int argc, char *argv[], struct rpm_args *a)
 {
-	enum {
-		O_HTTP1 = 256,
-		O_HTTP2,
-		O_DOWN,
-		O_UP,
-		O_SEQ,
-		O_CONC,
-		O_MAD,
-		O_ID,
-		O_TMP,
-		O_SDT,
-		O_MNP,
-		O_MPS,
-		O_PTC,
-		O_LABEL
-	};
-	static const struct option options[] = {
-	    {"verbose", no_argument, NULL, 'v'},
-	    {"http1", no_argument, NULL, O_HTTP1},
-	    {"http2", no_argument, NULL, O_HTTP2},
-	    {"download", no_argument, NULL, O_DOWN},
-	    {"upload", no_argument, NULL, O_UP},
-	    {"sequential", no_argument, NULL, O_SEQ},
-	    {"concurrent", no_argument, NULL, O_CONC},
-	    {"mad", required_argument, NULL, O_MAD},
-	    {"id", required_argument, NULL, O_ID},
-	    {"tmp", required_argument, NULL, O_TMP},
-	    {"sdt", required_argument, NULL, O_SDT},
-	    {"mnp", required_argument, NULL, O_MNP},
-	    {"mps", required_argument, NULL, O_MPS},
-	    {"ptc", required_argument, NULL, O_PTC},
-	    {"max-time", required_argument, NULL, 'm'},
-	    {"label", required_argument, NULL, O_LABEL},
-	    {"output", required_argument, NULL, 'o'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {"insecure", no_argument, NULL, 'k'},
+	const struct cli_option options[] = {
+	    {"verbose", 'v', CLI_FLAG, CLI_TO(&a->verbose)},
+	    {"http1", 0, CLI_CALL, .call = take_http1},
+	    {"http2", 0, CLI_CALL, .call = take_http2},
+	    {"download", 0, CLI_FLAG, CLI_TO(&a->down)},
+	    {"upload", 0, CLI_FLAG, CLI_TO(&a->up)},
+	    {"sequential", 0, CLI_FLAG, CLI_TO(&a->p.sequential)},
+	    {"concurrent", 0, CLI_SET, CLI_TO(&a->p.sequential), .set = false},
+	    {"mad", 0, CLI_WHOLE, CLI_TO(&a->p.mad), .lo = 1, .hi = RPM_MAX_MAD,
+	     .bad = "bad moving-average distance \"%s\": want a whole number, 1 to " CLI_DIGITS(
+		 RPM_MAX_MAD)},
+	    {"id", 0, CLI_DOUBLE, CLI_TO(&a->p.id_s), .lo = 0.05, .hi = 60,
+	     .bad = "bad interval duration \"%s\": want seconds, 0.05 to 60"},
+	    {"tmp", 0, CLI_WHOLE, CLI_TO(&a->p.tmp), .lo = 1, .hi = 100,
+	     .bad = "bad trimmed-mean percentage \"%s\": want a whole number, 1 to 100"},
+	    {"sdt", 0, CLI_DOUBLE, CLI_TO(&a->p.sdt), .lo = 0, .hi = 100, .per = 100,
+	     .bad = "bad standard-deviation tolerance \"%s\": want a percentage, 0 to 100"},
+	    {"mnp", 0, CLI_WHOLE, CLI_TO(&a->p.mnp), .lo = 1, .hi = 64,
+	     .bad = "bad connection limit \"%s\": want a whole number, 1 to 64"},
+	    {"mps", 0, CLI_WHOLE, CLI_TO(&a->p.mps), .lo = 1, .hi = 1000,
+	     .bad = "bad probe rate \"%s\": want a whole number, 1 to 1000"},
+	    {"ptc", 0, CLI_DOUBLE, CLI_TO(&a->p.ptc), .lo = 0.1, .hi = 100, .per = 100,
+	     .bad = "bad probe share \"%s\": want a percentage, 0.1 to 100"},
+	    {"max-time", 'm', CLI_DOUBLE, CLI_TO(&a->p.max_s), .lo = 0.1, .hi = 3600,
+	     .bad = "bad maximum time \"%s\": want seconds, 0.1 to 3600"},
+	    {"label", 0, CLI_STR, CLI_TO(&a->label)},
+	    {"output", 'o', CLI_STR, CLI_TO(&a->output)},
+	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
+	    CLI_OPTION_HELP,
+	    {"insecure", 'k', CLI_FLAG, CLI_TO(&a->insecure)},
+	    {NULL, '4', CLI_SET, CLI_TO(&a->family), .set = AF_INET},
+	    {NULL, '6', CLI_SET, CLI_TO(&a->family), .set = AF_INET6},
 	    {0},
 	};
-	const char *what = NULL, *want = NULL;
-	double v;
-	int c;
+	int r = cli_parse_options("test rpm", usage, options, a, argc, argv);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vkm:o:j46h", options, NULL)) != -1) {
-		switch (c) {
-		case 'v':
-			a->verbose = true;
-			break;
-		case O_HTTP1:
-			a->p.proto = HC_HTTP1;
-			a->proto_given = true;
-			break;
-		case O_HTTP2:
-			a->p.proto = HC_H2C;
-			a->proto_given = true;
-			break;
-		case 'k':
-			a->insecure = true;
-			break;
-		case O_DOWN:
-			a->down = true;
-			break;
-		case O_UP:
-			a->up = true;
-			break;
-		case O_SEQ:
-			a->p.sequential = true;
-			break;
-		case O_CONC:
-			a->p.sequential = false;
-			break;
-		case O_MAD:
-			if (!parse_num(optarg, 1, RPM_MAX_MAD, &v) || v != floor(v))
-				goto bad_mad;
-			a->p.mad = (unsigned)v;
-			break;
-		case O_ID:
-			if (!parse_num(optarg, 0.05, 60, &a->p.id_s))
-				goto bad_id;
-			break;
-		case O_TMP:
-			if (!parse_num(optarg, 1, 100, &v) || v != floor(v))
-				goto bad_tmp;
-			a->p.tmp = (unsigned)v;
-			break;
-		case O_SDT:
-			if (!parse_num(optarg, 0, 100, &v))
-				goto bad_sdt;
-			a->p.sdt = v / 100;
-			break;
-		case O_MNP:
-			if (!parse_num(optarg, 1, 64, &v) || v != floor(v))
-				goto bad_mnp;
-			a->p.mnp = (unsigned)v;
-			break;
-		case O_MPS:
-			if (!parse_num(optarg, 1, 1000, &v) || v != floor(v))
-				goto bad_mps;
-			a->p.mps = (unsigned)v;
-			break;
-		case O_PTC:
-			if (!parse_num(optarg, 0.1, 100, &v))
-				goto bad_ptc;
-			a->p.ptc = v / 100;
-			break;
-		case 'm':
-			if (!parse_num(optarg, 0.1, 3600, &a->p.max_s))
-				goto bad_max;
-			break;
-		case '4':
-			a->family = AF_INET;
-			break;
-		case '6':
-			a->family = AF_INET6;
-			break;
-		case O_LABEL:
-			a->label = optarg;
-			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case 'h':
-			return fputs(usage, stdout) == EOF ? 1 : 0;
-		default:
-			if (optopt && optopt != '?' && strchr("mo", optopt))
-				return cli_usage_error("test rpm", usage,
-						       "option \"%s\" needs a value",
-						       argv[optind - 1]);
-			if (optopt >= O_MAD && optopt <= O_LABEL)
-				return cli_usage_error("test rpm", usage,
-						       "option \"%s\" needs a value",
-						       argv[optind - 1]);
-			return cli_usage_error("test rpm", usage, "unknown option \"%s\"",
-					       cli_bad_option(argv));
-		}
-	}
+	if (r >= 0)
+		return r;
 	if (argc - optind != 1)
 		return cli_usage_error("test rpm", usage,
 				       argc - optind < 1 ? "missing URL"
@@ -251,31 +152,6 @@ static int parse_args(int argc, char *argv[], struct rpm_args *a)
 				       "the interval (%g s) is longer than --max-time (%g s)",
 				       a->p.id_s, a->p.max_s);
 	return -1;
-bad_mad:
-	what = "moving-average distance", want = "a whole number, 1 to 64";
-	goto bad;
-bad_id:
-	what = "interval duration", want = "seconds, 0.05 to 60";
-	goto bad;
-bad_tmp:
-	what = "trimmed-mean percentage", want = "a whole number, 1 to 100";
-	goto bad;
-bad_sdt:
-	what = "standard-deviation tolerance", want = "a percentage, 0 to 100";
-	goto bad;
-bad_mnp:
-	what = "connection limit", want = "a whole number, 1 to 64";
-	goto bad;
-bad_mps:
-	what = "probe rate", want = "a whole number, 1 to 1000";
-	goto bad;
-bad_ptc:
-	what = "probe share", want = "a percentage, 0.1 to 100";
-	goto bad;
-bad_max:
-	what = "maximum time", want = "seconds, 0.1 to 3600";
-bad:
-	return cli_usage_error("test rpm", usage, "bad %s \"%s\": want %s", what, optarg, want);
 }
 
 /* The first address of host:port of the family asked for; prints its own error. */
@@ -286,8 +162,7 @@ static int resolve(const char *host, const char *port, int family, struct sockad
 	int r = getaddrinfo(host, port, &hints, &ai);
 
 	if (r) {
-		fprintf(stderr, "%s: test rpm: cannot resolve \"%s\": %s\n", PROG_NAME, host,
-			gai_strerror(r));
+		cli_error("test rpm", "cannot resolve \"%s\": %s", host, gai_strerror(r));
 		return -EHOSTUNREACH;
 	}
 	memcpy(ss, ai->ai_addr, ai->ai_addrlen);
@@ -309,7 +184,7 @@ static int make_tls(const struct rpm_args *a, struct tls_ctx **out)
 	int r = tls_client_ctx_new(out, &o, why, sizeof(why));
 
 	if (r < 0)
-		fprintf(stderr, "%s: test rpm: %s: %s\n", PROG_NAME, a->url, why);
+		cli_error("test rpm", "%s: %s", a->url, why);
 	return r;
 }
 
@@ -320,8 +195,7 @@ static int write_outputs(const struct rpm_args *a, struct test_result *r)
 	int err = summary_compute(r, &s), ret = 0;
 
 	if (err < 0) {
-		fprintf(stderr, "%s: test rpm: cannot compute the summary: %s\n", PROG_NAME,
-			strerror(-err));
+		cli_error("test rpm", "cannot compute the summary: %s", strerror(-err));
 		return err;
 	}
 	p = print_new(stdout, a->json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
@@ -331,13 +205,11 @@ static int write_outputs(const struct rpm_args *a, struct test_result *r)
 	err = print_finish(p);
 	print_free(p);
 	if (err < 0) {
-		fprintf(stderr, "%s: test rpm: cannot write the summary: %s\n", PROG_NAME,
-			strerror(-err));
+		cli_error("test rpm", "cannot write the summary: %s", strerror(-err));
 		ret = err;
 	}
 	if (a->output && (err = result_write_json(a->output, r, &s)) < 0) {
-		fprintf(stderr, "%s: test rpm: cannot write %s: %s\n", PROG_NAME, a->output,
-			strerror(-err));
+		cli_error("test rpm", "cannot write %s: %s", a->output, strerror(-err));
 		ret = err;
 	}
 	return ret;
@@ -358,7 +230,7 @@ int cmd_test_rpm(int argc, char *argv[])
 	int ret = 1, err;
 
 	if (!r) {
-		fprintf(stderr, "%s: test rpm: out of memory\n", PROG_NAME);
+		cli_error("test rpm", "out of memory");
 		return 1;
 	}
 	rpm_params_default(&a.p);
@@ -379,13 +251,12 @@ int cmd_test_rpm(int argc, char *argv[])
 	err = rpm_fetch_config(&a.p, (struct sockaddr *)&ss, len, &url, CONFIG_TIMEOUT_S, &cfg,
 			       &spoken, why, sizeof(why));
 	if (err < 0) {
-		fprintf(stderr, "%s: test rpm: cannot read the config at %s: %s\n", PROG_NAME,
-			a.url, why);
+		cli_error("test rpm", "cannot read the config at %s: %s", a.url, why);
 		goto cleanup;
 	}
 	if (a.proto_given && spoken != a.p.proto) { /* offered alone, and not chosen */
-		fprintf(stderr, "%s: test rpm: %s: the server did not choose %s (ALPN)\n",
-			PROG_NAME, a.url, a.p.proto == HC_HTTP1 ? "http/1.1" : "h2");
+		cli_error("test rpm", "%s: the server did not choose %s (ALPN)", a.url,
+			  a.p.proto == HC_HTTP1 ? "http/1.1" : "h2");
 		goto cleanup;
 	}
 	/* the test's connections speak what the config's did, when the scheme is the same */
@@ -416,7 +287,7 @@ int cmd_test_rpm(int argc, char *argv[])
 	r->rpm.id_s = a.p.id_s, r->rpm.sdt = a.p.sdt, r->rpm.ptc = a.p.ptc,
 	r->rpm.max_s = a.p.max_s;
 	if (err < 0)
-		fprintf(stderr, "%s: test rpm: %s\n", PROG_NAME, why);
+		cli_error("test rpm", "%s", why);
 	if (r->rpm.nstages && write_outputs(&a, r) < 0)
 		goto cleanup;
 	if (err < 0 || r->interrupted)

@@ -82,42 +82,6 @@ struct test_args {
 	uint8_t key[PROTO_MAX_KEY];
 };
 
-static const char *opt_what(int c)
-{
-	switch (c) {
-	case 'l':
-		return "length";
-	case 'd':
-		return "delay";
-	case 's':
-		return "step";
-	case 'p':
-		return "port";
-	case 'c':
-		return "congestion control";
-	default:
-		return "stream count";
-	}
-}
-
-static const char *opt_want(int c)
-{
-	switch (c) {
-	case 'l':
-		return "seconds, 0.1 to 86400";
-	case 'd':
-		return "seconds, 0 to 3600";
-	case 's':
-		return "seconds, 0.01 to 10";
-	case 'p':
-		return "1 to 65535";
-	case 'c':
-		return "a name of at most 15 characters";
-	default:
-		return "1 to 16";
-	}
-}
-
 /* --local: an address of this host, of the family -4/-6 asked for. -1, or EXIT_USAGE. */
 static int check_local(const char *cmd, const struct engine_opts *o)
 {
@@ -141,97 +105,47 @@ static int check_local(const char *cmd, const struct engine_opts *o)
 	return -1;
 }
 
+_Static_assert(PROTO_CC_LEN == 16, "--cc's message says 15 characters");
+
+static int take_cc(void *ctx, const char *value)
+{
+	if (!*value || strlen(value) >= PROTO_CC_LEN)
+		return -1;
+	((struct test_args *)ctx)->o.cc = value;
+	return 0;
+}
+
 /* -1 to run, else the exit status to return now. argv[optind..] are the operands. */
 static int parse_args(const char *cmd, int argc, char *argv[], struct test_args *a)
 {
-	enum { OPT_LABEL = 256, OPT_CC, OPT_STREAMS, OPT_FLENT, OPT_KEY, OPT_LOCAL };
-	static const struct option options[] = {
-	    {"length", required_argument, NULL, 'l'},
-	    {"delay", required_argument, NULL, 'd'},
-	    {"step", required_argument, NULL, 's'},
-	    {"port", required_argument, NULL, 'p'},
-	    {"label", required_argument, NULL, OPT_LABEL},
-	    {"cc", required_argument, NULL, OPT_CC},
-	    {"local", required_argument, NULL, OPT_LOCAL},
-	    {"streams", required_argument, NULL, OPT_STREAMS},
-	    {"key", required_argument, NULL, OPT_KEY},
-	    {"output", required_argument, NULL, 'o'},
-	    {"flent", required_argument, NULL, OPT_FLENT},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
+	const struct cli_option options[] = {
+	    {"length", 'l', CLI_DOUBLE, CLI_TO(&a->o.length_s), .lo = 0.1, .hi = 86400, .unit = "s",
+	     .bad = "bad length \"%s\": want seconds, 0.1 to 86400"},
+	    {"delay", 'd', CLI_DOUBLE, CLI_TO(&a->o.delay_s), .lo = 0, .hi = 3600, .unit = "s",
+	     .bad = "bad delay \"%s\": want seconds, 0 to 3600"},
+	    {"step", 's', CLI_DOUBLE, CLI_TO(&a->o.step_s), .lo = 0.01, .hi = 10, .unit = "s",
+	     .bad = "bad step \"%s\": want seconds, 0.01 to 10"},
+	    {"port", 'p', CLI_UINT, CLI_TO(&a->o.port), .min = 1, .max = 65535,
+	     .bad = "bad port \"%s\": want 1 to 65535"},
+	    {"label", 0, CLI_STR, CLI_TO(&a->o.label)},
+	    {"cc", 0, CLI_CALL, .call = take_cc, .value = true,
+	     .bad = "bad congestion control \"%s\": want a name of at most 15 characters"},
+	    {"local", 0, CLI_STR, CLI_TO(&a->o.local)},
+	    {"streams", 0, CLI_UINT, CLI_TO(&a->o.streams), .min = 1, .max = TEST_MAX_STREAMS,
+	     .bad = "bad stream count \"%s\": want 1 to " CLI_DIGITS(TEST_MAX_STREAMS)},
+	    {"key", 0, CLI_STR, CLI_TO(&a->keyfile)},
+	    {"output", 'o', CLI_STR, CLI_TO(&a->output)},
+	    {"flent", 0, CLI_STR, CLI_TO(&a->flent)},
+	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
+	    {NULL, '4', CLI_SET, CLI_TO(&a->o.family), .set = AF_INET},
+	    {NULL, '6', CLI_SET, CLI_TO(&a->o.family), .set = AF_INET6},
+	    CLI_OPTION_HELP,
 	    {0},
 	};
-	uint64_t v;
-	int c;
+	int c = cli_parse_options(cmd, usage_for(cmd), options, a, argc, argv);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "l:d:s:p:o:j46h", options, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			if (!cli_parse_double(optarg, 0.1, 86400, "s", &a->o.length_s))
-				goto bad_value;
-			break;
-		case 'd':
-			if (!cli_parse_double(optarg, 0, 3600, "s", &a->o.delay_s))
-				goto bad_value;
-			break;
-		case 's':
-			if (!cli_parse_double(optarg, 0.01, 10, "s", &a->o.step_s))
-				goto bad_value;
-			break;
-		case 'p':
-			if (!cli_parse_uint(optarg, 1, 65535, &v))
-				goto bad_value;
-			a->o.port = (uint16_t)v;
-			break;
-		case OPT_STREAMS:
-			if (!cli_parse_uint(optarg, 1, TEST_MAX_STREAMS, &v))
-				goto bad_value;
-			a->o.streams = (unsigned)v;
-			break;
-		case '4':
-			a->o.family = AF_INET;
-			break;
-		case '6':
-			a->o.family = AF_INET6;
-			break;
-		case OPT_LABEL:
-			a->o.label = optarg;
-			break;
-		case OPT_CC:
-			if (!*optarg || strlen(optarg) >= PROTO_CC_LEN) {
-				c = 'c';
-				goto bad_value;
-			}
-			a->o.cc = optarg;
-			break;
-		case OPT_LOCAL:
-			a->o.local = optarg;
-			break;
-		case OPT_KEY:
-			a->keyfile = optarg;
-			break;
-		case 'o':
-			a->output = optarg;
-			break;
-		case OPT_FLENT:
-			a->flent = optarg;
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case 'h':
-			return fputs(usage_for(cmd), stdout) == EOF ? 1 : 0;
-		default:
-			if (cli_lacks_value(c, "ldspo"))
-				return cli_usage_error(cmd, usage_for(cmd),
-						       "option \"%s\" needs a value",
-						       argv[optind - 1]);
-			return cli_usage_error(cmd, usage_for(cmd), "unknown option \"%s\"",
-					       cli_bad_option(argv));
-		}
-	}
+	if (c >= 0)
+		return c;
 	if (a->o.step_s > a->o.length_s)
 		return cli_usage_error(cmd, usage_for(cmd),
 				       "the step (%g s) is longer than the load (%g s)",
@@ -246,9 +160,6 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 				       a->o.cc,
 				       c == -ENOENT ? "no such algorithm" : strerror(-c));
 	return -1;
-bad_value:
-	return cli_usage_error(cmd, usage_for(cmd), "bad %s \"%s\": want %s", opt_what(c), optarg,
-			       opt_want(c));
 }
 
 /* One line, rewritten in place: only called when stderr is a terminal. */

@@ -30,10 +30,6 @@ static const char usage[] =
     "      --root DIR        remove --persist's files under DIR instead of /\n"
     "  -h, --help            show this help\n";
 
-enum {
-	OPT_ROOT = 256,
-};
-
 struct undo_args {
 	bool json, persist;
 	const char *state_dir, *root;
@@ -41,37 +37,16 @@ struct undo_args {
 
 static int parse_args(int argc, char *argv[], struct undo_args *a)
 {
-	static const struct option options[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"persist", no_argument, NULL, 'p'},
-	    {"state-dir", required_argument, NULL, 's'},
-	    {"root", required_argument, NULL, OPT_ROOT},
-	    {"help", no_argument, NULL, 'h'},
+	const struct cli_option options[] = {
+	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
+	    {"persist", 'p', CLI_FLAG, CLI_TO(&a->persist)},
+	    {"state-dir", 's', CLI_STR, CLI_TO(&a->state_dir)},
+	    {"root", 0, CLI_STR, CLI_TO(&a->root)},
+	    CLI_OPTION_HELP,
 	    {0},
 	};
-	int c;
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "jps:h", options, NULL)) != -1) {
-		if (c == 'j')
-			a->json = true;
-		else if (c == 'p')
-			a->persist = true;
-		else if (c == 's')
-			a->state_dir = optarg;
-		else if (c == OPT_ROOT)
-			a->root = optarg;
-		else if (c == 'h')
-			return fputs(usage, stdout) == EOF ? 1 : 0;
-		else if (optopt == 's' || optopt == OPT_ROOT)
-			return cli_usage_error("undo", usage, "option \"%s\" needs a value",
-					       cli_bad_option(argv));
-		else
-			return cli_usage_error("undo", usage, "unknown option \"%s\"",
-					       cli_bad_option(argv));
-	}
-	return -1;
+	return cli_parse_options("undo", usage, options, NULL, argc, argv);
 }
 
 static void print_opt_str(struct printer *p, const char *key, const char *s, unsigned flags)

@@ -108,6 +108,35 @@ for args in "test ping 127.0.0.1 --label" "test ping 127.0.0.1 --port" "bql --in
 		"option \"$opt\" needs a value"
 done
 
+# Letters run together: the one missing its value is named alone, in every command.
+for args in "bql -ji:-i" "server -jp:-p" "test -jl:-l" "compare -jo:-o" "exporter -1l:-l" \
+	"test rpm -vkm:-m" "prove -jp:-p"; do
+	opt=${args##*:} args=${args%:*}
+	rc=0
+	# shellcheck disable=SC2086
+	"$DEBLOAT" $args >/dev/null 2>"$TMPDIR_CLI_ERR" || rc=$?
+	assert_eq "debloat $args: a usage error" "2" "$rc"
+	assert_contains "debloat $args: names $opt alone" "$(head -n 1 "$TMPDIR_CLI_ERR")" \
+		"option \"$opt\" needs a value"
+done
+rc=0
+"$DEBLOAT" audit -jf >/dev/null 2>"$TMPDIR_CLI_ERR" || rc=$?
+assert_eq "debloat audit -jf: a usage error" "2" "$rc"
+assert_contains "debloat audit -jf: what -f needs" "$(cat "$TMPDIR_CLI_ERR")" \
+	'option "-f" needs a file'
+
+# A value given to an option that takes none: the word as typed is unknown, in every
+# command (not "needs a value").
+for args in "audit --json=1" "prove --ingress=1" "exporter --list-metrics=1" \
+	"test rpm --http1=1" "fix --confirm=1"; do
+	rc=0
+	# shellcheck disable=SC2086
+	"$DEBLOAT" $args >/dev/null 2>"$TMPDIR_CLI_ERR" || rc=$?
+	assert_eq "debloat $args: a usage error" "2" "$rc"
+	assert_contains "debloat $args: unknown as typed" "$(head -n 1 "$TMPDIR_CLI_ERR")" \
+		"unknown option \"${args##* }\""
+done
+
 # An unknown congestion control is refused before anything starts (no connection tried).
 rc=0
 "$DEBLOAT" test ping 127.0.0.1 --cc nosuchcc >/dev/null 2>"$TMPDIR_CLI_ERR" || rc=$?

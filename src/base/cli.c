@@ -98,6 +98,151 @@ const char *cli_bad_option(char *const argv[])
 	return argv[optind - 1];
 }
 
+/* An unsigned value into a target of the row's size (an int target holds what fits). */
+static void store_uint(const struct cli_option *o, uint64_t v)
+{
+	if (o->size == 1) {
+		uint8_t x = (uint8_t)v;
+		memcpy(o->to, &x, 1);
+	} else if (o->size == 2) {
+		uint16_t x = (uint16_t)v;
+		memcpy(o->to, &x, 2);
+	} else if (o->size == 4) {
+		uint32_t x = (uint32_t)v;
+		memcpy(o->to, &x, 4);
+	} else {
+		memcpy(o->to, &v, sizeof(v));
+	}
+}
+
+/* The row's bad message with the value where its "%s" is; EXIT_USAGE. */
+static int bad_value(const char *cmd, const char *usage, const struct cli_option *o,
+		     const char *value)
+{
+	const char *at = o->bad ? strstr(o->bad, "%s") : NULL;
+
+	if (!o->bad)
+		return cli_usage_error(cmd, usage, "bad value \"%s\" for \"--%s\"", value, o->name);
+	if (!at)
+		return cli_usage_error(cmd, usage, "%s", o->bad);
+	return cli_usage_error(cmd, usage, "%.*s%s%s", (int)(at - o->bad), o->bad, value, at + 2);
+}
+
+/* The row's value into its target: 0, or < 0 for a bad value, or > 0 a call's status. */
+static int take(const struct cli_option *o, void *ctx, const char *value)
+{
+	uint64_t u;
+	double d;
+
+	switch (o->kind) {
+	case CLI_FLAG:
+		*(bool *)o->to = true;
+		return 0;
+	case CLI_SET:
+		store_uint(o, o->set);
+		return 0;
+	case CLI_STR:
+		*(const char **)o->to = value;
+		return 0;
+	case CLI_UINT:
+		if (!cli_parse_uint(value, o->min, o->max, &u))
+			return -1;
+		store_uint(o, u * (o->scale ? o->scale : 1));
+		return 0;
+	case CLI_WHOLE:
+		if (!cli_parse_double(value, o->lo, o->hi, NULL, &d) || d != floor(d))
+			return -1;
+		store_uint(o, (uint64_t)d * (o->scale ? o->scale : 1));
+		return 0;
+	case CLI_DOUBLE:
+		if (!cli_parse_double(value, o->lo, o->hi, o->unit, &d))
+			return -1;
+		*(double *)o->to = o->per != 0 ? d / o->per : d;
+		return 0;
+	case CLI_CALL:
+		return o->call(ctx, value);
+	case CLI_HELP:
+		break;
+	}
+	return 0;
+}
+
+static bool takes_value(const struct cli_option *o)
+{
+	if (o->kind == CLI_CALL)
+		return o->value;
+	return o->kind != CLI_FLAG && o->kind != CLI_SET && o->kind != CLI_HELP;
+}
+
+/* The row getopt_long returned c for: its letter, or 256 and up for a long one alone. */
+static const struct cli_option *row_of(const struct cli_option *opts, int c)
+{
+	for (int i = 0; opts[i].name || opts[i].key; i++)
+		if (opts[i].key ? opts[i].key == c : c == 256 + i)
+			return &opts[i];
+	return NULL;
+}
+
+int cli_parse_options(const char *cmd, const char *usage, const struct cli_option *opts, void *ctx,
+		      int argc, char *argv[])
+{
+	struct option longs[CLI_MAX_OPTIONS + 1] = {{0}}, *l = longs;
+	char shorts[3 * CLI_MAX_OPTIONS + 1], *s = shorts;
+	const struct cli_option *o;
+	int i, c, r, has_arg;
+
+	for (i = 0; opts[i].name || opts[i].key; i++) {
+		if (i == CLI_MAX_OPTIONS)
+			return cli_usage_error(cmd, usage, "more than %d options", CLI_MAX_OPTIONS);
+		o = &opts[i];
+		has_arg = !takes_value(o) ? no_argument
+			  : o->optional	  ? optional_argument
+					  : required_argument;
+		if (o->name)
+			*l++ = (struct option){o->name, has_arg, NULL, o->key ? o->key : 256 + i};
+		if (o->key) {
+			*s++ = (char)o->key;
+			if (has_arg != no_argument)
+				*s++ = ':';
+			if (has_arg == optional_argument)
+				*s++ = ':';
+		}
+	}
+	*s = '\0';
+	optind = 0; /* glibc: start over, whoever parsed before */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
+		o = c == '?' ? NULL : row_of(opts, c);
+		if (!o) {
+			/* getopt_long leaves the option's letter or number in optopt */
+			o = optopt ? row_of(opts, optopt) : NULL;
+			if (o && takes_value(o) && !o->optional)
+				return cli_usage_error(cmd, usage, "option \"%s\" needs %s",
+						       cli_bad_option(argv),
+						       o->needs ? o->needs : "a value");
+			return cli_usage_error(cmd, usage, "unknown option \"%s\"",
+					       cli_bad_option(argv));
+		}
+		if (o->kind == CLI_HELP)
+			return fputs(usage, stdout) == EOF ? 1 : 0;
+		r = take(o, ctx, optarg);
+		if (r < 0)
+			return bad_value(cmd, usage, o, optarg ? optarg : "");
+		if (r > 0)
+			return r;
+	}
+	return -1;
+}
+
+int cli_want_files(const char *cmd, const char *usage, int argc, const char *what, int max)
+{
+	if (optind >= argc)
+		return cli_usage_error(cmd, usage, "no %s", what);
+	if (argc - optind > max)
+		return cli_usage_error(cmd, usage, "more than %d files", max);
+	return -1;
+}
+
 volatile sig_atomic_t cli_signal;
 
 void cli_on_signal(int sig)
