@@ -14,6 +14,7 @@
 #define PRINT_MAX_DEPTH 16
 #define UNIT_MASK	0xffu
 #define NBSP		'\x01' /* a blank where text_write does not break (label value) */
+#define INDENT_MARK	'\x02' /* in a section: print_indent(), the level in the next byte */
 
 struct printer {
 	FILE *out;
@@ -40,6 +41,16 @@ struct printer {
 	bool phrased; /* a phrase call came since the last print_nl() */
 
 	struct print_table *table; /* text: the grid print_table_end() writes, or NULL */
+	struct print_sections *sections; /* text: held for print_sections_end(), or NULL */
+};
+
+/* Text as text_write() got it, to be laid out later; blanks that must not break: NBSP. */
+struct print_sections {
+	char *text[PRINT_SECTIONS];
+	size_t len[PRINT_SECTIONS], cap[PRINT_SECTIONS];
+	bool need_space[PRINT_SECTIONS + 1]; /* each section's own, from its last text */
+	bool outer_need_space;		     /* the printer's when the sections began */
+	unsigned cur;
 };
 
 struct print_table {
@@ -76,6 +87,10 @@ void print_free(struct printer *p)
 	if (!p)
 		return;
 	free(p->table);
+	if (p->sections)
+		for (size_t i = 0; i < PRINT_SECTIONS; i++)
+			free(p->sections->text[i]);
+	free(p->sections);
 	if (p->depth)
 		json_free(p->stack[0]);
 	free(p);
@@ -122,8 +137,10 @@ int print_finish(struct printer *p)
 		if (!p->err)
 			fail(p, p->compact ? write_compact(p->out, p->stack[0])
 					   : json_write(p->out, p->stack[0]));
-	} else if (!p->line_start) {
-		print_nl(p);
+	} else {
+		print_sections_end(p);
+		if (!p->line_start)
+			print_nl(p);
 	}
 	if (fflush(p->out) == EOF || ferror(p->out))
 		fail(p, -EIO);
@@ -225,12 +242,42 @@ static void put_word(struct printer *p, const char *s, size_t n)
 	p->col += (unsigned)n;
 }
 
+/* Append n bytes of s to the current section; unwrapped text keeps its blanks whole. */
+static void hold(struct printer *p, const char *s, size_t n)
+{
+	struct print_sections *h = p->sections;
+	unsigned c = h->cur;
+	bool keep = !p->width || p->nowrap;
+
+	if (c == PRINT_SECTION_NONE)
+		return;
+	if (h->len[c] + n + 1 > h->cap[c]) {
+		size_t cap = (h->len[c] + n + 1) * 2;
+		char *t = realloc(h->text[c], cap);
+
+		if (!t) {
+			fail(p, -ENOMEM);
+			return;
+		}
+		h->text[c] = t;
+		h->cap[c] = cap;
+	}
+	for (size_t i = 0; i < n; i++)
+		h->text[c][h->len[c]++] = keep && s[i] == ' ' ? NBSP : s[i];
+	h->text[c][h->len[c]] = '\0';
+}
+
 static void text_write(struct printer *p, const char *s)
 {
 	size_t n = strlen(s);
 
 	if (!n)
 		return;
+	if (p->sections) {
+		hold(p, s, n);
+		p->need_space = !strchr(" (\n", s[n - 1]);
+		return;
+	}
 	while (*s) {
 		size_t w = p->nowrap ? strcspn(s, "\n") : strcspn(s, " \n");
 
@@ -267,15 +314,32 @@ void print_text(struct printer *p, const char *fmt, ...)
 	text_write(p, buf);
 }
 
+/*
+ * The line of phrases, written out: as one print_text() of it at print_nl(); exactly as
+ * written (no blank added) when a new section cuts the line, whose rest comes later.
+ */
+static void phrase_flush(struct printer *p, bool exact)
+{
+	if (!p->phrased)
+		return;
+	p->phrased = false;
+	if (exact)
+		text_write(p, p->phrase);
+	else
+		print_text(p, "%s", p->phrase);
+	p->phrase_len = 0;
+	p->phrase[0] = '\0';
+}
+
 void print_nl(struct printer *p)
 {
 	if (p->mode != PRINT_MODE_TEXT)
 		return;
-	if (p->phrased) {
-		p->phrased = false;
-		print_text(p, "%s", p->phrase);
-		p->phrase_len = 0;
-		p->phrase[0] = '\0';
+	phrase_flush(p, false);
+	if (p->sections) {
+		hold(p, "\n", 1);
+		p->need_space = false;
+		return;
 	}
 	fputc('\n', p->out);
 	p->col = 0;
@@ -286,7 +350,89 @@ void print_nl(struct printer *p)
 
 void print_indent(struct printer *p, unsigned level)
 {
-	p->indent = level;
+	char mark[2] = {INDENT_MARK, (char)(level > 99 ? 99 : level) + 1}; /* never a NUL */
+
+	if (p->sections)
+		hold(p, mark, 2);
+	else
+		p->indent = level;
+}
+
+void print_section(struct printer *p, unsigned i)
+{
+	struct print_sections *h = p->sections;
+
+	if (p->mode != PRINT_MODE_TEXT)
+		return;
+	if (i > PRINT_SECTION_NONE) {
+		fail(p, -EINVAL);
+		return;
+	}
+	phrase_flush(p, true); /* into the section it was written for */
+	if (!h) {
+		h = calloc(1, sizeof(*h));
+		if (!h) {
+			fail(p, -ENOMEM);
+			return;
+		}
+		h->outer_need_space = p->need_space;
+		p->sections = h;
+	} else {
+		h->need_space[h->cur] = p->need_space;
+	}
+	h->cur = i;
+	p->need_space = h->need_space[i];
+}
+
+/* One section's text, laid out: text_write() between the indentation marks. */
+static void replay(struct printer *p, char *text, size_t len)
+{
+	char *end = text + len;
+	size_t o = 0;
+
+	/* Blanks kept whole at the end of a line go, as text_write() drops the others'. */
+	for (size_t i = 0; i < len; i++) {
+		size_t k = i;
+
+		while (k < len && text[k] == NBSP)
+			k++;
+		if (k > i && k < len && text[k] == '\n')
+			i = k;
+		text[o++] = text[i];
+	}
+	text[o] = '\0';
+	end = text + o;
+
+	while (text < end) {
+		char *mark = memchr(text, INDENT_MARK, (size_t)(end - text));
+
+		if (!mark) {
+			text_write(p, text);
+			return;
+		}
+		*mark = '\0';
+		text_write(p, text);
+		if (mark + 1 < end)
+			p->indent = (unsigned)mark[1] - 1;
+		text = mark + 2;
+	}
+}
+
+void print_sections_end(struct printer *p)
+{
+	struct print_sections *h = p->sections;
+
+	if (!h)
+		return;
+	phrase_flush(p, true);
+	p->sections = NULL;
+	p->need_space = h->outer_need_space;
+	for (size_t i = 0; i < PRINT_SECTIONS; i++) {
+		if (h->text[i])
+			replay(p, h->text[i], h->len[i]);
+		free(h->text[i]);
+	}
+	free(h);
 }
 
 static const char *const unit_suffix[] = {
