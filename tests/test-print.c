@@ -488,6 +488,36 @@ TEST(a_line_across_sections_wraps_as_one)
 	free(d.buf);
 }
 
+/* Cut anywhere, even inside a word, a line is laid out as the whole line is. */
+TEST(a_line_cut_anywhere_wraps_as_one)
+{
+	static const char line[] = "foreign 1678 RPM (TCP handshake 35.07 ms, HTTP GET 36.46 ms), "
+				   "loaded 158 RPM (HTTP GET on the load 380.81 ms)";
+	struct capture c, d;
+	struct printer *p = start(&d, PRINT_MODE_TEXT);
+
+	REQUIRE(p);
+	print_indent(p, 1);
+	print_phrase(p, "%s", line);
+	print_nl(p);
+	REQUIRE_EQ(stop(&d, p), 0);
+	for (int cut = 1; cut < (int)sizeof(line) - 1; cut++) {
+		p = start(&c, PRINT_MODE_TEXT);
+		REQUIRE(p);
+		print_section(p, 1);
+		print_phrase(p, "%s", line + cut);
+		print_nl(p);
+		print_section(p, 0);
+		print_indent(p, 1);
+		print_phrase(p, "%.*s", cut, line);
+		CHECK_EQ(stop(&c, p), 0);
+		if (!CHECK_STR(c.buf, d.buf))
+			cut = (int)sizeof(line);
+		free(c.buf);
+	}
+	free(d.buf);
+}
+
 TEST(a_section_past_the_last_is_an_error)
 {
 	struct capture c;

@@ -242,29 +242,33 @@ static void put_word(struct printer *p, const char *s, size_t n)
 	p->col += (unsigned)n;
 }
 
-/* Append n bytes of s to the current section; unwrapped text keeps its blanks whole. */
-static void hold(struct printer *p, const char *s, size_t n)
+/* Append n bytes of s to section c, its blanks as NBSP when keep; -ENOMEM. */
+static int section_append(struct print_sections *h, unsigned c, const char *s, size_t n,
+			  bool keep)
 {
-	struct print_sections *h = p->sections;
-	unsigned c = h->cur;
-	bool keep = !p->width || p->nowrap;
-
-	if (c == PRINT_SECTION_NONE)
-		return;
 	if (h->len[c] + n + 1 > h->cap[c]) {
 		size_t cap = (h->len[c] + n + 1) * 2;
 		char *t = realloc(h->text[c], cap);
 
-		if (!t) {
-			fail(p, -ENOMEM);
-			return;
-		}
+		if (!t)
+			return -ENOMEM;
 		h->text[c] = t;
 		h->cap[c] = cap;
 	}
 	for (size_t i = 0; i < n; i++)
 		h->text[c][h->len[c]++] = keep && s[i] == ' ' ? NBSP : s[i];
 	h->text[c][h->len[c]] = '\0';
+	return 0;
+}
+
+/* Text into the current section; unwrapped text keeps its blanks whole. */
+static void hold(struct printer *p, const char *s, size_t n)
+{
+	struct print_sections *h = p->sections;
+
+	if (h->cur != PRINT_SECTION_NONE &&
+	    section_append(h, h->cur, s, n, !p->width || p->nowrap) < 0)
+		fail(p, -ENOMEM);
 }
 
 static void text_write(struct printer *p, const char *s)
@@ -350,7 +354,8 @@ void print_nl(struct printer *p)
 
 void print_indent(struct printer *p, unsigned level)
 {
-	char mark[2] = {INDENT_MARK, (char)(level > 99 ? 99 : level) + 1}; /* never a NUL */
+	/* the level as a digit: never a NUL, a blank or a newline */
+	char mark[2] = {INDENT_MARK, (char)('0' + (level > 40 ? 40 : level))};
 
 	if (p->sections)
 		hold(p, mark, 2);
@@ -413,7 +418,7 @@ static void replay(struct printer *p, char *text, size_t len)
 		*mark = '\0';
 		text_write(p, text);
 		if (mark + 1 < end)
-			p->indent = (unsigned)mark[1] - 1;
+			p->indent = (unsigned)(mark[1] - '0');
 		text = mark + 2;
 	}
 }
@@ -427,11 +432,15 @@ void print_sections_end(struct printer *p)
 	phrase_flush(p, true);
 	p->sections = NULL;
 	p->need_space = h->outer_need_space;
-	for (size_t i = 0; i < PRINT_SECTIONS; i++) {
-		if (h->text[i])
-			replay(p, h->text[i], h->len[i]);
+	/* One text of them all: a word cut between two sections is still one word. */
+	for (size_t i = 1; i < PRINT_SECTIONS; i++) {
+		if (h->len[i] && section_append(h, 0, h->text[i], h->len[i], false) < 0)
+			fail(p, -ENOMEM);
 		free(h->text[i]);
 	}
+	if (h->text[0])
+		replay(p, h->text[0], h->len[0]);
+	free(h->text[0]);
 	free(h);
 }
 
