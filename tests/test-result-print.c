@@ -6,8 +6,7 @@
  * against tests/fixtures/result-print/. docs/json.md is the JSON's contract and plot
  * reads it back, so a changed byte is a failure; so is a changed line of the text.
  *
- * RESULT_PRINT_WRITE=1 writes the files instead of comparing (after a deliberate change,
- * read the diff before committing it).
+ * HARNESS_WRITE_GOLDEN=1 writes the files instead of comparing (harness.h).
  */
 #include <math.h>
 #include <stdio.h>
@@ -139,69 +138,13 @@ static char *render(enum shape shape, enum print_mode mode, bool verbose)
 	return buf;
 }
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *m;
-	int c;
-
-	if (!f)
-		return NULL;
-	m = open_memstream(&buf, &len);
-	if (m) {
-		while ((c = fgetc(f)) != EOF)
-			fputc(c, m);
-		fclose(m);
-	}
-	fclose(f);
-	return buf;
-}
-
-/* Fail naming the file and the first line that differs, both ways. */
-static void first_difference(const char *path, const char *got, const char *want)
-{
-	char detail[4096 + 512];
-	size_t i = 0, line = 1, start = 0;
-
-	while (got[i] && got[i] == want[i]) {
-		if (got[i] == '\n')
-			line++, start = i + 1;
-		i++;
-	}
-	snprintf(detail, sizeof(detail), "%s line %zu:\n  got:  %.*s\n  want: %.*s", path, line,
-		 (int)strcspn(got + start, "\n"), got + start, (int)strcspn(want + start, "\n"),
-		 want + start);
-	harness_fail(__FILE__, __LINE__, "output == golden file", detail);
-}
-
-/* The golden file's name under tests/fixtures/result-print/ and what it must hold. */
+/* The output in mode against tests/fixtures/result-print/name. */
 static void golden(const char *name, enum shape shape, enum print_mode mode, bool verbose)
 {
-	const char *dir = harness_source_dir("tests/fixtures/result-print");
-	char path[4096];
-	char *got = render(shape, mode, verbose), *want;
+	char *got = render(shape, mode, verbose);
 
-	REQUIRE(dir);
-	REQUIRE(got);
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (getenv("RESULT_PRINT_WRITE")) {
-		FILE *f = fopen(path, "w");
-
-		REQUIRE(f);
-		fputs(got, f);
-		CHECK_EQ(fclose(f), 0);
-		free(got);
-		return;
-	}
-	want = slurp(path);
-	if (!want)
-		harness_fail(__FILE__, __LINE__, "golden file readable", path);
-	else if (strcmp(got, want))
-		first_difference(path, got, want);
+	CHECK_GOLDEN("tests/fixtures/result-print", name, got);
 	free(got);
-	free(want);
 }
 
 TEST(rrul_text)
