@@ -320,14 +320,14 @@ void print_text(struct printer *p, const char *fmt, ...)
 
 /*
  * The line of phrases, written out: as one print_text() of it at print_nl(); exactly as
- * written (no blank added) when a new section cuts the line, whose rest comes later.
+ * written (no blank added) in a section, where the line may be cut and its parts joined.
  */
 static void phrase_flush(struct printer *p, bool exact)
 {
 	if (!p->phrased)
 		return;
 	p->phrased = false;
-	if (exact)
+	if (exact || p->sections)
 		text_write(p, p->phrase);
 	else
 		print_text(p, "%s", p->phrase);
