@@ -2,7 +2,8 @@
 /*
  * test-lab-compare-table.c - lab/compare-table.c (lc_print_runs), byte for byte: the
  * side-by-side table and its notes in text, the "runs" array in JSON, for a run whose
- * emulator fell behind, one that kept time without BQL and one that failed, against
+ * emulator fell behind, one that kept time without BQL and one that failed (and that
+ * one alone), against
  * tests/fixtures/lab-compare-table/ (HARNESS_WRITE_GOLDEN=1 writes them).
  */
 #include <math.h>
@@ -17,7 +18,7 @@
 
 #define NRUNS 3
 
-static char *render(enum print_mode mode)
+static char *render(enum print_mode mode, bool none_worked)
 {
 	static struct run res[2];
 	struct lc_run runs[NRUNS];
@@ -64,7 +65,8 @@ static char *render(enum print_mode mode)
 	f = open_memstream(&buf, &len);
 	p = f ? print_new(f, mode) : NULL;
 	if (p) {
-		lc_print_runs(p, "/nonexistent-dir", runs, NRUNS, 0);
+		lc_print_runs(p, "/nonexistent-dir", none_worked ? runs + 2 : runs,
+			      none_worked ? 1 : NRUNS, none_worked ? 1 : 0);
 		if (print_finish(p) < 0) {
 			free(buf);
 			buf = NULL;
@@ -80,7 +82,7 @@ static char *render(enum print_mode mode)
 
 TEST(text_is_pinned)
 {
-	char *got = render(PRINT_MODE_TEXT);
+	char *got = render(PRINT_MODE_TEXT, false);
 
 	CHECK_GOLDEN("tests/fixtures/lab-compare-table", "runs.txt", got);
 	free(got);
@@ -88,8 +90,20 @@ TEST(text_is_pinned)
 
 TEST(json_is_pinned)
 {
-	char *got = render(PRINT_MODE_JSON);
+	char *got = render(PRINT_MODE_JSON, false);
 
 	CHECK_GOLDEN("tests/fixtures/lab-compare-table", "runs.json", got);
+	free(got);
+}
+
+/* No run worked: no table, no notes; the JSON still has the run. */
+TEST(none_worked_is_pinned)
+{
+	char *got = render(PRINT_MODE_TEXT, true);
+
+	CHECK_GOLDEN("tests/fixtures/lab-compare-table", "none.txt", got);
+	free(got);
+	got = render(PRINT_MODE_JSON, true);
+	CHECK_GOLDEN("tests/fixtures/lab-compare-table", "none.json", got);
 	free(got);
 }
