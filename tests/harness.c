@@ -201,8 +201,8 @@ bool harness_check_golden(const char *file, int line, const char *dir, const cha
 				n++, start = i + 1;
 			i++;
 		}
-		snprintf(detail, sizeof(detail), "%s line %zu:\n  got:  %.*s\n  want: %.*s", path, n,
-			 (int)strcspn(got + start, "\n"), got + start,
+		snprintf(detail, sizeof(detail), "%s line %zu:\n  got:  %.*s\n  want: %.*s", path,
+			 n, (int)strcspn(got + start, "\n"), got + start,
 			 (int)strcspn(want + start, "\n"), want + start);
 		harness_fail(file, line, "output == golden file", detail);
 	}

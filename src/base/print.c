@@ -243,8 +243,7 @@ static void put_word(struct printer *p, const char *s, size_t n)
 }
 
 /* Append n bytes of s to section c, its blanks as NBSP when keep; -ENOMEM. */
-static int section_append(struct print_sections *h, unsigned c, const char *s, size_t n,
-			  bool keep)
+static int section_append(struct print_sections *h, unsigned c, const char *s, size_t n, bool keep)
 {
 	if (h->len[c] + n + 1 > h->cap[c]) {
 		size_t cap = (h->len[c] + n + 1) * 2;

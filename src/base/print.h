@@ -164,8 +164,9 @@ void print_table_end(struct printer *p, const struct print_table_layout *l);
  * one (a pending phrase line is closed into its section at the switch), and wraps as
  * one line. Text written unwrapped (a table, PRINT_NOWRAP) stays unwrapped. JSON: no
  * effect. Sections begin at the first print_section(); phrases in a section are kept
- * exactly as written, and where one section's text meets the next no blank is added. Text sent to PRINT_SECTION_NONE is dropped (facts that
- * this document's text leaves out, in JSON only).
+ * exactly as written, and where one section's text meets the next no blank is added.
+ * Text sent to PRINT_SECTION_NONE is dropped (facts that this document's text leaves
+ * out, in JSON only).
  */
 #define PRINT_SECTIONS	   64
 #define PRINT_SECTION_NONE PRINT_SECTIONS

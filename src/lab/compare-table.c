@@ -172,9 +172,9 @@ static void summary_cells(struct printer *p, const struct lc_run *runs, size_t i
 }
 
 /* A number as JSON (lc_json_num) and fmt's words in its cell of row (NULL: JSON only). */
-__attribute__((format(printf, 6, 7))) static void
-num_cell(struct printer *p, const char *key, double v, size_t col, const char *row,
-	 const char *fmt, ...)
+__attribute__((format(printf, 6, 7))) static void num_cell(struct printer *p, const char *key,
+							   double v, size_t col, const char *row,
+							   const char *fmt, ...)
 {
 	char words[PRINT_TABLE_CELL];
 	va_list ap;
@@ -336,7 +336,9 @@ static void print_run(struct printer *p, const char *dir, const struct lc_run *r
 		summary_cells(p, runs, i, base);
 	snprintf(a, sizeof(a), "%.0f", lr->bql_limit_p50);
 	num_cell(p, "bql_limit_bytes", lr->bql ? lr->bql_limit_p50 : NAN, i, BQL_ROW, "%s",
-		 !lr->bql ? "no BQL" : isfinite(lr->bql_limit_p50) ? a : "-");
+		 !lr->bql		       ? "no BQL"
+		 : isfinite(lr->bql_limit_p50) ? a
+					       : "-");
 	lc_fmt_num(a, sizeof(a), lr->bql_limit_max);
 	num_cell(p, "bql_limit_max_bytes", lr->bql ? lr->bql_limit_max : NAN, i, BQL_ROW, "%s%s",
 		 lr->bql && isfinite(lr->bql_limit_p50) ? " / " : "",

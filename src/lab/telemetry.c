@@ -310,11 +310,11 @@ static void print_stages(struct printer *p, const struct lab_telemetry *t)
 		print_open_object(p, name);
 		print_uint(p, "packets", c->pkts, UNIT_NONE | PRINT_JSON_ONLY);
 		print_section(p, 0);
-		print_uint_phrase(p, "drops", c->drops, "%s", count_words(w, sizeof(w), any[0], name,
-									  c->drops));
+		print_uint_phrase(p, "drops", c->drops, "%s",
+				  count_words(w, sizeof(w), any[0], name, c->drops));
 		print_section(p, 1);
-		print_uint_phrase(p, "marks", c->marks, "%s", count_words(w, sizeof(w), any[1], name,
-									  c->marks));
+		print_uint_phrase(p, "marks", c->marks, "%s",
+				  count_words(w, sizeof(w), any[1], name, c->marks));
 		print_close(p);
 		any[0] |= c->drops != 0;
 		any[1] |= c->marks != 0;
