@@ -145,3 +145,67 @@ const char *harness_source_dir(const char *rel)
 	}
 	return NULL;
 }
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r"), *m;
+	char *buf = NULL;
+	size_t len = 0;
+	int c;
+
+	if (!f)
+		return NULL;
+	m = open_memstream(&buf, &len);
+	if (m) {
+		while ((c = fgetc(f)) != EOF)
+			fputc(c, m);
+		fclose(m);
+	}
+	fclose(f);
+	return buf;
+}
+
+bool harness_check_golden(const char *file, int line, const char *dir, const char *name,
+			  const char *got)
+{
+	const char *d = harness_source_dir(dir);
+	char path[PATH_MAX], detail[PATH_MAX + 1024];
+	size_t i = 0, n = 1, start = 0;
+	char *want;
+	bool ok;
+
+	if (!d || !got) {
+		harness_fail(file, line, "golden file and output", d ? "no output" : dir);
+		return false;
+	}
+	snprintf(path, sizeof(path), "%s/%s", d, name);
+	if (getenv("HARNESS_WRITE_GOLDEN")) {
+		FILE *f = fopen(path, "w");
+
+		ok = f && fputs(got, f) >= 0;
+		if (f && fclose(f) != 0)
+			ok = false;
+		if (!ok)
+			harness_fail(file, line, "golden file written", path);
+		return ok;
+	}
+	want = slurp(path);
+	if (!want) {
+		harness_fail(file, line, "golden file readable", path);
+		return false;
+	}
+	ok = !strcmp(got, want);
+	if (!ok) {
+		while (got[i] && got[i] == want[i]) {
+			if (got[i] == '\n')
+				n++, start = i + 1;
+			i++;
+		}
+		snprintf(detail, sizeof(detail), "%s line %zu:\n  got:  %.*s\n  want: %.*s", path,
+			 n, (int)strcspn(got + start, "\n"), got + start,
+			 (int)strcspn(want + start, "\n"), want + start);
+		harness_fail(file, line, "output == golden file", detail);
+	}
+	free(want);
+	return ok;
+}

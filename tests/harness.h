@@ -57,6 +57,16 @@ bool harness_check_str(const char *file, int line, const char *a_expr, const cha
  */
 const char *harness_source_dir(const char *rel);
 
+/*
+ * got against the file name in the source tree's directory dir (harness_source_dir), byte
+ * for byte; a failure names the file and its first line that differs. With
+ * HARNESS_WRITE_GOLDEN=1 in the environment the file is written instead (after a
+ * deliberate change: read its diff before committing it).
+ */
+bool harness_check_golden(const char *file, int line, const char *dir, const char *name,
+			  const char *got);
+#define CHECK_GOLDEN(dir, name, got) harness_check_golden(__FILE__, __LINE__, dir, name, got)
+
 #define SKIP(why)                                                                            \
 	do {                                                                                 \
 		harness_skip(why);                                                           \

@@ -397,3 +397,86 @@ TEST(loop_without_epoll_pwait2_waits_on_a_timerfd)
 {
 	loop_test(true);
 }
+
+/*
+ * The summary's text and JSON byte for byte (tests/fixtures/lab-summary/): a run with
+ * drops and marks in several stages, URBs, BQL, every error counter and a late emulator;
+ * and a quiet one (nothing dropped, no BQL, no command).
+ */
+static char *summary_render(bool busy, enum print_mode mode)
+{
+	struct lab_run_stats r;
+	struct lab_summary s = {.profile = busy ? "bbb-stock" : "fifo100",
+				.describe = busy ? "BeagleBone Black, stock" : "100mbit",
+				.run = &r,
+				.bql = busy,
+				.exit_status = busy ? 3 : -1,
+				.error_bound_ns = 246000,
+				.rate_mbps = 100,
+				.tun_queue_drops = {busy ? 5 : 0, busy ? -1 : 0}};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct printer *p = f ? print_new(f, mode) : NULL;
+
+	memset(&r, 0, sizeof(r));
+	r.duration_ns = 12345678901;
+	r.cpu_s = 2.5;
+	r.emu.last.board_tx_bytes = 125000000;
+	r.emu.last.client_tx_bytes = 6250000;
+	r.emu.last.board_wire_busy_ns = 9000000000;
+	r.emu.last.client_wire_busy_ns = 450000000;
+	r.dir[LAB_BOARD_TX] = (struct lab_dir_stats){.delivered_pkts = 82000, .read_pkts = 82100};
+	r.dir[LAB_CLIENT_TX] = (struct lab_dir_stats){.delivered_pkts = 41000, .writes = 41000};
+	r.sched_error = (struct lab_dist){1000, 5000, 9000, busy ? 3000000 : 200000, 4000000};
+	r.wake_late = (struct lab_dist){1000, 800, 1200, 20000, 25000};
+	r.tun_write = (struct lab_dist){busy ? 900 : 0, 7000, 8000, 9000, 12000};
+	r.spin_margin_ns = 50000;
+	r.realtime = busy;
+	r.writer_threads = busy;
+	r.emu.qdisc_sojourn = (struct lab_dist){500, 12000000, 40000000, 80000000, 95000000};
+	r.emu.board_path = (struct lab_dist){800, 13000000, 41000000, 81000000, 96000000};
+	r.emu.client_path = (struct lab_dist){400, 300000, 400000, 500000, 900000};
+	r.emu.qdisc_backlog_max_bytes = 1514000;
+	r.emu.ring_descs_max = 64;
+	if (busy) {
+		r.dir[LAB_CLIENT_TX].write_drops = 2;
+		r.emu.last.stage[LAB_STAGE_QDISC].drops = 7;
+		r.emu.last.stage[LAB_STAGE_QDISC].marks = 3;
+		r.emu.last.stage[LAB_STAGE_QDISC].pkts = 90000;
+		r.emu.last.stage[LAB_STAGE_COUNT - 1].drops = 4;
+		r.emu.ring_urbs_max = 12;
+		r.emu.bql_limit_p50 = 3028;
+		r.emu.bql_limit_max_seen = 6056;
+		r.input_errors = 9;
+		r.telemetry_samples = 1200;
+		r.telemetry_error = -ENOSPC;
+	}
+	if (p) {
+		lab_summary_print(p, &s);
+		if (print_finish(p) < 0) {
+			print_free(p);
+			fclose(f);
+			free(buf);
+			return NULL;
+		}
+	}
+	print_free(p);
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+TEST(summary_output_is_pinned)
+{
+	static const char *const names[2][2] = {{"quiet.txt", "quiet.json"},
+						{"busy.txt", "busy.json"}};
+
+	for (int busy = 0; busy < 2; busy++)
+		for (int json = 0; json < 2; json++) {
+			char *got = summary_render(busy, json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
+
+			CHECK_GOLDEN("tests/fixtures/lab-summary", names[busy][json], got);
+			free(got);
+		}
+}

@@ -382,3 +382,149 @@ TEST(tables_are_columns_in_text_and_objects_in_json)
 	    "{\"name\":\"b\",\"rate_mbps\":20,\"gone\":1,\"ratio\":{\"rate_mbps\":2}}]}\n");
 	free(c.buf);
 }
+
+/* Sections: facts in one order (the JSON's), their text in another, laid out as a whole. */
+static void emit_sections(struct printer *p)
+{
+	print_section(p, 2);
+	print_uint_phrase(p, "c", 3, ", c %u; and then some words that make the line long", 3);
+	print_nl(p);
+	print_section(p, 0);
+	print_uint_phrase(p, "a", 1, "a %u", 1);
+	print_section(p, PRINT_SECTION_NONE);
+	print_uint_phrase(p, "gone", 9, "never shown %u", 9);
+	print_nl(p);
+	print_section(p, 1);
+	print_uint_phrase(p, "b", 2, " and b %u", 2);
+	print_section(p, 4);
+	print_table_begin(p);
+	print_cell(p, 0, "a row wider than eighty columns", "%-30s", "never broken");
+	print_cell(p, 1, "a row wider than eighty columns", "%-30s", "nor ending in blanks");
+	print_section(p, 3);
+	print_indent(p, 1);
+	print_uint(p, "indented_us", 5000, UNIT_US);
+	print_nl(p);
+	print_indent(p, 0);
+	print_section(p, 4);
+	print_table_end(p, &(struct print_table_layout){.label_w = 32, .col_w = 30, .sep = " "});
+	print_sections_end(p);
+	print_text(p, "after");
+	print_nl(p);
+}
+
+/* The same text written in reading order, without sections. */
+static void emit_in_order(struct printer *p)
+{
+	print_phrase(p, "a 1 and b 2, c 3; and then some words that make the line long");
+	print_nl(p);
+	print_indent(p, 1);
+	print_uint(p, "indented_us", 5000, UNIT_US);
+	print_nl(p);
+	print_indent(p, 0);
+	print_table_begin(p);
+	print_cell(p, 0, "a row wider than eighty columns", "%-30s", "never broken");
+	print_cell(p, 1, "a row wider than eighty columns", "%-30s", "nor ending in blanks");
+	print_table_end(p, &(struct print_table_layout){.label_w = 32, .col_w = 30, .sep = " "});
+	print_text(p, "after");
+	print_nl(p);
+}
+
+TEST(sections_lay_text_out_in_their_order)
+{
+	struct capture c, d;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+
+	REQUIRE(p);
+	emit_sections(p);
+	CHECK_EQ(stop(&c, p), 0);
+	CHECK_STR(c.buf,
+		  "a 1 and b 2, c 3; and then some words that make the line long\n"
+		  "  indented 5 ms\n"
+		  "a row wider than eighty columns  never broken                   nor ending in "
+		  "blanks\n"
+		  "after\n");
+	p = start(&d, PRINT_MODE_TEXT);
+	REQUIRE(p);
+	emit_in_order(p);
+	CHECK_EQ(stop(&d, p), 0);
+	CHECK_STR(c.buf, d.buf);
+	free(c.buf);
+	free(d.buf);
+
+	p = start(&c, PRINT_MODE_JSON);
+	REQUIRE(p);
+	print_set_compact(p);
+	emit_sections(p);
+	CHECK_EQ(stop(&c, p), 0);
+	CHECK_STR(c.buf, "{\"c\":3,\"a\":1,\"gone\":9,\"b\":2,\"indented_us\":5000}\n");
+	free(c.buf);
+}
+
+/* A line cut by sections wraps where the whole line would. */
+TEST(a_line_across_sections_wraps_as_one)
+{
+	static const char *const words[] = {"the first words of a line, ",
+					    "then the middle of it that goes on and on, ",
+					    "and its end, past eighty columns"};
+	struct capture c, d;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+
+	REQUIRE(p);
+	for (unsigned i = 3; i-- > 0;) {
+		print_section(p, i);
+		print_phrase(p, "%s", words[i]);
+	}
+	print_section(p, 2); /* the line ends in the last section */
+	print_nl(p);
+	CHECK_EQ(stop(&c, p), 0);
+	p = start(&d, PRINT_MODE_TEXT);
+	REQUIRE(p);
+	print_phrase(p, "%s%s%s", words[0], words[1], words[2]);
+	print_nl(p);
+	CHECK_EQ(stop(&d, p), 0);
+	CHECK_STR(c.buf, d.buf);
+	CHECK(strchr(c.buf, '\n') < c.buf + strlen(c.buf) - 1); /* it did wrap */
+	free(c.buf);
+	free(d.buf);
+}
+
+/* Cut anywhere, even inside a word, a line is laid out as the whole line is. */
+TEST(a_line_cut_anywhere_wraps_as_one)
+{
+	static const char line[] = "foreign 1678 RPM (TCP handshake 35.07 ms, HTTP GET 36.46 ms), "
+				   "loaded 158 RPM (HTTP GET on the load 380.81 ms)";
+	struct capture c, d;
+	struct printer *p = start(&d, PRINT_MODE_TEXT);
+
+	REQUIRE(p);
+	print_indent(p, 1);
+	print_phrase(p, "%s", line);
+	print_nl(p);
+	REQUIRE_EQ(stop(&d, p), 0);
+	for (int cut = 1; cut < (int)sizeof(line) - 1; cut++) {
+		p = start(&c, PRINT_MODE_TEXT);
+		REQUIRE(p);
+		print_section(p, 1);
+		print_phrase(p, "%s", line + cut);
+		print_nl(p);
+		print_section(p, 0);
+		print_indent(p, 1);
+		print_phrase(p, "%.*s", cut, line);
+		CHECK_EQ(stop(&c, p), 0);
+		if (!CHECK_STR(c.buf, d.buf))
+			cut = (int)sizeof(line);
+		free(c.buf);
+	}
+	free(d.buf);
+}
+
+TEST(a_section_past_the_last_is_an_error)
+{
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+
+	REQUIRE(p);
+	print_section(p, PRINT_SECTION_NONE + 1);
+	CHECK_EQ(stop(&c, p), -EINVAL);
+	free(c.buf);
+}

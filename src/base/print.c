@@ -14,6 +14,7 @@
 #define PRINT_MAX_DEPTH 16
 #define UNIT_MASK	0xffu
 #define NBSP		'\x01' /* a blank where text_write does not break (label value) */
+#define INDENT_MARK	'\x02' /* in a section: print_indent(), the level in the next byte */
 
 struct printer {
 	FILE *out;
@@ -40,6 +41,16 @@ struct printer {
 	bool phrased; /* a phrase call came since the last print_nl() */
 
 	struct print_table *table; /* text: the grid print_table_end() writes, or NULL */
+	struct print_sections *sections; /* text: held for print_sections_end(), or NULL */
+};
+
+/* Text as text_write() got it, to be laid out later; blanks that must not break: NBSP. */
+struct print_sections {
+	char *text[PRINT_SECTIONS];
+	size_t len[PRINT_SECTIONS], cap[PRINT_SECTIONS];
+	bool need_space[PRINT_SECTIONS + 1]; /* each section's own, from its last text */
+	bool outer_need_space;		     /* the printer's when the sections began */
+	unsigned cur;
 };
 
 struct print_table {
@@ -76,6 +87,10 @@ void print_free(struct printer *p)
 	if (!p)
 		return;
 	free(p->table);
+	if (p->sections)
+		for (size_t i = 0; i < PRINT_SECTIONS; i++)
+			free(p->sections->text[i]);
+	free(p->sections);
 	if (p->depth)
 		json_free(p->stack[0]);
 	free(p);
@@ -122,8 +137,10 @@ int print_finish(struct printer *p)
 		if (!p->err)
 			fail(p, p->compact ? write_compact(p->out, p->stack[0])
 					   : json_write(p->out, p->stack[0]));
-	} else if (!p->line_start) {
-		print_nl(p);
+	} else {
+		print_sections_end(p);
+		if (!p->line_start)
+			print_nl(p);
 	}
 	if (fflush(p->out) == EOF || ferror(p->out))
 		fail(p, -EIO);
@@ -225,12 +242,45 @@ static void put_word(struct printer *p, const char *s, size_t n)
 	p->col += (unsigned)n;
 }
 
+/* Append n bytes of s to section c, its blanks as NBSP when keep; -ENOMEM. */
+static int section_append(struct print_sections *h, unsigned c, const char *s, size_t n, bool keep)
+{
+	if (h->len[c] + n + 1 > h->cap[c]) {
+		size_t cap = (h->len[c] + n + 1) * 2;
+		char *t = realloc(h->text[c], cap);
+
+		if (!t)
+			return -ENOMEM;
+		h->text[c] = t;
+		h->cap[c] = cap;
+	}
+	for (size_t i = 0; i < n; i++)
+		h->text[c][h->len[c]++] = keep && s[i] == ' ' ? NBSP : s[i];
+	h->text[c][h->len[c]] = '\0';
+	return 0;
+}
+
+/* Text into the current section; unwrapped text keeps its blanks whole. */
+static void hold(struct printer *p, const char *s, size_t n)
+{
+	struct print_sections *h = p->sections;
+
+	if (h->cur != PRINT_SECTION_NONE &&
+	    section_append(h, h->cur, s, n, !p->width || p->nowrap) < 0)
+		fail(p, -ENOMEM);
+}
+
 static void text_write(struct printer *p, const char *s)
 {
 	size_t n = strlen(s);
 
 	if (!n)
 		return;
+	if (p->sections) {
+		hold(p, s, n);
+		p->need_space = !strchr(" (\n", s[n - 1]);
+		return;
+	}
 	while (*s) {
 		size_t w = p->nowrap ? strcspn(s, "\n") : strcspn(s, " \n");
 
@@ -267,15 +317,32 @@ void print_text(struct printer *p, const char *fmt, ...)
 	text_write(p, buf);
 }
 
+/*
+ * The line of phrases, written out: as one print_text() of it at print_nl(); exactly as
+ * written (no blank added) in a section, where the line may be cut and its parts joined.
+ */
+static void phrase_flush(struct printer *p, bool exact)
+{
+	if (!p->phrased)
+		return;
+	p->phrased = false;
+	if (exact || p->sections)
+		text_write(p, p->phrase);
+	else
+		print_text(p, "%s", p->phrase);
+	p->phrase_len = 0;
+	p->phrase[0] = '\0';
+}
+
 void print_nl(struct printer *p)
 {
 	if (p->mode != PRINT_MODE_TEXT)
 		return;
-	if (p->phrased) {
-		p->phrased = false;
-		print_text(p, "%s", p->phrase);
-		p->phrase_len = 0;
-		p->phrase[0] = '\0';
+	phrase_flush(p, false);
+	if (p->sections) {
+		hold(p, "\n", 1);
+		p->need_space = false;
+		return;
 	}
 	fputc('\n', p->out);
 	p->col = 0;
@@ -286,7 +353,94 @@ void print_nl(struct printer *p)
 
 void print_indent(struct printer *p, unsigned level)
 {
-	p->indent = level;
+	/* the level as a digit: never a NUL, a blank or a newline */
+	char mark[2] = {INDENT_MARK, (char)('0' + (level > 40 ? 40 : level))};
+
+	if (p->sections)
+		hold(p, mark, 2);
+	else
+		p->indent = level;
+}
+
+void print_section(struct printer *p, unsigned i)
+{
+	struct print_sections *h = p->sections;
+
+	if (p->mode != PRINT_MODE_TEXT)
+		return;
+	if (i > PRINT_SECTION_NONE) {
+		fail(p, -EINVAL);
+		return;
+	}
+	phrase_flush(p, true); /* into the section it was written for */
+	if (!h) {
+		h = calloc(1, sizeof(*h));
+		if (!h) {
+			fail(p, -ENOMEM);
+			return;
+		}
+		h->outer_need_space = p->need_space;
+		p->sections = h;
+	} else {
+		h->need_space[h->cur] = p->need_space;
+	}
+	h->cur = i;
+	p->need_space = h->need_space[i];
+}
+
+/* One section's text, laid out: text_write() between the indentation marks. */
+static void replay(struct printer *p, char *text, size_t len)
+{
+	char *end = text + len;
+	size_t o = 0;
+
+	/* Blanks kept whole at the end of a line go, as text_write() drops the others'. */
+	for (size_t i = 0; i < len; i++) {
+		size_t k = i;
+
+		while (k < len && text[k] == NBSP)
+			k++;
+		if (k > i && k < len && text[k] == '\n')
+			i = k;
+		text[o++] = text[i];
+	}
+	text[o] = '\0';
+	end = text + o;
+
+	while (text < end) {
+		char *mark = memchr(text, INDENT_MARK, (size_t)(end - text));
+
+		if (!mark) {
+			text_write(p, text);
+			return;
+		}
+		*mark = '\0';
+		text_write(p, text);
+		if (mark + 1 < end)
+			p->indent = (unsigned)(mark[1] - '0');
+		text = mark + 2;
+	}
+}
+
+void print_sections_end(struct printer *p)
+{
+	struct print_sections *h = p->sections;
+
+	if (!h)
+		return;
+	phrase_flush(p, true);
+	p->sections = NULL;
+	p->need_space = h->outer_need_space;
+	/* One text of them all: a word cut between two sections is still one word. */
+	for (size_t i = 1; i < PRINT_SECTIONS; i++) {
+		if (h->len[i] && section_append(h, 0, h->text[i], h->len[i], false) < 0)
+			fail(p, -ENOMEM);
+		free(h->text[i]);
+	}
+	if (h->text[0])
+		replay(p, h->text[0], h->len[0]);
+	free(h->text[0]);
+	free(h);
 }
 
 static const char *const unit_suffix[] = {

@@ -153,6 +153,26 @@ void print_double_cell(struct printer *p, const char *key, double v, size_t col,
 		       const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 void print_table_end(struct printer *p, const struct print_table_layout *l);
 
+/*
+ * Text in another order than the JSON's. A document whose text tells its facts in an
+ * order of its own (a summary line after a table, a warning at the end) still prints
+ * each fact once, where the JSON has it, and sends the text to a section:
+ * print_section(p, i) sends the text calls that follow (print_text, print_nl, phrases,
+ * values, print_indent, a table's print_table_end) to section i, and
+ * print_sections_end() lays the sections out one after another, 0 first, as if they
+ * had been written in that order: a line may begin in one section and end in a later
+ * one (a pending phrase line is closed into its section at the switch), and wraps as
+ * one line. Text written unwrapped (a table, PRINT_NOWRAP) stays unwrapped. JSON: no
+ * effect. Sections begin at the first print_section(); phrases in a section are kept
+ * exactly as written, and where one section's text meets the next no blank is added.
+ * Text sent to PRINT_SECTION_NONE is dropped (facts that this document's text leaves
+ * out, in JSON only).
+ */
+#define PRINT_SECTIONS	   64
+#define PRINT_SECTION_NONE PRINT_SECTIONS
+void print_section(struct printer *p, unsigned i);
+void print_sections_end(struct printer *p);
+
 /* The text spelling of a value in a unit, as print_uint writes it. */
 int print_format_unit(char *buf, size_t len, uint64_t v, enum unit unit);
 /*

@@ -6,6 +6,7 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -170,14 +171,28 @@ static void summary_cells(struct printer *p, const struct lc_run *runs, size_t i
 	}
 }
 
+/* A number as JSON (lc_json_num) and fmt's words in its cell of row (NULL: JSON only). */
+__attribute__((format(printf, 6, 7))) static void num_cell(struct printer *p, const char *key,
+							   double v, size_t col, const char *row,
+							   const char *fmt, ...)
+{
+	char words[PRINT_TABLE_CELL];
+	va_list ap;
+
+	lc_json_num(p, key, v);
+	va_start(ap, fmt);
+	vsnprintf(words, sizeof(words), fmt, ap);
+	va_end(ap);
+	print_cell(p, col, row, "%s", words);
+}
+
 /* A count as JSON (lc_json_num) and as its cell in row ("-" when NaN). */
 static void count_cell(struct printer *p, const char *key, double v, size_t col, const char *row)
 {
-	lc_json_num(p, key, v);
-	if (isfinite(v))
-		print_cell(p, col, row, "%.0f", v);
-	else
-		print_cell(p, col, row, "-");
+	char a[24];
+
+	snprintf(a, sizeof(a), "%.0f", v);
+	num_cell(p, key, v, col, row, "%s", isfinite(v) ? a : "-");
 }
 
 /* The drops (marks) of each stage: an object in JSON, a cell in each shown row. */
@@ -209,6 +224,8 @@ static void stage_cells(struct printer *p, const struct lc_run *runs, size_t n, 
 		}
 }
 
+#define BQL_ROW "BQL limit p50/max B"
+
 /* A run over its bound: whether it kept time, for the table's note and the JSON. */
 static bool fell_behind(const struct lc_run *lr)
 {
@@ -216,22 +233,27 @@ static bool fell_behind(const struct lc_run *lr)
 	       lr->sched_p99_us > lr->sched_bound_us;
 }
 
-/* Under the table: the runs whose emulator fell behind, in words. */
-static void timing_notes(struct printer *p, const struct lc_run *runs, size_t n)
+/*
+ * Whether the run's emulator kept time: JSON's kept_time, and under the table (section 1,
+ * when notes) a line for a run that fell behind.
+ */
+static void print_timing_note(struct printer *p, const struct lc_run *lr, bool notes)
 {
 	char a[24], b[24];
 
-	for (size_t i = 0; i < n; i++) {
-		if (!fell_behind(&runs[i]))
-			continue;
-		lc_fmt_num(a, sizeof(a), runs[i].sched_p99_us / 1e3);
-		lc_fmt_num(b, sizeof(b), runs[i].sched_bound_us / 1e3);
-		print_text(p,
-			   "%s: the emulator fell behind (scheduling error p99 %s ms, over %s "
-			   "ms): its p99 latencies are not to be trusted",
-			   runs[i].stem, a, b);
-		print_nl(p);
+	if (!isfinite(lr->sched_p99_us) || !isfinite(lr->sched_bound_us)) {
+		print_null(p, "kept_time", "-", PRINT_JSON_ONLY);
+		return;
 	}
+	print_section(p, notes && fell_behind(lr) ? 1 : PRINT_SECTION_NONE);
+	lc_fmt_num(a, sizeof(a), lr->sched_p99_us / 1e3);
+	lc_fmt_num(b, sizeof(b), lr->sched_bound_us / 1e3);
+	print_bool_phrase(p, "kept_time", !fell_behind(lr),
+			  "%s: the emulator fell behind (scheduling error p99 %s ms, over %s "
+			  "ms): its p99 latencies are not to be trusted",
+			  lr->stem, a, b);
+	print_nl(p);
+	print_section(p, 0);
 }
 
 /* ---- JSON ---- */
@@ -294,7 +316,7 @@ void lc_json_num(struct printer *p, const char *key, double v)
 
 /* One run once: its object of "runs", and its column of the table. */
 static void print_run(struct printer *p, const char *dir, const struct lc_run *runs, size_t n,
-		      size_t i, size_t base)
+		      size_t i, size_t base, bool notes)
 {
 	const struct lc_run *lr = &runs[i];
 	const struct lc_run *br = base < n ? &runs[base] : NULL;
@@ -312,27 +334,19 @@ static void print_run(struct printer *p, const char *dir, const struct lc_run *r
 		print_null(p, "summary", "-", PRINT_JSON_ONLY);
 	if (br)
 		summary_cells(p, runs, i, base);
-	lc_json_num(p, "bql_limit_bytes", lr->bql ? lr->bql_limit_p50 : NAN);
-	if (!lr->bql)
-		print_cell(p, i, "BQL limit p50/max B", "no BQL");
-	else if (!isfinite(lr->bql_limit_p50))
-		print_cell(p, i, "BQL limit p50/max B", "-");
-	else
-		print_cell(p, i, "BQL limit p50/max B", "%.0f", lr->bql_limit_p50);
-	lc_json_num(p, "bql_limit_max_bytes", lr->bql ? lr->bql_limit_max : NAN);
-	if (lr->bql && isfinite(lr->bql_limit_p50)) {
-		lc_fmt_num(a, sizeof(a), lr->bql_limit_max);
-		print_cell(p, i, "BQL limit p50/max B", " / %s", a);
-	}
+	snprintf(a, sizeof(a), "%.0f", lr->bql_limit_p50);
+	num_cell(p, "bql_limit_bytes", lr->bql ? lr->bql_limit_p50 : NAN, i, BQL_ROW, "%s",
+		 !lr->bql		       ? "no BQL"
+		 : isfinite(lr->bql_limit_p50) ? a
+					       : "-");
+	lc_fmt_num(a, sizeof(a), lr->bql_limit_max);
+	num_cell(p, "bql_limit_max_bytes", lr->bql ? lr->bql_limit_max : NAN, i, BQL_ROW, "%s%s",
+		 lr->bql && isfinite(lr->bql_limit_p50) ? " / " : "",
+		 lr->bql && isfinite(lr->bql_limit_p50) ? a : "");
 	count_cell(p, "ring_max_descriptors", lr->ring_max, i, "ring max descriptors");
-	lc_json_num(p, "sched_error_p99_us", lr->sched_p99_us);
 	lc_fmt_num(a, sizeof(a), lr->sched_p99_us / 1e3);
-	print_cell(p, i, "emulator error p99 ms", "%s", a);
-	/* in text, the notes under the table */
-	if (isfinite(lr->sched_p99_us) && isfinite(lr->sched_bound_us))
-		print_bool(p, "kept_time", !fell_behind(lr), PRINT_JSON_ONLY);
-	else
-		print_null(p, "kept_time", "-", PRINT_JSON_ONLY);
+	num_cell(p, "sched_error_p99_us", lr->sched_p99_us, i, "emulator error p99 ms", "%s", a);
+	print_timing_note(p, lr, notes);
 	stage_cells(p, runs, n, i, false);
 	stage_cells(p, runs, n, i, true);
 	print_open_object(p, "ratio");
@@ -371,14 +385,18 @@ void lc_print_runs(struct printer *p, const char *dir, const struct lc_run *runs
 		print_table_begin(p);
 		table_rows(p, runs, n, base);
 	}
+	/* the table in section 0, the notes on runs that fell behind under it */
+	print_section(p, 0);
 	print_open_array(p, "runs");
 	for (size_t i = 0; i < n; i++)
-		print_run(p, dir, runs, n, i, base);
+		print_run(p, dir, runs, n, i, base, base < n);
 	print_close(p);
+	print_section(p, 0);
+	if (base < n)
+		print_table_end(p, &layout);
+	print_sections_end(p);
 	if (base >= n)
 		return;
-	print_table_end(p, &layout);
-	timing_notes(p, runs, n);
 	if (n > 1) {
 		print_text(p, "(xN: the run's value over %s's)", runs[base].stem);
 		print_nl(p);

@@ -280,27 +280,53 @@ static void print_direction(struct printer *p, const char *key, const char *labe
 	print_nl(p);
 }
 
-/*
- * "drops: qdisc 12, switch 3" or "drops: none": text only, a restatement of the
- * "stages" object (which lists drops and marks stage by stage, while the line lists all
- * drops, then all marks).
- */
-static void stage_counts_phrase(struct printer *p, const struct lab_telemetry *t, bool marks)
+/* " qdisc 12" (", qdisc 12" after another), or nothing for none. */
+static const char *count_words(char *buf, size_t len, bool after, const char *name, uint64_t v)
 {
-	bool any = false;
+	buf[0] = '\0';
+	if (v)
+		snprintf(buf, len, "%s %s %llu", after ? "," : "", name, (unsigned long long)v);
+	return buf;
+}
 
-	print_phrase(p, "%s:", marks ? "CE marks" : "drops");
+/*
+ * The "stages" object, stage by stage, and its line, all drops then all marks: "drops:
+ * qdisc 12, switch 3; CE marks: none" (section 0 has the drops, 1 the marks).
+ */
+static void print_stages(struct printer *p, const struct lab_telemetry *t)
+{
+	bool any[2] = {false, false};
+	char w[64];
+
+	print_section(p, 0);
+	print_phrase(p, "  drops:");
+	print_section(p, 1);
+	print_phrase(p, "; CE marks:");
+	print_open_object(p, "stages");
 	for (int i = 0; i < LAB_STAGE_COUNT; i++) {
-		uint64_t v = marks ? t->stage[i].marks : t->stage[i].drops;
+		const struct lab_stage_counts *c = &t->stage[i];
+		const char *name = lab_stage_name((enum lab_stage)i);
 
-		if (!v)
-			continue;
-		print_phrase(p, "%s %s %llu", any ? "," : "", lab_stage_name((enum lab_stage)i),
-			     (unsigned long long)v);
-		any = true;
+		print_open_object(p, name);
+		print_uint(p, "packets", c->pkts, UNIT_NONE | PRINT_JSON_ONLY);
+		print_section(p, 0);
+		print_uint_phrase(p, "drops", c->drops, "%s",
+				  count_words(w, sizeof(w), any[0], name, c->drops));
+		print_section(p, 1);
+		print_uint_phrase(p, "marks", c->marks, "%s",
+				  count_words(w, sizeof(w), any[1], name, c->marks));
+		print_close(p);
+		any[0] |= c->drops != 0;
+		any[1] |= c->marks != 0;
 	}
-	if (!any)
-		print_phrase(p, " none");
+	print_close(p);
+	for (int k = 0; k < 2; k++) {
+		print_section(p, (unsigned)k);
+		if (!any[k])
+			print_phrase(p, " none");
+	}
+	print_nl(p);
+	print_sections_end(p);
 }
 
 /* Whether the emulator kept time (run.h's bound), in JSON and in words. */
@@ -310,19 +336,20 @@ static void print_timing(struct printer *p, const struct lab_summary *s)
 	bool kept = !d->count || d->p99_ns <= s->error_bound_ns;
 	char a[32], b[32];
 
-	print_double(p, "sched_error_bound_us", (double)s->error_bound_ns / 1e3, 1,
-		     UNIT_NONE | PRINT_JSON_ONLY);
-	fmt_ns(a, sizeof(a), d->p99_ns);
-	fmt_ns(b, sizeof(b), s->error_bound_ns);
-	print_bool_phrase(p, "kept_time", kept,
-			  kept
-			      ? "  the emulator kept time: scheduling error p99 %s, within %s (two "
-				"full frames at %g Mbit/s)"
-			      : "  THE EMULATOR FELL BEHIND: scheduling error p99 %s, over %s (two "
-				"full frames at %g Mbit/s); this run's latency tails (p99) are the "
-				"emulator's as much as the model's: do not trust them",
-			  a, b, s->rate_mbps);
+	/* the JSON has the bound first, the text the verdict */
+	print_section(p, 1);
+	print_double_phrase(p, "sched_error_bound_us", (double)s->error_bound_ns / 1e3,
+			    kept ? " within %s (two full frames at %g Mbit/s)"
+				 : " over %s (two full frames at %g Mbit/s); this run's latency "
+				   "tails (p99) are the emulator's as much as the model's: do not "
+				   "trust them",
+			    fmt_ns(b, sizeof(b), s->error_bound_ns), s->rate_mbps);
 	print_nl(p);
+	print_section(p, 0);
+	print_bool_phrase(p, "kept_time", kept, "  %s: scheduling error p99 %s,",
+			  kept ? "the emulator kept time" : "THE EMULATOR FELL BEHIND",
+			  fmt_ns(a, sizeof(a), d->p99_ns));
+	print_sections_end(p);
 }
 
 void lab_summary_print(struct printer *p, const struct lab_summary *s)
@@ -350,22 +377,7 @@ void lab_summary_print(struct printer *p, const struct lab_summary *s)
 	print_direction(p, "client_to_board", "client -> board", &r->dir[LAB_CLIENT_TX],
 			e->last.client_tx_bytes, e->last.client_wire_busy_ns, r->duration_ns);
 
-	print_open_object(p, "stages");
-	for (int i = 0; i < LAB_STAGE_COUNT; i++) {
-		const struct lab_stage_counts *c = &e->last.stage[i];
-
-		print_open_object(p, lab_stage_name((enum lab_stage)i));
-		print_uint(p, "packets", c->pkts, UNIT_NONE | PRINT_JSON_ONLY);
-		print_uint(p, "drops", c->drops, UNIT_NONE | PRINT_JSON_ONLY);
-		print_uint(p, "marks", c->marks, UNIT_NONE | PRINT_JSON_ONLY);
-		print_close(p);
-	}
-	print_close(p);
-	print_phrase(p, "  ");
-	stage_counts_phrase(p, &e->last, false);
-	print_phrase(p, "; ");
-	stage_counts_phrase(p, &e->last, true);
-	print_nl(p);
+	print_stages(p, &e->last);
 
 	print_phrase(p, "  qdisc sojourn ");
 	print_dist(p, "qdisc_sojourn", &e->qdisc_sojourn);
@@ -420,10 +432,20 @@ void lab_summary_print(struct printer *p, const struct lab_summary *s)
 			    gbit >= 0.01 ? per : "");
 	print_uint_phrase(p, "tun_write_drops", tun_drops, "; tun write drops %llu",
 			  (unsigned long long)tun_drops);
-	/* JSON has these two before tun_queue_drops, the text line after it: said there */
-	print_uint(p, "input_errors", r->input_errors, UNIT_NONE | PRINT_JSON_ONLY);
+	/* the JSON has the errors before tun_queue_drops, the text after them */
+	print_section(p, 2);
+	print_uint_phrase(p, "input_errors", r->input_errors, "%s", "");
+	if (r->input_errors)
+		print_phrase(p, "; unparseable packets %llu", (unsigned long long)r->input_errors);
+	print_nl(p);
 	print_uint(p, "telemetry_samples", r->telemetry_samples, UNIT_NONE | PRINT_JSON_ONLY);
-	print_int(p, "telemetry_error", r->telemetry_error, UNIT_NONE | PRINT_JSON_ONLY);
+	print_section(p, 3);
+	print_int_phrase(p, "telemetry_error", r->telemetry_error, "%s%s",
+			 r->telemetry_error ? "  telemetry stopped: " : "",
+			 r->telemetry_error ? strerror(-r->telemetry_error) : "");
+	if (r->telemetry_error)
+		print_nl(p);
+	print_section(p, 1);
 	print_open_object(p, "tun_queue_drops");
 	for (int d = 0; d < 2; d++) {
 		const char *key = d == LAB_BOARD_TX ? "board" : "client";
@@ -439,11 +461,5 @@ void lab_summary_print(struct printer *p, const struct lab_summary *s)
 			print_uint(p, key, 0, UNIT_NONE | PRINT_JSON_ONLY);
 	}
 	print_close(p);
-	if (r->input_errors)
-		print_phrase(p, "; unparseable packets %llu", (unsigned long long)r->input_errors);
-	print_nl(p);
-	if (r->telemetry_error) {
-		print_phrase(p, "  telemetry stopped: %s", strerror(-r->telemetry_error));
-		print_nl(p);
-	}
+	print_sections_end(p);
 }

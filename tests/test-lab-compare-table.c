@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test-lab-compare-table.c - lab/compare-table.c (lc_print_runs), byte for byte: the
+ * side-by-side table and its notes in text, the "runs" array in JSON, for a run whose
+ * emulator fell behind, one that kept time without BQL and one that failed (and that
+ * one alone), against
+ * tests/fixtures/lab-compare-table/ (HARNESS_WRITE_GOLDEN=1 writes them).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "lab/compare-int.h"
+#include "meter-fixture.h"
+#include "plot/run-file.h"
+
+#define NRUNS 3
+
+static char *render(enum print_mode mode, bool none_worked)
+{
+	static struct run res[2];
+	struct lc_run runs[NRUNS];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct printer *p;
+
+	memset(runs, 0, sizeof(runs));
+	memset(res, 0, sizeof(res));
+	for (int i = 0; i < 2; i++) {
+		if (fixture_rrul(&res[i].r) < 0 || summary_compute(&res[i].r, &res[i].s) < 0)
+			return NULL;
+		snprintf(runs[i].stem, sizeof(runs[i].stem), "%s",
+			 i ? "bbb-fq_codel" : "bbb-stock");
+		snprintf(runs[i].describe, sizeof(runs[i].describe), "BeagleBone Black, %s",
+			 i ? "BQL and fq_codel" : "stock");
+		runs[i].ok = true;
+		runs[i].elapsed_s = 12.5 + i;
+		runs[i].run = &res[i];
+		runs[i].bql = i == 0;
+		runs[i].bql_limit_p50 = i ? NAN : 3028;
+		runs[i].bql_limit_max = i ? NAN : 6056;
+		runs[i].ring_max = 64;
+		runs[i].sched_p99_us = i ? 120 : 3100;
+		runs[i].sched_bound_us = 246;
+		runs[i].nstages = 2;
+		snprintf(runs[i].stages[0].name, sizeof(runs[i].stages[0].name), "qdisc");
+		runs[i].stages[0].drops = 7 * i;
+		runs[i].stages[0].marks = i ? 40 : NAN;
+		snprintf(runs[i].stages[1].name, sizeof(runs[i].stages[1].name),
+			 i ? "switch" : "ring");
+		runs[i].stages[1].drops = 2;
+		runs[i].stages[1].marks = 0;
+	}
+	/* the second run measured less throughput and more latency than the first */
+	res[1].s.download.sum_mbps /= 2;
+	res[1].s.loaded.p50 *= 3;
+	snprintf(runs[2].stem, sizeof(runs[2].stem), "broken");
+	snprintf(runs[2].error, sizeof(runs[2].error), "lab: no such profile");
+	runs[2].bql_limit_p50 = runs[2].bql_limit_max = runs[2].ring_max = NAN;
+	runs[2].sched_p99_us = runs[2].sched_bound_us = NAN;
+
+	f = open_memstream(&buf, &len);
+	p = f ? print_new(f, mode) : NULL;
+	if (p) {
+		lc_print_runs(p, "/nonexistent-dir", none_worked ? runs + 2 : runs,
+			      none_worked ? 1 : NRUNS, none_worked ? 1 : 0);
+		if (print_finish(p) < 0) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	print_free(p);
+	if (f)
+		fclose(f);
+	for (int i = 0; i < 2; i++)
+		result_free(&res[i].r);
+	return buf;
+}
+
+TEST(text_is_pinned)
+{
+	char *got = render(PRINT_MODE_TEXT, false);
+
+	CHECK_GOLDEN("tests/fixtures/lab-compare-table", "runs.txt", got);
+	free(got);
+}
+
+TEST(json_is_pinned)
+{
+	char *got = render(PRINT_MODE_JSON, false);
+
+	CHECK_GOLDEN("tests/fixtures/lab-compare-table", "runs.json", got);
+	free(got);
+}
+
+/* No run worked: no table, no notes; the JSON still has the run. */
+TEST(none_worked_is_pinned)
+{
+	char *got = render(PRINT_MODE_TEXT, true);
+
+	CHECK_GOLDEN("tests/fixtures/lab-compare-table", "none.txt", got);
+	free(got);
+	got = render(PRINT_MODE_JSON, true);
+	CHECK_GOLDEN("tests/fixtures/lab-compare-table", "none.json", got);
+	free(got);
+}
