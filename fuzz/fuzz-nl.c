@@ -96,7 +96,7 @@ static void fuzz_messages(const uint8_t *buf, size_t len)
 	size_t n = 0;
 	size_t off = 0;
 
-	/* What mnl_cb_run checks before a callback sees a message: a whole header, and a
+	/* What nl_reply checks before a callback sees a message: a whole header, and a
 	 * length that covers it and fits what is left. */
 	while (off < len && len - off >= sizeof(struct nlmsghdr)) {
 		const struct nlmsghdr *nlh = (const void *)(buf + off);
