@@ -139,7 +139,9 @@ void nlbuf_nest_end(struct nlbuf *b, size_t off)
 
 	if (b->err)
 		return;
-	if (off > b->len || b->len - off < NLA_HDRLEN) {
+	/* A nest belongs to the message it was opened in. */
+	if (off > b->len || b->len - off < NLA_HDRLEN ||
+	    (b->msg != NLBUF_NO_MSG && off < b->msg + NLMSG_HDRLEN)) {
 		nlbuf_fail(b, -EINVAL);
 		return;
 	}

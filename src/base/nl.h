@@ -59,7 +59,11 @@ void nlbuf_u16(struct nlbuf *b, uint16_t type, uint16_t v);
 void nlbuf_u32(struct nlbuf *b, uint16_t type, uint32_t v);
 void nlbuf_u64(struct nlbuf *b, uint16_t type, uint64_t v);
 void nlbuf_str(struct nlbuf *b, uint16_t type, const char *s);
-/* A nest (type as given: tc sets no NLA_F_NESTED); returns its offset for nlbuf_nest_end. */
+/*
+ * A nest (type as given: tc sets no NLA_F_NESTED); returns its offset for
+ * nlbuf_nest_end, which fails with -EINVAL for an offset that is not a nest of the
+ * current message.
+ */
 size_t nlbuf_nest(struct nlbuf *b, uint16_t type);
 void nlbuf_nest_end(struct nlbuf *b, size_t off);
 
