@@ -115,8 +115,7 @@ static void fuzz_reply(const uint8_t *buf, size_t len)
 		if (!memchr(msg, '\0', sizeof(msg)))
 			abort();
 		/* Without a callback, and without room for text: the same verdict. */
-		if (r != -E2BIG &&
-		    nl_reply(buf, len, 5, ports[i], NULL, NULL, NULL, NULL, 0) != r)
+		if (r != -E2BIG && nl_reply(buf, len, 5, ports[i], NULL, NULL, NULL, NULL, 0) != r)
 			abort();
 	}
 }

@@ -326,6 +326,7 @@ TEST(builder_lays_out_header_family_header_attributes_and_a_nest)
 	 * bytes, padded to 16); TCA_OPTIONS nest (4) around TCA_FQ_CODEL_LIMIT (2) u32 800 (8)
 	 * and TCA_FQ_CODEL_ECN (4) u8 1 (5, padded to 8): 16 + 20 + 16 + 20 = 72 bytes.
 	 */
+	/* clang-format off */
 	static const unsigned char want[72] = {
 	    0x48, 0, 0, 0, 0x24, 0, 0x05, 0, 7, 0, 0, 0, 0, 0, 0, 0,		   /* nlmsghdr */
 	    0, 0, 0, 0, 3, 0, 0, 0, 0, 0, 1, 0, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, /* tcmsg */
@@ -333,6 +334,7 @@ TEST(builder_lays_out_header_family_header_attributes_and_a_nest)
 	    0x14, 0, 2, 0,							   /* nest */
 	    8, 0, 2, 0, 0x20, 0x03, 0, 0, 5, 0, 4, 0, 1, 0, 0, 0,
 	};
+	/* clang-format on */
 	struct tcmsg tcm = {.tcm_ifindex = 3, .tcm_handle = 0x10000, .tcm_parent = TC_H_ROOT};
 	unsigned char buf[128];
 	struct nlbuf b;
@@ -462,9 +464,11 @@ TEST(walking_sees_every_attribute_and_masks_the_flags)
 {
 	/* Three attributes by hand: type 1 | NLA_F_NESTED (0x8001) empty, then type 3
 	 * twice (u16 7, padded; u16 9, unpadded at the end). */
+	/* clang-format off */
 	static const unsigned char buf[] = {
 	    4, 0, 0x01, 0x80, 6, 0, 3, 0, 7, 0, 0, 0, 6, 0, 3, 0, 9, 0,
 	};
+	/* clang-format on */
 	const struct nlattr *a = NULL;
 	uint16_t v[2] = {0};
 	unsigned n = 0;
@@ -500,7 +504,9 @@ TEST(walking_sees_every_attribute_and_masks_the_flags)
 
 TEST(a_malformed_table_is_left_empty)
 {
+	/* clang-format off */
 	static const unsigned char buf[] = {8, 0, 1, 0, 1, 2, 3, 4, 9, 0, 2, 0, 0, 0};
+	/* clang-format on */
 	const struct nlattr *tb[4] = {0};
 
 	CHECK_EQ(nl_attrs(buf, sizeof(buf), tb, 3), -EBADMSG);
@@ -532,18 +538,19 @@ TEST(an_error_ack_is_its_errno)
 	 * -ENOENT, then the request's own header (16 bytes, capped: no payload). Before
 	 * it, a stale reply (seq 8) that must be skipped.
 	 */
+	/* clang-format off */
 	static const unsigned char buf[] = {
 	    0x24, 0, 0, 0, 2, 0, 0, 1, 8, 0, 0, 0, 0xd2, 0x04, 0, 0, /* stale: seq 8 */
 	    0xf3, 0xff, 0xff, 0xff, 0x10, 0, 0, 0, 0x24, 0, 5, 0, 8, 0, 0, 0, 0, 0, 0, 0,
 	    0x24, 0, 0, 0, 2, 0, 0, 1, 9, 0, 0, 0, 0xd2, 0x04, 0, 0, /* seq 9 */
 	    0xfe, 0xff, 0xff, 0xff, 0x10, 0, 0, 0, 0x24, 0, 5, 0, 9, 0, 0, 0, 0, 0, 0, 0,
 	};
+	/* clang-format on */
 	char msg[32] = "untouched";
 
 	if (!LITTLE_ENDIAN_HOST)
 		SKIP("the bytes are little-endian");
-	CHECK_EQ(nl_reply(buf, sizeof(buf), 9, 1234, NULL, NULL, NULL, msg, sizeof(msg)),
-		 -ENOENT);
+	CHECK_EQ(nl_reply(buf, sizeof(buf), 9, 1234, NULL, NULL, NULL, msg, sizeof(msg)), -ENOENT);
 	CHECK_STR(msg, "untouched"); /* no NLM_F_ACK_TLVS: no text */
 	/* The stale one alone is not the answer: more is to come. */
 	CHECK_EQ(nl_reply(buf, 36, 9, 1234, NULL, NULL, NULL, NULL, 0), 1);
@@ -555,13 +562,17 @@ TEST(an_error_ack_is_its_errno)
 
 TEST(an_ack_of_zero_ends_the_request)
 {
+	/* clang-format off */
 	static const unsigned char buf[] = {
 	    0x24, 0, 0, 0, 2, 0, 0, 1, 4, 0, 0, 0, 0, 0, 0, 0,
 	    0, 0, 0, 0, 0x24, 0, 0, 0, 0x24, 0, 5, 0, 4, 0, 0, 0, 0, 0, 0, 0,
 	};
+	/* clang-format on */
 	/* An error too short for struct nlmsgerr is malformed, not success. */
+	/* clang-format off */
 	static const unsigned char shortack[] = {0x14, 0, 0, 0, 2, 0, 0, 0, 4, 0, 0, 0,
 						 0,    0, 0, 0, 0, 0, 0, 0};
+	/* clang-format on */
 
 	if (!LITTLE_ENDIAN_HOST)
 		SKIP("the bytes are little-endian");
@@ -577,16 +588,20 @@ TEST(extended_ack_text_comes_with_the_errno)
 	 * The uncapped form echoes the whole request (here 20 bytes: header and 4 of
 	 * payload) before the TLVs: 16 + 4 + 20 + 16 = 56.
 	 */
+	/* clang-format off */
 	static const unsigned char capped[] = {
 	    0x34, 0, 0, 0, 2, 0, 0, 3, 5, 0, 0, 0, 0, 0, 0, 0,
 	    0xea, 0xff, 0xff, 0xff, 0x14, 0, 0, 0, 0x24, 0, 5, 0, 5, 0, 0, 0, 0, 0, 0, 0,
 	    0x0d, 0, 1, 0, 'b', 'a', 'd', ' ', 'k', 'i', 'n', 'd', 0, 0, 0, 0,
 	};
+	/* clang-format on */
+	/* clang-format off */
 	static const unsigned char full[] = {
 	    0x38, 0, 0, 0, 2, 0, 0, 2, 5, 0, 0, 0, 0, 0, 0, 0,
 	    0xea, 0xff, 0xff, 0xff, 0x14, 0, 0, 0, 0x24, 0, 5, 0, 5, 0, 0, 0, 0, 0, 0, 0,
 	    0x11, 0x22, 0x33, 0x44, 0x0d, 0, 1, 0, 'b', 'a', 'd', ' ', 'k', 'i', 'n', 'd', 0, 0, 0, 0,
 	};
+	/* clang-format on */
 	char msg[32] = "", small[4] = "";
 
 	if (!LITTLE_ENDIAN_HOST)
@@ -610,17 +625,25 @@ TEST(a_multipart_dump_runs_until_done)
 	 * header and a 16-byte ifinfomsg; the second also NLM_F_DUMP_INTR (0x10).
 	 * Datagram two: NLMSG_DONE (3) carrying int 0. Then a DONE carrying -ENOBUFS.
 	 */
+	/* clang-format off */
 	static const unsigned char one[] = {
 	    0x20, 0, 0, 0, 0x10, 0, 0x02, 0, 5, 0, 0, 0, 0, 0, 0, 0,
 	    0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	    0x20, 0, 0, 0, 0x10, 0, 0x12, 0, 5, 0, 0, 0, 0, 0, 0, 0,
 	    0, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	};
+	/* clang-format on */
+	/* clang-format off */
 	static const unsigned char done[] = {0x14, 0, 0, 0, 3, 0, 2, 0, 5, 0, 0, 0,
 					     0,	   0, 0, 0, 0, 0, 0, 0};
+	/* clang-format on */
+	/* clang-format off */
 	static const unsigned char failed[] = {0x14, 0, 0, 0, 3, 0, 2, 0, 5, 0, 0, 0,
 					       0,    0, 0, 0, 0x97, 0xff, 0xff, 0xff};
+	/* clang-format on */
+	/* clang-format off */
 	static const unsigned char empty_done[] = {0x10, 0, 0, 0, 3, 0, 2, 0, 5, 0, 0, 0, 0, 0, 0, 0};
+	/* clang-format on */
 	struct seen s = {0};
 	bool intr = false;
 
@@ -643,8 +666,8 @@ TEST(a_multipart_dump_runs_until_done)
 TEST(a_refused_request_is_the_kernels_errno)
 {
 	/* Deleting the root qdisc of an interface that does not exist changes nothing. */
-	struct tcmsg tcm = {.tcm_family = AF_UNSPEC, .tcm_ifindex = 0x7ffffff0,
-			    .tcm_parent = TC_H_ROOT};
+	struct tcmsg tcm = {
+	    .tcm_family = AF_UNSPEC, .tcm_ifindex = 0x7ffffff0, .tcm_parent = TC_H_ROOT};
 	unsigned char buf[64];
 	char msg[128];
 	struct nlbuf b;

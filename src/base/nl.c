@@ -338,8 +338,9 @@ static int reply_error(const struct nlmsghdr *nlh, char *errmsg, size_t errlen)
 	if (e.error > 0 || e.error < -4095)
 		return -EBADMSG;
 	if (e.error < 0)
-		ack_message(nlh, (const struct nlmsgerr *)(const void *)((const unsigned char *)nlh +
-									   NLMSG_HDRLEN),
+		ack_message(nlh,
+			    (const struct nlmsgerr *)(const void *)((const unsigned char *)nlh +
+								    NLMSG_HDRLEN),
 			    errmsg, errlen);
 	return e.error;
 }
@@ -461,8 +462,10 @@ static ssize_t nl_recv(struct nl *nl)
 	for (;;) {
 		struct sockaddr_nl from;
 		struct iovec iov = {.iov_base = nl->buf, .iov_len = NL_BUFFER_SIZE};
-		struct msghdr mh = {
-		    .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1};
+		struct msghdr mh = {.msg_name = &from,
+				    .msg_namelen = sizeof(from),
+				    .msg_iov = &iov,
+				    .msg_iovlen = 1};
 		ssize_t n = recvmsg(nl->fd, &mh, 0);
 
 		if (n < 0 && errno == EINTR)

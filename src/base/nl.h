@@ -39,8 +39,8 @@
 struct nlbuf {
 	unsigned char *buf;
 	size_t cap, len;
-	size_t msg;  /* offset of the message being built, or NLBUF_NO_MSG */
-	int err;     /* the first error; every write after it is ignored */
+	size_t msg; /* offset of the message being built, or NLBUF_NO_MSG */
+	int err;    /* the first error; every write after it is ignored */
 };
 
 #define NLBUF_NO_MSG SIZE_MAX

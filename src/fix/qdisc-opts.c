@@ -2,7 +2,8 @@
 /*
  * qdisc-opts.c - qdisc-opts.h: each leaf kind's options in and out of TCA_OPTIONS by
  * walking its table in src/qdisc/ (which word sets which attribute, how its value is
- * spelled and sent, the kernel's default). Attribute orders are tc's (iproute2 6.1), as captured in tests/fixtures/netlink.
+ * spelled and sent, the kernel's default). Attribute orders are tc's (iproute2 6.1),
+ * as captured in tests/fixtures/netlink.
  */
 #include <errno.h>
 #include <stdio.h>

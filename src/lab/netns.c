@@ -6,9 +6,9 @@
  * Its rtnetlink requests (link up and MTU, two addresses) go through base/nl.h, the
  * one netlink layer.
  */
+#include "netns.h"
 #include "base/array.h"
 #include "base/nl.h"
-#include "netns.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
