@@ -420,9 +420,9 @@ int nl_open(struct nl **out)
 	}
 	nl->portid = addr.nl_pid;
 	nl->seq = 1;
-	/* The kernel's reason in words ("Specified qdisc kind is unknown"), and errors
-	 * that do not echo the whole request back: both optional (kernels before 4.12
-	 * have neither). */
+	/* The kernel's reason in words ("Specified qdisc kind is unknown", 4.12), and
+	 * errors that do not echo the whole request back (4.3): older kernels refuse
+	 * the options, and then the errno stands alone. */
 	(void)setsockopt(nl->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	(void)setsockopt(nl->fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
 	*out = nl;
