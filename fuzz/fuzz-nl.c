@@ -8,10 +8,14 @@
  * returns 0 or -errno, and a failed decode leaves no options behind.
  *
  * The first byte picks the target: below the number of decoders, that kind's
- * TCA_OPTIONS decoder over the rest; otherwise the rest is a stream of netlink
- * messages, each tried as a link and as a qdisc.
+ * TCA_OPTIONS decoder over the rest; 0x60-0x6f, the rest is a datagram from the
+ * kernel for nl_reply (the acks, extended acks and dumps of every request); 0x70-0x7f,
+ * the rest is a program for the message builder, whose output must always be whole
+ * messages that parse back; other values below 128, an attribute stream; from 128,
+ * the rest is a stream of netlink messages, each tried as a link and as a qdisc.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +88,133 @@ static void fuzz_attrs(const uint8_t *buf, size_t len)
 	}
 }
 
+static int count_part(const struct nlmsghdr *nlh, void *data)
+{
+	unsigned *parts = data;
+
+	(void)nlh;
+	return ++*parts > 4096 ? -E2BIG : 0;
+}
+
+/* The datagram as the reply to request 5 of port 0 (no port check) and of port 77. */
+static void fuzz_reply(const uint8_t *buf, size_t len)
+{
+	static const uint32_t ports[] = {0, 77};
+
+	for (unsigned i = 0; i < 2; i++) {
+		char msg[24];
+		unsigned parts = 0;
+		bool intr = false;
+		int r;
+
+		memset(msg, 'x', sizeof(msg));
+		msg[0] = '\0';
+		r = nl_reply(buf, len, 5, ports[i], count_part, &parts, &intr, msg, sizeof(msg));
+		if (r != 1)
+			check_errno("nl_reply", r);
+		if (!memchr(msg, '\0', sizeof(msg)))
+			abort();
+		/* Without a callback, and without room for text: the same verdict. */
+		if (r != -E2BIG && nl_reply(buf, len, 5, ports[i], NULL, NULL, NULL, NULL, 0) != r)
+			abort();
+	}
+}
+
+#define BUILD_NEST_TYPE 63 /* the only type the program nests */
+
+static void check_attrs(const void *buf, size_t len, unsigned depth)
+{
+	const struct nlattr *tb[BUILD_NEST_TYPE + 1], *a = NULL;
+	int r;
+
+	if (nl_attrs(buf, len, tb, BUILD_NEST_TYPE) < 0)
+		abort();
+	while ((r = nl_attr_next(buf, len, &a)) > 0)
+		if (nl_attr_type(a) == BUILD_NEST_TYPE && depth < 16)
+			check_attrs(nl_attr_data(a, 0), nl_attr_len(a), depth + 1);
+	if (r < 0)
+		abort();
+}
+
+/*
+ * The builder driven by a program: the first byte sizes the buffer (an exact heap
+ * block, so ASan sees any write past it), a message is begun, then each byte is an
+ * operation and the next its argument. Whatever happens, buf[0..len) is whole messages that parse.
+ */
+static void fuzz_builder(const uint8_t *prog, size_t n)
+{
+	static const unsigned char zeros[1024];
+	size_t cap, nests[8], hdrlens[256], nmsgs = 0, depth = 0, boundary = 0;
+	unsigned char *buf;
+	struct nlbuf b;
+	int r;
+
+	if (n < 1)
+		return;
+	cap = (size_t)prog[0] * 300 + 1; /* up to 75 KiB: past what one nest can hold */
+	buf = malloc(cap);
+	if (!buf)
+		return;
+	nlbuf_init(&b, buf, cap);
+	nlbuf_msg(&b, 16, NLM_F_REQUEST, 0, NULL, 0);
+	if (!b.err)
+		hdrlens[nmsgs++] = 0;
+	for (size_t i = 1; i + 1 < n; i += 2) {
+		uint8_t op = prog[i] % 6, arg = prog[i + 1];
+
+		switch (op) {
+		case 0:
+			if (!b.err)
+				boundary = b.len; /* where the message about to begin starts */
+			nlbuf_msg(&b, 16, NLM_F_REQUEST, 0, zeros, arg % 32);
+			if (!b.err && nmsgs < 256)
+				hdrlens[nmsgs++] = arg % 32;
+			depth = 0;
+			break;
+		case 1:
+			nlbuf_attr(&b, arg % 63, zeros, (size_t)arg * 4);
+			break;
+		case 2:
+			nlbuf_u32(&b, arg % 63, arg);
+			break;
+		case 3:
+			nlbuf_str(&b, arg % 63, "fq_codel");
+			break;
+		case 4:
+			if (depth < 8)
+				nests[depth++] = nlbuf_nest(&b, BUILD_NEST_TYPE);
+			break;
+		case 5:
+			if (depth)
+				nlbuf_nest_end(&b, nests[--depth]);
+			break;
+		}
+	}
+	while (depth)
+		nlbuf_nest_end(&b, nests[--depth]);
+	r = b.err;
+	if (r != 0 && r != -ENOSPC && r != -EMSGSIZE && r != -EINVAL)
+		abort();
+	if (b.len > cap || b.len % 4)
+		abort();
+	/* A failure takes back the message it happened in, and nothing before it. */
+	if (r != 0 && b.len != boundary)
+		abort();
+	for (size_t m = 0, off = 0; off < b.len; m++) {
+		const struct nlmsghdr *h = (const void *)(buf + off);
+
+		if (m >= nmsgs || b.len - off < NLMSG_HDRLEN || h->nlmsg_len < NLMSG_HDRLEN ||
+		    h->nlmsg_len > b.len - off)
+			abort();
+		if (h->nlmsg_len % 4)
+			abort();
+		check_attrs(buf + off + NLMSG_HDRLEN + NLMSG_ALIGN(hdrlens[m]),
+			    h->nlmsg_len - NLMSG_HDRLEN - NLMSG_ALIGN(hdrlens[m]), 0);
+		off += NLMSG_ALIGN(h->nlmsg_len);
+	}
+	free(buf);
+}
+
 static void free_tree(struct qdisc *root)
 {
 	qdisc_free_children(root);
@@ -96,7 +227,7 @@ static void fuzz_messages(const uint8_t *buf, size_t len)
 	size_t n = 0;
 	size_t off = 0;
 
-	/* What mnl_cb_run checks before a callback sees a message: a whole header, and a
+	/* What nl_reply checks before a callback sees a message: a whole header, and a
 	 * length that covers it and fits what is left. */
 	while (off < len && len - off >= sizeof(struct nlmsghdr)) {
 		const struct nlmsghdr *nlh = (const void *)(buf + off);
@@ -153,6 +284,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(buf, data + 1, len);
 	if (data[0] < NKINDS) {
 		fuzz_options(kinds[data[0]], buf, len);
+	} else if (data[0] >= 0x60 && data[0] < 0x70) {
+		fuzz_reply(buf, len);
+	} else if (data[0] >= 0x70 && data[0] < 0x80) {
+		fuzz_builder(buf, len);
 	} else if (data[0] < 128) {
 		fuzz_attrs(buf, len);
 	} else {

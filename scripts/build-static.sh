@@ -6,8 +6,8 @@
 # armhf (BeagleBone Black, Wandboard, Raspberry Pi 2-4 on a 32-bit OS) and arm64
 # (Raspberry Pi 3-5 on a 64-bit OS) use Debian's cross toolchains and cross/ARCH.ini;
 # native uses the host's gcc. The dependencies are the static libraries of the
-# multiarch -dev packages (libjson-c.a, libz.a, libnghttp2.a), and libmnl.a built from Debian's
-# source (scripts/static-libmnl.sh: libmnl-dev has no .a). Everything, the unit
+# multiarch -dev packages (libjson-c.a, libz.a, libnghttp2.a); netlink is our own
+# (src/base/nl.c), the same code every build links. Everything, the unit
 # tests too, is linked with -static, so tests/test-static.sh can run them under
 # qemu-user. Leaves build-static-ARCH/debloat (with symbols) and
 # build-static-ARCH/bin/debloat (stripped: the one to copy to a board), and prints
@@ -42,14 +42,12 @@ command -v "$triplet-gcc" >/dev/null || {
 }
 
 build=build-static-$arch
-deps=$top/$build/deps
 for lib in libjson-c.a libz.a libnghttp2.a; do
 	[ -f "/usr/lib/$triplet/$lib" ] || {
 		echo "build-static: no /usr/lib/$triplet/$lib (scripts/install-deps.sh cross)" >&2
 		exit 1
 	}
 done
-scripts/static-libmnl.sh "$triplet" "$deps"
 
 link="'-static','-Wl,--gc-sections'"
 [ -z "$page" ] || link+=",'-Wl,-z,max-page-size=$page'"
@@ -58,8 +56,7 @@ if [ ! -f "$build/build.ninja" ]; then
 	meson setup "$build" "${cross[@]}" \
 		-Dbuildtype=release -Doptimization=2 \
 		-Dtls=disabled -Ddefault_library=static -Dprefer_static=true -Dc_args="['-ffunction-sections','-fdata-sections']" \
-		-Dc_link_args="[$link]" \
-		-Dpkg_config_path="$deps/lib/pkgconfig" "$@" >"$top/$build.setup.log" 2>&1 || {
+		-Dc_link_args="[$link]" "$@" >"$top/$build.setup.log" 2>&1 || {
 		cat "$top/$build.setup.log" >&2
 		exit 1
 	}

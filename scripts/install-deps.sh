@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # install-deps.sh - install the Debian packages a make target needs, and only the missing ones.
 #
-#   scripts/install-deps.sh build   compiler, meson, ninja, libmnl, json-c, zlib, libnghttp2,
+#   scripts/install-deps.sh build   compiler, meson, ninja, json-c, zlib, libnghttp2,
 #                                   libssl-dev (OpenSSL 3: https:// in test rpm; optional
 #                                   to meson, left out of the static board builds)
 #   scripts/install-deps.sh test    build + what the tests drive: iproute2, ethtool, procps,
@@ -23,8 +23,7 @@
 #   scripts/install-deps.sh fuzz    test + clang and its libFuzzer/sanitizer runtime
 #   scripts/install-deps.sh cross   build + the armhf and arm64 cross toolchains, the
 #                                   dependencies' -dev packages for both (multiarch),
-#                                   and qemu-user (libmnl-dev ships no libmnl.a:
-#                                   scripts/static-libmnl.sh)
+#                                   and qemu-user
 #   scripts/install-deps.sh install build + scdoc (man pages) and man-db (to render them)
 #   scripts/install-deps.sh vm      cross + what tests/vm/vm-check.sh boots Debian's kernels
 #                                   with: qemu-system-x86, busybox-static, cpio, kmod,
@@ -35,7 +34,7 @@
 set -euo pipefail
 
 group=${1:-build}
-build_pkgs=(gcc libc6-dev make meson ninja-build pkg-config libmnl-dev libjson-c-dev zlib1g-dev libnghttp2-dev libssl-dev)
+build_pkgs=(gcc libc6-dev make meson ninja-build pkg-config libjson-c-dev zlib1g-dev libnghttp2-dev libssl-dev)
 test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 iputils-ping librsvg2-bin libxml2-utils rt-tests
 	curl prometheus prometheus-node-exporter nghttp2-server nghttp2-client python3 openssl tcpdump
 	systemd udev python3-gi gir1.2-nm-1.0 ansible-core)
@@ -44,8 +43,8 @@ install_pkgs=(scdoc man-db)
 vm_pkgs=(qemu-system-x86 qemu-system-arm busybox-static cpio kmod xz-utils zstd jq iproute2)
 cross_arches=(armhf arm64)
 cross_pkgs=(crossbuild-essential-armhf crossbuild-essential-arm64 qemu-user
-	libmnl-dev:armhf libjson-c-dev:armhf zlib1g-dev:armhf libnghttp2-dev:armhf
-	libmnl-dev:arm64 libjson-c-dev:arm64 zlib1g-dev:arm64 libnghttp2-dev:arm64)
+	libjson-c-dev:armhf zlib1g-dev:armhf libnghttp2-dev:armhf
+	libjson-c-dev:arm64 zlib1g-dev:arm64 libnghttp2-dev:arm64)
 
 case "$group" in
 build) want=("${build_pkgs[@]}") ;;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * qdisc-opts.c - qdisc-opts.h: the message builder, and each leaf kind's options in and
- * out of TCA_OPTIONS by walking its table in src/qdisc/ (which word sets which
- * attribute, how its value is spelled and sent, the kernel's default). Attribute orders
- * are tc's (iproute2 6.1), as captured in tests/fixtures/netlink.
+ * qdisc-opts.c - qdisc-opts.h: each leaf kind's options in and out of TCA_OPTIONS by
+ * walking its table in src/qdisc/ (which word sets which attribute, how its value is
+ * spelled and sent, the kernel's default). Attribute orders are tc's (iproute2 6.1),
+ * as captured in tests/fixtures/netlink.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,109 +16,6 @@
 #include "fix/qdisc-opts.h"
 #include "base/nl.h"
 #include "qdisc/qkind.h"
-
-/* ---- the builder ---- */
-
-void nlbuf_init(struct nlbuf *b, void *buf, size_t cap)
-{
-	*b = (struct nlbuf){.buf = buf, .cap = cap};
-}
-
-/* Reserve n bytes (plus padding to 4) at the end, zeroed; NULL once out of room. */
-static void *nlbuf_room(struct nlbuf *b, size_t n)
-{
-	size_t padded = NLMSG_ALIGN(n);
-	void *p;
-
-	if (b->err || padded < n || padded > b->cap - b->len) {
-		b->err = -ENOSPC;
-		return NULL;
-	}
-	p = b->buf + b->len;
-	memset(p, 0, padded);
-	b->len += padded;
-	/* The message grows with each attribute: keep its length current. */
-	if (b->len - b->msg >= sizeof(struct nlmsghdr)) {
-		struct nlmsghdr *nlh = (struct nlmsghdr *)(void *)(b->buf + b->msg);
-
-		nlh->nlmsg_len = (uint32_t)(b->len - b->msg);
-	}
-	return p;
-}
-
-void nlbuf_msg(struct nlbuf *b, uint16_t type, uint16_t flags, uint32_t seq, const void *hdr,
-	       size_t hdrlen)
-{
-	struct nlmsghdr nlh = {.nlmsg_type = type, .nlmsg_flags = flags, .nlmsg_seq = seq};
-	unsigned char *p;
-
-	if (b->err)
-		return;
-	b->msg = b->len;
-	p = nlbuf_room(b, NLMSG_HDRLEN + hdrlen);
-	if (!p)
-		return;
-	nlh.nlmsg_len = (uint32_t)(b->len - b->msg);
-	memcpy(p, &nlh, sizeof(nlh));
-	memcpy(p + NLMSG_HDRLEN, hdr, hdrlen);
-}
-
-void nlbuf_attr(struct nlbuf *b, uint16_t type, const void *data, size_t n)
-{
-	struct nlattr a = {.nla_len = (uint16_t)(NLA_HDRLEN + n), .nla_type = type};
-	unsigned char *p;
-
-	if (n > UINT16_MAX - NLA_HDRLEN) {
-		b->err = b->err ? b->err : -ENOSPC;
-		return;
-	}
-	p = nlbuf_room(b, NLA_HDRLEN + n);
-	if (!p)
-		return;
-	memcpy(p, &a, sizeof(a));
-	if (n)
-		memcpy(p + NLA_HDRLEN, data, n);
-}
-
-void nlbuf_u8(struct nlbuf *b, uint16_t type, uint8_t v)
-{
-	nlbuf_attr(b, type, &v, sizeof(v));
-}
-
-void nlbuf_u32(struct nlbuf *b, uint16_t type, uint32_t v)
-{
-	nlbuf_attr(b, type, &v, sizeof(v));
-}
-
-void nlbuf_u64(struct nlbuf *b, uint16_t type, uint64_t v)
-{
-	nlbuf_attr(b, type, &v, sizeof(v));
-}
-
-void nlbuf_str(struct nlbuf *b, uint16_t type, const char *s)
-{
-	nlbuf_attr(b, type, s, strlen(s) + 1);
-}
-
-size_t nlbuf_nest(struct nlbuf *b, uint16_t type)
-{
-	size_t off = b->len;
-
-	nlbuf_attr(b, type, NULL, 0);
-	return off;
-}
-
-void nlbuf_nest_end(struct nlbuf *b, size_t off)
-{
-	struct nlattr *a;
-
-	if (b->err || b->len - off > UINT16_MAX) {
-		b->err = b->err ? b->err : -ENOSPC;
-		return;
-	}
-	a = (struct nlattr *)(void *)(b->buf + off);
-	a->nla_len = (uint16_t)(b->len - off);
-}
 
 /* ---- the kinds: their tables are src/qdisc/'s ---- */
 

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * qdisc-opts.h - the inside of the root-qdisc knob (knob.h): a netlink message builder
- * and, per leaf kind (fq_codel, fq, cake, pfifo, bfifo, pfifo_fast), tc's option words
- * turned into TCA_OPTIONS exactly as tc encodes them, and TCA_OPTIONS turned back into
- * words.
+ * qdisc-opts.h - the inside of the root-qdisc knob (knob.h): per leaf kind (fq_codel,
+ * fq, cake, pfifo, bfifo, pfifo_fast), tc's option words turned into TCA_OPTIONS exactly
+ * as tc encodes them (with base/nl.h's builder), and TCA_OPTIONS turned back into words.
  *
  * The two directions walk one table per kind (src/qdisc/, docs/design/qdisc-kinds.md),
  * in tc's attribute order: encoding sends
@@ -24,32 +23,8 @@
 
 #include <linux/netlink.h>
 
+#include "base/nl.h"
 #include "fix/knob.h"
-
-/*
- * Netlink messages appended to a caller's buffer. The first write that does not fit
- * sets err to -ENOSPC and every later one is ignored, so a builder checks once at the
- * end. Padding is zeroed, as tc's are (the golden bytes include it).
- */
-struct nlbuf {
-	unsigned char *buf;
-	size_t cap, len;
-	size_t msg; /* offset of the message being built */
-	int err;
-};
-
-void nlbuf_init(struct nlbuf *b, void *buf, size_t cap);
-/* Start a message: header, then the family header (struct tcmsg, ifinfomsg). */
-void nlbuf_msg(struct nlbuf *b, uint16_t type, uint16_t flags, uint32_t seq, const void *hdr,
-	       size_t hdrlen);
-void nlbuf_attr(struct nlbuf *b, uint16_t type, const void *data, size_t n);
-void nlbuf_u8(struct nlbuf *b, uint16_t type, uint8_t v);
-void nlbuf_u32(struct nlbuf *b, uint16_t type, uint32_t v);
-void nlbuf_u64(struct nlbuf *b, uint16_t type, uint64_t v);
-void nlbuf_str(struct nlbuf *b, uint16_t type, const char *s);
-/* A nest (no NLA_F_NESTED flag: tc sets none); returns its offset for nlbuf_nest_end. */
-size_t nlbuf_nest(struct nlbuf *b, uint16_t type);
-void nlbuf_nest_end(struct nlbuf *b, size_t off);
 
 /* fq_codel, fq, cake, pfifo, bfifo, pfifo_fast (src/qdisc/'s kinds marked leaf): what a
  * spec may put at a leaf. */

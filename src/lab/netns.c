@@ -3,12 +3,12 @@
  * netns.c - the lab's named network namespaces, their links, the processes run in
  * them, and the reaper that removes them (netns.h).
  *
- * rtnetlink requests are built by hand here: the few messages the lab sends (link
- * up and MTU, two addresses) do not justify widening nl.c, which only dumps, and the
- * static builds link a libmnl subset that has no request path.
+ * Its rtnetlink requests (link up and MTU, two addresses) go through base/nl.h, the
+ * one netlink layer.
  */
-#include "base/array.h"
 #include "netns.h"
+#include "base/array.h"
+#include "base/nl.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -251,138 +251,92 @@ int lab_netns_remove(const char *name, unsigned timeout_ms)
 	return ret;
 }
 
-/* --- rtnetlink, by hand --- */
+/* --- rtnetlink (base/nl.h) --- */
 
-union nl_req {
-	struct nlmsghdr nlh;
-	char buf[256];
-};
-
-static int nl_put(union nl_req *req, uint16_t type, const void *data, size_t len)
+static int link_up(struct nl *nl, unsigned ifindex, uint32_t mtu)
 {
-	struct nlmsghdr *nlh = &req->nlh;
-	size_t off = NLMSG_ALIGN(nlh->nlmsg_len), cap = sizeof(req->buf);
-	struct rtattr *rta = (struct rtattr *)(req->buf + off);
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC,
+				.ifi_index = (int)ifindex,
+				.ifi_flags = IFF_UP,
+				.ifi_change = IFF_UP};
+	unsigned char buf[128] __attribute__((aligned(4)));
+	struct nlbuf b;
 
-	if (off + RTA_SPACE(len) > cap)
-		return -EMSGSIZE;
-	rta->rta_type = type;
-	rta->rta_len = (unsigned short)RTA_LENGTH(len);
-	memcpy(RTA_DATA(rta), data, len);
-	nlh->nlmsg_len = (uint32_t)(off + RTA_SPACE(len));
-	return 0;
+	nlbuf_init(&b, buf, sizeof(buf));
+	nlbuf_msg(&b, RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK, 0, &ifi, sizeof(ifi));
+	if (mtu)
+		nlbuf_u32(&b, IFLA_MTU, mtu);
+	if (b.err)
+		return b.err;
+	return nl_request(nl, buf, b.len, NULL, NULL, 0);
 }
 
-/* Send one request and wait for its acknowledgement: 0 or the kernel's -errno. */
-static int nl_talk(int fd, struct nlmsghdr *nlh)
+static int addr_add(struct nl *nl, int family, unsigned ifindex, const char *local,
+		    const char *peer)
 {
-	static uint32_t seq;
-	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
-	char buf[4096] __attribute__((aligned(4)));
-	ssize_t n;
-
-	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
-	nlh->nlmsg_seq = ++seq;
-	if (sendto(fd, nlh, nlh->nlmsg_len, 0, (struct sockaddr *)&kernel, sizeof(kernel)) < 0)
-		return -errno;
-	for (;;) {
-		n = recv(fd, buf, sizeof(buf), 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n);
-		     h = NLMSG_NEXT(h, n)) {
-			const struct nlmsgerr *e = NLMSG_DATA(h);
-
-			if (h->nlmsg_seq != seq || h->nlmsg_type != NLMSG_ERROR)
-				continue;
-			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
-				return -EBADMSG;
-			return e->error;
-		}
-	}
-}
-
-static int link_up(int fd, unsigned ifindex, uint32_t mtu)
-{
-	union nl_req req = {0};
-	struct ifinfomsg *ifi = NLMSG_DATA(&req.nlh);
-
-	req.nlh.nlmsg_len = NLMSG_LENGTH(sizeof(*ifi));
-	req.nlh.nlmsg_type = RTM_NEWLINK;
-	ifi->ifi_family = AF_UNSPEC;
-	ifi->ifi_index = (int)ifindex;
-	ifi->ifi_flags = IFF_UP;
-	ifi->ifi_change = IFF_UP;
-	if (mtu && nl_put(&req, IFLA_MTU, &mtu, sizeof(mtu)) < 0)
-		return -EMSGSIZE;
-	return nl_talk(fd, &req.nlh);
-}
-
-static int addr_add(int fd, int family, unsigned ifindex, const char *local, const char *peer)
-{
-	union nl_req req = {0};
-	struct ifaddrmsg *ifa = NLMSG_DATA(&req.nlh);
-	unsigned char a[16], b[16];
+	unsigned char a[16], p[16], buf[256] __attribute__((aligned(4)));
 	size_t alen = family == AF_INET ? 4 : 16;
 	uint32_t flags = family == AF_INET6 ? IFA_F_NODAD : 0;
+	struct ifaddrmsg ifa = {.ifa_family = (unsigned char)family,
+				.ifa_prefixlen = (unsigned char)(alen * 8),
+				.ifa_flags = (unsigned char)flags,
+				.ifa_scope = RT_SCOPE_UNIVERSE,
+				.ifa_index = ifindex};
+	struct nlbuf b;
 
-	if (inet_pton(family, local, a) != 1 || inet_pton(family, peer, b) != 1)
+	if (inet_pton(family, local, a) != 1 || inet_pton(family, peer, p) != 1)
 		return -EINVAL;
-	req.nlh.nlmsg_len = NLMSG_LENGTH(sizeof(*ifa));
-	req.nlh.nlmsg_type = RTM_NEWADDR;
-	req.nlh.nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
-	ifa->ifa_family = (unsigned char)family;
-	ifa->ifa_prefixlen = (unsigned char)(alen * 8);
-	ifa->ifa_flags = (unsigned char)flags;
-	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
-	ifa->ifa_index = ifindex;
-	if (nl_put(&req, IFA_LOCAL, a, alen) < 0 || nl_put(&req, IFA_ADDRESS, b, alen) < 0 ||
-	    nl_put(&req, IFA_FLAGS, &flags, sizeof(flags)) < 0)
-		return -EMSGSIZE;
-	return nl_talk(fd, &req.nlh);
+	nlbuf_init(&b, buf, sizeof(buf));
+	nlbuf_msg(&b, RTM_NEWADDR, NLM_F_REQUEST | NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, 0, &ifa,
+		  sizeof(ifa));
+	nlbuf_attr(&b, IFA_LOCAL, a, alen);
+	nlbuf_attr(&b, IFA_ADDRESS, p, alen);
+	nlbuf_u32(&b, IFA_FLAGS, flags);
+	if (b.err)
+		return b.err;
+	return nl_request(nl, buf, b.len, NULL, NULL, 0);
 }
 
 static int configure_here(const char *ifname, uint32_t mtu, const struct lab_link_addrs *a,
 			  char *err, size_t errlen)
 {
 	unsigned lo = if_nametoindex("lo"), dev = if_nametoindex(ifname);
-	int fd, r;
+	struct nl *nl = NULL;
+	int r;
 
 	if (!lo || !dev) {
 		snprintf(err, errlen, "no interface %s in the namespace", lo ? ifname : "lo");
 		return -ENODEV;
 	}
-	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	if (fd < 0) {
-		r = -errno;
+	/* Opened here, inside the namespace: the socket's namespace is fixed at creation. */
+	r = nl_open(&nl);
+	if (r < 0) {
 		snprintf(err, errlen, "cannot open an rtnetlink socket: %s", strerror(-r));
 		return r;
 	}
-	r = link_up(fd, lo, 0);
+	r = link_up(nl, lo, 0);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot bring lo up: %s", strerror(-r));
 		goto out;
 	}
-	r = link_up(fd, dev, mtu);
+	r = link_up(nl, dev, mtu);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot bring %s up with MTU %u: %s", ifname, mtu,
 			 strerror(-r));
 		goto out;
 	}
-	r = addr_add(fd, AF_INET, dev, a->local4, a->peer4);
+	r = addr_add(nl, AF_INET, dev, a->local4, a->peer4);
 	if (r < 0) {
 		snprintf(err, errlen, "cannot add %s peer %s on %s: %s", a->local4, a->peer4,
 			 ifname, strerror(-r));
 		goto out;
 	}
-	r = addr_add(fd, AF_INET6, dev, a->local6, a->peer6);
+	r = addr_add(nl, AF_INET6, dev, a->local6, a->peer6);
 	if (r < 0)
 		snprintf(err, errlen, "cannot add %s peer %s on %s: %s", a->local6, a->peer6,
 			 ifname, strerror(-r));
 out:
-	close(fd);
+	nl_close(nl);
 	return r;
 }
 
