@@ -3,7 +3,6 @@
  * cmd-lab-compare.c - `debloat lab compare PROFILE...` and `debloat lab seed`: their
  * options and help; lab/compare.h is what they do and print.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -63,108 +62,88 @@ static const char usage_seed[] =
     "Exit status: 0 every run worked, 1 a run failed (the others are still shown),\n"
     "2 bad options.\n";
 
-static bool parse_seconds(const char *s, double min, double max, double *out)
+static int take_board(void *ctx, const char *value)
 {
-	char *end;
-	double v;
+	struct lc_args *a = ctx;
+	char names[256] = "";
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || (*end && strcmp(end, "s")) || !(v >= min) || !(v <= max))
-		return false;
-	*out = v;
-	return true;
+	a->board = lab_board_find(value);
+	if (a->board)
+		return 0;
+	for (const struct lab_board_entry *e = lab_boards; e->snapshot; e++)
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 names[0] ? ", " : "", e->snapshot);
+	return cli_usage_error(a->cmd, a->usage, "no board \"%s\" (boards: %s)", value, names);
 }
+
+static int take_test(void *ctx, const char *value)
+{
+	struct test_spec spec;
+
+	if (test_spec_get(value, 0, &spec) < 0)
+		return -1;
+	((struct lc_args *)ctx)->test = value;
+	return 0;
+}
+
+static int take_set(void *ctx, const char *value)
+{
+	struct lc_args *a = ctx;
+
+	if (a->nsets == LC_MAX_SETS)
+		return cli_usage_error(a->cmd, a->usage, "more than %d --set", LC_MAX_SETS);
+	if (!strchr(value, '=') || value[0] == '=')
+		return -1;
+	a->sets[a->nsets++] = value;
+	return 0;
+}
+
+static int take_dir(void *ctx, const char *value)
+{
+	if (!*value)
+		return -1;
+	((struct lc_args *)ctx)->dir = value;
+	return 0;
+}
+
+#define LC_LENGTH_ROW(a)                                                                           \
+	{"length", 'l', CLI_DOUBLE, CLI_TO(&(a)->length_s), .lo = 1, .hi = 86400, .unit = "s",    \
+	 .bad = "bad length \"%s\": want seconds, 1 to 86400"}
+#define LC_DELAY_ROW(a)                                                                            \
+	{"delay", 'd', CLI_DOUBLE, CLI_TO(&(a)->delay_s), .lo = 0, .hi = 3600, .unit = "s",       \
+	 .bad = "bad delay \"%s\": want seconds, 0 to 3600"}
+#define LC_OUTPUT_ROW                                                                              \
+	{"output", 'o', CLI_CALL, .call = take_dir, .value = true, .bad = "empty output directory"}
 
 /* -1 to run, else the exit status to return now. */
 static int parse_args(int argc, char *argv[], struct lc_args *a)
 {
-	enum { OPT_TEST = 256, OPT_SET };
-	static const struct option compare_options[] = {
-	    {"length", required_argument, NULL, 'l'},
-	    {"delay", required_argument, NULL, 'd'},
-	    {"test", required_argument, NULL, OPT_TEST},
-	    {"set", required_argument, NULL, OPT_SET},
-	    {"output", required_argument, NULL, 'o'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
+	const struct cli_option compare_options[] = {
+	    LC_LENGTH_ROW(a),
+	    LC_DELAY_ROW(a),
+	    {"test", 0, CLI_CALL, .call = take_test, .value = true, .bad = "unknown test \"%s\""},
+	    {"set", 0, CLI_CALL, .call = take_set, .value = true,
+	     .bad = "bad --set \"%s\": want KEY=VALUE"},
+	    LC_OUTPUT_ROW,
+	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
+	    CLI_OPTION_HELP,
 	    {0},
 	};
 	/* seed: its four profiles as they are. */
-	static const struct option seed_options[] = {
-	    {"length", required_argument, NULL, 'l'}, {"delay", required_argument, NULL, 'd'},
-	    {"output", required_argument, NULL, 'o'}, {"json", no_argument, NULL, 'j'},
-	    {"board", required_argument, NULL, 'b'},  {"help", no_argument, NULL, 'h'},
+	const struct cli_option seed_options[] = {
+	    LC_LENGTH_ROW(a),
+	    LC_DELAY_ROW(a),
+	    LC_OUTPUT_ROW,
+	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
+	    {"board", 'b', CLI_CALL, .call = take_board, .value = true},
+	    CLI_OPTION_HELP,
 	    {0},
 	};
-	struct test_spec spec;
-	int c;
+	int r = cli_parse_options(a->cmd, a->usage, a->seed ? seed_options : compare_options, a,
+				  argc, argv);
 
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, a->seed ? "l:d:o:jhb:" : "l:d:o:jh",
-				a->seed ? seed_options : compare_options, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			a->board = lab_board_find(optarg);
-			if (!a->board) {
-				char names[256] = "";
-
-				for (const struct lab_board_entry *e = lab_boards; e->snapshot; e++)
-					snprintf(names + strlen(names), sizeof(names) - strlen(names),
-						 "%s%s", names[0] ? ", " : "", e->snapshot);
-				return cli_usage_error(a->cmd, a->usage,
-						       "no board \"%s\" (boards: %s)", optarg, names);
-			}
-			break;
-		case 'l':
-			if (!parse_seconds(optarg, 1, 86400, &a->length_s))
-				return cli_usage_error(
-				    a->cmd, a->usage, "bad length \"%s\": want seconds, 1 to 86400",
-				    optarg);
-			break;
-		case 'd':
-			if (!parse_seconds(optarg, 0, 3600, &a->delay_s))
-				return cli_usage_error(a->cmd, a->usage,
-						       "bad delay \"%s\": want seconds, 0 to 3600",
-						       optarg);
-			break;
-		case OPT_TEST:
-			if (test_spec_get(optarg, 0, &spec) < 0)
-				return cli_usage_error(a->cmd, a->usage, "unknown test \"%s\"",
-						       optarg);
-			a->test = optarg;
-			break;
-		case OPT_SET:
-			if (a->nsets == LC_MAX_SETS)
-				return cli_usage_error(a->cmd, a->usage, "more than %d --set",
-						       LC_MAX_SETS);
-			if (!strchr(optarg, '=') || optarg[0] == '=')
-				return cli_usage_error(a->cmd, a->usage,
-						       "bad --set \"%s\": want KEY=VALUE", optarg);
-			a->sets[a->nsets++] = optarg;
-			break;
-		case 'o':
-			if (!*optarg)
-				return cli_usage_error(a->cmd, a->usage, "empty output directory");
-			a->dir = optarg;
-			break;
-		case 'j':
-			a->json = true;
-			break;
-		case 'h':
-			return fputs(a->usage, stdout) == EOF ? 1 : 0;
-		default:
-			/* getopt sets optopt to the option that lacks its value (0: unknown). */
-			if (optopt == 'l' || optopt == 'd' || optopt == 'o' || optopt == 'b' ||
-			    optopt >= 256)
-				return cli_usage_error(a->cmd, a->usage,
-						       "option \"%s\" needs a value",
-						       cli_bad_option(argv));
-			return cli_usage_error(a->cmd, a->usage, "unknown option \"%s\"",
-					       cli_bad_option(argv));
-		}
-	}
+	if (r >= 0)
+		return r;
 	if (a->seed) {
 		if (optind < argc)
 			return cli_usage_error(a->cmd, a->usage, "unexpected operand \"%s\"",
@@ -183,7 +162,6 @@ static int parse_args(int argc, char *argv[], struct lc_args *a)
 		a->profiles[a->nprofiles++] = argv[i];
 	return -1;
 }
-
 
 static int lab_compare_command(int argc, char *argv[], bool seed)
 {

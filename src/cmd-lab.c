@@ -8,7 +8,7 @@
  * `lab boards` the boards; `lab compare` and `lab seed` are cmd-lab-compare.c.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optind */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,6 +76,7 @@ static const char usage[] =
     "could not run, 2 bad options or a bad profile.\n";
 
 struct lab_args {
+	const char *cmd; /* "lab" or "lab show", for messages */
 	const char *profile;
 	const char *snapshot, *iface;
 	bool fixed, json;
@@ -88,81 +89,75 @@ struct lab_args {
 	char **command; /* NULL: a shell */
 };
 
+static int take_shape(void *ctx, const char *value)
+{
+	return plan_parse_rate(value, &((struct lab_args *)ctx)->opts.shape_rate);
+}
+
+static int take_role(void *ctx, const char *value)
+{
+	int role = plan_role_from_name(value);
+
+	if (role < 0)
+		return -1;
+	((struct lab_args *)ctx)->opts.role = (enum plan_role)role;
+	return 0;
+}
+
+/* `lab --json`: what it would be is lab show's, or the summary's file. */
+static int refuse_json(void *ctx, const char *value)
+{
+	return -1;
+}
+
+static int take_set(void *ctx, const char *value)
+{
+	struct lab_args *a = ctx;
+
+	if (a->nsets == LAB_MAX_SETS)
+		return cli_usage_error(a->cmd, usage, "more than %d --set options", LAB_MAX_SETS);
+	a->sets[a->nsets++] = value;
+	return 0;
+}
+
+/* The options lab and lab show share: which board, and how it is set. */
+#define LAB_BOARD_ROWS(a)                                                                          \
+	{"profile", 'p', CLI_STR, CLI_TO(&(a)->profile)},                                          \
+	    {"set", 's', CLI_CALL, .call = take_set, .value = true},                               \
+	    {"snapshot", 'S', CLI_STR, CLI_TO(&(a)->snapshot)},                                    \
+	    {"iface", 'i', CLI_STR, CLI_TO(&(a)->iface)},                                          \
+	    {"fixed", 'F', CLI_FLAG, CLI_TO(&(a)->fixed)},                                         \
+	    {"shape", 0, CLI_CALL, .call = take_shape, .value = true,                              \
+	     .bad = "--shape takes a rate from 64kbit to 100gbit (e.g. 80mbit), not \"%s\""},     \
+	    {"role", 0, CLI_CALL, .call = take_role, .value = true,                                \
+	     .bad = "--role takes host or server, not \"%s\""},                                    \
+	    CLI_OPTION_HELP
+
 /* -1 to go on, else the exit status. */
 static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
 {
-	static const struct option options[] = {
-	    {"profile", required_argument, NULL, 'p'},
-	    {"set", required_argument, NULL, 's'},
-	    {"telemetry", required_argument, NULL, 't'},
-	    {"json-summary", required_argument, NULL, 'J'},
-	    {"quiet", no_argument, NULL, 'q'},
-	    {"no-gro", no_argument, NULL, 'G'},
-	    {"writer-threads", no_argument, NULL, 'W'},
-	    {"snapshot", required_argument, NULL, 'S'},
-	    {"iface", required_argument, NULL, 'i'},
-	    {"fixed", no_argument, NULL, 'F'},
-	    {"shape", required_argument, NULL, 'R'},
-	    {"role", required_argument, NULL, 'r'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
+	const struct cli_option lab_options[] = {
+	    LAB_BOARD_ROWS(a),
+	    {"telemetry", 't', CLI_STR, CLI_TO(&a->telemetry)},
+	    {"json-summary", 'J', CLI_STR, CLI_TO(&a->json_summary)},
+	    {"quiet", 'q', CLI_FLAG, CLI_TO(&a->quiet)},
+	    {"no-gro", 0, CLI_FLAG, CLI_TO(&a->no_gro)},
+	    {"writer-threads", 0, CLI_FLAG, CLI_TO(&a->writer_threads)},
+	    {"json", 'j', CLI_CALL, .call = refuse_json,
+	     .bad = "--json is lab show's; for the run's summary as JSON: --json-summary FILE"},
 	    {0},
 	};
-	const char *cmd = show ? "lab show" : "lab";
-	int c, role;
+	const struct cli_option show_options[] = {
+	    LAB_BOARD_ROWS(a),
+	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
+	    {0},
+	};
+	const char *cmd = a->cmd = show ? "lab show" : "lab";
+	int r = cli_parse_leading_options(cmd, usage, show ? show_options : lab_options, a, argc,
+					  argv);
 
-	optind = 0;
-	opterr = 0;
-	/* "+": stop at the first operand, which begins COMMAND even without "--". */
-	while ((c = getopt_long(argc, argv, "+p:s:t:J:qhS:i:Fj", options, NULL)) != -1) {
-		if (c == 'p') {
-			a->profile = optarg;
-		} else if (c == 'S') {
-			a->snapshot = optarg;
-		} else if (c == 'i') {
-			a->iface = optarg;
-		} else if (c == 'F') {
-			a->fixed = true;
-		} else if (c == 'j' && show) {
-			a->json = true;
-		} else if (c == 'R') {
-			if (plan_parse_rate(optarg, &a->opts.shape_rate) < 0)
-				return cli_usage_error(cmd, usage,
-						       "--shape takes a rate from 64kbit to 100gbit "
-						       "(e.g. 80mbit), not \"%s\"",
-						       optarg);
-		} else if (c == 'r') {
-			role = plan_role_from_name(optarg);
-			if (role < 0)
-				return cli_usage_error(cmd, usage,
-						       "--role takes host or server, not \"%s\"",
-						       optarg);
-			a->opts.role = (enum plan_role)role;
-		} else if (c == 's') {
-			if (a->nsets == LAB_MAX_SETS)
-				return cli_usage_error(cmd, usage, "more than %d --set options",
-						       LAB_MAX_SETS);
-			a->sets[a->nsets++] = optarg;
-		} else if (c == 't' && !show) {
-			a->telemetry = optarg;
-		} else if (c == 'J' && !show) {
-			a->json_summary = optarg;
-		} else if (c == 'q' && !show) {
-			a->quiet = true;
-		} else if (c == 'G' && !show) {
-			a->no_gro = true;
-		} else if (c == 'W' && !show) {
-			a->writer_threads = true;
-		} else if (c == 'h') {
-			return fputs(usage, stdout) == EOF ? 1 : 0;
-		} else if (cli_lacks_value(c, "pstJSiRr")) {
-			return cli_usage_error(cmd, usage, "option \"%s\" needs a value",
-					       argv[optind - 1]);
-		} else {
-			return cli_usage_error(cmd, usage, "unknown option \"%s\"",
-					       cli_bad_option(argv));
-		}
-	}
+	if (r >= 0)
+		return r;
 	if (a->snapshot && a->profile)
 		return cli_usage_error(cmd, usage, "--profile and --snapshot are two ways to "
 						   "say the same thing: give one");

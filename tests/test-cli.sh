@@ -160,6 +160,28 @@ assert_eq "lab compare --set cc=nosuchcc: a usage error" "2" "$rc"
 assert_contains "  names it" "$(cat "$TMPDIR_CLI_ERR")" 'cannot use congestion control "nosuchcc"'
 assert_not_contains "  before any run starts" "$out$(cat "$TMPDIR_CLI_ERR")" "running"
 
+# lab's words are commands of their own, with their options read by the one table:
+# each bad value is a usage error that says what was wrong, before anything starts.
+while IFS='|' read -r args want; do
+	rc=0
+	# shellcheck disable=SC2086 # the words split as typed
+	"$DEBLOAT" $args >/dev/null 2>"$TMPDIR_CLI_ERR" || rc=$?
+	assert_eq "debloat $args: a usage error" "2" "$rc"
+	assert_contains "debloat $args: says so" "$(cat "$TMPDIR_CLI_ERR")" "$want"
+done <<'EOF_LAB'
+lab --json|--json is lab show's; for the run's summary as JSON: --json-summary FILE
+lab --role boss -S x --fixed|--role takes host or server, not "boss"
+lab show --telemetry x|unknown option "--telemetry"
+lab seed -l 0|bad length "0": want seconds, 1 to 86400
+lab seed -d 2h|bad delay "2h": want seconds, 0 to 3600
+lab seed --board nope|no board "nope" (boards: beaglebone-black,
+lab seed extra|unexpected operand "extra"
+lab compare --test nope bbb-stock|unknown test "nope"
+lab compare --set x bbb-stock|bad --set "x": want KEY=VALUE
+lab compare -o|option "-o" needs a value
+lab compare|no profiles to compare
+EOF_LAB
+
 # A label from a file reaches the terminal escaped: no control character comes out.
 if command -v jq >/dev/null; then
 	jq '.label = "x\u001b[2Jy"' "$TOP/tests/fixtures/runs/bloated.json" >"$TMPDIR_CLI_ERR.json"

@@ -183,11 +183,11 @@ static const struct cli_option *row_of(const struct cli_option *opts, int c)
 	return NULL;
 }
 
-int cli_parse_options(const char *cmd, const char *usage, const struct cli_option *opts, void *ctx,
-		      int argc, char *argv[])
+static int parse_options(const char *cmd, const char *usage, const struct cli_option *opts,
+			 void *ctx, bool leading, int argc, char *argv[])
 {
 	struct option longs[CLI_MAX_OPTIONS + 1] = {{0}}, *l = longs;
-	char shorts[3 * CLI_MAX_OPTIONS + 1], *s = shorts;
+	char shorts[3 * CLI_MAX_OPTIONS + 2], *s = shorts;
 	const struct cli_option *o;
 	int i, c, r, has_arg;
 
@@ -209,6 +209,11 @@ int cli_parse_options(const char *cmd, const char *usage, const struct cli_optio
 		}
 	}
 	*s = '\0';
+	if (leading) {
+		/* "+": getopt_long stops at the first operand */
+		memmove(shorts + 1, shorts, (size_t)(s - shorts) + 1);
+		shorts[0] = '+';
+	}
 	optind = 0; /* glibc: start over, whoever parsed before */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
@@ -232,6 +237,18 @@ int cli_parse_options(const char *cmd, const char *usage, const struct cli_optio
 			return r;
 	}
 	return -1;
+}
+
+int cli_parse_options(const char *cmd, const char *usage, const struct cli_option *opts, void *ctx,
+		      int argc, char *argv[])
+{
+	return parse_options(cmd, usage, opts, ctx, false, argc, argv);
+}
+
+int cli_parse_leading_options(const char *cmd, const char *usage, const struct cli_option *opts,
+			      void *ctx, int argc, char *argv[])
+{
+	return parse_options(cmd, usage, opts, ctx, true, argc, argv);
 }
 
 int cli_want_files(const char *cmd, const char *usage, int argc, const char *what, int max)

@@ -127,6 +127,12 @@ struct cli_option {
  */
 int cli_parse_options(const char *cmd, const char *usage, const struct cli_option *opts, void *ctx,
 		      int argc, char *argv[]);
+/*
+ * The same, for a command whose operands are a command line of their own (`lab --
+ * COMMAND ARG...`): parsing stops at the first operand, so COMMAND's options stay its.
+ */
+int cli_parse_leading_options(const char *cmd, const char *usage, const struct cli_option *opts,
+			      void *ctx, int argc, char *argv[]);
 
 /*
  * After cli_parse_options(): argv[optind..] are from 1 to max files; else "no WHAT" or
