@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-lab-compare-table.c - lab/compare-table.c (lc_print_runs), byte for byte: the
+ * test-lab-compare-table.c - plot/lab-table.c (lc_print_runs), byte for byte: the
  * side-by-side table and its notes in text, the "runs" array in JSON, for a run whose
  * emulator fell behind, one that kept time without BQL and one that failed (and that
  * one alone), against
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "lab/compare-int.h"
+#include "plot/lab-table.h"
 #include "meter-fixture.h"
 #include "plot/run-file.h"
 

@@ -2,8 +2,9 @@
 /*
  * lab/compare-int.h - what the three parts of `debloat lab compare` and `lab seed`
  * share (compare.h is their spec): compare.c runs the profiles and reads
- * their results into struct lc_run; compare-table.c prints them side by side, as
- * text and as JSON; compare-seed.c reads the table against the 2014 email.
+ * their results into struct lc_run; plot/lab-table.c prints them side by side, as
+ * text and as JSON; compare-seed.c reads the table against the 2014 email;
+ * compare-board.c makes a board's runs.
  */
 #ifndef DEBLOAT_LAB_COMPARE_INT_H
 #define DEBLOAT_LAB_COMPARE_INT_H
@@ -15,61 +16,13 @@
 #include "lab/compare.h"
 #include "lab/profile.h"
 #include "base/print.h"
+#include "plot/lab-table.h"
 
-#define LC_MAX_STAGES	8
+/* The table of runs and the runs' files are plot/lab-table.h's. */
+_Static_assert(LC_NAME_MAX == LAB_PROFILE_NAME_MAX, "a run's stem holds a profile's name");
+
 /* A full-size Ethernet frame as DQL counts it (IP 1500 + 14 header). */
 #define LC_FULL_FRAME 1514
-
-/* A run's files: the JSON key of each in "files", and its name after the profile's. */
-#define LC_RUN_FILES 6
-extern const char *const lc_run_files[LC_RUN_FILES][2];
-
-struct lc_stage {
-	char name[24];
-	double drops, marks; /* NaN when the lab did not say */
-};
-
-/* One profile's run: what was asked, how it went, what it measured. */
-struct lc_run {
-	char base[LAB_PROFILE_NAME_MAX];     /* the profile's name, as a file name */
-	char stem[LAB_PROFILE_NAME_MAX + 8]; /* base, made unique: the files' stem and the label */
-	const char *profile;		     /* as given: a built-in name or a path */
-	char describe[512];		     /* what the run models (lab_profile_describe) */
-	char cc[16];
-	bool bql;
-
-	bool ok;
-	char error[320]; /* why it failed */
-	double elapsed_s;
-
-	struct run *run;      /* the test's result; NULL when it failed */
-	struct jval *doc;     /* the test's JSON document (its "summary" is reprinted) */
-	double bql_limit_p50; /* bytes; NaN when unknown or without BQL */
-	double bql_limit_max;
-	double ring_max;
-	double sched_p99_us;   /* the emulator's scheduling error p99; NaN when unknown */
-	double sched_bound_us; /* the bound it had to keep (lab_run_error_bound_ns) */
-	struct lc_stage stages[LC_MAX_STAGES];
-	size_t nstages;
-	bool plotted; /* P.svg was written */
-};
-
-/* DIR/STEM.EXT into out. */
-void lc_file_path(char *out, size_t len, const char *dir, const char *stem, const char *ext);
-
-/* ---- compare-table.c ---- */
-
-/* Enough digits to read, no more: 0.31, 12.4, 160; "-" for NaN. Returns snprintf's. */
-int lc_fmt_num(char *buf, size_t len, double v);
-/* A number as JSON: an integer when it is one, null when NaN. */
-void lc_json_num(struct printer *p, const char *key, double v);
-/*
- * runs[0..n), each with its ratios to runs[base] (the first that worked; n: none), once:
- * the "runs" array of compare.h's JSON, and the side-by-side table in text (none when
- * no run worked), with its notes on runs whose emulator fell behind.
- */
-void lc_print_runs(struct printer *p, const char *dir, const struct lc_run *runs, size_t n,
-		   size_t base);
 
 /* ---- compare-seed.c ---- */
 

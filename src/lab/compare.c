@@ -40,15 +40,6 @@
 const char *const lab_seed_profiles[LAB_SEED_RUNS] = {"bbb-stock", "bbb-bql", "bbb-bql-fq",
 							  "bbb-bql-fq_codel"};
 
-/* A run's files: the JSON key of each in "files", and its name after the profile's. */
-const char *const lc_run_files[LC_RUN_FILES][2] = {
-    {"json", ".json"},
-    {"flent", ".flent.gz"},
-    {"lab_summary", ".lab.json"},
-    {"telemetry", ".telemetry.json"},
-    {"log", ".log"},
-    {"plot", ".svg"},
-};
 
 static double now_s(void)
 {
@@ -140,10 +131,6 @@ out:
 	return ret;
 }
 
-void lc_file_path(char *out, size_t len, const char *dir, const char *stem, const char *ext)
-{
-	snprintf(out, len, "%s/%s%s", dir, stem, ext);
-}
 
 /* The last line of the log that says why (a "debloat: ..." message), else the last. */
 static void log_reason(const char *log, char *out, size_t len)

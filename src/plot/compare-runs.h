@@ -25,7 +25,7 @@
 /*
  * One number of a run's summary that runs are compared on: its JSON key (unit in the
  * name), its text label, the decimals `debloat compare` prints it with, and how to
- * read it. `debloat lab compare` (lab/compare-table.c) shows the same ones.
+ * read it. `debloat lab compare` (plot/lab-table.c) shows the same ones.
  */
 struct compare_metric {
 	const char *key;

@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/*
- * lab/compare-table.c - compare-int.h: the runs of `lab compare` side by side, as a
- * table for people (each value with its ratio to the first run that worked) and as
- * the "runs" of compare.h's JSON.
- */
+/* plot/lab-table.c - plot/lab-table.h: the runs of `lab compare` side by side. */
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -17,8 +13,22 @@
 #include "plot/compare-runs.h"
 #include "plot/run-file.h"
 #include "base/print.h"
+#include "plot/lab-table.h"
 
-#include "compare-int.h"
+/* A run's files: the JSON key of each in "files", and its name after the profile's. */
+const char *const lc_run_files[LC_RUN_FILES][2] = {
+    {"json", ".json"},
+    {"flent", ".flent.gz"},
+    {"lab_summary", ".lab.json"},
+    {"telemetry", ".telemetry.json"},
+    {"log", ".log"},
+    {"plot", ".svg"},
+};
+
+void lc_file_path(char *out, size_t len, const char *dir, const char *stem, const char *ext)
+{
+	snprintf(out, len, "%s/%s%s", dir, stem, ext);
+}
 
 /* ---- The table ---- */
 
