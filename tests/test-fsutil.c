@@ -86,3 +86,12 @@ TEST(say_formats_and_truncates)
 	say(buf, 0, "%s", "nothing");
 	CHECK_STR(buf, "abc 123");
 }
+
+TEST(say_einval_says_and_fails)
+{
+	char buf[32];
+
+	CHECK_EQ(say_einval(buf, sizeof(buf), "series \"%s\": bad tos", "a"), -EINVAL);
+	CHECK_STR(buf, "series \"a\": bad tos");
+	CHECK_EQ(say_einval(NULL, 0, "%d", 1), -EINVAL);
+}
