@@ -11,6 +11,7 @@
 #include "host/avail.h"
 #include "host/host.h"
 #include "host/qdisc.h"
+#include "qdisc/qkind.h"
 #include "policy.h"
 #include "base/say.h"
 
@@ -58,12 +59,6 @@ int64_t policy_fifo_delay_us(uint64_t packets, uint32_t mtu, uint32_t speed_mbps
 	if (packets > UINT64_MAX / 8 / frame)
 		return -1;
 	return policy_bytes_delay_us(packets * frame, speed_mbps);
-}
-
-bool policy_is_fifo(const char *kind)
-{
-	return !strcmp(kind, "pfifo_fast") || !strcmp(kind, "pfifo") || !strcmp(kind, "bfifo") ||
-	       !strcmp(kind, "pfifo_head_drop");
 }
 
 static enum severity severity_for(int64_t delay_us)
@@ -219,7 +214,7 @@ static int64_t delay_at_rate_us(uint64_t bytes, uint64_t rate_bps)
 
 static void scan_fifos(struct fifo_scan *s, const struct qdisc *q, const struct qdisc *parent)
 {
-	if (policy_is_fifo(q->kind)) {
+	if (qkind_is_fifo(q->kind)) {
 		uint64_t packets, bytes, rate;
 		const char *why;
 		int64_t d;
@@ -927,7 +922,7 @@ unsigned policy_sysctls(const struct sysctl_entry *sysctls, size_t n, struct fin
 		memset(f, 0, sizeof(*f));
 		f->delay_us = -1;
 		f->severity = SEVERITY_INFO;
-		if (!strcmp(s->name, "net.core.default_qdisc") && policy_is_fifo(s->value)) {
+		if (!strcmp(s->name, "net.core.default_qdisc") && qkind_is_fifo(s->value)) {
 			f->code = "default-qdisc-fifo";
 			say(f->message, sizeof(f->message),
 			    "net.core.default_qdisc is %s: new interfaces and mq's queues get a "

@@ -29,6 +29,7 @@
 #include "host/qdisc.h"
 #include "host/sysctl.h"
 #include "host/sysfs.h"
+#include "qdisc/qkind.h"
 #include "base/nl.h"
 
 /* DQL's own maximum (UINT_MAX / 2 - UINT_MAX / 16): what limit_max "max" means. */
@@ -594,54 +595,15 @@ fail:
 
 /* ---- the root qdisc: knob_root_is_default ---- */
 
-struct expected {
-	const char *key;
-	uint64_t value;
-};
-
-/* Every listed option that is present has its value (older kernels report fewer). */
-static bool options_are(const struct qdisc *q, const struct expected *e, size_t n,
-			const char *const *absent, size_t nabsent)
-{
-	if (q->options_err)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		const struct value *v = qdisc_option(q, e[i].key);
-
-		if (v && v->u != e[i].value)
-			return false;
-	}
-	for (size_t i = 0; i < nabsent; i++)
-		if (qdisc_option(q, absent[i]))
-			return false;
-	return true;
-}
+/*
+ * The frame the kernel's link-dependent defaults (fq_codel's and fq's quanta) are
+ * multiples of: a 1500-byte MTU plus Ethernet's header. knob_root_is_default is not
+ * told the link, so a default tree on a link of another MTU reads as a spec.
+ */
+#define KNOB_DEFAULT_FRAME 1514
 
 static bool leaf_is_default(const struct qdisc *q, const char *default_kind)
 {
-	static const struct expected fq_codel[] = {
-	    {"limit_packets", 10240},	       {"flows", 1024},
-	    {"quantum_bytes", 1514},	       {"target_us", 5000},
-	    {"interval_us", 100000},	       {"ecn", 1},
-	    {"memory_limit_bytes", 32u << 20}, {"drop_batch_packets", 64},
-	};
-	static const struct expected fq[] = {
-	    {"limit_packets", 10000},
-	    {"flow_limit_packets", 100},
-	    {"quantum_bytes", 3028},
-	    {"initial_quantum_bytes", 15140},
-	    {"rate_enable", 1},
-	    {"buckets", 1024},
-	    {"refill_delay_us", 40000},
-	    {"orphan_mask", 1023},
-	    {"low_rate_threshold_bps", 550000},
-	    {"timer_slack_ns", 10000},
-	    {"horizon_us", 10000000},
-	    {"horizon_drop", 1},
-	};
-	static const char *const fq_codel_absent[] = {"ce_threshold_us"};
-	static const char *const fq_absent[] = {"maxrate_bps", "ce_threshold_us"};
-
 	if (TC_H_MAJ(q->handle) == 0)
 		return true; /* made by the kernel */
 	/*
@@ -651,14 +613,11 @@ static bool leaf_is_default(const struct qdisc *q, const char *default_kind)
 	 */
 	if (!strcmp(q->kind, "pfifo_fast"))
 		return false;
-	if (strcmp(q->kind, default_kind))
+	if (strcmp(q->kind, default_kind) || q->options_err)
 		return false;
-	if (!strcmp(q->kind, "fq_codel"))
-		return options_are(q, fq_codel, COUNT(fq_codel), fq_codel_absent,
-				   COUNT(fq_codel_absent));
-	if (!strcmp(q->kind, "fq"))
-		return options_are(q, fq, COUNT(fq), fq_absent, COUNT(fq_absent));
-	return false; /* a default kind whose defaults we do not know */
+	/* false for a default kind whose table does not know its defaults */
+	return qkind_shown_defaults(qkind_find(q->kind), q->options, q->noptions,
+				    KNOB_DEFAULT_FRAME);
 }
 
 int knob_root_is_default(const struct qdisc *root, const char *default_kind)

@@ -35,7 +35,8 @@ static const struct qattr attrs[] = {
      .enc = QENC_SIZE,
      .show = QSHOW_NUM,
      .show_pos = 3,
-     .flags = QA_LINK_DEFAULT | QA_OMIT_ZERO | QA_SPEC},
+     .flags = QA_LINK_DEFAULT | QA_OMIT_ZERO | QA_SPEC,
+     .mtu_frames = 1},
     {.type = TCA_FQ_CODEL_INTERVAL,
      .word = "interval",
      .key = "interval_us",
@@ -100,6 +101,7 @@ const struct qkind qkind_fq_codel = {
     .name = "fq_codel",
     .layout = QLAYOUT_NEST,
     .leaf = true,
+    .known_defaults = true,
     .attrs = attrs,
     .nattrs = COUNT(attrs),
 };
