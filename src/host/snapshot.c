@@ -46,17 +46,24 @@ struct builder {
 	int err; /* the first error; later calls do nothing */
 };
 
-static void put(struct builder *b, struct jval *obj, const char *key, struct jval *v)
+/* May v be added? Not after an earlier error (v is freed) nor when it is NULL (-ENOMEM). */
+static bool builder_takes(struct builder *b, struct jval *v)
 {
 	if (b->err) {
 		json_free(v);
-		return;
+		return false;
 	}
 	if (!v) {
 		b->err = -ENOMEM;
-		return;
+		return false;
 	}
-	b->err = json_set(obj, key, v);
+	return true;
+}
+
+static void put(struct builder *b, struct jval *obj, const char *key, struct jval *v)
+{
+	if (builder_takes(b, v))
+		b->err = json_set(obj, key, v);
 }
 
 static void put_null(struct builder *b, struct jval *obj, const char *key)
@@ -91,15 +98,8 @@ static void put_feature(struct builder *b, struct jval *obj, const char *key, en
 
 static void append(struct builder *b, struct jval *arr, struct jval *v)
 {
-	if (b->err) {
-		json_free(v);
-		return;
-	}
-	if (!v) {
-		b->err = -ENOMEM;
-		return;
-	}
-	b->err = json_append(arr, v);
+	if (builder_takes(b, v))
+		b->err = json_append(arr, v);
 }
 
 static const char *errno_name(int err)

@@ -279,7 +279,8 @@ static void fmt_range(const struct key *k, char *buf, size_t len)
 
 /* ---- Validating values ---- */
 
-static bool name_ok(const char *s, size_t max)
+/* 1 to max letters, digits and characters of punct (a name, a congestion control). */
+static bool word_ok(const char *s, size_t max, const char *punct)
 {
 	size_t n = strlen(s);
 
@@ -287,22 +288,19 @@ static bool name_ok(const char *s, size_t max)
 		return false;
 	for (; *s; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '.' || *s == '_' || *s == '+' || *s == '-'))
+		      strchr(punct, *s)))
 			return false;
 	return true;
 }
 
+static bool name_ok(const char *s, size_t max)
+{
+	return word_ok(s, max, "._+-");
+}
+
 static bool cc_ok(const char *s, size_t max)
 {
-	size_t n = strlen(s);
-
-	if (!n || n > max)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '_' || *s == '-'))
-			return false;
-	return true;
+	return word_ok(s, max, "_-");
 }
 
 static int check_qdisc(const char *spec, char *msg, size_t len)
