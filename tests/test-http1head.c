@@ -85,8 +85,8 @@ TEST(framing_fields)
 		 3);
 	CHECK(fr.has_length && fr.content_length == 12 && fr.chunked);
 	CHECK(fr.keep_alive && !fr.close);
-	CHECK_EQ(framing(&fr, "content-length: 5\r\nCONTENT-LENGTH: 5\r\nConnection: close\r\n\r\n"),
-		 3);
+	CHECK_EQ(
+	    framing(&fr, "content-length: 5\r\nCONTENT-LENGTH: 5\r\nConnection: close\r\n\r\n"), 3);
 	CHECK(fr.content_length == 5 && fr.close && !fr.keep_alive && !fr.chunked);
 	CHECK_EQ(framing(&fr, "Content-Length: 5\r\nContent-Length: 6\r\n\r\n"), -EBADMSG);
 	CHECK_EQ(framing(&fr, "Content-Length: 0x5\r\n\r\n"), -EBADMSG);

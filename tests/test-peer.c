@@ -35,7 +35,8 @@ static struct sockaddr_storage v6(const char *ip, uint16_t port, uint32_t scope)
 
 TEST(mapped_v4_becomes_v4_without_port)
 {
-	struct sockaddr_storage in = v6("::ffff:192.0.2.1", 4000, 0), out, want = v4("192.0.2.1", 0);
+	struct sockaddr_storage in = v6("::ffff:192.0.2.1", 4000, 0), out,
+				want = v4("192.0.2.1", 0);
 	char ip[INET6_ADDRSTRLEN];
 
 	peer_addr(&in, &out);

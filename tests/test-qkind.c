@@ -536,7 +536,8 @@ TEST(the_fifo_and_builtin_kinds_are_the_tables)
 	CHECK(qkind_is_fifo("pfifo") && qkind_is_fifo("bfifo") && qkind_is_fifo("pfifo_fast"));
 	CHECK(qkind_is_fifo("pfifo_head_drop"));
 	CHECK(!qkind_is_fifo("fq_codel") && !qkind_is_fifo("mq") && !qkind_is_fifo("nosuch"));
-	CHECK(qkind_is_builtin("pfifo_fast") && qkind_is_builtin("pfifo") && qkind_is_builtin("mq"));
+	CHECK(qkind_is_builtin("pfifo_fast") && qkind_is_builtin("pfifo") &&
+	      qkind_is_builtin("mq"));
 	CHECK(!qkind_is_builtin("fq_codel") && !qkind_is_builtin("cake") && !qkind_is_builtin("x"));
 	/* a kind whose defaults are known has them for every option it reports */
 	for (size_t i = 0; qkind_at(i); i++) {
@@ -575,9 +576,9 @@ TEST(the_kernels_defaults_read_as_defaults)
 
 	CHECK(qkind_shown_defaults(fq_codel, v, 8, 1514));
 	CHECK(!qkind_shown_defaults(fq_codel, v, 8, 9014)); /* quantum is one frame */
-	CHECK(qkind_shown_defaults(fq_codel, v, 0, 1514));   /* nothing reported */
-	CHECK(!qkind_shown_defaults(fq_codel, v, 9, 1514));  /* ce_threshold is set */
-	v[6].u = 0; /* noecn */
+	CHECK(qkind_shown_defaults(fq_codel, v, 0, 1514));  /* nothing reported */
+	CHECK(!qkind_shown_defaults(fq_codel, v, 9, 1514)); /* ce_threshold is set */
+	v[6].u = 0;					    /* noecn */
 	CHECK(!qkind_shown_defaults(fq_codel, v, 8, 1514));
 	CHECK(qkind_shown_defaults(fq, f, 4, 1514));
 	CHECK(!qkind_shown_defaults(fq, f, 5, 1514)); /* a maxrate is reported only when set */

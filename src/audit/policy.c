@@ -7,13 +7,13 @@
 #include <debloat/units.h>
 
 #include "base/array.h"
+#include "base/say.h"
 #include "drivers.h"
 #include "host/avail.h"
 #include "host/host.h"
 #include "host/qdisc.h"
-#include "qdisc/qkind.h"
 #include "policy.h"
-#include "base/say.h"
+#include "qdisc/qkind.h"
 
 const char *grade_name(enum grade g)
 {

@@ -9,6 +9,7 @@
 
 #include "fsutil.h"
 #include "json.h"
+#include "say.h"
 
 #ifndef JSON_TOKENER_ALLOW_TRAILING_CHARS /* json-c < 0.15: strict mode did not check */
 #define JSON_TOKENER_ALLOW_TRAILING_CHARS 0
@@ -222,6 +223,14 @@ int json_parse(const char *buf, size_t len, struct jval **out, struct json_error
 	}
 	*out = V(o);
 	return 0;
+}
+
+int json_say_error(const struct json_error *e, char *buf, size_t len)
+{
+	if (e->line)
+		return say_einval(buf, len, "not JSON: line %u, column %u: %s", e->line, e->column,
+				  e->reason);
+	return say_einval(buf, len, "not JSON: %s", e->reason);
 }
 
 int json_read_file(const char *path, size_t max_bytes, struct jval **out, struct json_error *err)

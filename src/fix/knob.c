@@ -20,9 +20,10 @@
 #include <linux/rtnetlink.h>
 
 #include "base/array.h"
+#include "base/nl.h"
 #include "debloat/units.h"
-#include "fix/knob.h"
 #include "fix/ingress-shape.h"
+#include "fix/knob.h"
 #include "fix/qdisc-opts.h"
 #include "host/ethtool.h"
 #include "host/link.h"
@@ -30,7 +31,6 @@
 #include "host/sysctl.h"
 #include "host/sysfs.h"
 #include "qdisc/qkind.h"
-#include "base/nl.h"
 
 /* DQL's own maximum (UINT_MAX / 2 - UINT_MAX / 16): what limit_max "max" means. */
 #define BQL_LIMIT_MAX 1879048192ULL

@@ -1050,11 +1050,12 @@ static int parse_failed(struct reader *rd, int r, const struct json_error *je)
 {
 	if (r == -EFBIG)
 		return fail(rd, r, NULL, "larger than %u bytes", SNAPSHOT_MAX_BYTES);
-	if (r == -EINVAL && je->line)
-		return fail(rd, r, NULL, "not JSON: line %u, column %u: %s", je->line, je->column,
-			    je->reason);
-	if (r == -EINVAL)
-		return fail(rd, r, NULL, "not JSON: %s", je->reason);
+	if (r == -EINVAL) {
+		char why[sizeof(je->reason) + 64];
+
+		json_say_error(je, why, sizeof(why));
+		return fail(rd, r, NULL, "%s", why);
+	}
 	return fail(rd, r, NULL, "%s", strerror(-r));
 }
 

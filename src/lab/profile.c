@@ -287,8 +287,8 @@ static bool word_ok(const char *s, size_t max, const char *punct)
 	if (!n || n > max)
 		return false;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      strchr(punct, *s)))
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr(punct, *s)))
 			return false;
 	return true;
 }

@@ -50,7 +50,8 @@ int http1_parse_request(const char *buf, size_t len, struct http1_req *out)
 	struct http1_req r = {0};
 	struct http1_framing fr = {0};
 	struct http1_field f;
-	size_t end = http1_head_end(buf, len < HTTP1REQ_MAX_HEAD ? len : HTTP1REQ_MAX_HEAD), pos, eol;
+	size_t end = http1_head_end(buf, len < HTTP1REQ_MAX_HEAD ? len : HTTP1REQ_MAX_HEAD), pos,
+	       eol;
 	bool http10 = false, has_host = false;
 	int ret;
 
@@ -67,7 +68,8 @@ int http1_parse_request(const char *buf, size_t len, struct http1_req *out)
 		if (ret > 0)
 			continue;
 		if (http1_field_is(&f, "expect")) {
-			r.expect_continue = r.expect_continue || http1_value_has(&f, "100-continue");
+			r.expect_continue =
+			    r.expect_continue || http1_value_has(&f, "100-continue");
 		} else if (http1_field_is(&f, "host")) {
 			if (has_host || f.value_len >= HTTP1REQ_HOST_MAX ||
 			    memchr(f.value, '\0', f.value_len))

@@ -119,8 +119,7 @@ int nq_config_parse(const char *buf, size_t len, struct nq_config *out, char *er
 	if (r < 0) {
 		if (r == -ENOMEM)
 			return r;
-		return say_einval(err, errlen, "not JSON: line %u, column %u: %s", je.line, je.column,
-			    je.reason);
+		return json_say_error(&je, err, errlen);
 	}
 	if (json_kind_of(doc) != JSON_KIND_OBJECT) {
 		r = say_einval(err, errlen, "not a JSON object");

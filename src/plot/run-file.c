@@ -48,14 +48,14 @@ static int read_values(const struct jval *arr, struct series *s, size_t nsteps, 
 		return say_einval(err, errlen, "series \"%s\": values are not an array", s->name);
 	if (json_array_len(arr) != nsteps)
 		return say_einval(err, errlen, "series \"%s\": %zu values, expected %zu", s->name,
-			    json_array_len(arr), nsteps);
+				  json_array_len(arr), nsteps);
 	for (size_t i = 0; i < nsteps; i++) {
 		struct jval *v = json_array_at(arr, i);
 		double d = NAN;
 
 		if (v && json_double_of(v, &d) < 0)
 			return say_einval(err, errlen, "series \"%s\": value %zu is not a number",
-				    s->name, i);
+					  s->name, i);
 		s->values[i] = isfinite(d) ? d : NAN;
 	}
 	return 0;
@@ -123,17 +123,19 @@ static int ours_series(const char *key, struct jval *v, void *data)
 
 	if (json_kind_of(v) != JSON_KIND_OBJECT || get_string(v, "kind", kind, sizeof(kind)) < 0 ||
 	    get_string(v, "unit", unit, sizeof(unit)) < 0)
-		return say_einval(c->err, c->errlen, "series \"%s\": not an object with kind and unit",
-			    key);
+		return say_einval(c->err, c->errlen,
+				  "series \"%s\": not an object with kind and unit", key);
 	k = kind_of_name(kind);
 	if ((int)k < 0)
-		return say_einval(c->err, c->errlen, "series \"%s\": unknown kind \"%s\"", key, kind);
+		return say_einval(c->err, c->errlen, "series \"%s\": unknown kind \"%s\"", key,
+				  kind);
 	if (json_get_int(v, "tos", &tos) == -EINVAL || tos < 0 || tos > 255)
 		return say_einval(c->err, c->errlen, "series \"%s\": bad tos", key);
 	s = result_add_series(c->r, key, unit, k, (uint8_t)tos);
 	if (!s) {
 		if (c->r->nseries >= RESULT_MAX_SERIES)
-			return say_einval(c->err, c->errlen, "more than %d series", RESULT_MAX_SERIES);
+			return say_einval(c->err, c->errlen, "more than %d series",
+					  RESULT_MAX_SERIES);
 		return -ENOMEM;
 	}
 	return read_values(json_get(v, "values"), s, c->r->nsteps, c->err, c->errlen);
@@ -239,7 +241,8 @@ static int ours_rpm(const struct jval *doc, struct result_rpm *m, char *err, siz
 		    get_number(st, "http_f_ms", &o->http_f_ms) < 0 ||
 		    get_number(st, "http_l_ms", &o->http_l_ms) < 0 ||
 		    get_number(st, "goodput_mbps", &o->goodput_mbps) < 0)
-			return say_einval(err, errlen, "\"rpm\" stage %zu has a value of the wrong type", i);
+			return say_einval(err, errlen,
+					  "\"rpm\" stage %zu has a value of the wrong type", i);
 		m->nstages = i + 1;
 	}
 	return 0;
@@ -408,7 +411,8 @@ static int flent_series(const char *key, struct jval *v, void *data)
 	s = result_add_series(c->r, key, unit, (enum series_kind)kind, tos_of_name(key));
 	if (!s) {
 		if (c->r->nseries >= RESULT_MAX_SERIES)
-			return say_einval(c->err, c->errlen, "more than %d series", RESULT_MAX_SERIES);
+			return say_einval(c->err, c->errlen, "more than %d series",
+					  RESULT_MAX_SERIES);
 		return -ENOMEM;
 	}
 	ret = read_values(v, s, c->r->nsteps, c->err, c->errlen);
@@ -423,7 +427,7 @@ static int flent_series(const char *key, struct jval *v, void *data)
 		ret = flent_flow_rtt(c->r, raw, key);
 	if (ret == -EINVAL)
 		return say_einval(c->err, c->errlen,
-			    "raw_values \"%s\": an entry is not {\"t\", \"val\"}", key);
+				  "raw_values \"%s\": an entry is not {\"t\", \"val\"}", key);
 	return ret;
 }
 
@@ -446,7 +450,7 @@ static int parse_flent(const struct jval *doc, struct run *run, char *err, size_
 		return say_einval(err, errlen, "\"raw_values\" is not an object");
 	if (json_array_len(x) > RUN_MAX_STEPS)
 		return say_einval(err, errlen, "%zu steps, more than %u", json_array_len(x),
-			    RUN_MAX_STEPS);
+				  RUN_MAX_STEPS);
 	if (get_string(c.meta, "NAME", r->test, sizeof(r->test)) < 0 ||
 	    get_string(c.meta, "HOST", r->host, sizeof(r->host)) < 0 ||
 	    get_string(c.meta, "LOCAL_HOST", r->local_host, sizeof(r->local_host)) < 0 ||
@@ -487,8 +491,7 @@ int run_parse(const char *buf, size_t len, const char *file_name, struct run *ou
 	err[0] = '\0';
 	ret = json_parse(buf, len, &doc, &jerr);
 	if (ret == -EINVAL) {
-		say_einval(err, errlen, "not JSON: line %u, column %u: %s", jerr.line, jerr.column,
-		     jerr.reason);
+		json_say_error(&jerr, err, errlen);
 		goto out;
 	}
 	if (ret < 0)
@@ -502,8 +505,9 @@ int run_parse(const char *buf, size_t len, const char *file_name, struct run *ou
 		run->format = RUN_FORMAT_DEBLOAT;
 		ret = parse_ours(doc, run, err, errlen);
 	} else {
-		ret = say_einval(err, errlen,
-			   "not a debloat result or flent file (no \"series\" or \"x_values\")");
+		ret = say_einval(
+		    err, errlen,
+		    "not a debloat result or flent file (no \"series\" or \"x_values\")");
 	}
 	if (!ret && !run->r.nseries)
 		ret = say_einval(err, errlen, "no series to show");

@@ -96,18 +96,20 @@ static int counter_member(const char *stage, struct jval *v, void *data)
 	double d;
 
 	if (value_of(v, &d) < 0)
-		return say_einval(c->err, c->errlen,
-			    "sample %zu: \"%s\" of stage \"%.40s\" is not a count (a number >= 0)",
-			    c->sample, what, stage);
+		return say_einval(
+		    c->err, c->errlen,
+		    "sample %zu: \"%s\" of stage \"%.40s\" is not a count (a number >= 0)",
+		    c->sample, what, stage);
 	if (tc)
 		goto store;
 	if (!stage[0] || strlen(stage) >= TELEMETRY_STAGE_LEN)
-		return say_einval(c->err, c->errlen, "sample %zu: \"%s\": a stage name of %zu bytes",
-			    c->sample, what, strlen(stage));
+		return say_einval(c->err, c->errlen,
+				  "sample %zu: \"%s\": a stage name of %zu bytes", c->sample, what,
+				  strlen(stage));
 	if (c->t->ncounters >= TELEMETRY_MAX_STAGES)
 		return say_einval(c->err, c->errlen,
-			    "sample %zu: \"%s\": more than %d stages in drops and marks", c->sample,
-			    what, TELEMETRY_MAX_STAGES);
+				  "sample %zu: \"%s\": more than %d stages in drops and marks",
+				  c->sample, what, TELEMETRY_MAX_STAGES);
 	tc = &c->t->counters[c->t->ncounters];
 	tc->values = malloc(c->t->n * sizeof(*tc->values));
 	if (!tc->values)
@@ -132,7 +134,8 @@ static int read_counters(struct telemetry *t, const struct jval *sample, size_t 
 	if (!obj)
 		return 0;
 	if (json_kind_of(obj) != JSON_KIND_OBJECT)
-		return say_einval(err, errlen, "sample %zu: \"%s\" is not an object of stages", i, key);
+		return say_einval(err, errlen, "sample %zu: \"%s\" is not an object of stages", i,
+				  key);
 	return json_object_foreach(obj, counter_member, &c);
 }
 
@@ -148,16 +151,17 @@ static int read_sample(struct telemetry *t, const struct jval *s, size_t i, char
 	if (!ts)
 		return say_einval(err, errlen, "sample %zu has no \"t_s\"", i);
 	if (json_double_of(ts, &d) < 0 || !isfinite(d) || d < 0 || d > TELEMETRY_MAX_VALUE)
-		return say_einval(err, errlen, "sample %zu: \"t_s\" is not a time (seconds >= 0)", i);
+		return say_einval(err, errlen, "sample %zu: \"t_s\" is not a time (seconds >= 0)",
+				  i);
 	if (i && d < t->t_s[i - 1])
 		return say_einval(err, errlen,
-			    "sample %zu: \"t_s\" %.6g is before the previous sample's %.6g", i, d,
-			    t->t_s[i - 1]);
+				  "sample %zu: \"t_s\" %.6g is before the previous sample's %.6g",
+				  i, d, t->t_s[i - 1]);
 	t->t_s[i] = d;
 	for (size_t g = 0; g < TELEMETRY_NGAUGES; g++) {
 		if (value_of(json_get(s, gauge_keys[g]), &t->gauge[g][i]) < 0)
 			return say_einval(err, errlen, "sample %zu: \"%s\" is not a number >= 0", i,
-				    gauge_keys[g]);
+					  gauge_keys[g]);
 		t->has_gauge[g] |= !isnan(t->gauge[g][i]);
 	}
 	ret = read_counters(t, s, i, false, err, errlen);
@@ -176,7 +180,8 @@ static int parse_doc(const struct jval *doc, struct telemetry *t, char *err, siz
 		return say_einval(err, errlen, "\"samples\" is not an array");
 	v = json_get(doc, "start_unix_s");
 	if (!v)
-		return say_einval(err, errlen, "no \"start_unix_s\": the samples cannot be put in time");
+		return say_einval(err, errlen,
+				  "no \"start_unix_s\": the samples cannot be put in time");
 	if (json_double_of(v, &t->start_unix_s) < 0 || !isfinite(t->start_unix_s) ||
 	    t->start_unix_s <= 0 || t->start_unix_s > 1e11)
 		return say_einval(err, errlen, "\"start_unix_s\" is not a unix time in seconds");
@@ -192,7 +197,8 @@ static int parse_doc(const struct jval *doc, struct telemetry *t, char *err, siz
 	if (!t->n)
 		return say_einval(err, errlen, "no samples");
 	if (t->n > TELEMETRY_MAX_SAMPLES)
-		return say_einval(err, errlen, "%zu samples, more than %u", t->n, TELEMETRY_MAX_SAMPLES);
+		return say_einval(err, errlen, "%zu samples, more than %u", t->n,
+				  TELEMETRY_MAX_SAMPLES);
 	t->t_s = malloc(t->n * sizeof(*t->t_s));
 	if (!t->t_s)
 		return -ENOMEM;
@@ -270,8 +276,7 @@ int telemetry_parse(const char *buf, size_t len, struct telemetry *out, char *er
 	if (ret == -EINVAL && parse_cut_short(buf, len, &doc) == 0)
 		ret = 0, t->truncated = true;
 	if (ret == -EINVAL) {
-		say_einval(err, errlen, "not JSON: line %u, column %u: %s", jerr.line, jerr.column,
-		     jerr.reason);
+		json_say_error(&jerr, err, errlen);
 		goto out;
 	}
 	if (ret < 0)

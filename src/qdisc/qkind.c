@@ -137,8 +137,7 @@ static const struct value *shown_value(const struct value *v, size_t n, const ch
 	return NULL;
 }
 
-bool qkind_shown_defaults(const struct qkind *k, const struct value *v, size_t n,
-			  uint64_t frame)
+bool qkind_shown_defaults(const struct qkind *k, const struct value *v, size_t n, uint64_t frame)
 {
 	if (!k || !k->known_defaults)
 		return false;

@@ -64,8 +64,7 @@ enum qshow {
 };
 
 #define QA_DEFAULT	0x01 /* def is the kernel's fixed default: not spelled when equal */
-#define QA_LINK_DEFAULT 0x02 /* the kernel's default depends on the link (MTU, txqueuelen);
-			      * mtu_frames says how, where it is a multiple of the frame */
+#define QA_LINK_DEFAULT 0x02 /* the kernel's default depends on the link (see mtu_frames) */
 #define QA_OMIT_ZERO	0x04 /* tc sends nothing for 0 */
 #define QA_NONZERO	0x08 /* tc refuses 0 */
 #define QA_SPEC		0x10 /* the fix plan compares it by value (others: as written) */
@@ -166,8 +165,7 @@ bool qkind_is_builtin(const char *kind);
  * kernel reports only when it is set must be absent. false for a kind without
  * known_defaults.
  */
-bool qkind_shown_defaults(const struct qkind *k, const struct value *v, size_t n,
-			  uint64_t frame);
+bool qkind_shown_defaults(const struct qkind *k, const struct value *v, size_t n, uint64_t frame);
 
 /* The attribute of k with this netlink type, or NULL. */
 const struct qattr *qkind_attr(const struct qkind *k, uint16_t type);
