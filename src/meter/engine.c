@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/array.h"
 #include "meter/engine.h"
 #include "meter/loop.h"
@@ -130,14 +131,6 @@ struct engine {
 	char *why;
 	size_t whylen;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static double real_s(void)
 {
