@@ -160,12 +160,12 @@ static void fifo_limit(const struct iface *ifc, const struct qdisc *q, uint64_t 
 
 	*packets = *bytes = 0;
 	if (!strcmp(q->kind, "bfifo")) {
-		limit = qdisc_option(q, "limit_bytes");
+		limit = host_qdisc_option(q, "limit_bytes");
 		*bytes = limit ? limit->u : (uint64_t)ifc->txqueuelen * ifc->mtu;
 		return;
 	}
 	/* pfifo_fast has no limit of its own: each band holds txqueuelen packets. */
-	limit = strcmp(q->kind, "pfifo_fast") ? qdisc_option(q, "limit_packets") : NULL;
+	limit = strcmp(q->kind, "pfifo_fast") ? host_qdisc_option(q, "limit_packets") : NULL;
 	*packets = limit ? limit->u : ifc->txqueuelen ? ifc->txqueuelen : 1;
 }
 
@@ -183,7 +183,7 @@ static uint64_t drain_rate_bps(const struct iface *ifc, const struct qdisc *pare
 
 	*why = NULL;
 	if (parent && !strcmp(parent->kind, "tbf")) {
-		rate = qdisc_option(parent, "rate_bps");
+		rate = host_qdisc_option(parent, "rate_bps");
 		if (rate && rate->u)
 			return rate->u;
 	}
@@ -332,7 +332,7 @@ static void find_fifo(const struct iface *ifc, const struct host *host, struct v
 		    "(each TX queue gets a new fq_codel)",
 		    ifc->name);
 	} else {
-		qdisc_format_handle(s.worst->parent, handle, sizeof(handle));
+		host_qdisc_format_handle(s.worst->parent, handle, sizeof(handle));
 		say(f->recommendation, sizeof(f->recommendation),
 		    "tc qdisc replace dev %s parent %s fq_codel%s", ifc->name, handle, params);
 	}

@@ -15,9 +15,9 @@
 #include <unistd.h>
 
 #include "base/clock.h"
-#include "fix/apply.h"
 #include "base/fsutil.h"
 #include "base/say.h"
+#include "fix/apply.h"
 
 static unsigned env_step(const char *name)
 {

@@ -228,7 +228,7 @@ static int add_tree_qdisc(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_type != RTM_NEWQDISC)
 		return 0;
-	r = qdisc_from_msg(nlh, &q);
+	r = host_qdisc_from_msg(nlh, &q);
 	if (r < 0)
 		return r;
 	if (q.ifindex != d->ifindex)
@@ -237,7 +237,7 @@ static int add_tree_qdisc(const struct nlmsghdr *nlh, void *data)
 	if (r < 0)
 		return r;
 	if (d->n == d->cap) {
-		/* Two arrays of one length: qdisc_tree wants the qdiscs contiguous. */
+		/* Two arrays of one length: host_qdisc_tree wants the qdiscs contiguous. */
 		size_t cap = d->cap, cap2 = d->cap;
 		struct qdisc *all = array_grow(d->all, &cap, sizeof(*all), 8, TREE_MAX_QDISCS, &r);
 		struct raw_qdisc *raws;
@@ -343,7 +343,7 @@ struct root_state {
 static void root_state_free(struct root_state *st)
 {
 	if (st->root) {
-		qdisc_free_children(st->root);
+		host_qdisc_free_children(st->root);
 		free(st->root);
 		st->root = NULL;
 	}
@@ -549,7 +549,7 @@ static int root_state_read(const struct knob *k, const struct knob_env *env, str
 	nl_close(nl);
 	if (r < 0)
 		goto fail;
-	r = qdisc_tree(st->dump.all, st->dump.n, st->ifindex, &st->root);
+	r = host_qdisc_tree(st->dump.all, st->dump.n, st->ifindex, &st->root);
 	if (r == -ENOENT) {
 		st->root = NULL; /* nothing listed at the root: the kernel's own noop */
 		snprintf(st->spec, sizeof(st->spec), "default");
@@ -575,7 +575,7 @@ static int root_state_read(const struct knob *k, const struct knob_env *env, str
 		return 0;
 	}
 	if (r == -EOPNOTSUPP) {
-		qdisc_format_handle(st->root->handle, handle, sizeof(handle));
+		host_qdisc_format_handle(st->root->handle, handle, sizeof(handle));
 		if (st->root->nchildren)
 			snprintf(st->spec, sizeof(st->spec), "other: %s %s with %zu child qdisc%s",
 				 st->root->kind, handle, st->root->nchildren,

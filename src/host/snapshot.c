@@ -152,9 +152,9 @@ static struct jval *build_qdisc(struct builder *b, const struct qdisc *q)
 		return NULL;
 	}
 	put(b, o, "kind", json_new_string(q->kind));
-	qdisc_format_handle(q->handle, handle, sizeof(handle));
+	host_qdisc_format_handle(q->handle, handle, sizeof(handle));
 	put(b, o, "handle", json_new_string(handle));
-	qdisc_format_handle(q->parent, handle, sizeof(handle));
+	host_qdisc_format_handle(q->parent, handle, sizeof(handle));
 	put(b, o, "parent", json_new_string(handle));
 	for (unsigned i = 0; i < q->noptions && i < QDISC_MAX_OPTIONS; i++)
 		put(b, o, q->options[i].key, build_value(&q->options[i]));
@@ -643,7 +643,7 @@ static int read_qdisc(struct reader *rd, const struct jval *o, const char *path,
 
 	if (json_kind_of(o) != JSON_KIND_OBJECT)
 		return fail(rd, -EINVAL, path, "expected an object, got %s", kind_word(o));
-	if (depth > QDISC_MAX_DEPTH) /* as deep as qdisc_tree() builds, no deeper */
+	if (depth > QDISC_MAX_DEPTH) /* as deep as host_qdisc_tree() builds, no deeper */
 		return fail(rd, -EINVAL, path, "qdiscs nested deeper than %d", QDISC_MAX_DEPTH);
 	if (++rd->nqdiscs > SNAPSHOT_MAX_QDISCS)
 		return fail(rd, -EINVAL, path, "more than %d qdiscs", SNAPSHOT_MAX_QDISCS);

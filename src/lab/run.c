@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/hist.h"
 #include "frame.h"
 #include "gro.h"
-#include "base/hist.h"
 #include "telemetry.h"
 #include "writer.h"
 

@@ -24,13 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/clock.h"
 #include "base/array.h"
+#include "base/clock.h"
+#include "base/print.h"
 #include "meter/engine.h"
 #include "meter/loop.h"
 #include "meter/probe.h"
 #include "meter/proto.h"
-#include "base/print.h"
 
 #define SETUP_TIMEOUT_MS 5000
 /* One send()/recv() of bulk data, as the server's. Uploads cost about a fifth less CPU

@@ -7,8 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/clock.h"
 #include "base/array.h"
+#include "base/clock.h"
 #include "loop.h"
 
 #define LOOP_BATCH 256
