@@ -41,7 +41,7 @@ TEST(every_kind_is_found_by_its_name_and_no_name_twice)
 	/* The kinds the audit decoded and fix wrote before the tables were one. */
 	CHECK(n >= 10);
 	for (const char *const *name =
-		 (const char *const[]){"fq_codel", "fq", "cake", "pfifo", "bfifo",
+		 (const char *const[]){"fq_codel", "fq", "cake", "codel", "pfifo", "bfifo",
 				       "pfifo_head_drop", "pfifo_fast", "prio", "tbf", "htb", NULL};
 	     *name; name++)
 		CHECK(qkind_find(*name) != NULL);

@@ -11,6 +11,8 @@
  *   fq_codel                limit_packets, flows, quantum_bytes, target_us,
  *                           interval_us, memory_limit_bytes, ecn, ce_threshold_us,
  *                           drop_batch_packets       (nested TCA_FQ_CODEL_*)
+ *   codel                   limit_packets, target_us, interval_us, ecn,
+ *                           ce_threshold_us          (nested TCA_CODEL_*)
  *   fq                      limit_packets, flow_limit_packets, quantum_bytes,
  *                           initial_quantum_bytes, rate_enable, maxrate_bps, buckets,
  *                           refill_delay_us, orphan_mask, low_rate_threshold_bps,

@@ -11,6 +11,7 @@
 
 extern const struct qkind qkind_fq_codel;
 extern const struct qkind qkind_fq;
+extern const struct qkind qkind_codel;
 extern const struct qkind qkind_cake;
 extern const struct qkind qkind_pfifo;
 extern const struct qkind qkind_bfifo;

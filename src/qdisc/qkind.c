@@ -14,9 +14,11 @@
 #include "qdisc/kinds.h"
 
 static const struct qkind *const kinds[] = {
-    &qkind_fq_codel,   &qkind_fq,   &qkind_cake, &qkind_pfifo, &qkind_bfifo, &qkind_pfifo_head_drop,
-    &qkind_pfifo_fast, &qkind_prio, &qkind_tbf,	 &qkind_htb,   &qkind_mq,    &qkind_ingress,
-    &qkind_clsact,
+    &qkind_fq_codel,   &qkind_fq,    &qkind_cake,
+    &qkind_pfifo,      &qkind_bfifo, &qkind_pfifo_head_drop,
+    &qkind_pfifo_fast, &qkind_prio,  &qkind_tbf,
+    &qkind_htb,	       &qkind_mq,    &qkind_ingress,
+    &qkind_clsact,     &qkind_codel,
 };
 
 const struct qkind *qkind_find(const char *kind)
@@ -160,6 +162,14 @@ bool qkind_shown_defaults(const struct qkind *k, const struct value *v, size_t n
 			return false;
 	}
 	return true;
+}
+
+const struct qattr *qkind_key_attr(const struct qkind *k, const char *key)
+{
+	for (size_t i = 0; k && i < k->nattrs; i++)
+		if (k->attrs[i].key && !strcmp(k->attrs[i].key, key))
+			return &k->attrs[i];
+	return NULL;
 }
 
 bool qkind_is_fifo(const char *kind)

@@ -169,6 +169,8 @@ bool qkind_shown_defaults(const struct qkind *k, const struct value *v, size_t n
 
 /* The attribute of k with this netlink type, or NULL. */
 const struct qattr *qkind_attr(const struct qkind *k, uint16_t type);
+/* The attribute k reports under the audit's key, or NULL. */
+const struct qattr *qkind_key_attr(const struct qkind *k, const char *key);
 
 /*
  * The audit's values for TCA_OPTIONS' payload, appended to out in show_pos order. On
