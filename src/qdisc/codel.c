@@ -9,8 +9,6 @@
 
 #include "qdisc/kinds.h"
 
-static const struct qchoice ecn_choices[] = {{"ecn", 1}, {"noecn", 0}, {NULL, 0}};
-
 static const struct qattr attrs[] = {
     {.type = TCA_CODEL_LIMIT,
      .word = "limit",
@@ -48,7 +46,7 @@ static const struct qattr attrs[] = {
      .show_pos = 4,
      .flags = QA_DEFAULT,
      .def = 0,
-     .choices = ecn_choices},
+     .choices = qchoice_codel_ecn},
     {.type = TCA_CODEL_CE_THRESHOLD,
      .word = "ce_threshold",
      .key = "ce_threshold_us",

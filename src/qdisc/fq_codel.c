@@ -4,7 +4,7 @@
 
 #include "qdisc/kinds.h"
 
-static const struct qchoice ecn_choices[] = {{"ecn", 1}, {"noecn", 0}, {NULL, 0}};
+const struct qchoice qchoice_codel_ecn[] = {{"ecn", 1}, {"noecn", 0}, {NULL, 0}};
 
 #define PLAN (QA_SPEC | QA_SPEC_DEFAULT)
 
@@ -64,7 +64,7 @@ static const struct qattr attrs[] = {
      .show_pos = 7,
      .flags = QA_DEFAULT | PLAN,
      .def = 1,
-     .choices = ecn_choices},
+     .choices = qchoice_codel_ecn},
     /* The kernel reports a CE threshold only when one is set. */
     {.type = TCA_FQ_CODEL_CE_THRESHOLD,
      .word = "ce_threshold",
