@@ -6,7 +6,8 @@
 
 #include "say.h"
 
-static void vsay(char *buf, size_t len, const char *fmt, va_list ap)
+__attribute__((format(printf, 3, 0))) static void vsay(char *buf, size_t len, const char *fmt,
+						       va_list ap)
 {
 	if (buf && len)
 		vsnprintf(buf, len, fmt, ap);
