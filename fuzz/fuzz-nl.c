@@ -54,8 +54,8 @@ static void fuzz_options(const char *kind, const uint8_t *opts, size_t len)
 	int r;
 
 	snprintf(q.kind, sizeof(q.kind), "%s", kind);
-	r = qdisc_decode_options(&q, opts, len);
-	check_errno("qdisc_decode_options", r);
+	r = host_qdisc_decode_options(&q, opts, len);
+	check_errno("host_qdisc_decode_options", r);
 	if (q.noptions > QDISC_MAX_OPTIONS || (r < 0 && q.noptions != 0)) {
 		fprintf(stderr, "fuzz-nl: %s: %u options after %d\n", kind, q.noptions, r);
 		abort();
@@ -217,7 +217,7 @@ static void fuzz_builder(const uint8_t *prog, size_t n)
 
 static void free_tree(struct qdisc *root)
 {
-	qdisc_free_children(root);
+	host_qdisc_free_children(root);
 	free(root);
 }
 
@@ -243,8 +243,8 @@ static void fuzz_messages(const uint8_t *buf, size_t len)
 		if (r == 0 && (!memchr(ifc.name, '\0', sizeof(ifc.name)) ||
 			       !memchr(ifc.kind, '\0', sizeof(ifc.kind))))
 			abort();
-		r = qdisc_from_msg(nlh, &qdiscs[n]);
-		check_errno("qdisc_from_msg", r);
+		r = host_qdisc_from_msg(nlh, &qdiscs[n]);
+		check_errno("host_qdisc_from_msg", r);
 		if (r == 0) {
 			if (!memchr(qdiscs[n].kind, '\0', sizeof(qdiscs[n].kind)))
 				abort();
@@ -261,9 +261,9 @@ static void fuzz_messages(const uint8_t *buf, size_t len)
 	/* Trees from what decoded, for each interface seen: bounded, and freed. */
 	for (size_t i = 0; i < n; i++) {
 		struct qdisc *root = NULL;
-		int r = qdisc_tree(qdiscs, n, qdiscs[i].ifindex, &root);
+		int r = host_qdisc_tree(qdiscs, n, qdiscs[i].ifindex, &root);
 
-		check_errno("qdisc_tree", r);
+		check_errno("host_qdisc_tree", r);
 		if (r == 0)
 			free_tree(root);
 	}

@@ -191,7 +191,8 @@ TEST(udev_two_rules_per_queue)
 		  "ATTR{queues/tx-3/byte_queue_limits/limit_max}=\"1514\"|"
 		  "ACTION==\"add\", SUBSYSTEM==\"net\", NAME==\"eth0\", KERNEL!=\"eth0\", "
 		  "ATTR{queues/tx-3/byte_queue_limits/limit_max}=\"1514\"");
-	CHECK_EQ(em.nwarnings, 2u); /* the offload and the sysctl */
+	REQUIRE_EQ(em.nwarnings, 2u); /* the offload and the sysctl */
+	CHECK(strstr(em.warnings[1], "net.ipv4.tcp_ecn") && strstr(em.warnings[1], "host-wide"));
 	CHECK_EQ(em.nfiles, 1u);
 }
 
@@ -209,6 +210,12 @@ TEST(nm_properties)
 		  "\ttc.qdiscs 'root handle 1: fq_codel limit 800 target 5000 ecn' \\|"
 		  "\tethtool.ring-tx 16 \\|\tethtool.feature-gso off|nmcli device reapply eth0");
 	CHECK_EQ(em.nwarnings, 1u); /* txqueuelen */
+
+	plan_start("eth0");
+	step(KNOB_SYSCTL, 0, "net.ipv4.tcp_ecn", "1");
+	REQUIRE_EQ(emit(EMIT_NM), 0);
+	REQUIRE_EQ(em.nwarnings, 1u);
+	CHECK(strstr(em.warnings[0], "host-wide: `debloat fix --emit networkd` writes it") != NULL);
 
 	plan_start("eth0");
 	step(KNOB_ROOT_QDISC, 0, "", "fq_codel noecn");

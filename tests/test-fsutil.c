@@ -86,3 +86,54 @@ TEST(say_formats_and_truncates)
 	say(buf, 0, "%s", "nothing");
 	CHECK_STR(buf, "abc 123");
 }
+
+TEST(say_einval_says_and_fails)
+{
+	char buf[32];
+
+	CHECK_EQ(say_einval(buf, sizeof(buf), "series \"%s\": bad tos", "a"), -EINVAL);
+	CHECK_STR(buf, "series \"a\": bad tos");
+	CHECK_EQ(say_einval(NULL, 0, "%d", 1), -EINVAL);
+}
+
+TEST(read_file_capped_reads_whole_files_within_the_cap)
+{
+	char top[] = "/tmp/test-fsutil-XXXXXX", path[PATH_MAX], link[PATH_MAX], fifo[PATH_MAX];
+	char *buf = (char *)1;
+	size_t len = 7;
+	int fd;
+
+	REQUIRE(mkdtemp(top));
+	snprintf(path, sizeof(path), "%s/f", top);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	REQUIRE(fd >= 0);
+	REQUIRE_EQ(write_all(fd, "0123456789", 10), 0);
+	close(fd);
+
+	REQUIRE_EQ(read_file_capped(path, 10, READ_REGULAR, &buf, &len), 0);
+	CHECK_EQ(len, 10);
+	CHECK_STR(buf, "0123456789"); /* NUL-terminated */
+	free(buf);
+
+	buf = (char *)1, len = 7;
+	CHECK_EQ(read_file_capped(path, 9, 0, &buf, &len), -EFBIG);
+	CHECK_EQ(read_file_capped(top, 100, 0, &buf, &len), -EISDIR);
+	CHECK_EQ(read_file_capped("/nonexistent/x", 100, 0, &buf, &len), -ENOENT);
+	snprintf(link, sizeof(link), "%s/l", top);
+	REQUIRE_EQ(symlink(path, link), 0);
+	CHECK_EQ(read_file_capped(link, 100, READ_NOFOLLOW, &buf, &len), -ELOOP);
+	snprintf(fifo, sizeof(fifo), "%s/p", top);
+	REQUIRE_EQ(mkfifo(fifo, 0600), 0);
+	CHECK_EQ(read_file_capped(fifo, 100, READ_REGULAR, &buf, &len), -EINVAL); /* no wait */
+	CHECK(buf == (char *)1 && len == 7); /* untouched on failure */
+
+	/* not a regular file, no stat size, longer than the first buffer: /proc */
+	REQUIRE_EQ(read_file_capped("/proc/self/maps", 1 << 24, 0, &buf, &len), 0);
+	CHECK(len > 0 && strlen(buf) == len);
+	free(buf);
+
+	unlink(fifo);
+	unlink(link);
+	unlink(path);
+	rmdir(top);
+}

@@ -23,13 +23,13 @@ static struct qdisc decode(const char *kind, const void *opts, size_t len, int *
 	struct qdisc q = {0};
 
 	strcpy(q.kind, kind);
-	*r = qdisc_decode_options(&q, opts, len);
+	*r = host_qdisc_decode_options(&q, opts, len);
 	return q;
 }
 
 static uint64_t opt(const struct qdisc *q, const char *key)
 {
-	const struct value *v = qdisc_option(q, key);
+	const struct value *v = host_qdisc_option(q, key);
 
 	return v ? v->u : 0xdeadbeef;
 }
@@ -74,7 +74,7 @@ TEST(pfifo_fast_has_bands_and_priomap)
 	q = decode("pfifo_fast", &prio, sizeof(prio), &r);
 	CHECK_EQ(r, 0);
 	CHECK_EQ(opt(&q, "bands"), 3);
-	map = qdisc_option(&q, "priomap");
+	map = host_qdisc_option(&q, "priomap");
 	REQUIRE(map);
 	CHECK_EQ(map->type, VALUE_LIST);
 	CHECK_EQ(map->nlist, 16);
@@ -107,10 +107,10 @@ TEST(fq_codel_golden_bytes)
 	CHECK_EQ(opt(&q, "target_us"), 5000);
 	CHECK_EQ(opt(&q, "interval_us"), 100000);
 	CHECK_EQ(opt(&q, "ecn"), 1);
-	CHECK_EQ(qdisc_option(&q, "ecn")->type, VALUE_BOOL);
+	CHECK_EQ(host_qdisc_option(&q, "ecn")->type, VALUE_BOOL);
 	CHECK_EQ(opt(&q, "memory_limit_bytes"), 4194304);
 	CHECK_EQ(opt(&q, "drop_batch_packets"), 64);
-	CHECK(qdisc_option(&q, "ce_threshold_us") == NULL);
+	CHECK(host_qdisc_option(&q, "ce_threshold_us") == NULL);
 	/* The table's order, not the wire's: limit first. */
 	CHECK_STR(q.options[0].key, "limit_packets");
 }
@@ -255,7 +255,7 @@ TEST(whole_message_decodes)
 	struct qdisc q;
 
 	build_qdisc_msg(buf, 0x80010000, TC_H_ROOT, "pfifo", &fifo, sizeof(fifo));
-	REQUIRE_EQ(qdisc_from_msg((struct nlmsghdr *)buf, &q), 0);
+	REQUIRE_EQ(host_qdisc_from_msg((struct nlmsghdr *)buf, &q), 0);
 	CHECK_STR(q.kind, "pfifo");
 	CHECK_EQ(q.ifindex, 3);
 	CHECK_EQ(q.handle, 0x80010000);
@@ -271,7 +271,7 @@ TEST(message_with_malformed_options_is_listed_with_options_err)
 	struct qdisc q;
 
 	build_qdisc_msg(buf, 0x80010000, TC_H_ROOT, "pfifo", &half, sizeof(half));
-	REQUIRE_EQ(qdisc_from_msg((struct nlmsghdr *)buf, &q), 0);
+	REQUIRE_EQ(host_qdisc_from_msg((struct nlmsghdr *)buf, &q), 0);
 	CHECK_STR(q.kind, "pfifo");
 	CHECK_EQ(q.options_err, -EBADMSG);
 	CHECK_EQ(q.noptions, 0);
@@ -283,10 +283,10 @@ TEST(message_without_kind_or_with_a_long_kind_is_ebadmsg)
 	struct qdisc q = {.ifindex = 42};
 
 	build_qdisc_msg(buf, 0, TC_H_ROOT, "a-kind-name-too-long-for-tc", NULL, 0);
-	CHECK_EQ(qdisc_from_msg((struct nlmsghdr *)buf, &q), -EBADMSG);
+	CHECK_EQ(host_qdisc_from_msg((struct nlmsghdr *)buf, &q), -EBADMSG);
 	build_qdisc_msg(buf, 0, TC_H_ROOT, "pfifo", NULL, 0);
 	((struct nlmsghdr *)buf)->nlmsg_len = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct tcmsg));
-	CHECK_EQ(qdisc_from_msg((struct nlmsghdr *)buf, &q), -EBADMSG);
+	CHECK_EQ(host_qdisc_from_msg((struct nlmsghdr *)buf, &q), -EBADMSG);
 	CHECK_EQ(q.ifindex, 42);
 }
 
@@ -310,13 +310,13 @@ TEST(tree_of_mq_with_default_children)
 	};
 	struct qdisc *root = NULL;
 
-	REQUIRE_EQ(qdisc_tree(all, 5, 2, &root), 0);
+	REQUIRE_EQ(host_qdisc_tree(all, 5, 2, &root), 0);
 	CHECK_STR(root->kind, "mq");
 	REQUIRE_EQ(root->nchildren, 2);
 	CHECK_EQ(root->children[0].parent, 1); /* sorted by queue */
 	CHECK_EQ(root->children[1].parent, 2);
 	CHECK_EQ(root->children[0].nchildren, 0);
-	qdisc_free_children(root);
+	host_qdisc_free_children(root);
 	free(root);
 }
 
@@ -331,17 +331,17 @@ TEST(tree_of_htb_with_leaves)
 	};
 	struct qdisc *root = NULL;
 
-	REQUIRE_EQ(qdisc_tree(all, 5, 5, &root), 0);
+	REQUIRE_EQ(host_qdisc_tree(all, 5, 5, &root), 0);
 	CHECK_STR(root->kind, "htb");
 	REQUIRE_EQ(root->nchildren, 2);
 	CHECK_STR(root->children[0].kind, "pfifo");
 	CHECK_STR(root->children[1].kind, "fq_codel");
 	REQUIRE_EQ(root->children[1].nchildren, 1);
 	CHECK_STR(root->children[1].children[0].kind, "bfifo");
-	qdisc_free_children(root);
+	host_qdisc_free_children(root);
 	free(root);
 	root = (struct qdisc *)0x1;
-	CHECK_EQ(qdisc_tree(all, 5, 9, &root), -ENOENT);
+	CHECK_EQ(host_qdisc_tree(all, 5, 9, &root), -ENOENT);
 	CHECK(root == (struct qdisc *)0x1);
 }
 
@@ -349,12 +349,12 @@ TEST(handles_format_as_tc_writes_them)
 {
 	char buf[16];
 
-	qdisc_format_handle(TC_H_ROOT, buf, sizeof(buf));
+	host_qdisc_format_handle(TC_H_ROOT, buf, sizeof(buf));
 	CHECK_STR(buf, "root");
-	qdisc_format_handle(0x80010000, buf, sizeof(buf));
+	host_qdisc_format_handle(0x80010000, buf, sizeof(buf));
 	CHECK_STR(buf, "8001:");
-	qdisc_format_handle(0x00010010, buf, sizeof(buf));
+	host_qdisc_format_handle(0x00010010, buf, sizeof(buf));
 	CHECK_STR(buf, "1:10");
-	qdisc_format_handle(0, buf, sizeof(buf));
+	host_qdisc_format_handle(0, buf, sizeof(buf));
 	CHECK_STR(buf, "0:");
 }

@@ -101,8 +101,8 @@ TEST(htb_and_pfifo_counters_are_what_tc_read_from_the_same_dump)
 		char handle[16];
 		struct qdisc q;
 
-		REQUIRE_EQ(qdisc_from_msg((const struct nlmsghdr *)d.msg[i], &q), 0);
-		qdisc_format_handle(q.handle, handle, sizeof(handle));
+		REQUIRE_EQ(host_qdisc_from_msg((const struct nlmsghdr *)d.msg[i], &q), 0);
+		host_qdisc_format_handle(q.handle, handle, sizeof(handle));
 		for (size_t j = 0; j < d.ntc; j++)
 			if (!strcmp(d.tc[j].handle, handle))
 				t = &d.tc[j];

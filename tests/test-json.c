@@ -200,3 +200,18 @@ TEST(write_is_pretty_and_ends_with_a_newline)
 	CHECK(buf[strlen(buf) - 1] == '\n');
 	json_free(doc);
 }
+
+TEST(say_error_words_a_parse_error)
+{
+	struct json_error e = {0};
+	struct jval *v = NULL;
+	char buf[160];
+
+	REQUIRE_EQ(json_parse("{\n  \"a\": tru }", 14, &v, &e), -EINVAL);
+	CHECK_EQ(json_say_error(&e, buf, sizeof(buf)), -EINVAL);
+	CHECK(!strncmp(buf, "not JSON: line 2, column ", 25));
+	CHECK(strstr(buf, e.reason) != NULL);
+	e = (struct json_error){.reason = "no document"};
+	CHECK_EQ(json_say_error(&e, buf, sizeof(buf)), -EINVAL);
+	CHECK_STR(buf, "not JSON: no document");
+}

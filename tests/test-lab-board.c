@@ -114,6 +114,33 @@ TEST(mq_of_one_kind_is_that_kind)
 	host_free(&h);
 }
 
+TEST(root_options_are_spelled_by_the_kinds_tables)
+{
+	struct host h;
+	struct lab_profile p;
+	struct lab_board b;
+	struct qdisc *q;
+
+	REQUIRE_EQ(board_host("wandboard", &h), 0);
+	q = h.ifaces[0].qdisc;
+	snprintf(q->kind, sizeof(q->kind), "codel");
+	q->noptions = 0;
+	q->options[q->noptions++] = value_uint("limit_packets", 600, UNIT_PACKETS);
+	q->options[q->noptions++] = value_uint("target_us", 3000, UNIT_US);
+	q->options[q->noptions++] = value_uint("interval_us", 60000, UNIT_US);
+	q->options[q->noptions++] = value_bool("ecn", true);
+	q->options[q->noptions++] = value_uint("ce_threshold_us", 1000, UNIT_US); /* not modelled */
+	REQUIRE_EQ(lab_board_profile(&h, 0, &p, &b, err, sizeof(err)), 0);
+	CHECK_STR(p.qdisc, "codel limit 600 target 3000us interval 60000us ecn");
+	snprintf(q->kind, sizeof(q->kind), "fq");
+	q->noptions = 0;
+	q->options[q->noptions++] = value_uint("quantum_bytes", 3028, UNIT_BYTES);
+	q->options[q->noptions++] = value_uint("limit_packets", 10000, UNIT_PACKETS);
+	REQUIRE_EQ(lab_board_profile(&h, 0, &p, &b, err, sizeof(err)), 0);
+	CHECK_STR(p.qdisc, "fq limit 10000 quantum 3028");
+	host_free(&h);
+}
+
 /* A plan of one target "eth0" with the given root qdisc and extra steps. */
 static void plan_with(struct plan *pl, const char *root)
 {

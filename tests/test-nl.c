@@ -279,7 +279,7 @@ TEST(real_link_dump_lists_loopback)
 	/* The socket stays usable for a second dump of another kind. */
 	struct qdisc *qdiscs = NULL;
 	size_t nq = 0;
-	CHECK_EQ(qdisc_list(nl, &qdiscs, &nq), 0);
+	CHECK_EQ(host_qdisc_list(nl, &qdiscs, &nq), 0);
 	free(qdiscs);
 	nl_close(nl);
 }

@@ -41,7 +41,7 @@ TEST(every_kind_is_found_by_its_name_and_no_name_twice)
 	/* The kinds the audit decoded and fix wrote before the tables were one. */
 	CHECK(n >= 10);
 	for (const char *const *name =
-		 (const char *const[]){"fq_codel", "fq", "cake", "pfifo", "bfifo",
+		 (const char *const[]){"fq_codel", "fq", "cake", "codel", "pfifo", "bfifo",
 				       "pfifo_head_drop", "pfifo_fast", "prio", "tbf", "htb", NULL};
 	     *name; name++)
 		CHECK(qkind_find(*name) != NULL);
@@ -529,4 +529,61 @@ TEST(the_tables_keys_are_the_documented_ones)
 				k->attrs[a].key);
 	}
 	CHECK(!qkind_key_value("nonesuch_us", &v));
+}
+
+TEST(the_fifo_and_builtin_kinds_are_the_tables)
+{
+	CHECK(qkind_is_fifo("pfifo") && qkind_is_fifo("bfifo") && qkind_is_fifo("pfifo_fast"));
+	CHECK(qkind_is_fifo("pfifo_head_drop"));
+	CHECK(!qkind_is_fifo("fq_codel") && !qkind_is_fifo("mq") && !qkind_is_fifo("nosuch"));
+	CHECK(qkind_is_builtin("pfifo_fast") && qkind_is_builtin("pfifo") &&
+	      qkind_is_builtin("mq"));
+	CHECK(!qkind_is_builtin("fq_codel") && !qkind_is_builtin("cake") && !qkind_is_builtin("x"));
+	/* a kind whose defaults are known has them for every option it reports */
+	for (size_t i = 0; qkind_at(i); i++) {
+		const struct qkind *k = qkind_at(i);
+
+		for (size_t j = 0; k->known_defaults && j < k->nattrs; j++) {
+			const struct qattr *a = &k->attrs[j];
+
+			if (a->key && (a->flags & QA_LINK_DEFAULT))
+				CHECK(a->mtu_frames > 0);
+		}
+	}
+}
+
+TEST(the_kernels_defaults_read_as_defaults)
+{
+	const struct qkind *fq_codel = qkind_find("fq_codel"), *fq = qkind_find("fq");
+	struct value v[] = {
+	    value_uint("limit_packets", 10240, UNIT_PACKETS),
+	    value_uint("flows", 1024, UNIT_NONE),
+	    value_uint("quantum_bytes", 1514, UNIT_BYTES),
+	    value_uint("target_us", 5000, UNIT_US),
+	    value_uint("interval_us", 100000, UNIT_US),
+	    value_uint("memory_limit_bytes", 32u << 20, UNIT_BYTES),
+	    value_bool("ecn", true),
+	    value_uint("drop_batch_packets", 64, UNIT_PACKETS),
+	    value_uint("ce_threshold_us", 1000, UNIT_US),
+	};
+	struct value f[] = {
+	    value_uint("buckets", 1024, UNIT_NONE),
+	    value_uint("quantum_bytes", 3028, UNIT_BYTES),
+	    value_uint("initial_quantum_bytes", 15140, UNIT_BYTES),
+	    value_uint("low_rate_threshold_bps", 550000, UNIT_BPS),
+	    value_uint("maxrate_bps", 8000000, UNIT_BPS),
+	};
+
+	CHECK(qkind_shown_defaults(fq_codel, v, 8, 1514));
+	CHECK(!qkind_shown_defaults(fq_codel, v, 8, 9014)); /* quantum is one frame */
+	CHECK(qkind_shown_defaults(fq_codel, v, 0, 1514));  /* nothing reported */
+	CHECK(!qkind_shown_defaults(fq_codel, v, 9, 1514)); /* ce_threshold is set */
+	v[6].u = 0;					    /* noecn */
+	CHECK(!qkind_shown_defaults(fq_codel, v, 8, 1514));
+	CHECK(qkind_shown_defaults(fq, f, 4, 1514));
+	CHECK(!qkind_shown_defaults(fq, f, 5, 1514)); /* a maxrate is reported only when set */
+	f[0].u = 2048;
+	CHECK(!qkind_shown_defaults(fq, f, 4, 1514));
+	CHECK(!qkind_shown_defaults(qkind_find("cake"), NULL, 0, 1514)); /* not known */
+	CHECK(!qkind_shown_defaults(NULL, NULL, 0, 1514));
 }

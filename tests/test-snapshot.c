@@ -44,7 +44,7 @@ static struct qdisc decoded(const char *kind, const void *opts, size_t len, uint
 	struct qdisc q = {.handle = handle, .parent = parent, .ifindex = 7};
 
 	strcpy(q.kind, kind);
-	if (qdisc_decode_options(&q, opts, len) < 0)
+	if (host_qdisc_decode_options(&q, opts, len) < 0)
 		q.options_err = -EBADMSG;
 	return q;
 }
@@ -280,7 +280,7 @@ TEST(the_round_trip_tree_has_every_decoder_s_options)
 	CHECK_EQ(c[1].noptions, 13); /* fq */
 	CHECK(c[2].noptions >= 2);   /* cake */
 	CHECK_EQ(c[6].options_err, -EBADMSG);
-	CHECK(qdisc_option(h.ifaces[0].qdisc, "default_class") != NULL);
+	CHECK(host_qdisc_option(h.ifaces[0].qdisc, "default_class") != NULL);
 	host_free(&h);
 }
 

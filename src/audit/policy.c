@@ -7,12 +7,13 @@
 #include <debloat/units.h>
 
 #include "base/array.h"
+#include "base/say.h"
 #include "drivers.h"
 #include "host/avail.h"
 #include "host/host.h"
 #include "host/qdisc.h"
 #include "policy.h"
-#include "base/say.h"
+#include "qdisc/qkind.h"
 
 const char *grade_name(enum grade g)
 {
@@ -58,12 +59,6 @@ int64_t policy_fifo_delay_us(uint64_t packets, uint32_t mtu, uint32_t speed_mbps
 	if (packets > UINT64_MAX / 8 / frame)
 		return -1;
 	return policy_bytes_delay_us(packets * frame, speed_mbps);
-}
-
-bool policy_is_fifo(const char *kind)
-{
-	return !strcmp(kind, "pfifo_fast") || !strcmp(kind, "pfifo") || !strcmp(kind, "bfifo") ||
-	       !strcmp(kind, "pfifo_head_drop");
 }
 
 static enum severity severity_for(int64_t delay_us)
@@ -165,12 +160,12 @@ static void fifo_limit(const struct iface *ifc, const struct qdisc *q, uint64_t 
 
 	*packets = *bytes = 0;
 	if (!strcmp(q->kind, "bfifo")) {
-		limit = qdisc_option(q, "limit_bytes");
+		limit = host_qdisc_option(q, "limit_bytes");
 		*bytes = limit ? limit->u : (uint64_t)ifc->txqueuelen * ifc->mtu;
 		return;
 	}
 	/* pfifo_fast has no limit of its own: each band holds txqueuelen packets. */
-	limit = strcmp(q->kind, "pfifo_fast") ? qdisc_option(q, "limit_packets") : NULL;
+	limit = strcmp(q->kind, "pfifo_fast") ? host_qdisc_option(q, "limit_packets") : NULL;
 	*packets = limit ? limit->u : ifc->txqueuelen ? ifc->txqueuelen : 1;
 }
 
@@ -188,7 +183,7 @@ static uint64_t drain_rate_bps(const struct iface *ifc, const struct qdisc *pare
 
 	*why = NULL;
 	if (parent && !strcmp(parent->kind, "tbf")) {
-		rate = qdisc_option(parent, "rate_bps");
+		rate = host_qdisc_option(parent, "rate_bps");
 		if (rate && rate->u)
 			return rate->u;
 	}
@@ -219,7 +214,7 @@ static int64_t delay_at_rate_us(uint64_t bytes, uint64_t rate_bps)
 
 static void scan_fifos(struct fifo_scan *s, const struct qdisc *q, const struct qdisc *parent)
 {
-	if (policy_is_fifo(q->kind)) {
+	if (qkind_is_fifo(q->kind)) {
 		uint64_t packets, bytes, rate;
 		const char *why;
 		int64_t d;
@@ -337,7 +332,7 @@ static void find_fifo(const struct iface *ifc, const struct host *host, struct v
 		    "(each TX queue gets a new fq_codel)",
 		    ifc->name);
 	} else {
-		qdisc_format_handle(s.worst->parent, handle, sizeof(handle));
+		host_qdisc_format_handle(s.worst->parent, handle, sizeof(handle));
 		say(f->recommendation, sizeof(f->recommendation),
 		    "tc qdisc replace dev %s parent %s fq_codel%s", ifc->name, handle, params);
 	}
@@ -927,7 +922,7 @@ unsigned policy_sysctls(const struct sysctl_entry *sysctls, size_t n, struct fin
 		memset(f, 0, sizeof(*f));
 		f->delay_us = -1;
 		f->severity = SEVERITY_INFO;
-		if (!strcmp(s->name, "net.core.default_qdisc") && policy_is_fifo(s->value)) {
+		if (!strcmp(s->name, "net.core.default_qdisc") && qkind_is_fifo(s->value)) {
 			f->code = "default-qdisc-fifo";
 			say(f->message, sizeof(f->message),
 			    "net.core.default_qdisc is %s: new interfaces and mq's queues get a "

@@ -132,7 +132,6 @@ enum tristate policy_bql_in_use(const struct iface *ifc, const char **reason);
 int64_t policy_fifo_delay_us(uint64_t packets, uint32_t mtu, uint32_t speed_mbps);
 int64_t policy_bytes_delay_us(uint64_t bytes, uint32_t speed_mbps);
 enum grade policy_grade(int64_t delay_us);
-bool policy_is_fifo(const char *kind);
 /*
  * fq_codel's limit and quantum for a link of this speed (docs/design/host-tuning.md
  * section 1), as tc words with a leading space: " limit 800 quantum 300"; "" where the

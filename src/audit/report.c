@@ -50,8 +50,8 @@ static void print_qdisc(struct printer *p, const struct qdisc *q, unsigned level
 {
 	char handle[16], parent[16];
 
-	qdisc_format_handle(q->handle, handle, sizeof(handle));
-	qdisc_format_handle(q->parent, parent, sizeof(parent));
+	host_qdisc_format_handle(q->handle, handle, sizeof(handle));
+	host_qdisc_format_handle(q->parent, parent, sizeof(parent));
 	print_indent(p, level);
 	print_text(p, "qdisc");
 	print_str(p, "kind", q->kind, PRINT_BARE);

@@ -1,16 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* json.c - json.h over json-c: the one place that includes its headers. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
+#include "fsutil.h"
 #include "json.h"
+#include "say.h"
 
 #ifndef JSON_TOKENER_ALLOW_TRAILING_CHARS /* json-c < 0.15: strict mode did not check */
 #define JSON_TOKENER_ALLOW_TRAILING_CHARS 0
@@ -226,76 +225,21 @@ int json_parse(const char *buf, size_t len, struct jval **out, struct json_error
 	return 0;
 }
 
-/* Read at most max bytes; one more byte than that means the file is too big. */
-static int read_capped(int fd, size_t max, char **buf_out, size_t *len_out)
+int json_say_error(const struct json_error *e, char *buf, size_t len)
 {
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap), *grown;
-	ssize_t n;
-
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		if (len == cap) {
-			if (cap > max) {
-				free(buf);
-				return -EFBIG;
-			}
-			cap = cap * 2 > max + 1 ? max + 1 : cap * 2;
-			grown = realloc(buf, cap);
-			if (!grown) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = grown;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int r = -errno;
-			free(buf);
-			return r;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-		if (len > max) {
-			free(buf);
-			return -EFBIG;
-		}
-	}
-	*buf_out = buf;
-	*len_out = len;
-	return 0;
+	if (e->line)
+		return say_einval(buf, len, "not JSON: line %u, column %u: %s", e->line, e->column,
+				  e->reason);
+	return say_einval(buf, len, "not JSON: %s", e->reason);
 }
 
 int json_read_file(const char *path, size_t max_bytes, struct jval **out, struct json_error *err)
 {
-	struct stat st;
-	char *buf = NULL;
-	size_t len = 0;
-	int fd, r;
+	char *buf;
+	size_t len;
+	int r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	if (S_ISDIR(st.st_mode)) {
-		close(fd);
-		return -EISDIR;
-	}
-	/* The stat size is only a hint (pipes, /proc); read_capped enforces the limit. */
-	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes) {
-		close(fd);
-		return -EFBIG;
-	}
-	r = read_capped(fd, max_bytes, &buf, &len);
-	close(fd);
+	r = read_file_capped(path, max_bytes, 0, &buf, &len);
 	if (r < 0)
 		return r;
 	r = json_parse(buf, len, out, err);

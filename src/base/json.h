@@ -70,6 +70,11 @@ const char *json_text(struct jval *v, size_t *len);
 #define JSON_COST_ARRAY	      300
 #define JSON_COST_VALUE	      80
 int json_parse(const char *buf, size_t len, struct jval **out, struct json_error *err);
+/*
+ * Say what json_parse's -EINVAL was into buf: "not JSON: line 3, column 7: REASON", or
+ * "not JSON: REASON" where e has no position. Returns -EINVAL.
+ */
+int json_say_error(const struct json_error *e, char *buf, size_t len);
 /* Read and parse a file of at most max_bytes; -EFBIG beyond that. */
 int json_read_file(const char *path, size_t max_bytes, struct jval **out, struct json_error *err);
 

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "exporter/http.h"
 
 /* ---- the request parser ---- */
@@ -196,10 +197,7 @@ struct conn {
 
 static int64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(mono_ns() / 1000000);
 }
 
 static void conn_close(struct conn *c)

@@ -167,8 +167,8 @@ static void collect_qdisc(struct prom *w, const char *device, const struct qdisc
 	struct qdisc_labels ql;
 	const struct prom_label *l = ql.l;
 
-	qdisc_format_handle(q->handle, ql.handle, sizeof(ql.handle));
-	qdisc_format_handle(q->parent, ql.parent, sizeof(ql.parent));
+	host_qdisc_format_handle(q->handle, ql.handle, sizeof(ql.handle));
+	host_qdisc_format_handle(q->parent, ql.parent, sizeof(ql.parent));
 	ql.l[0] = (struct prom_label){"device", device};
 	ql.l[1] = (struct prom_label){"kind", q->kind};
 	ql.l[2] = (struct prom_label){"handle", ql.handle};

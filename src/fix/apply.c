@@ -14,9 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fix/apply.h"
+#include "base/clock.h"
 #include "base/fsutil.h"
 #include "base/say.h"
+#include "fix/apply.h"
 
 static unsigned env_step(const char *name)
 {
@@ -268,10 +269,7 @@ restore_journal:
 
 static int64_t now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (int64_t)(mono_ns() / 1000000);
 }
 
 int apply_confirm(const struct apply_env *e)

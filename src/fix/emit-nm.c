@@ -192,10 +192,6 @@ int emit_nm(const struct plan *p, struct emit *e)
 		if (emit_target_wanted(&p->targets[ti]))
 			one_target(p, ti, e, props);
 	free(props);
-	for (size_t i = 0; i < p->nsteps && !e->err; i++)
-		if (p->steps[i].target < 0 && emit_step_wanted(p, &p->steps[i]))
-			emit_cannot(e, NULL, &p->steps[i],
-				    "host-wide: `debloat fix --emit networkd` writes it for "
-				    "sysctl.d");
+	emit_cannot_host_wide(p, e);
 	return e->err;
 }

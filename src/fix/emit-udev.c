@@ -60,10 +60,6 @@ int emit_udev(const struct plan *p, struct emit *e)
 			    name, name, s->knob.queue, s->after);
 		}
 	}
-	for (size_t i = 0; i < p->nsteps && !e->err; i++)
-		if (p->steps[i].target < 0 && emit_step_wanted(p, &p->steps[i]))
-			emit_cannot(e, NULL, &p->steps[i],
-				    "host-wide: `debloat fix --emit networkd` writes it for "
-				    "sysctl.d");
+	emit_cannot_host_wide(p, e);
 	return e->err;
 }

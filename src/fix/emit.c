@@ -154,6 +154,15 @@ bool emit_step_wanted(const struct plan *p, const struct plan_step *s)
 	return s->target < 0 || emit_target_wanted(&p->targets[s->target]);
 }
 
+void emit_cannot_host_wide(const struct plan *p, struct emit *e)
+{
+	for (size_t i = 0; i < p->nsteps && !e->err; i++)
+		if (p->steps[i].target < 0 && emit_step_wanted(p, &p->steps[i]))
+			emit_cannot(e, NULL, &p->steps[i],
+				    "host-wide: `debloat fix --emit networkd` writes it for "
+				    "sysctl.d");
+}
+
 /* Printable, and nothing a file format would read as quoting or a line's end. */
 static bool value_plain(const char *v)
 {

@@ -98,6 +98,9 @@ void emit_cannot(struct emit *e, struct emit_file *f, const struct plan_step *s,
 void emit_warn(struct emit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Is this step part of the setup to emit (see above)? */
 bool emit_step_wanted(const struct plan *p, const struct plan_step *s);
+/* Warn about every wanted host-wide step (sysctls): a per-link format cannot hold them,
+ * and `--emit networkd` writes them for sysctl.d. */
+void emit_cannot_host_wide(const struct plan *p, struct emit *e);
 /* Is this target to be emitted at all? */
 bool emit_target_wanted(const struct plan_target *t);
 

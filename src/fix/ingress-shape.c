@@ -150,7 +150,7 @@ static int ingress_kind(int ifindex, char *kind, size_t len)
 	r = nl_open(&nl);
 	if (r < 0)
 		return r;
-	r = qdisc_list(nl, &all, &n);
+	r = host_qdisc_list(nl, &all, &n);
 	nl_close(nl);
 	if (r < 0)
 		return r;

@@ -696,57 +696,20 @@ int journal_remove_file(const char *path)
 
 int journal_read_file(const char *path, struct journal *out, char *err, size_t errlen)
 {
-	struct stat st;
-	char *buf, *bigger;
-	size_t len = 0, cap;
-	ssize_t got;
-	int fd, r = 0;
+	char *buf;
+	size_t len;
+	int r;
 
 	say(err, errlen, "%s", "");
 	journal_init(out);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		say(err, errlen, "%s: not a regular file", path);
-		return -EINVAL;
-	}
-	cap =
-	    st.st_size > 0 && st.st_size < (off_t)JOURNAL_MAX_BYTES ? (size_t)st.st_size + 1 : 4096;
-	buf = malloc(cap);
-	/* Read to EOF, not st_size: an append may land between fstat and read. */
-	while (buf) {
-		if (len == cap) {
-			bigger = cap > JOURNAL_MAX_BYTES ? NULL : realloc(buf, cap * 2);
-			if (!bigger) {
-				r = cap > JOURNAL_MAX_BYTES ? -EFBIG : -ENOMEM;
-				break;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
-		got = read(fd, buf + len, cap - len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0) {
-			r = got < 0 ? -errno : 0;
-			break;
-		}
-		len += (size_t)got;
-	}
-	close(fd);
-	if (!buf)
-		return -ENOMEM;
+	r = read_file_capped(path, JOURNAL_MAX_BYTES, READ_REGULAR | READ_NOFOLLOW, &buf, &len);
+	if (r == -EISDIR || r == -EINVAL)
+		return say_einval(err, errlen, "%s: not a regular file", path);
 	if (r == -EFBIG)
 		say(err, errlen, "%s: larger than %u bytes", path, JOURNAL_MAX_BYTES);
-	if (!r)
-		r = journal_parse(buf, len, path, out, err, errlen);
+	if (r < 0)
+		return r;
+	r = journal_parse(buf, len, path, out, err, errlen);
 	free(buf);
 	return r;
 }

@@ -20,16 +20,17 @@
 #include <linux/rtnetlink.h>
 
 #include "base/array.h"
+#include "base/nl.h"
 #include "debloat/units.h"
-#include "fix/knob.h"
 #include "fix/ingress-shape.h"
+#include "fix/knob.h"
 #include "fix/qdisc-opts.h"
 #include "host/ethtool.h"
 #include "host/link.h"
 #include "host/qdisc.h"
 #include "host/sysctl.h"
 #include "host/sysfs.h"
-#include "base/nl.h"
+#include "qdisc/qkind.h"
 
 /* DQL's own maximum (UINT_MAX / 2 - UINT_MAX / 16): what limit_max "max" means. */
 #define BQL_LIMIT_MAX 1879048192ULL
@@ -227,7 +228,7 @@ static int add_tree_qdisc(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_type != RTM_NEWQDISC)
 		return 0;
-	r = qdisc_from_msg(nlh, &q);
+	r = host_qdisc_from_msg(nlh, &q);
 	if (r < 0)
 		return r;
 	if (q.ifindex != d->ifindex)
@@ -236,7 +237,7 @@ static int add_tree_qdisc(const struct nlmsghdr *nlh, void *data)
 	if (r < 0)
 		return r;
 	if (d->n == d->cap) {
-		/* Two arrays of one length: qdisc_tree wants the qdiscs contiguous. */
+		/* Two arrays of one length: host_qdisc_tree wants the qdiscs contiguous. */
 		size_t cap = d->cap, cap2 = d->cap;
 		struct qdisc *all = array_grow(d->all, &cap, sizeof(*all), 8, TREE_MAX_QDISCS, &r);
 		struct raw_qdisc *raws;
@@ -342,7 +343,7 @@ struct root_state {
 static void root_state_free(struct root_state *st)
 {
 	if (st->root) {
-		qdisc_free_children(st->root);
+		host_qdisc_free_children(st->root);
 		free(st->root);
 		st->root = NULL;
 	}
@@ -548,7 +549,7 @@ static int root_state_read(const struct knob *k, const struct knob_env *env, str
 	nl_close(nl);
 	if (r < 0)
 		goto fail;
-	r = qdisc_tree(st->dump.all, st->dump.n, st->ifindex, &st->root);
+	r = host_qdisc_tree(st->dump.all, st->dump.n, st->ifindex, &st->root);
 	if (r == -ENOENT) {
 		st->root = NULL; /* nothing listed at the root: the kernel's own noop */
 		snprintf(st->spec, sizeof(st->spec), "default");
@@ -574,7 +575,7 @@ static int root_state_read(const struct knob *k, const struct knob_env *env, str
 		return 0;
 	}
 	if (r == -EOPNOTSUPP) {
-		qdisc_format_handle(st->root->handle, handle, sizeof(handle));
+		host_qdisc_format_handle(st->root->handle, handle, sizeof(handle));
 		if (st->root->nchildren)
 			snprintf(st->spec, sizeof(st->spec), "other: %s %s with %zu child qdisc%s",
 				 st->root->kind, handle, st->root->nchildren,
@@ -594,54 +595,15 @@ fail:
 
 /* ---- the root qdisc: knob_root_is_default ---- */
 
-struct expected {
-	const char *key;
-	uint64_t value;
-};
-
-/* Every listed option that is present has its value (older kernels report fewer). */
-static bool options_are(const struct qdisc *q, const struct expected *e, size_t n,
-			const char *const *absent, size_t nabsent)
-{
-	if (q->options_err)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		const struct value *v = qdisc_option(q, e[i].key);
-
-		if (v && v->u != e[i].value)
-			return false;
-	}
-	for (size_t i = 0; i < nabsent; i++)
-		if (qdisc_option(q, absent[i]))
-			return false;
-	return true;
-}
+/*
+ * The frame the kernel's link-dependent defaults (fq_codel's and fq's quanta) are
+ * multiples of: a 1500-byte MTU plus Ethernet's header. knob_root_is_default is not
+ * told the link, so a default tree on a link of another MTU reads as a spec.
+ */
+#define KNOB_DEFAULT_FRAME 1514
 
 static bool leaf_is_default(const struct qdisc *q, const char *default_kind)
 {
-	static const struct expected fq_codel[] = {
-	    {"limit_packets", 10240},	       {"flows", 1024},
-	    {"quantum_bytes", 1514},	       {"target_us", 5000},
-	    {"interval_us", 100000},	       {"ecn", 1},
-	    {"memory_limit_bytes", 32u << 20}, {"drop_batch_packets", 64},
-	};
-	static const struct expected fq[] = {
-	    {"limit_packets", 10000},
-	    {"flow_limit_packets", 100},
-	    {"quantum_bytes", 3028},
-	    {"initial_quantum_bytes", 15140},
-	    {"rate_enable", 1},
-	    {"buckets", 1024},
-	    {"refill_delay_us", 40000},
-	    {"orphan_mask", 1023},
-	    {"low_rate_threshold_bps", 550000},
-	    {"timer_slack_ns", 10000},
-	    {"horizon_us", 10000000},
-	    {"horizon_drop", 1},
-	};
-	static const char *const fq_codel_absent[] = {"ce_threshold_us"};
-	static const char *const fq_absent[] = {"maxrate_bps", "ce_threshold_us"};
-
 	if (TC_H_MAJ(q->handle) == 0)
 		return true; /* made by the kernel */
 	/*
@@ -651,14 +613,11 @@ static bool leaf_is_default(const struct qdisc *q, const char *default_kind)
 	 */
 	if (!strcmp(q->kind, "pfifo_fast"))
 		return false;
-	if (strcmp(q->kind, default_kind))
+	if (strcmp(q->kind, default_kind) || q->options_err)
 		return false;
-	if (!strcmp(q->kind, "fq_codel"))
-		return options_are(q, fq_codel, COUNT(fq_codel), fq_codel_absent,
-				   COUNT(fq_codel_absent));
-	if (!strcmp(q->kind, "fq"))
-		return options_are(q, fq, COUNT(fq), fq_absent, COUNT(fq_absent));
-	return false; /* a default kind whose defaults we do not know */
+	/* false for a default kind whose table does not know its defaults */
+	return qkind_shown_defaults(qkind_find(q->kind), q->options, q->noptions,
+				    KNOB_DEFAULT_FRAME);
 }
 
 int knob_root_is_default(const struct qdisc *root, const char *default_kind)

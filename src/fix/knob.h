@@ -182,16 +182,17 @@ int knob_txqueuelen_request(int ifindex, uint32_t txqueuelen, uint32_t seq, void
 int knob_gso_max_size_request(int ifindex, uint32_t size, uint32_t seq, void *buf, size_t len);
 
 /*
- * Is this root qdisc (kind + its decoded options, children attached as qdisc_tree
+ * Is this root qdisc (kind + its decoded options, children attached as host_qdisc_tree
  * does) what a distribution would leave there on its own: noqueue, noop (a device
  * that is down), mq whose children are all default_kind with default options, or
  * default_kind itself with default options? A qdisc with handle 0 is one the kernel
  * attached itself, so it always counts (with its default options by construction); a
  * pfifo_fast with a handle was added by someone (`tc qdisc add ... pfifo_fast`) and
- * does not count: deleting it would leave the device's own default, noqueue on a veth. fq_codel's defaults are the kernel's: limit 10240 flows
- * 1024 quantum 1514 target 5ms interval 100ms ecn memory_limit 32Mb drop_batch 64, no
- * CE threshold, as systemd's default_qdisc=fq_codel leaves it. default_kind NULL:
- * "pfifo_fast".
+ * does not count: deleting it would leave the device's own default, noqueue on a veth.
+ * Default options are the kernel's as the kind's table gives them (qkind_shown_defaults:
+ * fq_codel and fq; their quanta for a 1500-byte Ethernet link), as systemd's
+ * default_qdisc=fq_codel leaves them; any other default kind with a handle counts as set.
+ * default_kind NULL: "pfifo_fast".
  */
 struct qdisc;
 int knob_root_is_default(const struct qdisc *root, const char *default_kind);

@@ -10,6 +10,7 @@
 
 #include "base/gz.h"
 #include "host/avail.h"
+#include "qdisc/qkind.h"
 
 const char *const avail_qdisc_kinds[HOST_NQDISC_KINDS] = {
     "fq_codel", "fq", "cake", "codel", "htb", "tbf", "pfifo_fast", "pfifo",
@@ -110,7 +111,7 @@ void avail_qdiscs(const struct host_paths *paths, const char *release,
 				 paths->sysfs ? paths->sysfs : "", kind);
 
 		out[k].kind = kind;
-		if (!strcmp(kind, "pfifo_fast") || !strcmp(kind, "pfifo") ||
+		if (qkind_is_builtin(kind) ||
 		    (paths->sysfs && r > 0 && (size_t)r < sizeof(path) && stat(path, &st) == 0))
 			out[k].avail = QDISC_AVAIL_YES;
 		else if (config)
@@ -132,7 +133,7 @@ bool avail_loaded_or_builtin(const struct host_paths *paths, const char *release
 	struct stat st;
 	int r;
 
-	if (!strcmp(kind, "pfifo_fast") || !strcmp(kind, "pfifo"))
+	if (qkind_is_builtin(kind))
 		return true;
 	r = snprintf(path, sizeof(path), "%s/module/sch_%s", paths->sysfs ? paths->sysfs : "", kind);
 	if (paths->sysfs && r > 0 && (size_t)r < sizeof(path) && stat(path, &st) == 0)

@@ -155,14 +155,14 @@ int host_read(struct host *h, const struct host_paths *paths, char *const names[
 		if (r < 0)
 			goto fail;
 	}
-	qr = qdisc_list(nl, &qdiscs, &nqdiscs);
+	qr = host_qdisc_list(nl, &qdiscs, &nqdiscs);
 	for (size_t i = 0; i < out.n; i++) {
 		struct iface *ifc = &out.ifaces[i];
 
 		if (qr < 0) {
 			iface_note_unreadable(ifc, "qdiscs", qr);
 		} else {
-			r = qdisc_tree(qdiscs, nqdiscs, ifc->ifindex, &ifc->qdisc);
+			r = host_qdisc_tree(qdiscs, nqdiscs, ifc->ifindex, &ifc->qdisc);
 			if (r == -ENOENT)
 				r = qdisc_builtin_root(ifc);
 			if (r == -ENOMEM)

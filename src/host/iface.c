@@ -29,12 +29,12 @@ void iface_note_unreadable(struct iface *ifc, const char *what, int err)
 	ifc->nunreadable++;
 }
 
-void qdisc_free_children(struct qdisc *q)
+void host_qdisc_free_children(struct qdisc *q)
 {
 	if (!q)
 		return;
 	for (size_t i = 0; i < q->nchildren; i++)
-		qdisc_free_children(&q->children[i]);
+		host_qdisc_free_children(&q->children[i]);
 	free(q->children);
 	q->children = NULL;
 	q->nchildren = 0;
@@ -43,7 +43,7 @@ void qdisc_free_children(struct qdisc *q)
 void iface_free(struct iface *ifc)
 {
 	if (ifc->qdisc) {
-		qdisc_free_children(ifc->qdisc);
+		host_qdisc_free_children(ifc->qdisc);
 		free(ifc->qdisc);
 		ifc->qdisc = NULL;
 	}

@@ -157,6 +157,6 @@ void iface_free(struct iface *ifc); /* frees what it points to, not ifc itself *
  * commands to run as root: a name like "$(id>x)" is refused rather than printed.
  */
 const char *iface_name_invalid(const char *name);
-void qdisc_free_children(struct qdisc *q);
+void host_qdisc_free_children(struct qdisc *q);
 
 #endif

@@ -15,7 +15,7 @@
 #include "host/qstats.h"
 #include "qdisc/qkind.h"
 
-int qdisc_decode_options(struct qdisc *q, const void *opts, size_t len)
+int host_qdisc_decode_options(struct qdisc *q, const void *opts, size_t len)
 {
 	const struct qkind *k = qkind_find(q->kind);
 	struct value tmp[QDISC_MAX_OPTIONS];
@@ -33,7 +33,7 @@ int qdisc_decode_options(struct qdisc *q, const void *opts, size_t len)
 	return 0;
 }
 
-int qdisc_from_msg(const struct nlmsghdr *nlh, struct qdisc *out)
+int host_qdisc_from_msg(const struct nlmsghdr *nlh, struct qdisc *out)
 {
 	const struct tcmsg *tcm = nl_msg_header(nlh, sizeof(*tcm));
 	const struct nlattr *tb[TCA_MAX + 1];
@@ -52,8 +52,8 @@ int qdisc_from_msg(const struct nlmsghdr *nlh, struct qdisc *out)
 	q.handle = tcm->tcm_handle;
 	q.parent = tcm->tcm_parent;
 	if (tb[TCA_OPTIONS])
-		q.options_err = qdisc_decode_options(&q, nl_attr_data(tb[TCA_OPTIONS], 0),
-						     nl_attr_len(tb[TCA_OPTIONS]));
+		q.options_err = host_qdisc_decode_options(&q, nl_attr_data(tb[TCA_OPTIONS], 0),
+							  nl_attr_len(tb[TCA_OPTIONS]));
 	qstats_clear(&q);
 	if (tb[TCA_STATS2]) {
 		const struct nlattr *x = tb[TCA_XSTATS];
@@ -66,20 +66,20 @@ int qdisc_from_msg(const struct nlmsghdr *nlh, struct qdisc *out)
 	return 0;
 }
 
-struct qdisc_list {
+struct qdisc_dump {
 	struct qdisc *v;
 	size_t n, cap;
 };
 
 static int add_qdisc(const struct nlmsghdr *nlh, void *data)
 {
-	struct qdisc_list *l = data;
+	struct qdisc_dump *l = data;
 	struct qdisc q;
 	int r;
 
 	if (nlh->nlmsg_type != RTM_NEWQDISC)
 		return 0;
-	r = qdisc_from_msg(nlh, &q);
+	r = host_qdisc_from_msg(nlh, &q);
 	if (r < 0)
 		return r;
 	if (l->n == l->cap) {
@@ -93,10 +93,10 @@ static int add_qdisc(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
-int qdisc_list(struct nl *nl, struct qdisc **out, size_t *n)
+int host_qdisc_list(struct nl *nl, struct qdisc **out, size_t *n)
 {
 	struct tcmsg tcm = {.tcm_family = AF_UNSPEC};
-	struct qdisc_list l = {0};
+	struct qdisc_dump l = {0};
 	int r;
 
 	r = nl_dump(nl, RTM_GETQDISC, &tcm, sizeof(tcm), add_qdisc, &l);
@@ -159,7 +159,7 @@ static int attach_children(struct qdisc *node, const struct qdisc *all, size_t n
 	return 0;
 }
 
-int qdisc_tree(const struct qdisc *all, size_t n, int ifindex, struct qdisc **root)
+int host_qdisc_tree(const struct qdisc *all, size_t n, int ifindex, struct qdisc **root)
 {
 	struct qdisc *r = NULL;
 	int err;
@@ -177,7 +177,7 @@ int qdisc_tree(const struct qdisc *all, size_t n, int ifindex, struct qdisc **ro
 		return -ENOENT;
 	err = attach_children(r, all, n, 0);
 	if (err < 0) {
-		qdisc_free_children(r);
+		host_qdisc_free_children(r);
 		free(r);
 		return err;
 	}
@@ -185,7 +185,7 @@ int qdisc_tree(const struct qdisc *all, size_t n, int ifindex, struct qdisc **ro
 	return 0;
 }
 
-const struct value *qdisc_option(const struct qdisc *q, const char *key)
+const struct value *host_qdisc_option(const struct qdisc *q, const char *key)
 {
 	for (unsigned i = 0; i < q->noptions; i++)
 		if (!strcmp(q->options[i].key, key))
@@ -193,7 +193,7 @@ const struct value *qdisc_option(const struct qdisc *q, const char *key)
 	return NULL;
 }
 
-void qdisc_format_handle(uint32_t handle, char *buf, size_t len)
+void host_qdisc_format_handle(uint32_t handle, char *buf, size_t len)
 {
 	if (handle == TC_H_ROOT)
 		snprintf(buf, len, "root");

@@ -11,6 +11,8 @@
  *   fq_codel                limit_packets, flows, quantum_bytes, target_us,
  *                           interval_us, memory_limit_bytes, ecn, ce_threshold_us,
  *                           drop_batch_packets       (nested TCA_FQ_CODEL_*)
+ *   codel                   limit_packets, target_us, interval_us, ecn,
+ *                           ce_threshold_us          (nested TCA_CODEL_*)
  *   fq                      limit_packets, flow_limit_packets, quantum_bytes,
  *                           initial_quantum_bytes, rate_enable, maxrate_bps, buckets,
  *                           refill_delay_us, orphan_mask, low_rate_threshold_bps,
@@ -39,26 +41,26 @@
  * statistics (TCA_STATS2, host/qstats.h) only out->stats_err, so the qdisc is still
  * listed by kind.
  */
-int qdisc_from_msg(const struct nlmsghdr *nlh, struct qdisc *out);
+int host_qdisc_from_msg(const struct nlmsghdr *nlh, struct qdisc *out);
 
 /* Decode TCA_OPTIONS' payload for q->kind into q->options. -EBADMSG if malformed. */
-int qdisc_decode_options(struct qdisc *q, const void *opts, size_t len);
+int host_qdisc_decode_options(struct qdisc *q, const void *opts, size_t len);
 
 /* Every qdisc of the namespace, flat, in dump order. */
-int qdisc_list(struct nl *nl, struct qdisc **out, size_t *n);
+int host_qdisc_list(struct nl *nl, struct qdisc **out, size_t *n);
 
 /*
  * The egress tree of ifindex from a flat list: the qdisc whose parent is TC_H_ROOT,
  * then, recursively, those whose parent's major number is a node's handle (mq's
  * per-queue children, a classful qdisc's leaves), sorted by parent. *root is a new
- * allocation (free with qdisc_free_children + free). -ENOENT when there is no root.
+ * allocation (free with host_qdisc_free_children + free). -ENOENT when there is no root.
  */
-int qdisc_tree(const struct qdisc *all, size_t n, int ifindex, struct qdisc **root);
+int host_qdisc_tree(const struct qdisc *all, size_t n, int ifindex, struct qdisc **root);
 
 /* The decoded option named key, or NULL. */
-const struct value *qdisc_option(const struct qdisc *q, const char *key);
+const struct value *host_qdisc_option(const struct qdisc *q, const char *key);
 
 /* "8001:", "8001:1", "root", "ingress" */
-void qdisc_format_handle(uint32_t handle, char *buf, size_t len);
+void host_qdisc_format_handle(uint32_t handle, char *buf, size_t len);
 
 #endif

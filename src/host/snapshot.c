@@ -46,17 +46,24 @@ struct builder {
 	int err; /* the first error; later calls do nothing */
 };
 
-static void put(struct builder *b, struct jval *obj, const char *key, struct jval *v)
+/* May v be added? Not after an earlier error (v is freed) nor when it is NULL (-ENOMEM). */
+static bool builder_takes(struct builder *b, struct jval *v)
 {
 	if (b->err) {
 		json_free(v);
-		return;
+		return false;
 	}
 	if (!v) {
 		b->err = -ENOMEM;
-		return;
+		return false;
 	}
-	b->err = json_set(obj, key, v);
+	return true;
+}
+
+static void put(struct builder *b, struct jval *obj, const char *key, struct jval *v)
+{
+	if (builder_takes(b, v))
+		b->err = json_set(obj, key, v);
 }
 
 static void put_null(struct builder *b, struct jval *obj, const char *key)
@@ -91,15 +98,8 @@ static void put_feature(struct builder *b, struct jval *obj, const char *key, en
 
 static void append(struct builder *b, struct jval *arr, struct jval *v)
 {
-	if (b->err) {
-		json_free(v);
-		return;
-	}
-	if (!v) {
-		b->err = -ENOMEM;
-		return;
-	}
-	b->err = json_append(arr, v);
+	if (builder_takes(b, v))
+		b->err = json_append(arr, v);
 }
 
 static const char *errno_name(int err)
@@ -152,9 +152,9 @@ static struct jval *build_qdisc(struct builder *b, const struct qdisc *q)
 		return NULL;
 	}
 	put(b, o, "kind", json_new_string(q->kind));
-	qdisc_format_handle(q->handle, handle, sizeof(handle));
+	host_qdisc_format_handle(q->handle, handle, sizeof(handle));
 	put(b, o, "handle", json_new_string(handle));
-	qdisc_format_handle(q->parent, handle, sizeof(handle));
+	host_qdisc_format_handle(q->parent, handle, sizeof(handle));
 	put(b, o, "parent", json_new_string(handle));
 	for (unsigned i = 0; i < q->noptions && i < QDISC_MAX_OPTIONS; i++)
 		put(b, o, q->options[i].key, build_value(&q->options[i]));
@@ -643,7 +643,7 @@ static int read_qdisc(struct reader *rd, const struct jval *o, const char *path,
 
 	if (json_kind_of(o) != JSON_KIND_OBJECT)
 		return fail(rd, -EINVAL, path, "expected an object, got %s", kind_word(o));
-	if (depth > QDISC_MAX_DEPTH) /* as deep as qdisc_tree() builds, no deeper */
+	if (depth > QDISC_MAX_DEPTH) /* as deep as host_qdisc_tree() builds, no deeper */
 		return fail(rd, -EINVAL, path, "qdiscs nested deeper than %d", QDISC_MAX_DEPTH);
 	if (++rd->nqdiscs > SNAPSHOT_MAX_QDISCS)
 		return fail(rd, -EINVAL, path, "more than %d qdiscs", SNAPSHOT_MAX_QDISCS);
@@ -1050,11 +1050,12 @@ static int parse_failed(struct reader *rd, int r, const struct json_error *je)
 {
 	if (r == -EFBIG)
 		return fail(rd, r, NULL, "larger than %u bytes", SNAPSHOT_MAX_BYTES);
-	if (r == -EINVAL && je->line)
-		return fail(rd, r, NULL, "not JSON: line %u, column %u: %s", je->line, je->column,
-			    je->reason);
-	if (r == -EINVAL)
-		return fail(rd, r, NULL, "not JSON: %s", je->reason);
+	if (r == -EINVAL) {
+		char why[sizeof(je->reason) + 64];
+
+		json_say_error(je, why, sizeof(why));
+		return fail(rd, r, NULL, "%s", why);
+	}
 	return fail(rd, r, NULL, "%s", strerror(-r));
 }
 

@@ -5,11 +5,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "base/array.h"
 #include "audit/drivers.h"
-#include "lab/board.h"
 #include "audit/policy.h"
+#include "base/array.h"
 #include "host/snapshot.h"
+#include "lab/board.h"
+#include "qdisc/qkind.h"
 
 /* Drivers whose behaviour below the qdisc a built-in profile describes (its header
  * gives the evidence). */
@@ -92,63 +93,67 @@ static const struct value *opt(const struct qdisc *q, const char *key)
 	return NULL;
 }
 
-/* " NAME V" for an option the snapshot has, spelled in the lab's units. */
-static void add_opt(char *buf, size_t len, const struct qdisc *q, const char *key, const char *name,
-		    const char *suffix)
+/*
+ * " WORD V" for an option the snapshot has: the word from the kind's table, the value as
+ * a number in the key's own unit (microseconds spelled "us"), which the lab reads as tc
+ * does; a flag as its word ("ecn", "noecn").
+ */
+static void add_opt(char *buf, size_t len, const struct qdisc *q, const char *key)
 {
+	const struct qattr *a = qkind_key_attr(qkind_find(q->kind), key);
 	const struct value *v = opt(q, key);
 	size_t n = strlen(buf);
+	char word[32];
 
-	if (v && v->type == VALUE_UINT && n < len)
-		snprintf(buf + n, len - n, " %s %llu%s", name, (unsigned long long)v->u, suffix);
+	if (!a || !v || n >= len)
+		return;
+	if (a->choices && qkind_spell(a, v->u, word, sizeof(word)) == 0)
+		snprintf(buf + n, len - n, " %s", word);
+	else if (!a->choices && v->type == VALUE_UINT)
+		snprintf(buf + n, len - n, " %s %llu%s", a->word, (unsigned long long)v->u,
+			 v->unit == UNIT_US ? "us" : "");
 }
+
+/*
+ * What the lab's emulator models of each kind it models, by the audit's keys (a fact of
+ * the emulator, not of the kinds), in the order the spec lists them.
+ */
+static const struct {
+	const char *kind;
+	const char *keys[9];
+} modelled[] = {
+    {"pfifo", {"limit_packets"}},
+    {"bfifo", {"limit_bytes"}},
+    {"fq_codel",
+     {"limit_packets", "flows", "quantum_bytes", "target_us", "interval_us", "memory_limit_bytes",
+      "drop_batch_packets", "ecn"}},
+    {"codel", {"limit_packets", "target_us", "interval_us", "ecn"}},
+    {"fq", {"limit_packets", "flow_limit_packets", "quantum_bytes"}},
+};
 
 /* The lab spec of one qdisc of the snapshot (no children but mq's). */
 static int qdisc_spec(const struct qdisc *q, const char *base_qdisc, char *buf, size_t len,
 		      char *err, size_t errlen)
 {
-	const struct value *ecn;
-
 	if (!strcmp(q->kind, "pfifo_fast")) {
 		/* The base's pfifo_fast keeps its ring_batch (32-bit ARM). */
 		snprintf(buf, len, "%s",
 			 strncmp(base_qdisc, "pfifo_fast", 10) ? "pfifo_fast" : base_qdisc);
-	} else if (!strcmp(q->kind, "pfifo")) {
-		snprintf(buf, len, "pfifo");
-		add_opt(buf, len, q, "limit_packets", "limit", "");
-	} else if (!strcmp(q->kind, "bfifo")) {
-		snprintf(buf, len, "bfifo");
-		add_opt(buf, len, q, "limit_bytes", "limit", "");
-	} else if (!strcmp(q->kind, "fq_codel") || !strcmp(q->kind, "codel")) {
-		snprintf(buf, len, "%s", q->kind);
-		add_opt(buf, len, q, "limit_packets", "limit", "");
-		if (!strcmp(q->kind, "fq_codel")) {
-			add_opt(buf, len, q, "flows", "flows", "");
-			add_opt(buf, len, q, "quantum_bytes", "quantum", "");
-		}
-		add_opt(buf, len, q, "target_us", "target", "us");
-		add_opt(buf, len, q, "interval_us", "interval", "us");
-		if (!strcmp(q->kind, "fq_codel")) {
-			add_opt(buf, len, q, "memory_limit_bytes", "memory_limit", "");
-			add_opt(buf, len, q, "drop_batch_packets", "drop_batch", "");
-		}
-		ecn = opt(q, "ecn");
-		if (ecn && strlen(buf) < len)
-			snprintf(buf + strlen(buf), len - strlen(buf), " %s",
-				 ecn->u ? "ecn" : "noecn");
-	} else if (!strcmp(q->kind, "fq")) {
-		snprintf(buf, len, "fq");
-		add_opt(buf, len, q, "limit_packets", "limit", "");
-		add_opt(buf, len, q, "flow_limit_packets", "flow_limit", "");
-		add_opt(buf, len, q, "quantum_bytes", "quantum", "");
-	} else {
-		snprintf(err, errlen,
-			 "the lab cannot model root qdisc %s (it models pfifo_fast, "
-			 "pfifo, bfifo, fq_codel, codel, fq, and mq over one kind)",
-			 q->kind);
-		return -EOPNOTSUPP;
+		return 0;
 	}
-	return 0;
+	for (size_t i = 0; i < COUNT(modelled); i++) {
+		if (strcmp(q->kind, modelled[i].kind))
+			continue;
+		snprintf(buf, len, "%s", q->kind);
+		for (size_t j = 0; j < COUNT(modelled[i].keys) && modelled[i].keys[j]; j++)
+			add_opt(buf, len, q, modelled[i].keys[j]);
+		return 0;
+	}
+	snprintf(err, errlen,
+		 "the lab cannot model root qdisc %s (it models pfifo_fast, "
+		 "pfifo, bfifo, fq_codel, codel, fq, and mq over one kind)",
+		 q->kind);
+	return -EOPNOTSUPP;
 }
 
 static int root_spec(const struct iface *ifc, const char *base_qdisc, struct lab_board *b,

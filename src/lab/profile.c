@@ -1,15 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* profile.c - the lab's profiles: parsed, validated, overridden, written back, described. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/array.h"
+#include "base/fsutil.h"
 #include "debloat/dql.h"
 #include "debloat/qdisc.h"
 #include "debloat/units.h"
@@ -281,30 +279,28 @@ static void fmt_range(const struct key *k, char *buf, size_t len)
 
 /* ---- Validating values ---- */
 
-static bool name_ok(const char *s, size_t max)
+/* 1 to max letters, digits and characters of punct (a name, a congestion control). */
+static bool word_ok(const char *s, size_t max, const char *punct)
 {
 	size_t n = strlen(s);
 
 	if (!n || n > max)
 		return false;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '.' || *s == '_' || *s == '+' || *s == '-'))
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || strchr(punct, *s)))
 			return false;
 	return true;
 }
 
+static bool name_ok(const char *s, size_t max)
+{
+	return word_ok(s, max, "._+-");
+}
+
 static bool cc_ok(const char *s, size_t max)
 {
-	size_t n = strlen(s);
-
-	if (!n || n > max)
-		return false;
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '_' || *s == '-'))
-			return false;
-	return true;
+	return word_ok(s, max, "_-");
 }
 
 static int check_qdisc(const char *spec, char *msg, size_t len)
@@ -653,51 +649,7 @@ static void builtin_names(char *buf, size_t len)
  */
 static int read_file(const char *path, char **text, size_t *len)
 {
-	struct stat st;
-	char *buf;
-	size_t n = 0;
-	int fd, ret;
-
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-	}
-	buf = malloc(LAB_PROFILE_TEXT_MAX + 2);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (n < LAB_PROFILE_TEXT_MAX + 1) {
-		ssize_t r = read(fd, buf + n, LAB_PROFILE_TEXT_MAX + 1 - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			ret = -errno;
-			free(buf);
-			close(fd);
-			return ret;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	if (n > LAB_PROFILE_TEXT_MAX) {
-		free(buf);
-		return -EFBIG;
-	}
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return 0;
+	return read_file_capped(path, LAB_PROFILE_TEXT_MAX, READ_REGULAR, text, len);
 }
 
 #define STRINGIFY_(x) #x

@@ -15,9 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
+#include "base/hist.h"
 #include "frame.h"
 #include "gro.h"
-#include "base/hist.h"
 #include "telemetry.h"
 #include "writer.h"
 
@@ -61,14 +62,6 @@ struct lab_run {
 	struct lab_run_stats stats;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static double cpu_seconds(void)
 {
 	struct rusage ru;
@@ -102,13 +95,13 @@ static void write_tun(const uint8_t *buf, size_t len, unsigned frames, const uin
 	struct lab_run *r = g->r;
 	struct lab_dir_stats *d = &r->stats.dir[g->dir];
 	int fd = g->dir == LAB_BOARD_TX ? r->cfg->client_tun : r->cfg->board_tun;
-	uint64_t now = now_ns();
+	uint64_t now = mono_ns();
 	ssize_t n;
 
 	for (unsigned i = 0; i < frames; i++)
 		hist_record(&r->sched, now > due_ns[i] ? now - due_ns[i] : 0);
 	n = write(fd, buf, len);
-	hist_record(&r->write_cost, now_ns() - now);
+	hist_record(&r->write_cost, mono_ns() - now);
 	d->writes++;
 	if (n >= 0) {
 		d->delivered_pkts += frames;
@@ -329,7 +322,7 @@ static void prewake_writers(struct lab_run *r, uint64_t deadline)
 static int wait_events(struct lab_run *r, uint64_t deadline, bool precise, struct epoll_event *ev,
 		       int maxev)
 {
-	uint64_t now = now_ns(), until;
+	uint64_t now = mono_ns(), until;
 	bool timed = precise; /* a delivery, not only telemetry */
 	int n;
 
@@ -343,7 +336,7 @@ static int wait_events(struct lab_run *r, uint64_t deadline, bool precise, struc
 			return n;
 		if (n > 0)
 			return n;
-		now = now_ns();
+		now = mono_ns();
 		if (n == 0 && now >= until)
 			note_lateness(r, now - until);
 		if (precise)
@@ -354,7 +347,7 @@ static int wait_events(struct lab_run *r, uint64_t deadline, bool precise, struc
 		n = epoll_wait(r->epfd, ev, maxev, 0);
 		if (n != 0)
 			return n < 0 && errno != EINTR ? -errno : (n < 0 ? 0 : n);
-		now = now_ns();
+		now = mono_ns();
 	}
 	if (timed)
 		hist_record(&r->wake, now - deadline);
@@ -374,7 +367,7 @@ static void read_tun(struct lab_run *r, int fd, enum lab_dir dir)
 			continue;
 		if (n <= 0)
 			break;
-		t = now_ns();
+		t = mono_ns();
 		d->read_pkts++;
 		d->read_bytes += (uint64_t)n;
 		/* Events due before this packet run first, so the model sees time in order. */
@@ -526,7 +519,7 @@ int lab_run_loop(struct lab_run *r, const struct lab_run_config *c, char *err, s
 		return ret;
 	}
 	cpu0 = cpu_seconds();
-	t0 = now_ns();
+	t0 = mono_ns();
 	clock_gettime(CLOCK_REALTIME, &wall);
 	lab_emu_telemetry(r->emu, t0, &prev);
 	if (c->telemetry) {
@@ -564,7 +557,7 @@ int lab_run_loop(struct lab_run *r, const struct lab_run_config *c, char *err, s
 			else if (ev[i].data.fd == r->timerfd)
 				drain_timer(r); /* an old expiry, seen while spinning */
 		}
-		now = now_ns();
+		now = mono_ns();
 		lab_emu_advance(r->emu, now);
 		flush_deliveries(r);
 		if (now >= tel_next) {
@@ -581,7 +574,7 @@ int lab_run_loop(struct lab_run *r, const struct lab_run_config *c, char *err, s
 	stop_writers(r); /* they write what is queued first */
 	if (r->stats.realtime)
 		set_realtime(false);
-	now = now_ns();
+	now = mono_ns();
 	r->stats.duration_ns = now - t0;
 	r->stats.cpu_s = cpu_seconds() - cpu0;
 	r->stats.spin_margin_ns = margin(r);

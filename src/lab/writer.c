@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "frame.h"
 #include "gro.h"
 
@@ -43,14 +44,6 @@ struct lab_writer {
 	bool started, joined;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static inline void cpu_relax(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -76,13 +69,13 @@ static void emit(const uint8_t *buf, size_t len, unsigned frames, const uint64_t
 {
 	struct lab_writer *w = ctx;
 	struct lab_writer_stats *s = &w->stats;
-	uint64_t now = now_ns();
+	uint64_t now = mono_ns();
 	ssize_t n;
 
 	for (unsigned i = 0; i < frames; i++)
 		hist_record(&s->sched, now > due_ns[i] ? now - due_ns[i] : 0);
 	n = write(w->cfg.fd, buf, len);
-	hist_record(&s->write_cost, now_ns() - now);
+	hist_record(&s->write_cost, mono_ns() - now);
 	s->writes++;
 	if (n >= 0) {
 		s->delivered_pkts += frames;
@@ -130,7 +123,7 @@ static bool drain(struct lab_writer *w)
 static bool spin_for_next(struct lab_writer *w)
 {
 	uint64_t due = atomic_load_explicit(&w->expect_ns, memory_order_relaxed);
-	uint64_t now = now_ns();
+	uint64_t now = mono_ns();
 
 	if (!atomic_load_explicit(&w->may_spin, memory_order_relaxed) || due == UINT64_MAX ||
 	    due > now + LAB_WRITER_SPIN_NS)
@@ -141,7 +134,7 @@ static bool spin_for_next(struct lab_writer *w)
 		    atomic_load_explicit(&w->stopping, memory_order_relaxed))
 			return true;
 		cpu_relax();
-		now = now_ns();
+		now = mono_ns();
 	}
 	return false;
 }

@@ -100,11 +100,11 @@ static int qdisc_entry(const struct qdisc *q, struct jval *list)
 		json_free(params);
 		return -ENOMEM;
 	}
-	qdisc_format_handle(q->handle, id, sizeof(id));
+	host_qdisc_format_handle(q->handle, id, sizeof(id));
 	if (q->parent == TC_H_ROOT)
 		snprintf(parent, sizeof(parent), "root");
 	else
-		qdisc_format_handle(q->parent, parent, sizeof(parent));
+		host_qdisc_format_handle(q->parent, parent, sizeof(parent));
 	ret = 0;
 	for (unsigned i = 0; i < q->noptions && !ret; i++) {
 		const struct value *v = &q->options[i];

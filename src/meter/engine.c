@@ -25,11 +25,12 @@
 #include <unistd.h>
 
 #include "base/array.h"
+#include "base/clock.h"
+#include "base/print.h"
 #include "meter/engine.h"
 #include "meter/loop.h"
 #include "meter/probe.h"
 #include "meter/proto.h"
-#include "base/print.h"
 
 #define SETUP_TIMEOUT_MS 5000
 /* One send()/recv() of bulk data, as the server's. Uploads cost about a fifth less CPU
@@ -130,14 +131,6 @@ struct engine {
 	char *why;
 	size_t whylen;
 };
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static double real_s(void)
 {

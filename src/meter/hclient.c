@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "meter/hclient.h"
 #include "meter/http1.h"
 
@@ -79,10 +80,7 @@ struct hc_client {
 
 double hc_now(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)mono_ns() / 1e9;
 }
 
 struct hc_client *hc_client_new(void)

@@ -16,6 +16,7 @@
 #include "meter/http1req.h"
 #include "meter/loop.h"
 #include "meter/nqserve.h"
+#include "meter/peer.h"
 #include "meter/tls.h"
 
 #define NS_PER_MS 1000000ull
@@ -109,37 +110,6 @@ unsigned hserver_conns(const struct hserver *h)
 	return h->nconns;
 }
 
-static void normalize_addr(const struct sockaddr_storage *in, struct sockaddr_storage *out)
-{
-	const struct sockaddr_in6 *a6 = (const void *)in;
-
-	memset(out, 0, sizeof(*out));
-	if (in->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) {
-		struct sockaddr_in *o = (void *)out;
-
-		o->sin_family = AF_INET;
-		memcpy(&o->sin_addr, &a6->sin6_addr.s6_addr[12], 4);
-	} else if (in->ss_family == AF_INET6) {
-		((struct sockaddr_in6 *)(void *)out)->sin6_family = AF_INET6;
-		((struct sockaddr_in6 *)(void *)out)->sin6_addr = a6->sin6_addr;
-	} else if (in->ss_family == AF_INET) {
-		((struct sockaddr_in *)(void *)out)->sin_family = AF_INET;
-		((struct sockaddr_in *)(void *)out)->sin_addr =
-		    ((const struct sockaddr_in *)(const void *)in)->sin_addr;
-	}
-}
-
-static void addr_text(const struct sockaddr_storage *a, char *buf, size_t len)
-{
-	const void *ip =
-	    a->ss_family == AF_INET
-		? (const void *)&((const struct sockaddr_in *)(const void *)a)->sin_addr
-		: (const void *)&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr;
-
-	if (!inet_ntop(a->ss_family, ip, buf, (socklen_t)len))
-		snprintf(buf, len, "?");
-}
-
 /* Our end of fd as an authority, for a request without a usable Host. */
 static void local_authority(int fd, char *buf, size_t len)
 {
@@ -154,8 +124,8 @@ static void local_authority(int fd, char *buf, size_t len)
 	}
 	port = ntohs(a.ss_family == AF_INET ? ((struct sockaddr_in *)(void *)&a)->sin_port
 					    : ((struct sockaddr_in6 *)(void *)&a)->sin6_port);
-	normalize_addr(&a, &n);
-	addr_text(&n, ip, sizeof(ip));
+	peer_addr(&a, &n);
+	peer_text(&n, ip, sizeof(ip));
 	snprintf(buf, len, n.ss_family == AF_INET6 ? "[%s]:%u" : "%s:%u", ip, port);
 }
 
@@ -220,7 +190,7 @@ static void report(struct conn *c, const char *kind, const char *end, uint64_t b
 
 	if (!c->h->cfg.on_transfer)
 		return;
-	addr_text(&c->peer, t.client, sizeof(t.client));
+	peer_text(&c->peer, t.client, sizeof(t.client));
 	c->h->cfg.on_transfer(c->h->cfg.ctx, &t);
 }
 
@@ -940,17 +910,6 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 
 /* ---- accepting ---- */
 
-static bool same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family)
-		return false;
-	if (a->ss_family == AF_INET)
-		return !memcmp(&((const struct sockaddr_in *)(const void *)a)->sin_addr,
-			       &((const struct sockaddr_in *)(const void *)b)->sin_addr, 4);
-	return !memcmp(&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr,
-		       &((const struct sockaddr_in6 *)(const void *)b)->sin6_addr, 16);
-}
-
 void hserver_accept(struct hserver *h, int fd, const struct sockaddr_storage *peer)
 {
 	struct sockaddr_storage addr;
@@ -958,12 +917,12 @@ void hserver_accept(struct hserver *h, int fd, const struct sockaddr_storage *pe
 	int lowat = (int)h->cfg.lowat, one = 1;
 	struct conn *c;
 
-	normalize_addr(peer, &addr);
+	peer_addr(peer, &addr);
 	if (h->nconns >= h->cfg.max_conns)
 		goto refuse;
 	/* a walk of at most max_conns: only on accept, cheaper than a table to keep */
 	for (c = h->conns; c; c = c->next)
-		from_addr += same_addr(&c->peer, &addr);
+		from_addr += peer_same(&c->peer, &addr);
 	if (from_addr >= h->cfg.max_conns_per_addr)
 		goto refuse;
 	c = calloc(1, sizeof(*c));

@@ -2,66 +2,9 @@
 /* meter/http1req.c - meter/http1req.h: the HTTP/1.1 request head parser. */
 #include <errno.h>
 #include <string.h>
-#include <strings.h>
 
+#include "meter/http1head.h"
 #include "meter/http1req.h"
-
-/* The end of the head (just past the empty line) within len, or 0. */
-static size_t head_end(const char *buf, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		if (buf[i] != '\n')
-			continue;
-		if (i + 1 < len && buf[i + 1] == '\n')
-			return i + 2;
-		if (i + 2 < len && buf[i + 1] == '\r' && buf[i + 2] == '\n')
-			return i + 3;
-	}
-	return 0;
-}
-
-/* Decimal digits only, no overflow. */
-static int parse_u64(const char *s, size_t n, uint64_t *out)
-{
-	uint64_t v = 0;
-
-	if (!n)
-		return -EBADMSG;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9' || v > (UINT64_MAX - 9) / 10)
-			return -EBADMSG;
-		v = v * 10 + (uint64_t)(s[i] - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-static bool name_is(const char *name, size_t n, const char *want)
-{
-	return n == strlen(want) && !strncasecmp(name, want, n);
-}
-
-/* Does a comma-separated header value hold token (any case)? */
-static bool value_has(const char *v, size_t n, const char *token)
-{
-	size_t tl = strlen(token);
-
-	for (size_t i = 0; i < n;) {
-		size_t j = i, e;
-
-		while (j < n && v[j] != ',')
-			j++;
-		while (i < j && (v[i] == ' ' || v[i] == '\t'))
-			i++;
-		e = j;
-		while (e > i && (v[e - 1] == ' ' || v[e - 1] == '\t'))
-			e--;
-		if (e - i == tl && !strncasecmp(v + i, token, tl))
-			return true;
-		i = j + 1;
-	}
-	return false;
-}
 
 /* "GET /path?q HTTP/1.1" into r; the line's length without its end. http10 set. */
 static int parse_request_line(const char *line, size_t n, struct http1_req *r, bool *http10)
@@ -105,59 +48,44 @@ static int parse_request_line(const char *line, size_t n, struct http1_req *r, b
 int http1_parse_request(const char *buf, size_t len, struct http1_req *out)
 {
 	struct http1_req r = {0};
-	size_t end = head_end(buf, len < HTTP1REQ_MAX_HEAD ? len : HTTP1REQ_MAX_HEAD), pos, eol, n;
-	bool http10 = false, keep_alive = false, has_host = false;
+	struct http1_framing fr = {0};
+	struct http1_field f;
+	size_t end = http1_head_end(buf, len < HTTP1REQ_MAX_HEAD ? len : HTTP1REQ_MAX_HEAD), pos,
+	       eol;
+	bool http10 = false, has_host = false;
+	int ret;
 
 	if (!end)
 		return len >= HTTP1REQ_MAX_HEAD ? -EMSGSIZE : 0;
 	eol = (size_t)((const char *)memchr(buf, '\n', end) - buf);
-	n = eol && buf[eol - 1] == '\r' ? eol - 1 : eol;
-	if (parse_request_line(buf, n, &r, &http10) < 0)
+	if (parse_request_line(buf, eol && buf[eol - 1] == '\r' ? eol - 1 : eol, &r, &http10) < 0)
 		return -EBADMSG;
 	pos = eol + 1;
-	while (pos < end) {
-		const char *line = buf + pos, *colon, *v;
-		size_t vn, nn;
-
-		eol = (size_t)((const char *)memchr(line, '\n', end - pos) - line);
-		n = eol && line[eol - 1] == '\r' ? eol - 1 : eol;
-		pos += eol + 1;
-		if (!n)
-			break; /* the empty line */
-		colon = memchr(line, ':', n);
-		if (!colon || colon == line || line[0] == ' ' || line[0] == '\t')
-			return -EBADMSG; /* no name, or an obsolete folded line */
-		nn = (size_t)(colon - line);
-		v = colon + 1;
-		vn = n - (size_t)(v - line);
-		while (vn && (*v == ' ' || *v == '\t'))
-			v++, vn--;
-		while (vn && (v[vn - 1] == ' ' || v[vn - 1] == '\t'))
-			vn--;
-		if (name_is(line, nn, "content-length")) {
-			uint64_t cl;
-
-			if (parse_u64(v, vn, &cl) < 0 || (r.has_length && cl != r.content_length))
-				return -EBADMSG;
-			r.has_length = true;
-			r.content_length = cl;
-		} else if (name_is(line, nn, "transfer-encoding")) {
-			r.chunked = r.chunked || value_has(v, vn, "chunked");
-		} else if (name_is(line, nn, "connection")) {
-			r.close = r.close || value_has(v, vn, "close");
-			keep_alive = keep_alive || value_has(v, vn, "keep-alive");
-		} else if (name_is(line, nn, "expect")) {
-			r.expect_continue = r.expect_continue || value_has(v, vn, "100-continue");
-		} else if (name_is(line, nn, "host")) {
-			if (has_host || vn >= HTTP1REQ_HOST_MAX || memchr(v, '\0', vn))
+	while ((ret = http1_next_field(buf, end, &pos, &f)) > 0) {
+		ret = http1_framing_field(&fr, &f);
+		if (ret < 0)
+			return ret;
+		if (ret > 0)
+			continue;
+		if (http1_field_is(&f, "expect")) {
+			r.expect_continue =
+			    r.expect_continue || http1_value_has(&f, "100-continue");
+		} else if (http1_field_is(&f, "host")) {
+			if (has_host || f.value_len >= HTTP1REQ_HOST_MAX ||
+			    memchr(f.value, '\0', f.value_len))
 				return -EBADMSG;
 			has_host = true;
-			memcpy(r.host, v, vn);
-			r.host[vn] = '\0';
+			memcpy(r.host, f.value, f.value_len);
+			r.host[f.value_len] = '\0';
 		}
 	}
-	if (http10 && !keep_alive)
-		r.close = true;
+	if (ret < 0)
+		return ret;
+	r.has_length = fr.has_length;
+	r.content_length = fr.content_length;
+	r.chunked = fr.chunked;
+	/* HTTP/1.0 closes unless asked to keep the connection */
+	r.close = fr.close || (http10 && !fr.keep_alive);
 	r.head_len = end;
 	*out = r;
 	return (int)end;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/array.h"
+#include "base/clock.h"
 #include "loop.h"
 
 #define LOOP_BATCH 256
@@ -50,10 +51,7 @@ struct loop {
 
 uint64_t loop_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return mono_ns();
 }
 
 struct loop *loop_new(void)

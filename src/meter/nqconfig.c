@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* meter/nqconfig.c - meter/nqconfig.h: URLs and the /.well-known/nq document. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "base/json.h"
+#include "base/say.h"
 #include "meter/nqconfig.h"
 
 static bool host_char(char c)
@@ -84,17 +84,6 @@ void nq_url_format(const struct nq_url *u, char *buf, size_t len)
 	snprintf(buf, len, "%s://%s%s", u->tls ? "https" : "http", u->authority, u->path);
 }
 
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
-						      ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* urls.KEY, or urls.ALT where KEY is missing. */
 static int get_url(const struct jval *urls, const char *key, const char *alt, struct nq_url *u,
 		   char *err, size_t errlen)
@@ -107,11 +96,11 @@ static int get_url(const struct jval *urls, const char *key, const char *alt, st
 		r = json_get_string(urls, alt, &s);
 	}
 	if (r == -ENOENT)
-		return fail(err, errlen, "urls.%s is missing", key);
+		return say_einval(err, errlen, "urls.%s is missing", key);
 	if (r < 0)
-		return fail(err, errlen, "urls.%s is not a string", used);
+		return say_einval(err, errlen, "urls.%s is not a string", used);
 	if (nq_url_parse(s, u) < 0)
-		return fail(err, errlen, "urls.%s: not an http:// or https:// URL", used);
+		return say_einval(err, errlen, "urls.%s: not an http:// or https:// URL", used);
 	return 0;
 }
 
@@ -125,26 +114,25 @@ int nq_config_parse(const char *buf, size_t len, struct nq_config *out, char *er
 	int r;
 
 	if (len > NQ_MAX_CONFIG_BYTES)
-		return fail(err, errlen, "over %d bytes", NQ_MAX_CONFIG_BYTES);
+		return say_einval(err, errlen, "over %d bytes", NQ_MAX_CONFIG_BYTES);
 	r = json_parse(buf, len, &doc, &je);
 	if (r < 0) {
 		if (r == -ENOMEM)
 			return r;
-		return fail(err, errlen, "not JSON: line %u, column %u: %s", je.line, je.column,
-			    je.reason);
+		return json_say_error(&je, err, errlen);
 	}
 	if (json_kind_of(doc) != JSON_KIND_OBJECT) {
-		r = fail(err, errlen, "not a JSON object");
+		r = say_einval(err, errlen, "not a JSON object");
 		goto out;
 	}
 	r = json_get_int(doc, "version", &version);
 	if (r == -EINVAL || (r == 0 && version != 1)) {
-		r = fail(err, errlen, "version is not 1");
+		r = say_einval(err, errlen, "version is not 1");
 		goto out;
 	}
 	urls = json_get(doc, "urls");
 	if (!urls || json_kind_of(urls) != JSON_KIND_OBJECT) {
-		r = fail(err, errlen, "no \"urls\" object");
+		r = say_einval(err, errlen, "no \"urls\" object");
 		goto out;
 	}
 	if ((r = get_url(urls, "small_download_url", "small_https_download_url", &c.small, err,
@@ -156,7 +144,7 @@ int nq_config_parse(const char *buf, size_t len, struct nq_config *out, char *er
 	if (strcmp(c.small.authority, c.large.authority) ||
 	    strcmp(c.small.authority, c.upload.authority) || c.small.tls != c.large.tls ||
 	    c.small.tls != c.upload.tls) {
-		r = fail(err, errlen, "the URLs do not share one scheme, host and port");
+		r = say_einval(err, errlen, "the URLs do not share one scheme, host and port");
 		goto out;
 	}
 	r = json_get_string(doc, "test_endpoint", &endpoint);
@@ -166,12 +154,12 @@ int nq_config_parse(const char *buf, size_t len, struct nq_config *out, char *er
 		if (!n || n >= sizeof(c.test_endpoint) ||
 		    strspn(endpoint, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 				     "0123456789-._:") != n) {
-			r = fail(err, errlen, "test_endpoint is not a host name or address");
+			r = say_einval(err, errlen, "test_endpoint is not a host name or address");
 			goto out;
 		}
 		memcpy(c.test_endpoint, endpoint, n + 1);
 	} else if (r == -EINVAL) {
-		r = fail(err, errlen, "test_endpoint is not a string");
+		r = say_einval(err, errlen, "test_endpoint is not a string");
 		goto out;
 	}
 	*out = c;

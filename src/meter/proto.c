@@ -391,71 +391,74 @@ int proto_probe_decode(const uint8_t *buf, size_t len, struct proto_probe *p)
 	return 0;
 }
 
-/* HMAC-SHA256 of nonce || fields (n bytes already encoded in buf after the nonce). */
-static void tag(const uint8_t *nonce, uint8_t *buf, size_t n, const uint8_t *key, size_t keylen,
-		uint8_t *mac)
+/*
+ * HMAC-SHA256 of nonce || the signed fields of a HELLO, WELCOME or FLOW body (type);
+ * no nonce is as many zero bytes. Sign and verify of all three go through here, so
+ * what is signed is the same bytes encode_body writes.
+ */
+static void body_mac(enum proto_type type, const void *body, const uint8_t *nonce,
+		     const uint8_t *key, size_t keylen, uint8_t *mac)
 {
 	static const uint8_t none[PROTO_NONCE_LEN];
+	uint8_t buf[PROTO_NONCE_LEN + WELCOME_SIGNED]; /* the longest of the three */
+	struct cursor c = {.w = buf + PROTO_NONCE_LEN, .left = sizeof(buf) - PROTO_NONCE_LEN};
 
+	_Static_assert(WELCOME_SIGNED >= HELLO_SIGNED && WELCOME_SIGNED >= FLOW_SIGNED,
+		       "body_mac's buffer holds every signed body");
+	if (type == PROTO_HELLO)
+		put_hello_fields(&c, body);
+	else if (type == PROTO_WELCOME)
+		put_welcome_fields(&c, body);
+	else
+		put_flow_fields(&c, body);
 	memcpy(buf, nonce ? nonce : none, PROTO_NONCE_LEN);
-	hmac_sha256(key, keylen, buf, PROTO_NONCE_LEN + n, mac);
+	hmac_sha256(key, keylen, buf, (size_t)(c.w - buf), mac);
+}
+
+/* 0 when mac is body_mac's answer, else -EACCES (compared in constant time). */
+static int body_verify(enum proto_type type, const void *body, const uint8_t *nonce,
+		       const uint8_t *key, size_t keylen, const uint8_t *mac)
+{
+	uint8_t want[HMAC_SHA256_LEN];
+
+	body_mac(type, body, nonce, key, keylen, want);
+	return hmac_equal(want, mac, sizeof(want)) ? 0 : -EACCES;
 }
 
 void proto_hello_sign(struct proto_hello *h, const uint8_t *nonce, const uint8_t *key,
 		      size_t keylen)
 {
-	uint8_t buf[PROTO_NONCE_LEN + HELLO_SIGNED];
-	struct cursor c = {.w = buf + PROTO_NONCE_LEN, .left = HELLO_SIGNED};
-
-	put_hello_fields(&c, h);
-	tag(nonce, buf, HELLO_SIGNED, key, keylen, h->mac);
+	body_mac(PROTO_HELLO, h, nonce, key, keylen, h->mac);
 }
 
 int proto_hello_verify(const struct proto_hello *h, const uint8_t *nonce, const uint8_t *key,
 		       size_t keylen)
 {
-	struct proto_hello copy = *h;
-
-	proto_hello_sign(&copy, nonce, key, keylen);
-	return hmac_equal(copy.mac, h->mac, sizeof(h->mac)) ? 0 : -EACCES;
+	return body_verify(PROTO_HELLO, h, nonce, key, keylen, h->mac);
 }
 
 void proto_welcome_sign(struct proto_welcome *w, const uint8_t *nonce, const uint8_t *key,
 			size_t keylen)
 {
-	uint8_t buf[PROTO_NONCE_LEN + WELCOME_SIGNED];
-	struct cursor c = {.w = buf + PROTO_NONCE_LEN, .left = WELCOME_SIGNED};
-
-	put_welcome_fields(&c, w);
-	tag(nonce, buf, WELCOME_SIGNED, key, keylen, w->mac);
+	body_mac(PROTO_WELCOME, w, nonce, key, keylen, w->mac);
 }
 
 int proto_welcome_verify(const struct proto_welcome *w, const uint8_t *nonce, const uint8_t *key,
 			 size_t keylen)
 {
-	struct proto_welcome copy = *w;
-
-	proto_welcome_sign(&copy, nonce, key, keylen);
-	return hmac_equal(copy.mac, w->mac, sizeof(w->mac)) ? 0 : -EACCES;
+	return body_verify(PROTO_WELCOME, w, nonce, key, keylen, w->mac);
 }
 
 void proto_flow_sign(struct proto_flow *f, const uint8_t *nonce, const uint8_t *key,
 		     size_t keylen)
 {
-	uint8_t buf[PROTO_NONCE_LEN + FLOW_SIGNED];
-	struct cursor c = {.w = buf + PROTO_NONCE_LEN, .left = FLOW_SIGNED};
-
-	put_flow_fields(&c, f);
-	tag(nonce, buf, FLOW_SIGNED, key, keylen, f->mac);
+	body_mac(PROTO_FLOW, f, nonce, key, keylen, f->mac);
 }
 
 int proto_flow_verify(const struct proto_flow *f, const uint8_t *nonce, const uint8_t *key,
 		      size_t keylen)
 {
-	struct proto_flow copy = *f;
-
-	proto_flow_sign(&copy, nonce, key, keylen);
-	return hmac_equal(copy.mac, f->mac, sizeof(f->mac)) ? 0 : -EACCES;
+	return body_verify(PROTO_FLOW, f, nonce, key, keylen, f->mac);
 }
 
 int proto_probe_sign(uint8_t *buf, size_t len, const uint8_t *key, size_t keylen)

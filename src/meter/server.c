@@ -28,6 +28,7 @@
 #include "base/hist.h"
 #include "meter/cc.h"
 #include "meter/loop.h"
+#include "meter/peer.h"
 #include "meter/server.h"
 #include "meter/tokens.h"
 
@@ -202,56 +203,6 @@ int server_udp_rcvbuf(const struct server *s)
 	return s->rcvbuf;
 }
 
-/* The IP of a peer, v4-mapped IPv6 made IPv4, port zeroed: what a token is bound to. */
-static void normalize_addr(const struct sockaddr_storage *in, struct sockaddr_storage *out)
-{
-	const struct sockaddr_in6 *a6 = (const void *)in;
-
-	memset(out, 0, sizeof(*out));
-	if (in->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) {
-		struct sockaddr_in *o = (void *)out;
-
-		o->sin_family = AF_INET;
-		memcpy(&o->sin_addr, &a6->sin6_addr.s6_addr[12], 4);
-	} else if (in->ss_family == AF_INET6) {
-		struct sockaddr_in6 *o = (void *)out;
-
-		o->sin6_family = AF_INET6;
-		o->sin6_addr = a6->sin6_addr;
-		o->sin6_scope_id = a6->sin6_scope_id;
-	} else if (in->ss_family == AF_INET) {
-		struct sockaddr_in *o = (void *)out;
-
-		o->sin_family = AF_INET;
-		o->sin_addr = ((const struct sockaddr_in *)(const void *)in)->sin_addr;
-	}
-}
-
-static bool same_addr(const struct sockaddr_storage *bound, const struct sockaddr_storage *peer)
-{
-	struct sockaddr_storage n;
-
-	normalize_addr(peer, &n);
-	if (n.ss_family != bound->ss_family)
-		return false;
-	if (n.ss_family == AF_INET)
-		return !memcmp(&((struct sockaddr_in *)(void *)&n)->sin_addr,
-			       &((const struct sockaddr_in *)(const void *)bound)->sin_addr, 4);
-	return !memcmp(&((struct sockaddr_in6 *)(void *)&n)->sin6_addr,
-		       &((const struct sockaddr_in6 *)(const void *)bound)->sin6_addr, 16);
-}
-
-static void addr_text(const struct sockaddr_storage *a, char *buf, size_t len)
-{
-	const void *ip =
-	    a->ss_family == AF_INET
-		? (const void *)&((const struct sockaddr_in *)(const void *)a)->sin_addr
-		: (const void *)&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr;
-
-	if (!inet_ntop(a->ss_family, ip, buf, (socklen_t)len))
-		snprintf(buf, len, "?");
-}
-
 /* ---- connections ---- */
 
 static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx);
@@ -377,7 +328,7 @@ static void test_end(struct test *t, const char *reason)
 	if (t->report_timer)
 		loop_timer_del(s->loop, t->report_timer);
 
-	addr_text(&t->addr, sum.client, sizeof(sum.client));
+	peer_text(&t->addr, sum.client, sizeof(sum.client));
 	sum.duration_ms = t->granted.duration_ms;
 	sum.elapsed_ms = (uint32_t)((now - t->start_ns) / NS_PER_MS);
 	sum.interval_us = t->granted.interval_us;
@@ -444,12 +395,10 @@ static uint32_t clamp32(uint32_t v, uint32_t lo, uint32_t hi)
  */
 static unsigned tests_from(const struct server *s, const struct sockaddr_storage *peer)
 {
-	struct sockaddr_storage a;
 	unsigned n = 0;
 
-	normalize_addr(peer, &a);
 	for (unsigned i = 0; i < s->ntests; i++)
-		n += same_addr(&s->tests[i]->addr, &a);
+		n += peer_same(&s->tests[i]->addr, peer);
 	return n;
 }
 
@@ -527,7 +476,7 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 		return false;
 	}
 	t->s = s;
-	normalize_addr(&c->peer, &t->addr);
+	peer_addr(&c->peer, &t->addr);
 	t->nflows = h->nflows;
 	memcpy(t->cc, h->cc, sizeof(t->cc));
 	memcpy(w->token, t->token, sizeof(w->token));
@@ -597,7 +546,7 @@ static void on_flow(struct conn *c, const struct proto_flow *f, size_t rest)
 	/* Keyed: signed over this connection's nonce, so a FLOW seen once is no key. */
 	if (s->cfg.keylen && proto_flow_verify(f, c->nonce, s->cfg.key, s->cfg.keylen) < 0)
 		return conn_error(c, PROTO_ERR_AUTH, "bad or missing key (HMAC)");
-	if (!t || !same_addr(&t->addr, &c->peer))
+	if (!t || !peer_same(&t->addr, &c->peer))
 		return conn_error(c, PROTO_ERR_TOKEN, "unknown or expired token");
 	if (f->flow_id >= t->nflows || (t->flows_used >> f->flow_id & 1))
 		return conn_error(c, PROTO_ERR_PARAMS, "bad or duplicate flow id");
@@ -780,14 +729,11 @@ static bool accept_shed(struct server *s)
 static struct conn *oldest_pending(const struct server *s, const struct sockaddr_storage *peer,
 				   unsigned *n)
 {
-	struct sockaddr_storage addr;
 	struct conn *oldest = NULL;
 
 	*n = 0;
-	if (peer)
-		normalize_addr(peer, &addr);
 	for (struct conn *c = s->conns; c; c = c->next) {
-		if (c->kind != CONN_NEW || (peer && !same_addr(&addr, &c->peer)))
+		if (c->kind != CONN_NEW || (peer && !peer_same(peer, &c->peer)))
 			continue;
 		(*n)++;
 		if (!oldest || c->since_ns <= oldest->since_ns)
@@ -975,7 +921,7 @@ static bool probe_accept(struct server *s, const uint8_t *buf, size_t len,
 	    out->p.magic != PROTO_PROBE_MAGIC_REQ)
 		return false;
 	t = find_test(s, out->p.token);
-	if (!t || !same_addr(&t->addr, from))
+	if (!t || !peer_same(&t->addr, from))
 		return false; /* nothing to count it against, and never an answer to a stranger */
 	if (s->cfg.keylen && proto_probe_verify(buf, len, s->cfg.key, s->cfg.keylen) < 0) {
 		t->dropped++;

@@ -2,7 +2,6 @@
 /* plot/run-file.c - plot/run-file.h: our JSON results and flent files into struct test_result. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,18 +10,8 @@
 #include "base/array.h"
 #include "base/gz.h"
 #include "base/json.h"
+#include "base/say.h"
 #include "plot/run-file.h"
-
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
-						      ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 /* A number, or NaN for null or absent; -EINVAL for another type. */
 static int get_number(const struct jval *obj, const char *key, double *out)
@@ -56,17 +45,17 @@ static int read_values(const struct jval *arr, struct series *s, size_t nsteps, 
 		       size_t errlen)
 {
 	if (json_kind_of(arr) != JSON_KIND_ARRAY)
-		return fail(err, errlen, "series \"%s\": values are not an array", s->name);
+		return say_einval(err, errlen, "series \"%s\": values are not an array", s->name);
 	if (json_array_len(arr) != nsteps)
-		return fail(err, errlen, "series \"%s\": %zu values, expected %zu", s->name,
-			    json_array_len(arr), nsteps);
+		return say_einval(err, errlen, "series \"%s\": %zu values, expected %zu", s->name,
+				  json_array_len(arr), nsteps);
 	for (size_t i = 0; i < nsteps; i++) {
 		struct jval *v = json_array_at(arr, i);
 		double d = NAN;
 
 		if (v && json_double_of(v, &d) < 0)
-			return fail(err, errlen, "series \"%s\": value %zu is not a number",
-				    s->name, i);
+			return say_einval(err, errlen, "series \"%s\": value %zu is not a number",
+					  s->name, i);
 		s->values[i] = isfinite(d) ? d : NAN;
 	}
 	return 0;
@@ -134,17 +123,19 @@ static int ours_series(const char *key, struct jval *v, void *data)
 
 	if (json_kind_of(v) != JSON_KIND_OBJECT || get_string(v, "kind", kind, sizeof(kind)) < 0 ||
 	    get_string(v, "unit", unit, sizeof(unit)) < 0)
-		return fail(c->err, c->errlen, "series \"%s\": not an object with kind and unit",
-			    key);
+		return say_einval(c->err, c->errlen,
+				  "series \"%s\": not an object with kind and unit", key);
 	k = kind_of_name(kind);
 	if ((int)k < 0)
-		return fail(c->err, c->errlen, "series \"%s\": unknown kind \"%s\"", key, kind);
+		return say_einval(c->err, c->errlen, "series \"%s\": unknown kind \"%s\"", key,
+				  kind);
 	if (json_get_int(v, "tos", &tos) == -EINVAL || tos < 0 || tos > 255)
-		return fail(c->err, c->errlen, "series \"%s\": bad tos", key);
+		return say_einval(c->err, c->errlen, "series \"%s\": bad tos", key);
 	s = result_add_series(c->r, key, unit, k, (uint8_t)tos);
 	if (!s) {
 		if (c->r->nseries >= RESULT_MAX_SERIES)
-			return fail(c->err, c->errlen, "more than %d series", RESULT_MAX_SERIES);
+			return say_einval(c->err, c->errlen, "more than %d series",
+					  RESULT_MAX_SERIES);
 		return -ENOMEM;
 	}
 	return read_values(json_get(v, "values"), s, c->r->nsteps, c->err, c->errlen);
@@ -212,7 +203,7 @@ static int ours_summary(const struct jval *doc, struct summary *s, char *err, si
 	    get_number(j, "download_fairness", &s->download.jain) < 0 ||
 	    get_number(j, "upload_fairness", &s->upload.jain) < 0 ||
 	    get_string(j, "grade", grade, sizeof(grade)) < 0 || ours_drain(j, s) < 0)
-		return fail(err, errlen, "\"summary\" has a value of the wrong type");
+		return say_einval(err, errlen, "\"summary\" has a value of the wrong type");
 	snprintf(s->grade, sizeof(s->grade), "%s", grade);
 	return 0;
 }
@@ -232,7 +223,7 @@ static int ours_rpm(const struct jval *doc, struct result_rpm *m, char *err, siz
 	    get_string(j, "config_url", m->config_url, sizeof(m->config_url)) < 0 ||
 	    get_number(j, "rpm", &m->rpm) < 0 ||
 	    (stages && json_kind_of(stages) != JSON_KIND_ARRAY))
-		return fail(err, errlen, "\"rpm\" has a value of the wrong type");
+		return say_einval(err, errlen, "\"rpm\" has a value of the wrong type");
 	m->present = true;
 	m->sequential = !strcmp(mode, "sequential");
 	for (size_t i = 0; stages && i < json_array_len(stages) && i < RESULT_RPM_MAX_STAGES; i++) {
@@ -250,7 +241,8 @@ static int ours_rpm(const struct jval *doc, struct result_rpm *m, char *err, siz
 		    get_number(st, "http_f_ms", &o->http_f_ms) < 0 ||
 		    get_number(st, "http_l_ms", &o->http_l_ms) < 0 ||
 		    get_number(st, "goodput_mbps", &o->goodput_mbps) < 0)
-			return fail(err, errlen, "\"rpm\" stage %zu has a value of the wrong type", i);
+			return say_einval(err, errlen,
+					  "\"rpm\" stage %zu has a value of the wrong type", i);
 		m->nstages = i + 1;
 	}
 	return 0;
@@ -266,7 +258,7 @@ static int parse_ours(const struct jval *doc, struct run *run, char *err, size_t
 	int ret;
 
 	if (json_kind_of(series) != JSON_KIND_OBJECT)
-		return fail(err, errlen, "\"series\" is not an object");
+		return say_einval(err, errlen, "\"series\" is not an object");
 	if (get_string(doc, "test", r->test, sizeof(r->test)) < 0 ||
 	    get_string(doc, "host", r->host, sizeof(r->host)) < 0 ||
 	    get_string(doc, "local_host", r->local_host, sizeof(r->local_host)) < 0 ||
@@ -277,13 +269,13 @@ static int parse_ours(const struct jval *doc, struct run *run, char *err, size_t
 	    get_number(doc, "delay_s", &r->delay_s) < 0 ||
 	    get_number(doc, "step_s", &r->step_s) < 0 || get_number(doc, "t0", &r->t0) < 0 ||
 	    json_get_int(doc, "ip_version", &ipv) == -EINVAL)
-		return fail(err, errlen, "a top-level key has a value of the wrong type");
+		return say_einval(err, errlen, "a top-level key has a value of the wrong type");
 	r->ip_version = (int)(ipv == 6 ? 6 : 4);
 	if ((ret = ours_rpm(doc, &r->rpm, err, errlen)) < 0)
 		return ret;
 	json_object_foreach(series, first_values_len, &nsteps);
 	if (nsteps > RUN_MAX_STEPS)
-		return fail(err, errlen, "%zu steps, more than %u", nsteps, RUN_MAX_STEPS);
+		return say_einval(err, errlen, "%zu steps, more than %u", nsteps, RUN_MAX_STEPS);
 	result_init(r, nsteps);
 	ret = json_object_foreach(series, ours_series, &c);
 	if (ret < 0)
@@ -419,7 +411,8 @@ static int flent_series(const char *key, struct jval *v, void *data)
 	s = result_add_series(c->r, key, unit, (enum series_kind)kind, tos_of_name(key));
 	if (!s) {
 		if (c->r->nseries >= RESULT_MAX_SERIES)
-			return fail(c->err, c->errlen, "more than %d series", RESULT_MAX_SERIES);
+			return say_einval(c->err, c->errlen, "more than %d series",
+					  RESULT_MAX_SERIES);
 		return -ENOMEM;
 	}
 	ret = read_values(v, s, c->r->nsteps, c->err, c->errlen);
@@ -427,14 +420,14 @@ static int flent_series(const char *key, struct jval *v, void *data)
 		return ret;
 	raw = json_get(c->raw, key);
 	if (raw && json_kind_of(raw) != JSON_KIND_ARRAY)
-		return fail(c->err, c->errlen, "raw_values \"%s\" is not an array", key);
+		return say_einval(c->err, c->errlen, "raw_values \"%s\" is not an array", key);
 	if (raw && kind == SERIES_PROBE)
 		ret = flent_probe_raw(raw, s);
 	else if (raw && kind != SERIES_TCP_RTT)
 		ret = flent_flow_rtt(c->r, raw, key);
 	if (ret == -EINVAL)
-		return fail(c->err, c->errlen,
-			    "raw_values \"%s\": an entry is not {\"t\", \"val\"}", key);
+		return say_einval(c->err, c->errlen,
+				  "raw_values \"%s\": an entry is not {\"t\", \"val\"}", key);
 	return ret;
 }
 
@@ -449,15 +442,15 @@ static int parse_flent(const struct jval *doc, struct run *run, char *err, size_
 	char t0[40];
 
 	if (json_get_int(doc, "version", &version) < 0 || version < 1 || version > 4)
-		return fail(err, errlen, "not a flent file of format 1 to 4 (\"version\")");
+		return say_einval(err, errlen, "not a flent file of format 1 to 4 (\"version\")");
 	if (json_kind_of(x) != JSON_KIND_ARRAY || json_kind_of(results) != JSON_KIND_OBJECT ||
 	    json_kind_of(c.meta) != JSON_KIND_OBJECT)
-		return fail(err, errlen, "flent file without x_values, results or metadata");
+		return say_einval(err, errlen, "flent file without x_values, results or metadata");
 	if (c.raw && json_kind_of(c.raw) != JSON_KIND_OBJECT)
-		return fail(err, errlen, "\"raw_values\" is not an object");
+		return say_einval(err, errlen, "\"raw_values\" is not an object");
 	if (json_array_len(x) > RUN_MAX_STEPS)
-		return fail(err, errlen, "%zu steps, more than %u", json_array_len(x),
-			    RUN_MAX_STEPS);
+		return say_einval(err, errlen, "%zu steps, more than %u", json_array_len(x),
+				  RUN_MAX_STEPS);
 	if (get_string(c.meta, "NAME", r->test, sizeof(r->test)) < 0 ||
 	    get_string(c.meta, "HOST", r->host, sizeof(r->host)) < 0 ||
 	    get_string(c.meta, "LOCAL_HOST", r->local_host, sizeof(r->local_host)) < 0 ||
@@ -467,15 +460,15 @@ static int parse_flent(const struct jval *doc, struct run *run, char *err, size_
 	    get_number(c.meta, "TOTAL_LENGTH", &total) < 0 ||
 	    get_number(c.meta, "STEP_SIZE", &r->step_s) < 0 ||
 	    json_get_int(c.meta, "IP_VERSION", &ipv) == -EINVAL)
-		return fail(err, errlen, "a metadata key has a value of the wrong type");
+		return say_einval(err, errlen, "a metadata key has a value of the wrong type");
 	if (!t0[0] && get_string(c.meta, "TIME", t0, sizeof(t0)) < 0)
-		return fail(err, errlen, "metadata TIME is not a string");
+		return say_einval(err, errlen, "metadata TIME is not a string");
 	snprintf(r->time_utc, sizeof(r->time_utc), "%s", t0);
 	r->t0 = parse_utc(t0);
 	r->ip_version = ipv == 6 ? 6 : 4;
 	if (json_array_len(x) > 1 && (json_double_of(json_array_at(x, 0), &x0) < 0 ||
 				      json_double_of(json_array_at(x, 1), &x1) < 0))
-		return fail(err, errlen, "x_values are not numbers");
+		return say_einval(err, errlen, "x_values are not numbers");
 	if (!(r->step_s > 0) && x1 > x0)
 		r->step_s = x1 - x0;
 	r->delay_s = total > r->length_s ? (total - r->length_s) / 2 : 0;
@@ -498,14 +491,13 @@ int run_parse(const char *buf, size_t len, const char *file_name, struct run *ou
 	err[0] = '\0';
 	ret = json_parse(buf, len, &doc, &jerr);
 	if (ret == -EINVAL) {
-		fail(err, errlen, "not JSON: line %u, column %u: %s", jerr.line, jerr.column,
-		     jerr.reason);
+		json_say_error(&jerr, err, errlen);
 		goto out;
 	}
 	if (ret < 0)
 		goto out;
 	if (json_kind_of(doc) != JSON_KIND_OBJECT) {
-		ret = fail(err, errlen, "not a debloat result or flent file (not an object)");
+		ret = say_einval(err, errlen, "not a debloat result or flent file (not an object)");
 	} else if (json_get(doc, "x_values")) {
 		run->format = RUN_FORMAT_FLENT;
 		ret = parse_flent(doc, run, err, errlen);
@@ -513,13 +505,14 @@ int run_parse(const char *buf, size_t len, const char *file_name, struct run *ou
 		run->format = RUN_FORMAT_DEBLOAT;
 		ret = parse_ours(doc, run, err, errlen);
 	} else {
-		ret = fail(err, errlen,
-			   "not a debloat result or flent file (no \"series\" or \"x_values\")");
+		ret = say_einval(
+		    err, errlen,
+		    "not a debloat result or flent file (no \"series\" or \"x_values\")");
 	}
 	if (!ret && !run->r.nseries)
-		ret = fail(err, errlen, "no series to show");
+		ret = say_einval(err, errlen, "no series to show");
 	if (!ret && (!(run->r.step_s > 0) || !isfinite(run->r.step_s)))
-		ret = fail(err, errlen, "no step size");
+		ret = say_einval(err, errlen, "no step size");
 	if (!ret && !isfinite(run->r.length_s))
 		run->r.length_s = 0;
 	if (!ret && !isfinite(run->r.delay_s))

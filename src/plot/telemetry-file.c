@@ -2,13 +2,13 @@
 /* plot/telemetry-file.c - plot/telemetry-file.h: the lab's telemetry JSON into columns per gauge. */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "base/json.h"
+#include "base/say.h"
 #include "plot/run-file.h"
 #include "plot/telemetry-file.h"
 
@@ -32,17 +32,6 @@ static const char *const gauge_keys[TELEMETRY_NGAUGES] = {
 const char *telemetry_gauge_key(enum telemetry_gauge g)
 {
 	return (unsigned)g < TELEMETRY_NGAUGES ? gauge_keys[g] : "?";
-}
-
-__attribute__((format(printf, 3, 4))) static int fail(char *err, size_t errlen, const char *fmt,
-						      ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
 }
 
 void telemetry_free(struct telemetry *t)
@@ -107,18 +96,20 @@ static int counter_member(const char *stage, struct jval *v, void *data)
 	double d;
 
 	if (value_of(v, &d) < 0)
-		return fail(c->err, c->errlen,
-			    "sample %zu: \"%s\" of stage \"%.40s\" is not a count (a number >= 0)",
-			    c->sample, what, stage);
+		return say_einval(
+		    c->err, c->errlen,
+		    "sample %zu: \"%s\" of stage \"%.40s\" is not a count (a number >= 0)",
+		    c->sample, what, stage);
 	if (tc)
 		goto store;
 	if (!stage[0] || strlen(stage) >= TELEMETRY_STAGE_LEN)
-		return fail(c->err, c->errlen, "sample %zu: \"%s\": a stage name of %zu bytes",
-			    c->sample, what, strlen(stage));
+		return say_einval(c->err, c->errlen,
+				  "sample %zu: \"%s\": a stage name of %zu bytes", c->sample, what,
+				  strlen(stage));
 	if (c->t->ncounters >= TELEMETRY_MAX_STAGES)
-		return fail(c->err, c->errlen,
-			    "sample %zu: \"%s\": more than %d stages in drops and marks", c->sample,
-			    what, TELEMETRY_MAX_STAGES);
+		return say_einval(c->err, c->errlen,
+				  "sample %zu: \"%s\": more than %d stages in drops and marks",
+				  c->sample, what, TELEMETRY_MAX_STAGES);
 	tc = &c->t->counters[c->t->ncounters];
 	tc->values = malloc(c->t->n * sizeof(*tc->values));
 	if (!tc->values)
@@ -143,7 +134,8 @@ static int read_counters(struct telemetry *t, const struct jval *sample, size_t 
 	if (!obj)
 		return 0;
 	if (json_kind_of(obj) != JSON_KIND_OBJECT)
-		return fail(err, errlen, "sample %zu: \"%s\" is not an object of stages", i, key);
+		return say_einval(err, errlen, "sample %zu: \"%s\" is not an object of stages", i,
+				  key);
 	return json_object_foreach(obj, counter_member, &c);
 }
 
@@ -155,20 +147,21 @@ static int read_sample(struct telemetry *t, const struct jval *s, size_t i, char
 	int ret;
 
 	if (json_kind_of(s) != JSON_KIND_OBJECT)
-		return fail(err, errlen, "sample %zu is not an object", i);
+		return say_einval(err, errlen, "sample %zu is not an object", i);
 	if (!ts)
-		return fail(err, errlen, "sample %zu has no \"t_s\"", i);
+		return say_einval(err, errlen, "sample %zu has no \"t_s\"", i);
 	if (json_double_of(ts, &d) < 0 || !isfinite(d) || d < 0 || d > TELEMETRY_MAX_VALUE)
-		return fail(err, errlen, "sample %zu: \"t_s\" is not a time (seconds >= 0)", i);
+		return say_einval(err, errlen, "sample %zu: \"t_s\" is not a time (seconds >= 0)",
+				  i);
 	if (i && d < t->t_s[i - 1])
-		return fail(err, errlen,
-			    "sample %zu: \"t_s\" %.6g is before the previous sample's %.6g", i, d,
-			    t->t_s[i - 1]);
+		return say_einval(err, errlen,
+				  "sample %zu: \"t_s\" %.6g is before the previous sample's %.6g",
+				  i, d, t->t_s[i - 1]);
 	t->t_s[i] = d;
 	for (size_t g = 0; g < TELEMETRY_NGAUGES; g++) {
 		if (value_of(json_get(s, gauge_keys[g]), &t->gauge[g][i]) < 0)
-			return fail(err, errlen, "sample %zu: \"%s\" is not a number >= 0", i,
-				    gauge_keys[g]);
+			return say_einval(err, errlen, "sample %zu: \"%s\" is not a number >= 0", i,
+					  gauge_keys[g]);
 		t->has_gauge[g] |= !isnan(t->gauge[g][i]);
 	}
 	ret = read_counters(t, s, i, false, err, errlen);
@@ -180,30 +173,32 @@ static int parse_doc(const struct jval *doc, struct telemetry *t, char *err, siz
 	struct jval *samples = json_get(doc, "samples"), *v;
 
 	if (json_kind_of(doc) != JSON_KIND_OBJECT)
-		return fail(err, errlen, "not the lab's telemetry (not a JSON object)");
+		return say_einval(err, errlen, "not the lab's telemetry (not a JSON object)");
 	if (!samples)
-		return fail(err, errlen, "not the lab's telemetry (no \"samples\")");
+		return say_einval(err, errlen, "not the lab's telemetry (no \"samples\")");
 	if (json_kind_of(samples) != JSON_KIND_ARRAY)
-		return fail(err, errlen, "\"samples\" is not an array");
+		return say_einval(err, errlen, "\"samples\" is not an array");
 	v = json_get(doc, "start_unix_s");
 	if (!v)
-		return fail(err, errlen, "no \"start_unix_s\": the samples cannot be put in time");
+		return say_einval(err, errlen,
+				  "no \"start_unix_s\": the samples cannot be put in time");
 	if (json_double_of(v, &t->start_unix_s) < 0 || !isfinite(t->start_unix_s) ||
 	    t->start_unix_s <= 0 || t->start_unix_s > 1e11)
-		return fail(err, errlen, "\"start_unix_s\" is not a unix time in seconds");
+		return say_einval(err, errlen, "\"start_unix_s\" is not a unix time in seconds");
 	t->interval_ms = NAN;
 	v = json_get(doc, "interval_ms");
 	if (v && (json_double_of(v, &t->interval_ms) < 0 || !(t->interval_ms > 0) ||
 		  !isfinite(t->interval_ms)))
-		return fail(err, errlen, "\"interval_ms\" is not a number > 0");
+		return say_einval(err, errlen, "\"interval_ms\" is not a number > 0");
 	copy_string(doc, "profile", t->profile, sizeof(t->profile));
 	copy_string(doc, "describe", t->describe, sizeof(t->describe));
 
 	t->n = json_array_len(samples);
 	if (!t->n)
-		return fail(err, errlen, "no samples");
+		return say_einval(err, errlen, "no samples");
 	if (t->n > TELEMETRY_MAX_SAMPLES)
-		return fail(err, errlen, "%zu samples, more than %u", t->n, TELEMETRY_MAX_SAMPLES);
+		return say_einval(err, errlen, "%zu samples, more than %u", t->n,
+				  TELEMETRY_MAX_SAMPLES);
 	t->t_s = malloc(t->n * sizeof(*t->t_s));
 	if (!t->t_s)
 		return -ENOMEM;
@@ -274,15 +269,14 @@ int telemetry_parse(const char *buf, size_t len, struct telemetry *out, char *er
 	if (!t)
 		return -ENOMEM;
 	if (len > TELEMETRY_MAX_FILE_BYTES) {
-		ret = fail(err, errlen, "bigger than %u MB", TELEMETRY_MAX_FILE_BYTES >> 20);
+		ret = say_einval(err, errlen, "bigger than %u MB", TELEMETRY_MAX_FILE_BYTES >> 20);
 		goto out;
 	}
 	ret = json_parse(buf, len, &doc, &jerr);
 	if (ret == -EINVAL && parse_cut_short(buf, len, &doc) == 0)
 		ret = 0, t->truncated = true;
 	if (ret == -EINVAL) {
-		fail(err, errlen, "not JSON: line %u, column %u: %s", jerr.line, jerr.column,
-		     jerr.reason);
+		json_say_error(&jerr, err, errlen);
 		goto out;
 	}
 	if (ret < 0)

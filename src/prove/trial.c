@@ -14,14 +14,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "fix/apply.h"
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)mono_ns() / 1e9;
 }
 
 /* Wait up to seconds for the child to end. 0, -ETIMEDOUT, -errno. */

@@ -38,7 +38,7 @@ static const struct qattr attrs[] = {
      .show_pos = 2,
      .flags = QA_DEFAULT | PLAN,
      .def = 100},
-    /* Both quanta default to multiples of the device's MTU. */
+    /* Both quanta default to multiples of the device's frame (2 and 10, sch_fq.c). */
     {.type = TCA_FQ_QUANTUM,
      .word = "quantum",
      .key = "quantum_bytes",
@@ -46,7 +46,8 @@ static const struct qattr attrs[] = {
      .enc = QENC_SIZE,
      .show = QSHOW_NUM,
      .show_pos = 3,
-     .flags = QA_LINK_DEFAULT | QA_SPEC},
+     .flags = QA_LINK_DEFAULT | QA_SPEC,
+     .mtu_frames = 2},
     {.type = TCA_FQ_INITIAL_QUANTUM,
      .word = "initial_quantum",
      .key = "initial_quantum_bytes",
@@ -54,7 +55,8 @@ static const struct qattr attrs[] = {
      .enc = QENC_SIZE,
      .show = QSHOW_NUM,
      .show_pos = 4,
-     .flags = QA_LINK_DEFAULT | QA_SPEC},
+     .flags = QA_LINK_DEFAULT | QA_SPEC,
+     .mtu_frames = 10},
     {.type = TCA_FQ_RATE_ENABLE,
      .word = "pacing",
      .key = "rate_enable",
@@ -146,6 +148,7 @@ const struct qkind qkind_fq = {
     .name = "fq",
     .layout = QLAYOUT_NEST,
     .leaf = true,
+    .known_defaults = true,
     .attrs = attrs,
     .nattrs = COUNT(attrs),
 };

@@ -4,7 +4,7 @@
 
 #include "qdisc/kinds.h"
 
-static const struct qchoice ecn_choices[] = {{"ecn", 1}, {"noecn", 0}, {NULL, 0}};
+const struct qchoice qchoice_codel_ecn[] = {{"ecn", 1}, {"noecn", 0}, {NULL, 0}};
 
 #define PLAN (QA_SPEC | QA_SPEC_DEFAULT)
 
@@ -35,7 +35,8 @@ static const struct qattr attrs[] = {
      .enc = QENC_SIZE,
      .show = QSHOW_NUM,
      .show_pos = 3,
-     .flags = QA_LINK_DEFAULT | QA_OMIT_ZERO | QA_SPEC},
+     .flags = QA_LINK_DEFAULT | QA_OMIT_ZERO | QA_SPEC,
+     .mtu_frames = 1},
     {.type = TCA_FQ_CODEL_INTERVAL,
      .word = "interval",
      .key = "interval_us",
@@ -63,7 +64,7 @@ static const struct qattr attrs[] = {
      .show_pos = 7,
      .flags = QA_DEFAULT | PLAN,
      .def = 1,
-     .choices = ecn_choices},
+     .choices = qchoice_codel_ecn},
     /* The kernel reports a CE threshold only when one is set. */
     {.type = TCA_FQ_CODEL_CE_THRESHOLD,
      .word = "ce_threshold",
@@ -100,6 +101,7 @@ const struct qkind qkind_fq_codel = {
     .name = "fq_codel",
     .layout = QLAYOUT_NEST,
     .leaf = true,
+    .known_defaults = true,
     .attrs = attrs,
     .nattrs = COUNT(attrs),
 };

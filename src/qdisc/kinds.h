@@ -11,6 +11,7 @@
 
 extern const struct qkind qkind_fq_codel;
 extern const struct qkind qkind_fq;
+extern const struct qkind qkind_codel;
 extern const struct qkind qkind_cake;
 extern const struct qkind qkind_pfifo;
 extern const struct qkind qkind_bfifo;
@@ -22,6 +23,9 @@ extern const struct qkind qkind_htb;
 extern const struct qkind qkind_mq;
 extern const struct qkind qkind_ingress;
 extern const struct qkind qkind_clsact;
+
+/* tc's words for CoDel's ECN flag, the same in codel and fq_codel (fq_codel.c). */
+extern const struct qchoice qchoice_codel_ecn[];
 
 /* pfifo_fast and prio: the bare struct tc_prio_qopt both report (prio.c). */
 int qkind_show_prio(const void *opts, size_t len, struct qshown *out);

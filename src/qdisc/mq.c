@@ -5,4 +5,5 @@
 const struct qkind qkind_mq = {
     .name = "mq",
     .layout = QLAYOUT_NONE,
+    .builtin = true,
 };

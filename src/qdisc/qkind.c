@@ -14,9 +14,11 @@
 #include "qdisc/kinds.h"
 
 static const struct qkind *const kinds[] = {
-    &qkind_fq_codel,   &qkind_fq,   &qkind_cake, &qkind_pfifo, &qkind_bfifo, &qkind_pfifo_head_drop,
-    &qkind_pfifo_fast, &qkind_prio, &qkind_tbf,	 &qkind_htb,   &qkind_mq,    &qkind_ingress,
-    &qkind_clsact,
+    &qkind_fq_codel,   &qkind_fq,    &qkind_cake,
+    &qkind_pfifo,      &qkind_bfifo, &qkind_pfifo_head_drop,
+    &qkind_pfifo_fast, &qkind_prio,  &qkind_tbf,
+    &qkind_htb,	       &qkind_mq,    &qkind_ingress,
+    &qkind_clsact,     &qkind_codel,
 };
 
 const struct qkind *qkind_find(const char *kind)
@@ -127,6 +129,61 @@ static void show_one(const struct qattr *a, uint64_t v, struct qshown *out)
 	default:
 		break;
 	}
+}
+
+static const struct value *shown_value(const struct value *v, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].key, key))
+			return &v[i];
+	return NULL;
+}
+
+bool qkind_shown_defaults(const struct qkind *k, const struct value *v, size_t n, uint64_t frame)
+{
+	if (!k || !k->known_defaults)
+		return false;
+	for (size_t i = 0; i < k->nattrs; i++) {
+		const struct qattr *a = &k->attrs[i];
+		const struct value *have;
+		struct value def;
+		struct qshown want = {.v = &def, .max = 1};
+
+		if (!a->key || a->show == QSHOW_NONE)
+			continue;
+		have = shown_value(v, n, a->key);
+		if (!have)
+			continue;
+		if (a->flags & QA_DEFAULT)
+			show_one(a, a->def, &want); /* nothing: the kernel does not report it */
+		else if (a->mtu_frames)
+			qshown_add(&want, value_uint(a->key, a->mtu_frames * frame, a->unit));
+		if (!want.n || have->u != def.u)
+			return false;
+	}
+	return true;
+}
+
+const struct qattr *qkind_key_attr(const struct qkind *k, const char *key)
+{
+	for (size_t i = 0; k && i < k->nattrs; i++)
+		if (k->attrs[i].key && !strcmp(k->attrs[i].key, key))
+			return &k->attrs[i];
+	return NULL;
+}
+
+bool qkind_is_fifo(const char *kind)
+{
+	const struct qkind *k = qkind_find(kind);
+
+	return k && k->fifo;
+}
+
+bool qkind_is_builtin(const char *kind)
+{
+	const struct qkind *k = qkind_find(kind);
+
+	return k && k->builtin;
 }
 
 static int show_nest(const struct qkind *k, const void *opts, size_t len, struct qshown *out)

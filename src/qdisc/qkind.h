@@ -64,7 +64,7 @@ enum qshow {
 };
 
 #define QA_DEFAULT	0x01 /* def is the kernel's fixed default: not spelled when equal */
-#define QA_LINK_DEFAULT 0x02 /* the kernel's default depends on the link (MTU, txqueuelen) */
+#define QA_LINK_DEFAULT 0x02 /* the kernel's default depends on the link (see mtu_frames) */
 #define QA_OMIT_ZERO	0x04 /* tc sends nothing for 0 */
 #define QA_NONZERO	0x08 /* tc refuses 0 */
 #define QA_SPEC		0x10 /* the fix plan compares it by value (others: as written) */
@@ -85,6 +85,8 @@ struct qattr {
 	uint8_t show_pos;   /* 1-based place in the audit's list of this kind's options */
 	unsigned flags;	    /* QA_* */
 	uint64_t def;	    /* the kernel's default, in the attribute's own unit */
+	uint8_t mtu_frames; /* QA_LINK_DEFAULT: the default is this many of the link's frames
+			     * (MTU + link header: the kernel's psched_mtu); 0: not so */
 	uint16_t absent_if; /* decoding: ignore it when this attribute is present (0: never) */
 	const struct qchoice *choices; /* QENC_CHOICE*: NULL-terminated */
 };
@@ -127,6 +129,11 @@ struct qkind {
 	const char *name;
 	enum qlayout layout;
 	bool leaf;		   /* fix may put it at a leaf of a root-qdisc spec (knob.h) */
+	bool fifo;		   /* one first-in first-out queue per band: no flows, no AQM */
+	bool builtin;		   /* built in wherever the kernel has qdiscs: no module, no
+				    * CONFIG_NET_SCH_ option of its own */
+	bool known_defaults;	   /* every option it reports has its default in the table, or
+				    * is reported only when set (qkind_shown_defaults) */
 	const struct qattr *attrs; /* in tc's order */
 	size_t nattrs;
 	const struct qword *words; /* extra words, looked at before the attributes' own */
@@ -147,8 +154,23 @@ const struct qkind *qkind_at(size_t i);
  */
 bool qkind_key_value(const char *key, struct value *out);
 
+/* Is kind named kind, and does its table say it is a FIFO (builtin)? false for unknown kinds. */
+bool qkind_is_fifo(const char *kind);
+bool qkind_is_builtin(const char *kind);
+
+/*
+ * Are the audit's values v[0..n) of a qdisc of kind k (qkind_show's keys) all at the
+ * kernel's defaults, on a link whose frames are frame bytes (MTU + link header)? A value
+ * that is absent counts as the default (older kernels report fewer); an option the
+ * kernel reports only when it is set must be absent. false for a kind without
+ * known_defaults.
+ */
+bool qkind_shown_defaults(const struct qkind *k, const struct value *v, size_t n, uint64_t frame);
+
 /* The attribute of k with this netlink type, or NULL. */
 const struct qattr *qkind_attr(const struct qkind *k, uint16_t type);
+/* The attribute k reports under the audit's key, or NULL. */
+const struct qattr *qkind_key_attr(const struct qkind *k, const char *key);
 
 /*
  * The audit's values for TCA_OPTIONS' payload, appended to out in show_pos order. On

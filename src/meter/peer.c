@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* meter/peer.c - meter/peer.h: a client's address as the servers see it. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "meter/peer.h"
+
+void peer_addr(const struct sockaddr_storage *in, struct sockaddr_storage *out)
+{
+	const struct sockaddr_in6 *a6 = (const void *)in;
+	struct sockaddr_in *o4 = (void *)out;
+	struct sockaddr_in6 *o6 = (void *)out;
+	struct sockaddr_storage tmp;
+
+	if (in == out) {
+		tmp = *in;
+		in = &tmp;
+		a6 = (const void *)in;
+	}
+	memset(out, 0, sizeof(*out));
+	if (in->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) {
+		o4->sin_family = AF_INET;
+		memcpy(&o4->sin_addr, &a6->sin6_addr.s6_addr[12], 4);
+	} else if (in->ss_family == AF_INET6) {
+		o6->sin6_family = AF_INET6;
+		o6->sin6_addr = a6->sin6_addr;
+		o6->sin6_scope_id = a6->sin6_scope_id;
+	} else if (in->ss_family == AF_INET) {
+		o4->sin_family = AF_INET;
+		o4->sin_addr = ((const struct sockaddr_in *)(const void *)in)->sin_addr;
+	}
+}
+
+bool peer_same(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	struct sockaddr_storage pa, pb;
+	const struct sockaddr_in6 *a6 = (const void *)&pa, *b6 = (const void *)&pb;
+
+	peer_addr(a, &pa);
+	peer_addr(b, &pb);
+	if (pa.ss_family != pb.ss_family || pa.ss_family == AF_UNSPEC)
+		return false;
+	if (pa.ss_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)&pa)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)(const void *)&pb)->sin_addr.s_addr;
+	return !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr)) &&
+	       a6->sin6_scope_id == b6->sin6_scope_id;
+}
+
+void peer_text(const struct sockaddr_storage *a, char *buf, size_t len)
+{
+	const void *ip =
+	    a->ss_family == AF_INET
+		? (const void *)&((const struct sockaddr_in *)(const void *)a)->sin_addr
+		: (const void *)&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr;
+
+	if ((a->ss_family != AF_INET && a->ss_family != AF_INET6) ||
+	    !inet_ntop(a->ss_family, ip, buf, (socklen_t)len))
+		snprintf(buf, len, "?");
+}

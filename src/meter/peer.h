@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * meter/peer.h - a client's address as the servers (meter/server.h, meter/hserver.h)
+ * count and bind things to it: its IP alone. A dual-stack socket reports an IPv4
+ * client as a v4-mapped IPv6 address (::ffff:192.0.2.1); made IPv4 here, the same
+ * client is the same peer whichever socket it came in on. The port is zeroed (a
+ * client opens many connections); an IPv6 scope id is kept (fe80::1 on two links are
+ * two hosts). Families other than AF_INET and AF_INET6 become AF_UNSPEC.
+ */
+#ifndef DEBLOAT_METER_PEER_H
+#define DEBLOAT_METER_PEER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+/* in as a peer: out is zeroed, then holds the family and IP (see above). */
+void peer_addr(const struct sockaddr_storage *in, struct sockaddr_storage *out);
+
+/* Are a and b the same peer (each made a peer first, so raw socket addresses do)? */
+bool peer_same(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
+
+/* The IP of a (no port, no brackets) into buf, or "?" when it has none. */
+void peer_text(const struct sockaddr_storage *a, char *buf, size_t len);
+
+#endif

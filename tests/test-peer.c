@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/* test-peer.c - a client's address as the servers see it (meter/peer.h). */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <string.h>
+
+#include "harness.h"
+#include "meter/peer.h"
+
+static struct sockaddr_storage v4(const char *ip, uint16_t port)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in *a = (void *)&ss;
+
+	memset(&ss, 0, sizeof(ss));
+	a->sin_family = AF_INET;
+	a->sin_port = htons(port);
+	inet_pton(AF_INET, ip, &a->sin_addr);
+	return ss;
+}
+
+static struct sockaddr_storage v6(const char *ip, uint16_t port, uint32_t scope)
+{
+	struct sockaddr_storage ss;
+	struct sockaddr_in6 *a = (void *)&ss;
+
+	memset(&ss, 0, sizeof(ss));
+	a->sin6_family = AF_INET6;
+	a->sin6_port = htons(port);
+	a->sin6_scope_id = scope;
+	a->sin6_flowinfo = htonl(7);
+	inet_pton(AF_INET6, ip, &a->sin6_addr);
+	return ss;
+}
+
+TEST(mapped_v4_becomes_v4_without_port)
+{
+	struct sockaddr_storage in = v6("::ffff:192.0.2.1", 4000, 0), out,
+				want = v4("192.0.2.1", 0);
+	char ip[INET6_ADDRSTRLEN];
+
+	peer_addr(&in, &out);
+	CHECK(!memcmp(&out, &want, sizeof(out)));
+	peer_text(&out, ip, sizeof(ip));
+	CHECK_STR(ip, "192.0.2.1");
+	peer_addr(&in, &in); /* in place */
+	CHECK(!memcmp(&in, &want, sizeof(in)));
+}
+
+TEST(v6_keeps_ip_and_scope_only)
+{
+	struct sockaddr_storage in = v6("fe80::1", 4000, 3), out;
+	const struct sockaddr_in6 *o = (const void *)&out;
+	char ip[INET6_ADDRSTRLEN];
+
+	peer_addr(&in, &out);
+	CHECK_EQ(o->sin6_family, AF_INET6);
+	CHECK_EQ(o->sin6_port, 0);
+	CHECK_EQ(o->sin6_flowinfo, 0);
+	CHECK_EQ(o->sin6_scope_id, 3);
+	peer_text(&out, ip, sizeof(ip));
+	CHECK_STR(ip, "fe80::1");
+}
+
+TEST(same_peer)
+{
+	struct sockaddr_storage a = v4("192.0.2.1", 1), b = v6("::ffff:192.0.2.1", 2, 0);
+	struct sockaddr_storage c = v4("192.0.2.2", 1), l1 = v6("fe80::1", 1, 1),
+				l1b = v6("fe80::1", 9, 1), l2 = v6("fe80::1", 1, 2), none;
+
+	memset(&none, 0, sizeof(none));
+	CHECK(peer_same(&a, &b) && peer_same(&b, &a));
+	CHECK(!peer_same(&a, &c));
+	CHECK(peer_same(&l1, &l1b));
+	CHECK(!peer_same(&l1, &l2)); /* one address on two links: two hosts */
+	CHECK(!peer_same(&a, &l1));
+	CHECK(!peer_same(&none, &none));
+}
+
+TEST(text_of_no_address)
+{
+	struct sockaddr_storage none;
+	char ip[INET6_ADDRSTRLEN];
+
+	memset(&none, 0, sizeof(none));
+	peer_text(&none, ip, sizeof(ip));
+	CHECK_STR(ip, "?");
+}
