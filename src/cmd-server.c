@@ -70,14 +70,6 @@ static const char usage[] =
     "  -j, --json              log lines as JSON (keys: docs/json.md)\n"
     "  -h, --help              show this help\n";
 
-static volatile int stop_flag;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
-
 /* NAME[,NAME...], each a congestion control name (cc.h). */
 static bool cc_names_ok(const char *list)
 {
@@ -249,7 +241,7 @@ int cmd_server(int argc, char *argv[])
 {
 	struct server_args a = {0};
 	struct log_ctx lc;
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct sigaction sa = {.sa_handler = cli_on_signal};
 	uint8_t key[PROTO_MAX_KEY];
 	struct server *s = NULL;
 	struct tls_ctx *tls = NULL;
@@ -302,17 +294,17 @@ int cmd_server(int argc, char *argv[])
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	fprintf(stderr, "%s: server: listening on TCP and UDP port %u%s\n", PROG_NAME,
-		server_port(s), a.cfg.keylen ? " (keyed)" : "");
+	cli_note("server", "listening on TCP and UDP port %u%s", server_port(s),
+		 a.cfg.keylen ? " (keyed)" : "");
 	if (a.cfg.rpm)
-		fprintf(stderr,
-			"%s: server: responsiveness test on TCP port %u (HTTP/2 and HTTP/1.1%s, "
-			"config at /.well-known/nq)\n",
-			PROG_NAME, server_rpm_port(s), tls ? ", cleartext or TLS" : " cleartext");
+		cli_note("server",
+			 "responsiveness test on TCP port %u (HTTP/2 and HTTP/1.1%s, "
+			 "config at /.well-known/nq)",
+			 server_rpm_port(s), tls ? ", cleartext or TLS" : " cleartext");
 	/* The kernel reports twice what it was asked (its own overhead). */
-	fprintf(stderr, "%s: server: UDP receive buffer %d KB (asked %d KB)\n", PROG_NAME,
-		server_udp_rcvbuf(s) / 2 / 1024, a.cfg.udp_rcvbuf / 1024);
-	r = server_run(s, &stop_flag);
+	cli_note("server", "UDP receive buffer %d KB (asked %d KB)",
+		 server_udp_rcvbuf(s) / 2 / 1024, a.cfg.udp_rcvbuf / 1024);
+	r = server_run(s, &cli_signal);
 	if (r < 0) {
 		cli_error("server", "event loop failed: %s", strerror(-r));
 		goto cleanup;

@@ -53,13 +53,6 @@ static int find_subcommand(const char *name)
 	return -1;
 }
 
-/* "debloat: unknown command "nosuch"", then where the list of commands is. */
-static int usage_error(const char *what, const char *word)
-{
-	fprintf(stderr, "%s: %s \"%s\"\nsee '%s --help'\n", PROG_NAME, what, word, PROG_NAME);
-	return EXIT_USAGE;
-}
-
 int main(int argc, char *argv[])
 {
 	char *help_argv[] = {NULL, "--help", NULL};
@@ -77,7 +70,7 @@ int main(int argc, char *argv[])
 		}
 		i = find_subcommand(argv[2]);
 		if (i < 0)
-			return usage_error("no help for unknown command", argv[2]);
+			return cli_usage_error(NULL, NULL, "no help for unknown command \"%s\"", argv[2]);
 		help_argv[0] = argv[2];
 		return subcommands[i].function(2, help_argv);
 	}
@@ -86,9 +79,9 @@ int main(int argc, char *argv[])
 		return 0;
 	}
 	if (argv[1][0] == '-')
-		return usage_error("unknown option", argv[1]);
+		return cli_usage_error(NULL, NULL, "unknown option \"%s\"", argv[1]);
 	i = find_subcommand(argv[1]);
 	if (i < 0)
-		return usage_error("unknown command", argv[1]);
+		return cli_usage_error(NULL, NULL, "unknown command \"%s\"", argv[1]);
 	return subcommands[i].function(argc - 1, argv + 1);
 }

@@ -31,7 +31,7 @@
 struct running {
 	struct server *s;
 	pthread_t thread;
-	volatile int stop;
+	volatile sig_atomic_t stop;
 	int run_ret;
 	struct server_test_summary last; /* the last test that ended */
 	int ended;

@@ -21,6 +21,16 @@ __attribute__((format(printf, 2, 0))) static void message(const char *cmd, const
 	vfprintf(stderr, fmt, ap);
 }
 
+void cli_note(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	message(cmd, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
 void cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;

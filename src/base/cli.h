@@ -26,6 +26,9 @@ enum {
  * trailing newline.
  */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same shape for what a command tells as it goes ("debloat: server: listening on
+ * ..."): information on stderr, not an error. */
+void cli_note(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * "debloat: audit: unknown option "--nosuch"" and "see 'debloat audit --help'" on

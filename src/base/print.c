@@ -516,14 +516,14 @@ static void format_time_ns(char *buf, size_t len, uint64_t ns)
 {
 	static const char *const units[] = {" ns", " us", " ms", " s"};
 
-	format_decimal(buf, len, ns, units, sizeof(units) / sizeof(units[0]));
+	format_decimal(buf, len, ns, units, COUNT(units));
 }
 
 static void format_rate_bps(char *buf, size_t len, uint64_t bps)
 {
 	static const char *const units[] = {"bit", "Kbit", "Mbit", "Gbit"};
 
-	format_decimal(buf, len, bps, units, sizeof(units) / sizeof(units[0]));
+	format_decimal(buf, len, bps, units, COUNT(units));
 }
 
 /* tc's spelling: exact binary multiples get Kb/Mb/Gb, anything else stays in bytes. */
@@ -543,14 +543,14 @@ void print_format_size(char *buf, size_t len, uint64_t b)
 {
 	static const char *const units[] = {" B", " KB", " MB", " GB", " TB"};
 
-	format_decimal(buf, len, b, units, sizeof(units) / sizeof(units[0]));
+	format_decimal(buf, len, b, units, COUNT(units));
 }
 
 void print_format_rate(char *buf, size_t len, uint64_t bps)
 {
 	static const char *const units[] = {" bit/s", " Kbit/s", " Mbit/s", " Gbit/s"};
 
-	format_decimal(buf, len, bps, units, sizeof(units) / sizeof(units[0]));
+	format_decimal(buf, len, bps, units, COUNT(units));
 }
 
 int print_format_unit(char *buf, size_t len, uint64_t v, enum unit unit)

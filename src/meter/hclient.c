@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/clock.h"
 #include "meter/hclient.h"
 #include "meter/http1.h"
@@ -273,7 +274,7 @@ static int h2_start(struct hc_conn *c)
 	nghttp2_session_callbacks_del(cb);
 	if (r)
 		return -ENOMEM;
-	if (nghttp2_submit_settings(c->h2, NGHTTP2_FLAG_NONE, iv, sizeof(iv) / sizeof(iv[0])) ||
+	if (nghttp2_submit_settings(c->h2, NGHTTP2_FLAG_NONE, iv, COUNT(iv)) ||
 	    nghttp2_session_set_local_window_size(c->h2, NGHTTP2_FLAG_NONE, 0, H2_WINDOW))
 		return -EPROTO;
 	return 0;
@@ -682,7 +683,7 @@ int hc_request(struct hc_conn *c, const char *path, bool upload, const struct hc
 #undef NV
 		nghttp2_data_provider prd = {.source.ptr = s, .read_callback = h2_read_upload};
 		int32_t id = nghttp2_submit_request(c->h2, NULL, hdrs,
-						    sizeof(hdrs) / sizeof(hdrs[0]) - !upload,
+						    COUNT(hdrs) - !upload,
 						    upload ? &prd : NULL, s);
 
 		if (id < 0) {

@@ -665,7 +665,7 @@ static void conn_readable(struct conn *c)
 }
 
 /* Write what is pending; 0 when all is out, -EAGAIN when the socket is full, else dead. */
-static int write_all(struct conn *c, const void *buf, size_t len, size_t *done)
+static int conn_send_all(struct conn *c, const void *buf, size_t len, size_t *done)
 {
 	while (*done < len) {
 		ssize_t n = conn_send(c, (const char *)buf + *done, len - *done);
@@ -687,7 +687,7 @@ static void conn_writable(struct conn *c)
 {
 	struct hserver *h = c->h;
 
-	if (c->outoff < c->outlen && write_all(c, c->out, c->outlen, &c->outoff) < 0)
+	if (c->outoff < c->outlen && conn_send_all(c, c->out, c->outlen, &c->outoff) < 0)
 		return;
 	if (c->proto == PROTO_H1 && c->state == H1_STREAM) {
 		for (int i = 0; i < IO_ROUNDS; i++) {
@@ -711,7 +711,7 @@ static void conn_writable(struct conn *c)
 			}
 			h1_process(c); /* the next request waiting in the input, if any */
 			if (c->outoff == c->outlen ||
-			    write_all(c, c->out, c->outlen, &c->outoff) < 0)
+			    conn_send_all(c, c->out, c->outlen, &c->outoff) < 0)
 				return;
 		}
 		return;
@@ -742,16 +742,16 @@ static void conn_writable(struct conn *c)
 				continue;
 			c->pendlen = (size_t)n;
 		}
-		if (c->outoff < c->outlen && write_all(c, c->out, c->outlen, &c->outoff) < 0)
+		if (c->outoff < c->outlen && conn_send_all(c, c->out, c->outlen, &c->outoff) < 0)
 			return;
-		if (write_all(c, c->pend, c->pendlen, &done) < 0) {
+		if (conn_send_all(c, c->pend, c->pendlen, &done) < 0) {
 			c->pend += done;
 			c->pendlen -= done;
 			return;
 		}
 		c->pendlen = 0;
 	}
-	if (c->outoff < c->outlen && write_all(c, c->out, c->outlen, &c->outoff) < 0)
+	if (c->outoff < c->outlen && conn_send_all(c, c->out, c->outlen, &c->outoff) < 0)
 		return;
 	if (!c->pendlen && !nghttp2_session_want_read(c->sess) &&
 	    !nghttp2_session_want_write(c->sess))

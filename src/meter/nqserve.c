@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "meter/nqserve.h"
 
 enum nq_route nq_route(const char *method, const char *path)
@@ -17,7 +18,7 @@ enum nq_route nq_route(const char *method, const char *path)
 	    {NQ_PATH_SLURP, "POST", NQ_SLURP},
 	};
 
-	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+	for (size_t i = 0; i < COUNT(routes); i++)
 		if (!strcmp(path, routes[i].path))
 			return strcmp(method, routes[i].method) ? NQ_BAD_METHOD : routes[i].route;
 	return NQ_NOT_FOUND;

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/array.h"
 #include "base/outfile.h"
 #include "debloat/rpm.h"
 #include "meter/result-print.h"
@@ -162,7 +163,7 @@ static void latency_table_begin(struct printer *p, const struct summary *s)
 					   "p90",      "p99", "induced", "loss%"};
 
 	print_table_begin(p);
-	for (size_t c = 0; c < sizeof(head) / sizeof(*head); c++)
+	for (size_t c = 0; c < COUNT(head); c++)
 		print_cell(p, c, "latency (ms)", "%s%*s",
 			   c == COL_LOADED || c == COL_INDUCED || c == COL_LOSS ? " " : "",
 			   c == COL_LOSS ? 6 : 8, head[c]);

@@ -1466,7 +1466,7 @@ fail:
 	return r;
 }
 
-int server_run(struct server *s, const volatile int *stop)
+int server_run(struct server *s, const volatile sig_atomic_t *stop)
 {
 	int r = 0;
 

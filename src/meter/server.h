@@ -57,6 +57,7 @@
 #ifndef DEBLOAT_METER_SERVER_H
 #define DEBLOAT_METER_SERVER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -170,7 +171,7 @@ int server_udp_rcvbuf(const struct server *s);
  * wakes it). Running tests end with reason "shutdown", then on_stats gets the whole
  * run's probe statistics. 0, or -errno from epoll.
  */
-int server_run(struct server *s, const volatile int *stop);
+int server_run(struct server *s, const volatile sig_atomic_t *stop);
 void server_free(struct server *s);
 
 #endif
