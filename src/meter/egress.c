@@ -14,6 +14,7 @@
 
 #include "base/array.h"
 #include "host/host.h"
+#include "host/iface.h"
 #include "host/qdisc.h"
 #include "base/json.h"
 #include "meter/egress.h"
@@ -143,14 +144,6 @@ static int bql_object(const struct iface *ifc, struct jval *bql)
 
 	for (size_t i = 0; i < ifc->nbql && !ret; i++) {
 		const struct bql_queue *b = &ifc->bql[i];
-		const struct {
-			const char *key;
-			int64_t v;
-		} f[] = {{"limit", b->limit},
-			 {"limit_max", b->limit_max},
-			 {"limit_min", b->limit_min},
-			 {"inflight", b->inflight},
-			 {"hold_time_ms", b->hold_time_ms}};
 		struct jval *q;
 		char name[24];
 
@@ -159,9 +152,13 @@ static int bql_object(const struct iface *ifc, struct jval *bql)
 		q = json_new_object();
 		if (!q)
 			return -ENOMEM;
-		for (size_t k = 0; k < COUNT(f) && !ret; k++)
-			if (f[k].v >= 0)
-				ret = set_new(q, f[k].key, json_new_int(f[k].v));
+		/* the classic five; the stall detector's are audit's business */
+		for (size_t k = 0; k < BQL_NFIELDS && !ret; k++) {
+			int64_t v = bql_field_get(b, &bql_fields[k]);
+
+			if (!bql_fields[k].stall && v >= 0)
+				ret = set_new(q, bql_fields[k].key, json_new_int(v));
+		}
 		snprintf(name, sizeof(name), "tx-%u", b->queue);
 		if (ret)
 			json_free(q);
