@@ -6,36 +6,27 @@
  */
 #include "qdisc/kinds.h"
 
+/* clang-format off */
 static const struct qattr packets[] = {
-    {.word = "limit",
-     .key = "limit_packets",
-     .unit = UNIT_PACKETS,
-     .enc = QENC_U32,
-     .show = QSHOW_NUM,
-     .show_pos = 1,
-     .flags = QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC},
+    /* type word     key              unit     enc  show pos flags                                   def */
+    QA(0,   "limit", "limit_packets", PACKETS, U32, NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC, 0),
 };
+/* clang-format on */
 
+/* clang-format off */
 static const struct qattr bytes[] = {
-    {.word = "limit",
-     .key = "limit_bytes",
-     .unit = UNIT_BYTES,
-     .enc = QENC_SIZE,
-     .show = QSHOW_NUM,
-     .show_pos = 1,
-     .flags = QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC},
+    /* type word     key            unit   enc   show pos flags                                   def */
+    QA(0,   "limit", "limit_bytes", BYTES, SIZE, NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC, 0),
 };
+/* clang-format on */
 
 /* Audited only: fix does not put it at a leaf, so the plan compares it as written. */
+/* clang-format off */
 static const struct qattr head_drop[] = {
-    {.word = "limit",
-     .key = "limit_packets",
-     .unit = UNIT_PACKETS,
-     .enc = QENC_U32,
-     .show = QSHOW_NUM,
-     .show_pos = 1,
-     .flags = QA_LINK_DEFAULT | QA_NONZERO},
+    /* type word     key              unit     enc  show pos flags                         def */
+    QA(0,   "limit", "limit_packets", PACKETS, U32, NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO, 0),
 };
+/* clang-format on */
 
 const struct qkind qkind_pfifo = {
     .name = "pfifo",

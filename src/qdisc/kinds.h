@@ -9,6 +9,26 @@
 #include "base/array.h"
 #include "qdisc/qkind.h"
 
+/*
+ * One attribute's row of a kind's table (struct qattr), its columns in the struct's
+ * order: the netlink type, tc's word, the audit's key (NULL: none), then the unit, the
+ * encoding and the show rule by their names without the UNIT_/QENC_/QSHOW_ prefix, the
+ * audit's place, the QA_* flags and the kernel's default. Whatever follows the default
+ * is a designated initializer of the rare fields (.choices, .mtu_frames, .absent_if):
+ *   QA(TCA_CODEL_ECN, "ecn", "ecn", NONE, CHOICE, BOOL, 4, QA_DEFAULT, 0,
+ *      .choices = qchoice_codel_ecn)
+ */
+#define QA(type_, word_, key_, unit_, enc_, show_, pos_, flags_, ...)                           \
+	{.type = (type_),                                                                    \
+	 .word = (word_),                                                                    \
+	 .key = (key_),                                                                      \
+	 .unit = UNIT_##unit_,                                                               \
+	 .enc = QENC_##enc_,                                                                 \
+	 .show = QSHOW_##show_,                                                              \
+	 .show_pos = (pos_),                                                                 \
+	 .flags = (flags_),                                                                  \
+	 .def = __VA_ARGS__}
+
 extern const struct qkind qkind_fq_codel;
 extern const struct qkind qkind_fq;
 extern const struct qkind qkind_codel;

@@ -5,10 +5,13 @@
  */
 #include "qdisc/kinds.h"
 
+/* clang-format off */
 static const struct qattr attrs[] = {
-    {.key = "bands", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show = QSHOW_NUM, .show_pos = 1},
-    {.key = "priomap", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show = QSHOW_LIST, .show_pos = 2},
+    /* type word  key        unit  enc      show  pos flags def */
+    QA(0,   NULL, "bands",   NONE, FOREIGN, NUM,  1,  0,    0),
+    QA(0,   NULL, "priomap", NONE, FOREIGN, LIST, 2,  0,    0),
 };
+/* clang-format on */
 
 const struct qkind qkind_pfifo_fast = {
     .name = "pfifo_fast",
