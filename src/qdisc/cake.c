@@ -47,37 +47,24 @@ static const struct qattr attrs[] = {
 };
 /* clang-format on */
 
-/* tc's round-trip-time presets set rtt, and target to a twentieth of it. */
-#define CAKE_RTT(w, us)                                                                            \
-	{                                                                                          \
-		.word = w, .type = TCA_CAKE_RTT, .value = us, .div_type = TCA_CAKE_TARGET,         \
-		.div = 20                                                                          \
-	}
-
+/* "bandwidth 0" sends no rate, "unlimited" sends a rate of 0: tc's way. Each of tc's
+ * round-trip-time presets sets rtt, and target to a twentieth of it. */
+/* clang-format off */
 static const struct qword words[] = {
-    /* "bandwidth 0" sends no rate, "unlimited" sends a rate of 0: tc's way. */
-    {.word = "bandwidth",
-     .type = TCA_CAKE_BASE_RATE64,
-     .arg = true,
-     .type2 = TCA_CAKE_AUTORATE,
-     .value2 = 0},
-    {.word = "unlimited",
-     .type = TCA_CAKE_BASE_RATE64,
-     .value = 0,
-     .type2 = TCA_CAKE_AUTORATE,
-     .value2 = 0,
-     .forced = true,
-     .spec = true},
-    {.word = "rtt", .type = TCA_CAKE_RTT, .arg = true, .div_type = TCA_CAKE_TARGET, .div = 20},
-    CAKE_RTT("datacentre", 100),
-    CAKE_RTT("lan", 1000),
-    CAKE_RTT("metro", 10000),
-    CAKE_RTT("regional", 30000),
-    CAKE_RTT("internet", 100000),
-    CAKE_RTT("oceanic", 300000),
-    CAKE_RTT("satellite", 1000000),
-    CAKE_RTT("interplanetary", 1000000000),
+    /* word              type                  arg    value       type2              value2 div_type         div forced spec */
+    QW("bandwidth",      TCA_CAKE_BASE_RATE64, true,  0,          TCA_CAKE_AUTORATE, 0,     0,               0,  false, false),
+    QW("unlimited",      TCA_CAKE_BASE_RATE64, false, 0,          TCA_CAKE_AUTORATE, 0,     0,               0,  true,  true),
+    QW("rtt",            TCA_CAKE_RTT,         true,  0,          0,                 0,     TCA_CAKE_TARGET, 20, false, false),
+    QW("datacentre",     TCA_CAKE_RTT,         false, 100,        0,                 0,     TCA_CAKE_TARGET, 20, false, false),
+    QW("lan",            TCA_CAKE_RTT,         false, 1000,       0,                 0,     TCA_CAKE_TARGET, 20, false, false),
+    QW("metro",          TCA_CAKE_RTT,         false, 10000,      0,                 0,     TCA_CAKE_TARGET, 20, false, false),
+    QW("regional",       TCA_CAKE_RTT,         false, 30000,      0,                 0,     TCA_CAKE_TARGET, 20, false, false),
+    QW("internet",       TCA_CAKE_RTT,         false, 100000,     0,                 0,     TCA_CAKE_TARGET, 20, false, false),
+    QW("oceanic",        TCA_CAKE_RTT,         false, 300000,     0,                 0,     TCA_CAKE_TARGET, 20, false, false),
+    QW("satellite",      TCA_CAKE_RTT,         false, 1000000,    0,                 0,     TCA_CAKE_TARGET, 20, false, false),
+    QW("interplanetary", TCA_CAKE_RTT,         false, 1000000000, 0,                 0,     TCA_CAKE_TARGET, 20, false, false),
 };
+/* clang-format on */
 
 const struct qkind qkind_cake = {
     .name = "cake",

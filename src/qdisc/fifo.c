@@ -6,26 +6,13 @@
  */
 #include "qdisc/kinds.h"
 
+/* One row each: the struct's limit. pfifo_head_drop's is audited only: fix does not put
+ * it at a leaf, so the plan compares it as written (no QA_SPEC). */
 /* clang-format off */
-static const struct qattr packets[] = {
-    /* type word     key              unit     enc  show pos flags                                   def */
-    QA(0,   "limit", "limit_packets", PACKETS, U32, NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC, 0),
-};
-/* clang-format on */
-
-/* clang-format off */
-static const struct qattr bytes[] = {
-    /* type word     key            unit   enc   show pos flags                                   def */
-    QA(0,   "limit", "limit_bytes", BYTES, SIZE, NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC, 0),
-};
-/* clang-format on */
-
-/* Audited only: fix does not put it at a leaf, so the plan compares it as written. */
-/* clang-format off */
-static const struct qattr head_drop[] = {
-    /* type word     key              unit     enc  show pos flags                         def */
-    QA(0,   "limit", "limit_packets", PACKETS, U32, NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO, 0),
-};
+/*                                          type word     key              unit     enc   show pos flags                                   def */
+static const struct qattr packets[]   = {QA(0,   "limit", "limit_packets", PACKETS, U32,  NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC, 0)};
+static const struct qattr bytes[]     = {QA(0,   "limit", "limit_bytes",   BYTES,   SIZE, NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC, 0)};
+static const struct qattr head_drop[] = {QA(0,   "limit", "limit_packets", PACKETS, U32,  NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO,           0)};
 /* clang-format on */
 
 const struct qkind qkind_pfifo = {

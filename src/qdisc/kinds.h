@@ -29,6 +29,19 @@
 	 .flags = (flags_),                                                                  \
 	 .def = __VA_ARGS__}
 
+/* One extra word's row (struct qword), every column in the struct's order. */
+#define QW(word_, type_, arg_, value_, type2_, value2_, div_type_, div_, forced_, spec_)          \
+	{.word = (word_),                                                                    \
+	 .type = (type_),                                                                    \
+	 .arg = (arg_),                                                                      \
+	 .value = (value_),                                                                  \
+	 .type2 = (type2_),                                                                  \
+	 .value2 = (value2_),                                                                \
+	 .div_type = (div_type_),                                                            \
+	 .div = (div_),                                                                      \
+	 .forced = (forced_),                                                                \
+	 .spec = (spec_)}
+
 extern const struct qkind qkind_fq_codel;
 extern const struct qkind qkind_fq;
 extern const struct qkind qkind_codel;
