@@ -60,7 +60,9 @@ extern const struct qkind qkind_clsact;
 /* tc's words for CoDel's ECN flag, the same in codel and fq_codel (fq_codel.c). */
 extern const struct qchoice qchoice_codel_ecn[];
 
-/* pfifo_fast and prio: the bare struct tc_prio_qopt both report (prio.c). */
+/* pfifo_fast and prio: the bare struct tc_prio_qopt both report, its two fields (bands,
+ * priomap) and how the audit reads them (prio.c). */
+extern const struct qattr qattr_prio[2];
 int qkind_show_prio(const void *opts, size_t len, struct qshown *out);
 
 #endif

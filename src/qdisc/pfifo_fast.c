@@ -5,21 +5,13 @@
  */
 #include "qdisc/kinds.h"
 
-/* clang-format off */
-static const struct qattr attrs[] = {
-    /* type word  key        unit  enc      show  pos flags def */
-    QA(0,   NULL, "bands",   NONE, FOREIGN, NUM,  1,  0,    0),
-    QA(0,   NULL, "priomap", NONE, FOREIGN, LIST, 2,  0,    0),
-};
-/* clang-format on */
-
 const struct qkind qkind_pfifo_fast = {
     .name = "pfifo_fast",
     .layout = QLAYOUT_OWN,
     .leaf = true,
     .fifo = true,
     .builtin = true,
-    .attrs = attrs,
-    .nattrs = COUNT(attrs),
+    .attrs = qattr_prio,
+    .nattrs = COUNT(qattr_prio),
     .show = qkind_show_prio,
 };

@@ -27,7 +27,7 @@ int qkind_show_prio(const void *opts, size_t len, struct qshown *out)
 
 /* The struct's fields, for the registry's checks and the reader: no netlink types. */
 /* clang-format off */
-static const struct qattr attrs[] = {
+const struct qattr qattr_prio[2] = {
     /* type word  key        unit  enc      show  pos flags def */
     QA(0,   NULL, "bands",   NONE, FOREIGN, NUM,  1,  0,    0),
     QA(0,   NULL, "priomap", NONE, FOREIGN, LIST, 2,  0,    0),
@@ -37,7 +37,7 @@ static const struct qattr attrs[] = {
 const struct qkind qkind_prio = {
     .name = "prio",
     .layout = QLAYOUT_OWN,
-    .attrs = attrs,
-    .nattrs = COUNT(attrs),
+    .attrs = qattr_prio,
+    .nattrs = COUNT(qattr_prio),
     .show = qkind_show_prio,
 };
