@@ -18,29 +18,20 @@
  *   QA(TCA_CODEL_ECN, "ecn", "ecn", NONE, CHOICE, BOOL, 4, QA_DEFAULT, 0,
  *      .choices = qchoice_codel_ecn)
  */
-#define QA(type_, word_, key_, unit_, enc_, show_, pos_, flags_, ...)                           \
-	{.type = (type_),                                                                    \
-	 .word = (word_),                                                                    \
-	 .key = (key_),                                                                      \
-	 .unit = UNIT_##unit_,                                                               \
-	 .enc = QENC_##enc_,                                                                 \
-	 .show = QSHOW_##show_,                                                              \
-	 .show_pos = (pos_),                                                                 \
-	 .flags = (flags_),                                                                  \
-	 .def = __VA_ARGS__}
+#define QA(type_, word_, key_, unit_, enc_, show_, pos_, flags_, ...)                              \
+	{                                                                                          \
+		.type = (type_), .word = (word_), .key = (key_), .unit = UNIT_##unit_,             \
+		.enc = QENC_##enc_, .show = QSHOW_##show_, .show_pos = (pos_), .flags = (flags_),  \
+		.def = __VA_ARGS__                                                                 \
+	}
 
 /* One extra word's row (struct qword), every column in the struct's order. */
-#define QW(word_, type_, arg_, value_, type2_, value2_, div_type_, div_, forced_, spec_)          \
-	{.word = (word_),                                                                    \
-	 .type = (type_),                                                                    \
-	 .arg = (arg_),                                                                      \
-	 .value = (value_),                                                                  \
-	 .type2 = (type2_),                                                                  \
-	 .value2 = (value2_),                                                                \
-	 .div_type = (div_type_),                                                            \
-	 .div = (div_),                                                                      \
-	 .forced = (forced_),                                                                \
-	 .spec = (spec_)}
+#define QW(word_, type_, arg_, value_, type2_, value2_, div_type_, div_, forced_, spec_)           \
+	{                                                                                          \
+		.word = (word_), .type = (type_), .arg = (arg_), .value = (value_),                \
+		.type2 = (type2_), .value2 = (value2_), .div_type = (div_type_), .div = (div_),    \
+		.forced = (forced_), .spec = (spec_)                                               \
+	}
 
 extern const struct qkind qkind_fq_codel;
 extern const struct qkind qkind_fq;
