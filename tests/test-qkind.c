@@ -4,10 +4,13 @@
  * no attribute, word or key twice in a kind, every row complete for the walkers that
  * read it), and every attribute of every kind through the walkers: spelled as tc's
  * words, encoded, decoded back to the same value, and reported by the audit under its
- * key; the plan's defaults agree with what the audit reports for them.
+ * key; the plan's defaults agree with what the audit reports for them. Every table is
+ * pinned field by field against tests/fixtures/qkind/tables.txt, so that rewriting a table's
+ * layout is seen to change no value.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <linux/netlink.h>
@@ -586,4 +589,64 @@ TEST(the_kernels_defaults_read_as_defaults)
 	CHECK(!qkind_shown_defaults(fq, f, 4, 1514));
 	CHECK(!qkind_shown_defaults(qkind_find("cake"), NULL, 0, 1514)); /* not known */
 	CHECK(!qkind_shown_defaults(NULL, NULL, 0, 1514));
+}
+
+/* Every field of a kind, its attributes and its words, one line each, for the golden. */
+static void dump_kind(FILE *f, const struct qkind *k)
+{
+	static const char *const layouts[] = {"none", "nest", "fifo", "own"};
+	static const char *const units[] = {"none", "packets", "bytes", "ns", "us",
+					    "ms",   "bps",     "mbps",	"hex"};
+	static const char *const encs[] = {"u32",    "size",	  "time_us", "time_ns",
+					   "rate32", "rate64",	  "log2",    "s32",
+					   "choice", "choice_u8", "derived", "foreign"};
+	static const char *const shows[] = {"none",	  "num",  "bool", "log2",
+					    "unless_max", "rate", "list"};
+
+	fprintf(f, "kind %s layout=%s leaf=%d fifo=%d builtin=%d known_defaults=%d show=%s\n",
+		k->name, layouts[k->layout], k->leaf, k->fifo, k->builtin, k->known_defaults,
+		k->show ? "own" : "-");
+	for (size_t i = 0; i < k->nattrs; i++) {
+		const struct qattr *a = &k->attrs[i];
+
+		fprintf(f,
+			"  attr type=%u word=%s key=%s unit=%s enc=%s show=%s pos=%u flags=0x%02x "
+			"def=%llu mtu_frames=%u absent_if=%u",
+			a->type, a->word ? a->word : "-", a->key ? a->key : "-", units[a->unit],
+			encs[a->enc], shows[a->show], a->show_pos, a->flags,
+			(unsigned long long)a->def, a->mtu_frames, a->absent_if);
+		if (a->choices) {
+			fprintf(f, " choices=");
+			for (const struct qchoice *c = a->choices; c->word; c++)
+				fprintf(f, "%s%s:%u", c == a->choices ? "" : ",", c->word,
+					c->value);
+		}
+		fprintf(f, "\n");
+	}
+	for (size_t i = 0; i < k->nwords; i++) {
+		const struct qword *w = &k->words[i];
+
+		fprintf(f,
+			"  word %s type=%u arg=%d value=%llu type2=%u value2=%llu div_type=%u "
+			"div=%llu forced=%d spec=%d\n",
+			w->word, w->type, w->arg, (unsigned long long)w->value, w->type2,
+			(unsigned long long)w->value2, w->div_type, (unsigned long long)w->div,
+			w->forced, w->spec);
+	}
+}
+
+/* The tables pinned field by field: a change to any row shows as a diff of the golden. */
+TEST(every_kinds_table_is_as_pinned)
+{
+	const struct qkind *k;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	REQUIRE(f != NULL);
+	FOR_EACH_KIND(k, i)
+	dump_kind(f, k);
+	REQUIRE(fclose(f) == 0);
+	CHECK_GOLDEN("tests/fixtures/qkind", "tables.txt", buf);
+	free(buf);
 }

@@ -6,36 +6,14 @@
  */
 #include "qdisc/kinds.h"
 
-static const struct qattr packets[] = {
-    {.word = "limit",
-     .key = "limit_packets",
-     .unit = UNIT_PACKETS,
-     .enc = QENC_U32,
-     .show = QSHOW_NUM,
-     .show_pos = 1,
-     .flags = QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC},
-};
-
-static const struct qattr bytes[] = {
-    {.word = "limit",
-     .key = "limit_bytes",
-     .unit = UNIT_BYTES,
-     .enc = QENC_SIZE,
-     .show = QSHOW_NUM,
-     .show_pos = 1,
-     .flags = QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC},
-};
-
-/* Audited only: fix does not put it at a leaf, so the plan compares it as written. */
-static const struct qattr head_drop[] = {
-    {.word = "limit",
-     .key = "limit_packets",
-     .unit = UNIT_PACKETS,
-     .enc = QENC_U32,
-     .show = QSHOW_NUM,
-     .show_pos = 1,
-     .flags = QA_LINK_DEFAULT | QA_NONZERO},
-};
+/* One row each: the struct's limit. pfifo_head_drop's is audited only: fix does not put
+ * it at a leaf, so the plan compares it as written (no QA_SPEC). */
+/* clang-format off */
+/*                                          type word     key              unit     enc   show pos flags                                   def */
+static const struct qattr packets[]   = {QA(0,   "limit", "limit_packets", PACKETS, U32,  NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC, 0)};
+static const struct qattr bytes[]     = {QA(0,   "limit", "limit_bytes",   BYTES,   SIZE, NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC, 0)};
+static const struct qattr head_drop[] = {QA(0,   "limit", "limit_packets", PACKETS, U32,  NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO,           0)};
+/* clang-format on */
 
 const struct qkind qkind_pfifo = {
     .name = "pfifo",

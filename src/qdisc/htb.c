@@ -37,26 +37,14 @@ static int show(const void *opts, size_t len, struct qshown *out)
 	return 0;
 }
 
+/* clang-format off */
 static const struct qattr attrs[] = {
-    {.type = TCA_HTB_INIT,
-     .key = "default_class",
-     .unit = UNIT_HEX,
-     .enc = QENC_FOREIGN,
-     .show = QSHOW_NUM,
-     .show_pos = 1},
-    {.type = TCA_HTB_INIT,
-     .key = "r2q",
-     .unit = UNIT_NONE,
-     .enc = QENC_FOREIGN,
-     .show = QSHOW_NUM,
-     .show_pos = 2},
-    {.type = TCA_HTB_DIRECT_QLEN,
-     .key = "direct_qlen_packets",
-     .unit = UNIT_PACKETS,
-     .enc = QENC_FOREIGN,
-     .show = QSHOW_NUM,
-     .show_pos = 3},
+    /* type                 word  key                    unit     enc      show pos flags def */
+    QA(TCA_HTB_INIT,        NULL, "default_class",       HEX,     FOREIGN, NUM, 1,  0,    0),
+    QA(TCA_HTB_INIT,        NULL, "r2q",                 NONE,    FOREIGN, NUM, 2,  0,    0),
+    QA(TCA_HTB_DIRECT_QLEN, NULL, "direct_qlen_packets", PACKETS, FOREIGN, NUM, 3,  0,    0),
 };
+/* clang-format on */
 
 const struct qkind qkind_htb = {
     .name = "htb",

@@ -9,6 +9,30 @@
 #include "base/array.h"
 #include "qdisc/qkind.h"
 
+/*
+ * One attribute's row of a kind's table (struct qattr), its columns in the struct's
+ * order: the netlink type, tc's word, the audit's key (NULL: none), then the unit, the
+ * encoding and the show rule by their names without the UNIT_/QENC_/QSHOW_ prefix, the
+ * audit's place, the QA_* flags and the kernel's default. Whatever follows the default
+ * is a designated initializer of the rare fields (.choices, .mtu_frames, .absent_if):
+ *   QA(TCA_CODEL_ECN, "ecn", "ecn", NONE, CHOICE, BOOL, 4, QA_DEFAULT, 0,
+ *      .choices = qchoice_codel_ecn)
+ */
+#define QA(type_, word_, key_, unit_, enc_, show_, pos_, flags_, ...)                              \
+	{                                                                                          \
+		.type = (type_), .word = (word_), .key = (key_), .unit = UNIT_##unit_,             \
+		.enc = QENC_##enc_, .show = QSHOW_##show_, .show_pos = (pos_), .flags = (flags_),  \
+		.def = __VA_ARGS__                                                                 \
+	}
+
+/* One extra word's row (struct qword), every column in the struct's order. */
+#define QW(word_, type_, arg_, value_, type2_, value2_, div_type_, div_, forced_, spec_)           \
+	{                                                                                          \
+		.word = (word_), .type = (type_), .arg = (arg_), .value = (value_),                \
+		.type2 = (type2_), .value2 = (value2_), .div_type = (div_type_), .div = (div_),    \
+		.forced = (forced_), .spec = (spec_)                                               \
+	}
+
 extern const struct qkind qkind_fq_codel;
 extern const struct qkind qkind_fq;
 extern const struct qkind qkind_codel;
@@ -27,7 +51,9 @@ extern const struct qkind qkind_clsact;
 /* tc's words for CoDel's ECN flag, the same in codel and fq_codel (fq_codel.c). */
 extern const struct qchoice qchoice_codel_ecn[];
 
-/* pfifo_fast and prio: the bare struct tc_prio_qopt both report (prio.c). */
+/* pfifo_fast and prio: the bare struct tc_prio_qopt both report, its two fields (bands,
+ * priomap) and how the audit reads them (prio.c). */
+extern const struct qattr qattr_prio[2];
 int qkind_show_prio(const void *opts, size_t len, struct qshown *out);
 
 #endif

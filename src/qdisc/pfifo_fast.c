@@ -5,18 +5,13 @@
  */
 #include "qdisc/kinds.h"
 
-static const struct qattr attrs[] = {
-    {.key = "bands", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show = QSHOW_NUM, .show_pos = 1},
-    {.key = "priomap", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show = QSHOW_LIST, .show_pos = 2},
-};
-
 const struct qkind qkind_pfifo_fast = {
     .name = "pfifo_fast",
     .layout = QLAYOUT_OWN,
     .leaf = true,
     .fifo = true,
     .builtin = true,
-    .attrs = attrs,
-    .nattrs = COUNT(attrs),
+    .attrs = qattr_prio,
+    .nattrs = COUNT(qattr_prio),
     .show = qkind_show_prio,
 };

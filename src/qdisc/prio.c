@@ -26,15 +26,18 @@ int qkind_show_prio(const void *opts, size_t len, struct qshown *out)
 }
 
 /* The struct's fields, for the registry's checks and the reader: no netlink types. */
-static const struct qattr attrs[] = {
-    {.key = "bands", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show = QSHOW_NUM, .show_pos = 1},
-    {.key = "priomap", .unit = UNIT_NONE, .enc = QENC_FOREIGN, .show = QSHOW_LIST, .show_pos = 2},
+/* clang-format off */
+const struct qattr qattr_prio[2] = {
+    /* type word  key        unit  enc      show  pos flags def */
+    QA(0,   NULL, "bands",   NONE, FOREIGN, NUM,  1,  0,    0),
+    QA(0,   NULL, "priomap", NONE, FOREIGN, LIST, 2,  0,    0),
 };
+/* clang-format on */
 
 const struct qkind qkind_prio = {
     .name = "prio",
     .layout = QLAYOUT_OWN,
-    .attrs = attrs,
-    .nattrs = COUNT(attrs),
+    .attrs = qattr_prio,
+    .nattrs = COUNT(qattr_prio),
     .show = qkind_show_prio,
 };

@@ -40,26 +40,14 @@ static int show(const void *opts, size_t len, struct qshown *out)
 	return 0;
 }
 
+/* clang-format off */
 static const struct qattr attrs[] = {
-    {.type = TCA_TBF_RATE64,
-     .key = "rate_bps",
-     .unit = UNIT_BPS,
-     .enc = QENC_FOREIGN,
-     .show = QSHOW_NUM,
-     .show_pos = 1},
-    {.type = TCA_TBF_PRATE64,
-     .key = "peakrate_bps",
-     .unit = UNIT_BPS,
-     .enc = QENC_FOREIGN,
-     .show = QSHOW_NUM,
-     .show_pos = 2},
-    {.type = TCA_TBF_PARMS,
-     .key = "limit_bytes",
-     .unit = UNIT_BYTES,
-     .enc = QENC_FOREIGN,
-     .show = QSHOW_NUM,
-     .show_pos = 3},
+    /* type             word  key             unit   enc      show pos flags def */
+    QA(TCA_TBF_RATE64,  NULL, "rate_bps",     BPS,   FOREIGN, NUM, 1,  0,    0),
+    QA(TCA_TBF_PRATE64, NULL, "peakrate_bps", BPS,   FOREIGN, NUM, 2,  0,    0),
+    QA(TCA_TBF_PARMS,   NULL, "limit_bytes",  BYTES, FOREIGN, NUM, 3,  0,    0),
 };
+/* clang-format on */
 
 const struct qkind qkind_tbf = {
     .name = "tbf",
