@@ -109,6 +109,24 @@ TEST(networkd_fq_and_cake_words)
 	CHECK_EQ(em.nwarnings, 0u);
 }
 
+/* Each key comes from the kind's table: times as timespans, on/off as yes/no, a FIFO's
+ * limit in its own unit. */
+TEST(networkd_fq_codel_and_fifo_keys)
+{
+	plan_start("eth0");
+	step(KNOB_ROOT_QDISC, 0, "", "fq_codel limit 800 target 5ms interval 100ms noecn");
+	REQUIRE_EQ(emit(EMIT_NETWORKD), 0);
+	CHECK_STR(body("90-debloat-eth0.network.conf"),
+		  "[FairQueueingControlledDelay]|Parent=root|Handle=1|PacketLimit=800|"
+		  "TargetSec=5ms|IntervalSec=100ms|ECN=no");
+
+	plan_start("eth0");
+	step(KNOB_ROOT_QDISC, 0, "", "bfifo limit 30000");
+	REQUIRE_EQ(emit(EMIT_NETWORKD), 0);
+	CHECK_STR(body("90-debloat-eth0.network.conf"), "[BFIFO]|Parent=root|Handle=1|LimitBytes=30000");
+	CHECK_EQ(em.nwarnings, 0u);
+}
+
 TEST(networkd_says_what_it_cannot)
 {
 	plan_start("eth0");

@@ -603,9 +603,11 @@ static void dump_kind(FILE *f, const struct qkind *k)
 	static const char *const shows[] = {"none",	  "num",  "bool", "log2",
 					    "unless_max", "rate", "list"};
 
-	fprintf(f, "kind %s layout=%s leaf=%d fifo=%d builtin=%d known_defaults=%d show=%s\n",
+	fprintf(f,
+		"kind %s layout=%s leaf=%d fifo=%d builtin=%d known_defaults=%d show=%s "
+		"networkd=%s\n",
 		k->name, layouts[k->layout], k->leaf, k->fifo, k->builtin, k->known_defaults,
-		k->show ? "own" : "-");
+		k->show ? "own" : "-", k->networkd ? k->networkd : "-");
 	for (size_t i = 0; i < k->nattrs; i++) {
 		const struct qattr *a = &k->attrs[i];
 
@@ -615,11 +617,14 @@ static void dump_kind(FILE *f, const struct qkind *k)
 			a->type, a->word ? a->word : "-", a->key ? a->key : "-", units[a->unit],
 			encs[a->enc], shows[a->show], a->show_pos, a->flags,
 			(unsigned long long)a->def, a->mtu_frames, a->absent_if);
+		if (a->networkd)
+			fprintf(f, " networkd=%s", a->networkd);
 		if (a->choices) {
 			fprintf(f, " choices=");
 			for (const struct qchoice *c = a->choices; c->word; c++)
-				fprintf(f, "%s%s:%u", c == a->choices ? "" : ",", c->word,
-					c->value);
+				fprintf(f, "%s%s:%u%s%s", c == a->choices ? "" : ",", c->word,
+					c->value, c->networkd ? "=" : "",
+					c->networkd ? c->networkd : "");
 		}
 		fprintf(f, "\n");
 	}

@@ -13,82 +13,7 @@
 
 #include "base/array.h"
 #include "fix/emit.h"
-
-/* How a spec option's value (plan.h: base units) is spelled for networkd. */
-enum nd_type {
-	ND_PLAIN, /* packets, bytes, counts: decimal */
-	ND_TIME,  /* ns -> a timespan: "5ms", "1500us" */
-	ND_RATE,  /* bytes/s -> bits/s, K/M/G to the base of 1000 */
-	ND_BOOL,  /* 0/1 -> no/yes */
-	ND_WORD,  /* a flag whose presence sets key=value */
-};
-
-struct nd_key {
-	const char *kind, *opt, *key;
-	enum nd_type type;
-	const char *value; /* ND_WORD: what the key takes */
-};
-
-/* The options fix's specs may carry, by kind, and their systemd.network(5) keys. */
-static const struct nd_key nd_keys[] = {
-    {"fq_codel", "limit", "PacketLimit", ND_PLAIN, NULL},
-    {"fq_codel", "flows", "Flows", ND_PLAIN, NULL},
-    {"fq_codel", "quantum", "QuantumBytes", ND_PLAIN, NULL},
-    {"fq_codel", "target", "TargetSec", ND_TIME, NULL},
-    {"fq_codel", "interval", "IntervalSec", ND_TIME, NULL},
-    {"fq_codel", "memory_limit", "MemoryLimitBytes", ND_PLAIN, NULL},
-    {"fq_codel", "ce_threshold", "CEThresholdSec", ND_TIME, NULL},
-    {"fq_codel", "ecn", "ECN", ND_BOOL, NULL},
-    {"fq", "limit", "PacketLimit", ND_PLAIN, NULL},
-    {"fq", "flow_limit", "FlowLimit", ND_PLAIN, NULL},
-    {"fq", "quantum", "QuantumBytes", ND_PLAIN, NULL},
-    {"fq", "initial_quantum", "InitialQuantumBytes", ND_PLAIN, NULL},
-    {"fq", "maxrate", "MaximumRate", ND_RATE, NULL},
-    {"fq", "buckets", "Buckets", ND_PLAIN, NULL},
-    {"fq", "orphan_mask", "OrphanMask", ND_PLAIN, NULL},
-    {"fq", "pacing", "Pacing", ND_BOOL, NULL},
-    {"fq", "ce_threshold", "CEThresholdSec", ND_TIME, NULL},
-    {"cake", "bandwidth", "Bandwidth", ND_RATE, NULL},
-    {"cake", "besteffort", "PriorityQueueingPreset", ND_WORD, "besteffort"},
-    {"cake", "precedence", "PriorityQueueingPreset", ND_WORD, "precedence"},
-    {"cake", "diffserv3", "PriorityQueueingPreset", ND_WORD, "diffserv3"},
-    {"cake", "diffserv4", "PriorityQueueingPreset", ND_WORD, "diffserv4"},
-    {"cake", "diffserv8", "PriorityQueueingPreset", ND_WORD, "diffserv8"},
-    {"cake", "flowblind", "FlowIsolationMode", ND_WORD, "none"},
-    {"cake", "srchost", "FlowIsolationMode", ND_WORD, "src-host"},
-    {"cake", "dsthost", "FlowIsolationMode", ND_WORD, "dst-host"},
-    {"cake", "hosts", "FlowIsolationMode", ND_WORD, "hosts"},
-    {"cake", "flows", "FlowIsolationMode", ND_WORD, "flows"},
-    {"cake", "dual-srchost", "FlowIsolationMode", ND_WORD, "dual-src-host"},
-    {"cake", "dual-dsthost", "FlowIsolationMode", ND_WORD, "dual-dst-host"},
-    {"cake", "triple-isolate", "FlowIsolationMode", ND_WORD, "triple"},
-    {"cake", "nat", "NAT", ND_WORD, "yes"},
-    {"cake", "nonat", "NAT", ND_WORD, "no"},
-    {"cake", "wash", "Wash", ND_WORD, "yes"},
-    {"cake", "nowash", "Wash", ND_WORD, "no"},
-    {"cake", "split-gso", "SplitGSO", ND_WORD, "yes"},
-    {"cake", "no-split-gso", "SplitGSO", ND_WORD, "no"},
-    {"pfifo", "limit", "PacketLimit", ND_PLAIN, NULL},
-    {"bfifo", "limit", "LimitBytes", ND_PLAIN, NULL},
-};
-
-/* The qdisc sections of systemd.network(5), by kind. */
-static const char *nd_section(const char *kind)
-{
-	static const char *const sections[][2] = {
-	    {"fq_codel", "FairQueueingControlledDelay"},
-	    {"fq", "FairQueueing"},
-	    {"cake", "CAKE"},
-	    {"pfifo", "PFIFO"},
-	    {"bfifo", "BFIFO"},
-	    {"pfifo_fast", "PFIFOFast"},
-	};
-
-	for (size_t i = 0; i < COUNT(sections); i++)
-		if (!strcmp(kind, sections[i][0]))
-			return sections[i][1];
-	return NULL;
-}
+#include "qdisc/qkind.h"
 
 /* Offload features (the kernel's names) and their [Link] keys. */
 static const char *nd_offload_key(const char *feature)
@@ -136,56 +61,65 @@ static void fmt_rate(uint64_t bytes_per_sec, char *buf, size_t len)
 		snprintf(buf, len, "%" PRIu64, bits);
 }
 
-static const struct nd_key *nd_find(const char *kind, const char *opt)
+/*
+ * A spec option's networkd key and value (plan.h's base units), from its kind's table
+ * (qdisc/qkind.h): a time as a timespan, a rate in bits/s, an on/off attribute as
+ * yes/no, a choice word as networkd spells it. NULL when networkd has no key for it;
+ * "" as the value when the key is best left out (cake "unlimited", its default).
+ */
+static const char *nd_option(const struct qkind *k, const struct plan_spec_opt *o, char *v,
+			     size_t len)
 {
-	for (size_t i = 0; i < COUNT(nd_keys); i++)
-		if (!strcmp(nd_keys[i].kind, kind) && !strcmp(nd_keys[i].opt, opt))
-			return &nd_keys[i];
-	return NULL;
+	const struct qchoice *c;
+	const struct qattr *a = k ? qkind_word_attr(k, o->name, &c) : NULL;
+
+	if (!a || !a->networkd || !o->numeric)
+		return NULL;
+	if (c)
+		snprintf(v, len, "%s",
+			 c->networkd		  ? c->networkd
+			 : a->show == QSHOW_BOOL ? (c->value ? "yes" : "no")
+						 : c->word);
+	else if (a->enc == QENC_CHOICE || a->enc == QENC_CHOICE_U8)
+		snprintf(v, len, "%s", o->v ? "yes" : "no");
+	else if (a->enc == QENC_TIME_US || a->enc == QENC_TIME_NS)
+		fmt_time(o->v, v, len);
+	else if ((a->enc == QENC_RATE32 || a->enc == QENC_RATE64) && o->v)
+		fmt_rate(o->v, v, len);
+	else if (a->enc == QENC_RATE32 || a->enc == QENC_RATE64)
+		v[0] = '\0';
+	else
+		snprintf(v, len, "%" PRIu64, o->v);
+	return a->networkd;
 }
 
 /* One qdisc section: the leaf kind with its options, at parent with handle (hex). */
 static void qdisc_section(struct emit *e, struct emit_file *f, const struct plan_step *s,
 			  const struct plan_spec *sp, const char *parent, const char *handle)
 {
-	emit_line(e, f, "[%s]", nd_section(sp->kind));
+	const struct qkind *k = qkind_find(sp->kind);
+
+	emit_line(e, f, "[%s]", k->networkd);
 	emit_line(e, f, "Parent=%s", parent);
 	emit_line(e, f, "Handle=%s", handle);
 	for (unsigned i = 0; i < sp->nopts; i++) {
 		const struct plan_spec_opt *o = &sp->opts[i];
-		const struct nd_key *k = nd_find(sp->kind, o->name);
 		char v[48];
+		const char *key = nd_option(k, o, v, sizeof(v));
 
-		if (!k || !o->numeric) {
+		if (!key) {
 			emit_cannot(e, f, s, "systemd.network(5) has no key for %s's \"%s\"",
 				    sp->kind, o->name);
 			continue;
 		}
-		switch (k->type) {
-		case ND_PLAIN:
-			snprintf(v, sizeof(v), "%" PRIu64, o->v);
-			break;
-		case ND_TIME:
-			fmt_time(o->v, v, sizeof(v));
-			break;
-		case ND_RATE:
-			if (!o->v) /* cake "unlimited": its default, no key */
-				continue;
-			fmt_rate(o->v, v, sizeof(v));
-			break;
-		case ND_BOOL:
-			snprintf(v, sizeof(v), "%s", o->v ? "yes" : "no");
-			break;
-		case ND_WORD:
-			snprintf(v, sizeof(v), "%s", k->value);
-			break;
-		}
-		emit_line(e, f, "%s=%s", k->key, v);
+		if (*v) /* else left out: the kernel's default */
+			emit_line(e, f, "%s=%s", key, v);
 	}
 }
 
 static void root_qdisc(struct emit *e, struct emit_file *f, const struct plan_step *s)
 {
+	const struct qkind *k;
 	struct plan_spec sp;
 	char rate[32];
 
@@ -193,7 +127,7 @@ static void root_qdisc(struct emit *e, struct emit_file *f, const struct plan_st
 		emit_line(e, f, "# the root qdisc stays the kernel's own choice: no section");
 		return;
 	}
-	if (plan_spec_parse(s->after, &sp) < 0 || !nd_section(sp.kind)) {
+	if (plan_spec_parse(s->after, &sp) < 0 || !(k = qkind_find(sp.kind)) || !k->networkd) {
 		emit_cannot(e, f, s, "not a root-qdisc spec networkd has a section for");
 		return;
 	}

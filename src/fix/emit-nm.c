@@ -15,6 +15,7 @@
 
 #include "base/array.h"
 #include "fix/emit.h"
+#include "qdisc/qkind.h"
 #include "host/iface.h"
 
 #define NM_MAX_PROPS 64
@@ -42,30 +43,30 @@ static const char *nm_feature(const char *name)
 	return NULL;
 }
 
-/* fq_codel's options as NetworkManager's tc.qdiscs words (times in microseconds); or
- * -1 with *bad naming the option it has no word for. Other kinds: no options at all. */
+/* The spec as NetworkManager's tc.qdiscs words: the options its kind's table marks
+ * QA_NM (fq_codel's; times in microseconds); or -1 with *bad naming the option it has
+ * no word for. */
 static int leaf_words(const struct plan_spec *sp, char *buf, size_t len, const char **bad)
 {
+	const struct qkind *k = qkind_find(sp->kind);
 	size_t n = (size_t)snprintf(buf, len, "%s", sp->kind);
 
 	for (unsigned i = 0; i < sp->nopts && n < len; i++) {
 		const struct plan_spec_opt *o = &sp->opts[i];
-		bool time = !strcmp(o->name, "target") || !strcmp(o->name, "interval") ||
-			    !strcmp(o->name, "ce_threshold");
+		const struct qchoice *c;
+		const struct qattr *a = k ? qkind_word_attr(k, o->name, &c) : NULL;
+		bool time = a && (a->enc == QENC_TIME_US || a->enc == QENC_TIME_NS);
 
 		*bad = o->name;
-		if (strcmp(sp->kind, "fq_codel") || !o->numeric)
+		if (!a || c || !(a->flags & QA_NM) || !o->numeric)
 			return -1;
-		if (!strcmp(o->name, "ecn")) {
+		if (a->enc == QENC_CHOICE || a->enc == QENC_CHOICE_U8) {
 			if (!o->v) /* no word turns ECN off; leaving it out is the kernel's on */
 				return -1;
-			n += (size_t)snprintf(buf + n, len - n, " ecn");
-		} else if (time || !strcmp(o->name, "limit") || !strcmp(o->name, "flows") ||
-			   !strcmp(o->name, "quantum") || !strcmp(o->name, "memory_limit")) {
-			n += (size_t)snprintf(buf + n, len - n, " %s %" PRIu64, o->name,
-					      time ? o->v / 1000 : o->v);
+			n += (size_t)snprintf(buf + n, len - n, " %s", a->word);
 		} else {
-			return -1;
+			n += (size_t)snprintf(buf + n, len - n, " %s %" PRIu64, a->word,
+					      time ? o->v / 1000 : o->v);
 		}
 	}
 	return n < len ? 0 : -1;

@@ -8,9 +8,13 @@ static const struct qchoice diffserv_choices[] = {{"diffserv3", 0},  {"diffserv4
 						  {"diffserv8", 2},  {"besteffort", 3},
 						  {"precedence", 4}, {NULL, 0}};
 static const struct qchoice atm_choices[] = {{"noatm", 0}, {"atm", 1}, {"ptm", 2}, {NULL, 0}};
+/* systemd.network(5) spells the isolation modes its own way. */
 static const struct qchoice flow_choices[] = {
-    {"flowblind", 0},	 {"srchost", 1},      {"dsthost", 2},	     {"hosts", 3}, {"flows", 4},
-    {"dual-srchost", 5}, {"dual-dsthost", 6}, {"triple-isolate", 7}, {NULL, 0}};
+    {"flowblind", 0, "none"},		{"srchost", 1, "src-host"},
+    {"dsthost", 2, "dst-host"},		{"hosts", 3, NULL},
+    {"flows", 4, NULL},			{"dual-srchost", 5, "dual-src-host"},
+    {"dual-dsthost", 6, "dual-dst-host"}, {"triple-isolate", 7, "triple"},
+    {NULL, 0, NULL}};
 static const struct qchoice autorate_choices[] = {{"autorate-ingress", 1}, {NULL, 0}};
 static const struct qchoice nat_choices[] = {{"nat", 1}, {"nonat", 0}, {NULL, 0}};
 static const struct qchoice wash_choices[] = {{"wash", 1}, {"nowash", 0}, {NULL, 0}};
@@ -25,10 +29,10 @@ static const struct qchoice ack_choices[] = {
 static const struct qattr attrs[] = {
     /* type                    word          key                   unit   enc      show  pos flags                                                  def */
     /* 0 is "unlimited", the default; "bandwidth 0" sends nothing, as in tc. */
-    QA(TCA_CAKE_BASE_RATE64,   "bandwidth",  "bandwidth_bps",      BPS,   RATE64,  RATE, 1,  QA_DEFAULT | QA_OMIT_ZERO | QA_SPEC | QA_SPEC_DEFAULT, 0),
-    QA(TCA_CAKE_DIFFSERV_MODE, "diffserv",   "diffserv_mode",      NONE,  CHOICE,  NUM,  6,  QA_DEFAULT,                                            0, .choices = diffserv_choices),
+    QA(TCA_CAKE_BASE_RATE64,   "bandwidth",  "bandwidth_bps",      BPS,   RATE64,  RATE, 1,  QA_DEFAULT | QA_OMIT_ZERO | QA_SPEC | QA_SPEC_DEFAULT, 0, .networkd = "Bandwidth"),
+    QA(TCA_CAKE_DIFFSERV_MODE, "diffserv",   "diffserv_mode",      NONE,  CHOICE,  NUM,  6,  QA_DEFAULT,                                            0, .choices = diffserv_choices, .networkd = "PriorityQueueingPreset"),
     QA(TCA_CAKE_ATM,           "atm",        NULL,                 NONE,  CHOICE,  NONE, 0,  QA_DEFAULT,                                            0, .choices = atm_choices),
-    QA(TCA_CAKE_FLOW_MODE,     "flowmode",   "flow_mode",          NONE,  CHOICE,  NUM,  7,  QA_DEFAULT,                                            7, .choices = flow_choices),
+    QA(TCA_CAKE_FLOW_MODE,     "flowmode",   "flow_mode",          NONE,  CHOICE,  NUM,  7,  QA_DEFAULT,                                            7, .choices = flow_choices, .networkd = "FlowIsolationMode"),
     /* Spelled whenever set, 0 too: the kernel then stops counting the MAC header. It
      * reports TCA_CAKE_RAW while no overhead was ever set, and an overhead then too. */
     QA(TCA_CAKE_OVERHEAD,      "overhead",   NULL,                 NONE,  S32,     NONE, 0,  0,                                                     0, .absent_if = TCA_CAKE_RAW),
@@ -38,9 +42,9 @@ static const struct qattr attrs[] = {
     QA(TCA_CAKE_AUTORATE,      "autorate",   "autorate_ingress",   NONE,  CHOICE,  BOOL, 2,  QA_DEFAULT,                                            0, .choices = autorate_choices),
     /* 0: cake sizes its memory from the rate. */
     QA(TCA_CAKE_MEMORY,        "memlimit",   "memory_limit_bytes", BYTES, SIZE,    NUM,  5,  QA_DEFAULT | QA_OMIT_ZERO | QA_SPEC,                   0),
-    QA(TCA_CAKE_NAT,           "nat",        "nat",                NONE,  CHOICE,  BOOL, 8,  QA_DEFAULT,                                            0, .choices = nat_choices),
-    QA(TCA_CAKE_WASH,          "wash",       "wash",               NONE,  CHOICE,  BOOL, 9,  QA_DEFAULT,                                            0, .choices = wash_choices),
-    QA(TCA_CAKE_SPLIT_GSO,     "split-gso",  "split_gso",          NONE,  CHOICE,  BOOL, 11, QA_DEFAULT,                                            1, .choices = gso_choices),
+    QA(TCA_CAKE_NAT,           "nat",        "nat",                NONE,  CHOICE,  BOOL, 8,  QA_DEFAULT,                                            0, .choices = nat_choices, .networkd = "NAT"),
+    QA(TCA_CAKE_WASH,          "wash",       "wash",               NONE,  CHOICE,  BOOL, 9,  QA_DEFAULT,                                            0, .choices = wash_choices, .networkd = "Wash"),
+    QA(TCA_CAKE_SPLIT_GSO,     "split-gso",  "split_gso",          NONE,  CHOICE,  BOOL, 11, QA_DEFAULT,                                            1, .choices = gso_choices, .networkd = "SplitGSO"),
     QA(TCA_CAKE_INGRESS,       "ingress",    "ingress",            NONE,  CHOICE,  BOOL, 10, QA_DEFAULT,                                            0, .choices = ingress_choices),
     QA(TCA_CAKE_ACK_FILTER,    "ack-filter", NULL,                 NONE,  CHOICE,  NONE, 0,  QA_DEFAULT,                                            0, .choices = ack_choices),
     QA(TCA_CAKE_FWMARK,        NULL,         NULL,                 NONE,  FOREIGN, NONE, 0,  QA_DEFAULT,                                            0),
@@ -68,6 +72,7 @@ static const struct qword words[] = {
 
 const struct qkind qkind_cake = {
     .name = "cake",
+    .networkd = "CAKE",
     .layout = QLAYOUT_NEST,
     .leaf = true,
     .attrs = attrs,

@@ -10,13 +10,14 @@
  * it at a leaf, so the plan compares it as written (no QA_SPEC). */
 /* clang-format off */
 /*                                          type word     key              unit     enc   show pos flags                                   def */
-static const struct qattr packets[]   = {QA(0,   "limit", "limit_packets", PACKETS, U32,  NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC, 0)};
-static const struct qattr bytes[]     = {QA(0,   "limit", "limit_bytes",   BYTES,   SIZE, NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC, 0)};
+static const struct qattr packets[]   = {QA(0,   "limit", "limit_packets", PACKETS, U32,  NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC, 0, .networkd = "PacketLimit")};
+static const struct qattr bytes[]     = {QA(0,   "limit", "limit_bytes",   BYTES,   SIZE, NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO | QA_SPEC, 0, .networkd = "LimitBytes")};
 static const struct qattr head_drop[] = {QA(0,   "limit", "limit_packets", PACKETS, U32,  NUM, 1,  QA_LINK_DEFAULT | QA_NONZERO,           0)};
 /* clang-format on */
 
 const struct qkind qkind_pfifo = {
     .name = "pfifo",
+    .networkd = "PFIFO",
     .layout = QLAYOUT_FIFO,
     .fifo = true,
     .builtin = true,
@@ -27,6 +28,7 @@ const struct qkind qkind_pfifo = {
 
 const struct qkind qkind_bfifo = {
     .name = "bfifo",
+    .networkd = "BFIFO",
     .layout = QLAYOUT_FIFO,
     .fifo = true,
     .builtin = true,

@@ -14,7 +14,8 @@
  * order: the netlink type, tc's word, the audit's key (NULL: none), then the unit, the
  * encoding and the show rule by their names without the UNIT_/QENC_/QSHOW_ prefix, the
  * audit's place, the QA_* flags and the kernel's default. Whatever follows the default
- * is a designated initializer of the rare fields (.choices, .mtu_frames, .absent_if):
+ * is a designated initializer of the rare fields (.choices, .mtu_frames, .absent_if,
+ * .networkd: the key systemd.network(5) gives it in the kind's section):
  *   QA(TCA_CODEL_ECN, "ecn", "ecn", NONE, CHOICE, BOOL, 4, QA_DEFAULT, 0,
  *      .choices = qchoice_codel_ecn)
  */

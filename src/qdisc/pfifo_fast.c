@@ -7,6 +7,7 @@
 
 const struct qkind qkind_pfifo_fast = {
     .name = "pfifo_fast",
+    .networkd = "PFIFOFast",
     .layout = QLAYOUT_OWN,
     .leaf = true,
     .fifo = true,

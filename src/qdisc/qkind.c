@@ -574,6 +574,22 @@ const struct qattr *qkind_spec_name(const struct qkind *k, const char *name)
 	return NULL;
 }
 
+const struct qattr *qkind_word_attr(const struct qkind *k, const char *word,
+				    const struct qchoice **choice)
+{
+	*choice = NULL;
+	for (size_t i = 0; i < k->nattrs; i++)
+		if (k->attrs[i].word && !strcmp(k->attrs[i].word, word))
+			return &k->attrs[i];
+	for (size_t i = 0; i < k->nattrs; i++)
+		for (const struct qchoice *c = k->attrs[i].choices; c && c->word; c++)
+			if (!strcmp(c->word, word)) {
+				*choice = c;
+				return &k->attrs[i];
+			}
+	return NULL;
+}
+
 const struct qattr *qkind_spec_key(const struct qkind *k, const char *key)
 {
 	for (size_t i = 0; i < k->nattrs; i++)

@@ -69,10 +69,14 @@ enum qshow {
 #define QA_NONZERO	0x08 /* tc refuses 0 */
 #define QA_SPEC		0x10 /* the fix plan compares it by value (others: as written) */
 #define QA_SPEC_DEFAULT 0x20 /* the plan takes an absent one to be at def */
+#define QA_NM		0x40 /* NetworkManager's tc.qdiscs takes it (times in us) */
 
 struct qchoice {
 	const char *word;
 	uint32_t value;
+	/* The value systemd.network(5) gives its attribute's key for this choice; NULL:
+	 * yes/no by value for an on/off attribute (QSHOW_BOOL), else the word itself. */
+	const char *networkd;
 };
 
 struct qattr {
@@ -89,6 +93,7 @@ struct qattr {
 			     * (MTU + link header: the kernel's psched_mtu); 0: not so */
 	uint16_t absent_if; /* decoding: ignore it when this attribute is present (0: never) */
 	const struct qchoice *choices; /* QENC_CHOICE*: NULL-terminated */
+	const char *networkd; /* its key in the kind's systemd.network(5) section, or NULL */
 };
 
 /* A word that sets more than its own attribute (cake's presets), or another way to set
@@ -136,6 +141,7 @@ struct qkind {
 				    * is reported only when set (qkind_shown_defaults) */
 	const struct qattr *attrs; /* in tc's order */
 	size_t nattrs;
+	const char *networkd;	   /* its systemd.network(5) section ("CAKE"), or NULL */
 	const struct qword *words; /* extra words, looked at before the attributes' own */
 	size_t nwords;
 	/* QLAYOUT_OWN: the audit's values from TCA_OPTIONS' payload; -EBADMSG. */
@@ -218,6 +224,13 @@ int qkind_spell(const struct qattr *a, uint64_t v, char *buf, size_t len);
 const struct qattr *qkind_spec_word(const struct qkind *k, const char *word, bool *flag,
 				    uint64_t *value);
 const struct qattr *qkind_spec_name(const struct qkind *k, const char *name);
+/*
+ * Any attribute by one of tc's words for it: its own word ("limit", "ecn") with *choice
+ * NULL, or one of its choices' words ("diffserv4", "nonat") with *choice that choice.
+ * NULL when no attribute of k has that word.
+ */
+const struct qattr *qkind_word_attr(const struct qkind *k, const char *word,
+				    const struct qchoice **choice);
 const struct qattr *qkind_spec_key(const struct qkind *k, const char *key);
 uint64_t qkind_spec_value(const struct qattr *a, uint64_t shown);
 bool qkind_spec_default(const struct qattr *a, uint64_t *value);
