@@ -78,18 +78,11 @@ __attribute__((format(printf, 3, 0))) static void vappend(struct emit *e, struct
 		return;
 	}
 	if (need > f->cap) {
-		size_t cap = f->cap ? f->cap : 1024;
-		char *t;
+		char *t = array_reserve(f->text, &f->cap, 1, 1024, need, &e->err);
 
-		while (cap < need)
-			cap *= 2;
-		t = realloc(f->text, cap);
-		if (!t) {
-			e->err = -ENOMEM;
+		if (!t)
 			return;
-		}
 		f->text = t;
-		f->cap = cap;
 	}
 	vsnprintf(f->text + f->len, f->cap - f->len, fmt, ap);
 	f->len += (size_t)n;
