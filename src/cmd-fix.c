@@ -937,11 +937,8 @@ int cmd_fix(int argc, char *argv[])
 	if (r->a.json)
 		print_plan(p, &r->plan, true);
 	print_outcome(p, r);
-	pr = print_finish(p);
-	if (pr < 0) {
-		cli_error("fix", "cannot write the report: %s", strerror(-pr));
+	if (cli_print_finish("fix", p, "cannot write the report") < 0)
 		ret = 1;
-	}
 cleanup:
 	print_free(p);
 	apply_unlock(r->lockfd);

@@ -195,11 +195,8 @@ int cmd_undo(int argc, char *argv[])
 	}
 	if (a.persist && remove_persisted(&a, names, nnames, p) < 0)
 		ret = 1;
-	r = print_finish(p);
-	if (r < 0) {
-		cli_error("undo", "cannot write the report: %s", strerror(-r));
+	if (cli_print_finish("undo", p, "cannot write the report") < 0)
 		ret = 1;
-	}
 cleanup:
 	print_free(p);
 	free(items);

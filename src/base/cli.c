@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "print.h"
 
 /* "debloat: CMD: " and the message, without the newline. */
 __attribute__((format(printf, 2, 0))) static void message(const char *cmd, const char *fmt,
@@ -39,6 +40,15 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	message(cmd, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
+}
+
+int cli_print_finish(const char *cmd, struct printer *p, const char *what)
+{
+	int r = print_finish(p);
+
+	if (r < 0)
+		cli_error(cmd, "%s: %s", what, strerror(-r));
+	return r;
 }
 
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)
