@@ -135,6 +135,14 @@ void emit_warn(struct emit *e, const char *fmt, ...)
 		 emit_format_name(e->format), text);
 }
 
+const char *emit_lookup(const char *const (*pairs)[2], size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(key, pairs[i][0]))
+			return pairs[i][1];
+	return NULL;
+}
+
 bool emit_target_wanted(const struct plan_target *t)
 {
 	return !t->skipped && !t->refused;
