@@ -117,8 +117,8 @@ int nl_dump(struct nl *nl, uint16_t type, const void *hdr, size_t hdrlen, nl_msg
  * A dump gathered into a new array: the request as for nl_dump, each reply message of
  * type want decoded by decode into the next elem-byte element (the array grows by
  * array_grow from first up to max elements). nl NULL opens a socket for this one dump.
- * Returns 0 with *out (free it) and *n, or decode's, the dump's or array_grow's -errno
- * with nothing allocated.
+ * Returns 0 with *out (free it) and *n, or the -errno of nl_open, decode, the dump or
+ * array_grow with nothing allocated.
  */
 struct nl_list {
 	uint16_t type, want;
