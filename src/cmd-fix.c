@@ -14,7 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "audit/report.h"
 #include "base/cli.h"
+#include "base/print.h"
 #include "fix/apply.h"
 #include "fix/emit.h"
 #include "fix/fallback.h"
@@ -23,8 +25,6 @@
 #include "fix/persist.h"
 #include "fix/plan.h"
 #include "host/host.h"
-#include "base/print.h"
-#include "audit/report.h"
 #include "host/snapshot.h"
 
 static const char usage[] =

@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "base/cli.h"
+#include "base/print.h"
 #include "fix/apply.h"
 #include "fix/journal.h"
 #include "fix/knob-print.h"
 #include "fix/persist.h"
-#include "base/print.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " undo [IFACE...] [--json] [--persist] [--state-dir DIR]\n"

@@ -22,14 +22,20 @@ __attribute__((format(printf, 2, 0))) static void message(const char *cmd, const
 	vfprintf(stderr, fmt, ap);
 }
 
+/* The message as one line. */
+__attribute__((format(printf, 2, 0))) static void line(const char *cmd, const char *fmt, va_list ap)
+{
+	message(cmd, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void cli_note(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	message(cmd, fmt, ap);
+	line(cmd, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_error(const char *cmd, const char *fmt, ...)
@@ -37,9 +43,8 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	message(cmd, fmt, ap);
+	line(cmd, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int cli_print_finish(const char *cmd, struct printer *p, const char *what)

@@ -556,7 +556,8 @@ static int list_one(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_type != spec->want)
 		return 0;
 	if (l->n == l->cap) {
-		unsigned char *v = array_grow(l->v, &l->cap, spec->elem, spec->first, spec->max, &r);
+		unsigned char *v =
+		    array_grow(l->v, &l->cap, spec->elem, spec->first, spec->max, &r);
 
 		if (!v)
 			return r;

@@ -25,6 +25,6 @@ int say_einval(char *buf, size_t len, const char *fmt, ...) __attribute__((forma
  * nothing once the list is full. The body of a report's note(fmt, ...).
  */
 void say_vnote(char *notes, size_t width, unsigned *n, unsigned max, const char *fmt, va_list ap)
-	__attribute__((format(printf, 5, 0)));
+    __attribute__((format(printf, 5, 0)));
 
 #endif

@@ -87,8 +87,14 @@ int link_list(struct nl *nl, struct iface **out, size_t *n)
 {
 	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
 	const struct nl_list spec = {
-		.type = RTM_GETLINK, .want = RTM_NEWLINK, .hdr = &ifi, .hdrlen = sizeof(ifi),
-		.decode = decode_link, .elem = sizeof(**out), .first = 16, .max = LINK_MAX_INTERFACES,
+	    .type = RTM_GETLINK,
+	    .want = RTM_NEWLINK,
+	    .hdr = &ifi,
+	    .hdrlen = sizeof(ifi),
+	    .decode = decode_link,
+	    .elem = sizeof(**out),
+	    .first = 16,
+	    .max = LINK_MAX_INTERFACES,
 	};
 	void *v;
 	int r = nl_dump_list(nl, &spec, &v, n);

@@ -74,8 +74,14 @@ int host_qdisc_list(struct nl *nl, struct qdisc **out, size_t *n)
 {
 	struct tcmsg tcm = {.tcm_family = AF_UNSPEC};
 	const struct nl_list spec = {
-		.type = RTM_GETQDISC, .want = RTM_NEWQDISC, .hdr = &tcm, .hdrlen = sizeof(tcm),
-		.decode = decode_qdisc, .elem = sizeof(**out), .first = 32, .max = QDISC_MAX_QDISCS,
+	    .type = RTM_GETQDISC,
+	    .want = RTM_NEWQDISC,
+	    .hdr = &tcm,
+	    .hdrlen = sizeof(tcm),
+	    .decode = decode_qdisc,
+	    .elem = sizeof(**out),
+	    .first = 32,
+	    .max = QDISC_MAX_QDISCS,
 	};
 	void *v;
 	int r = nl_dump_list(nl, &spec, &v, n);

@@ -7,8 +7,8 @@
 
 #include "audit/drivers.h"
 #include "audit/policy.h"
-#include "base/say.h"
 #include "base/array.h"
+#include "base/say.h"
 #include "host/snapshot.h"
 #include "lab/board.h"
 #include "qdisc/qkind.h"
