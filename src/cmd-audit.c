@@ -213,11 +213,8 @@ int cmd_audit(int argc, char *argv[])
 		print_origin(p, a.from, &host);
 	report_audit(p, &host);
 	print_fix(p, &host, argc - optind > 0);
-	r = print_finish(p);
-	if (r < 0) {
-		cli_error("audit", "cannot write the report: %s", strerror(-r));
+	if (cli_print_finish("audit", p, "cannot write the report") < 0)
 		goto cleanup;
-	}
 	ret = 0;
 cleanup:
 	print_free(p);

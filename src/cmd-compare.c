@@ -90,11 +90,8 @@ int cmd_compare(int argc, char *argv[])
 		goto cleanup;
 	}
 	compare_print(p, runs, (const char *const *)(argv + optind), n);
-	r = print_finish(p);
-	if (r < 0) {
-		cli_error("compare", "cannot print: %s", strerror(-r));
+	if (cli_print_finish("compare", p, "cannot print") < 0)
 		goto cleanup;
-	}
 	ret = 0;
 cleanup:
 	print_free(p);

@@ -14,16 +14,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "audit/report.h"
 #include "base/cli.h"
+#include "base/print.h"
 #include "fix/apply.h"
 #include "fix/emit.h"
 #include "fix/fallback.h"
 #include "fix/journal.h"
+#include "fix/knob-print.h"
 #include "fix/persist.h"
 #include "fix/plan.h"
 #include "host/host.h"
-#include "base/print.h"
-#include "audit/report.h"
 #include "host/snapshot.h"
 
 static const char usage[] =
@@ -197,30 +198,6 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 
 /* ---- printing ---- */
 
-static void print_opt_str(struct printer *p, const char *key, const char *s, unsigned flags)
-{
-	if (s && *s)
-		print_str(p, key, s, flags);
-	else
-		print_null(p, key, NULL, PRINT_JSON_ONLY);
-}
-
-/* Which knob, in JSON; text says it with knob_describe. */
-static void print_knob(struct printer *p, const struct knob *k, unsigned text)
-{
-	char what[96];
-
-	knob_describe(k, what, sizeof(what));
-	print_str(p, "knob", knob_kind_name(k->kind), PRINT_JSON_ONLY);
-	print_opt_str(p, "ifname", k->ifname, PRINT_JSON_ONLY);
-	if (k->kind == KNOB_BQL_LIMIT_MAX)
-		print_uint(p, "queue", (uint64_t)k->queue, PRINT_JSON_ONLY);
-	else
-		print_null(p, "queue", NULL, PRINT_JSON_ONLY);
-	print_opt_str(p, "name", k->name, PRINT_JSON_ONLY);
-	print_str(p, "target", what, PRINT_BARE | text);
-}
-
 /* The step's number in this run (what DEBLOAT_FIX_CRASH_AFTER counts), 0 if none. */
 static unsigned run_number(const struct plan *pl, size_t i)
 {
@@ -247,7 +224,7 @@ static void print_step(struct printer *p, const struct plan *pl, size_t i, bool 
 		print_uint(p, "step", n, PRINT_BARE);
 	else
 		print_null(p, "step", NULL, PRINT_JSON_ONLY);
-	print_knob(p, &s->knob, text);
+	knob_print(p, &s->knob, PRINT_BARE | text);
 	if (!quiet)
 		print_text(p, ":");
 	print_str(p, "before", s->before, PRINT_BARE | text);
@@ -960,11 +937,8 @@ int cmd_fix(int argc, char *argv[])
 	if (r->a.json)
 		print_plan(p, &r->plan, true);
 	print_outcome(p, r);
-	pr = print_finish(p);
-	if (pr < 0) {
-		cli_error("fix", "cannot write the report: %s", strerror(-pr));
+	if (cli_print_finish("fix", p, "cannot write the report") < 0)
 		ret = 1;
-	}
 cleanup:
 	print_free(p);
 	apply_unlock(r->lockfd);

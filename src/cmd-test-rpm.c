@@ -202,12 +202,10 @@ static int write_outputs(const struct rpm_args *a, struct test_result *r)
 	if (!p)
 		return -ENOMEM;
 	result_print_rpm(p, r, &s, a->verbose);
-	err = print_finish(p);
+	err = cli_print_finish("test rpm", p, "cannot write the summary");
 	print_free(p);
-	if (err < 0) {
-		cli_error("test rpm", "cannot write the summary: %s", strerror(-err));
+	if (err < 0)
 		ret = err;
-	}
 	if (a->output && (err = result_write_json(a->output, r, &s)) < 0) {
 		cli_error("test rpm", "cannot write %s: %s", a->output, strerror(-err));
 		ret = err;

@@ -191,12 +191,10 @@ static int write_outputs(const char *cmd, const struct test_args *a, const struc
 	if (!p)
 		return -ENOMEM;
 	result_print(p, r, &s);
-	r1 = print_finish(p);
+	r1 = cli_print_finish(cmd, p, "cannot write the summary");
 	print_free(p);
-	if (r1 < 0) {
-		cli_error(cmd, "cannot write the summary: %s", strerror(-r1));
+	if (r1 < 0)
 		ret = r1;
-	}
 	if (a->output && (r1 = result_write_json(a->output, r, &s)) < 0) {
 		cli_error(cmd, "cannot write %s: %s", a->output, strerror(-r1));
 		ret = r1;

@@ -9,10 +9,11 @@
 #include <unistd.h>
 
 #include "base/cli.h"
+#include "base/print.h"
 #include "fix/apply.h"
 #include "fix/journal.h"
+#include "fix/knob-print.h"
 #include "fix/persist.h"
-#include "base/print.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " undo [IFACE...] [--json] [--persist] [--state-dir DIR]\n"
@@ -49,31 +50,12 @@ static int parse_args(int argc, char *argv[], struct undo_args *a)
 	return cli_parse_options("undo", usage, options, NULL, argc, argv);
 }
 
-static void print_opt_str(struct printer *p, const char *key, const char *s, unsigned flags)
-{
-	if (s && *s)
-		print_str(p, key, s, flags);
-	else
-		print_null(p, key, NULL, PRINT_JSON_ONLY);
-}
-
 static void print_item(struct printer *p, const struct undo_item *it)
 {
-	const struct knob *k = &it->step.knob;
-	char what[96];
-
-	knob_describe(k, what, sizeof(what));
 	print_open_object(p, NULL);
 	print_indent(p, 1);
 	print_str(p, "result", undo_result_name(it->result), PRINT_BARE);
-	print_str(p, "knob", knob_kind_name(k->kind), PRINT_JSON_ONLY);
-	print_opt_str(p, "ifname", k->ifname, PRINT_JSON_ONLY);
-	if (k->kind == KNOB_BQL_LIMIT_MAX)
-		print_uint(p, "queue", (uint64_t)k->queue, PRINT_JSON_ONLY);
-	else
-		print_null(p, "queue", NULL, PRINT_JSON_ONLY);
-	print_opt_str(p, "name", k->name, PRINT_JSON_ONLY);
-	print_str(p, "target", what, PRINT_BARE);
+	knob_print(p, &it->step.knob, PRINT_BARE);
 	print_text(p, ":");
 	if (it->result == UNDO_RESTORED || it->result == UNDO_FAILED) {
 		print_str(p, "current", it->current[0] ? it->current : "?", PRINT_BARE);
@@ -213,11 +195,8 @@ int cmd_undo(int argc, char *argv[])
 	}
 	if (a.persist && remove_persisted(&a, names, nnames, p) < 0)
 		ret = 1;
-	r = print_finish(p);
-	if (r < 0) {
-		cli_error("undo", "cannot write the report: %s", strerror(-r));
+	if (cli_print_finish("undo", p, "cannot write the report") < 0)
 		ret = 1;
-	}
 cleanup:
 	print_free(p);
 	free(items);

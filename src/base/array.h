@@ -46,4 +46,34 @@ static inline void *array_grow(void *v, size_t *cap, size_t elem, size_t first, 
 	return grown;
 }
 
+/*
+ * Room for at least need elements: *cap (first when 0) doubled until it holds need,
+ * for a buffer that grows by more than one element at a time. Returns the (possibly
+ * moved) array and updates *cap; or NULL with *err = -ENOMEM, the old array still
+ * valid and still the caller's.
+ */
+static inline void *array_reserve(void *v, size_t *cap, size_t elem, size_t first, size_t need,
+				  int *err)
+{
+	size_t want = *cap ? *cap : first;
+	void *grown;
+
+	while (want < need) {
+		if (want > SIZE_MAX / 2 / elem) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		want *= 2;
+	}
+	if (want == *cap)
+		return v;
+	grown = realloc(v, want * elem);
+	if (!grown) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*cap = want;
+	return grown;
+}
+
 #endif

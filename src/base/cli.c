@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "print.h"
 
 /* "debloat: CMD: " and the message, without the newline. */
 __attribute__((format(printf, 2, 0))) static void message(const char *cmd, const char *fmt,
@@ -21,14 +22,20 @@ __attribute__((format(printf, 2, 0))) static void message(const char *cmd, const
 	vfprintf(stderr, fmt, ap);
 }
 
+/* The message as one line. */
+__attribute__((format(printf, 2, 0))) static void line(const char *cmd, const char *fmt, va_list ap)
+{
+	message(cmd, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void cli_note(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	message(cmd, fmt, ap);
+	line(cmd, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 void cli_error(const char *cmd, const char *fmt, ...)
@@ -36,9 +43,17 @@ void cli_error(const char *cmd, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	message(cmd, fmt, ap);
+	line(cmd, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+}
+
+int cli_print_finish(const char *cmd, struct printer *p, const char *what)
+{
+	int r = print_finish(p);
+
+	if (r < 0)
+		cli_error(cmd, "%s: %s", what, strerror(-r));
+	return r;
 }
 
 int cli_usage_error(const char *cmd, const char *usage, const char *fmt, ...)

@@ -30,6 +30,15 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
  * ..."): information on stderr, not an error. */
 void cli_note(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+struct printer;
+
+/*
+ * The end of a command's report: print_finish(p), and when that fails,
+ * cli_error(cmd, "<what>: <why>") ("debloat: audit: cannot write the report: No space
+ * left on device"). Returns print_finish's 0 or -errno.
+ */
+int cli_print_finish(const char *cmd, struct printer *p, const char *what);
+
 /*
  * "debloat: audit: unknown option "--nosuch"" and "see 'debloat audit --help'" on
  * stderr, two lines, not the whole help; returns EXIT_USAGE. cmd may be NULL for the top

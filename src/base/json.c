@@ -283,35 +283,26 @@ int json_get_int(const struct jval *obj, const char *key, int64_t *out)
 {
 	struct jval *v = json_get(obj, key);
 
-	if (!v)
-		return -ENOENT;
-	if (json_kind_of(v) != JSON_KIND_INT)
-		return -EINVAL;
-	*out = json_object_get_int64(J(v));
-	return 0;
+	return v ? json_int_of(v, out) : -ENOENT;
 }
 
 int json_get_bool(const struct jval *obj, const char *key, bool *out)
 {
 	struct jval *v = json_get(obj, key);
 
-	if (!v)
-		return -ENOENT;
-	if (json_kind_of(v) != JSON_KIND_BOOL)
-		return -EINVAL;
-	*out = json_object_get_boolean(J(v));
-	return 0;
+	return v ? json_bool_of(v, out) : -ENOENT;
 }
 
 int json_get_string(const struct jval *obj, const char *key, const char **out)
 {
 	struct jval *v = json_get(obj, key);
+	const char *str = json_string_of(v);
 
 	if (!v)
 		return -ENOENT;
-	if (json_kind_of(v) != JSON_KIND_STRING)
+	if (!str)
 		return -EINVAL;
-	*out = json_object_get_string(J(v));
+	*out = str;
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "nl.h"
 
 /*
@@ -538,6 +539,59 @@ int nl_dump(struct nl *nl, uint16_t type, const void *hdr, size_t hdrlen, nl_msg
 		return r;
 	r = nl_wait(nl, seq, dump_one, &ctx, NULL, 0);
 	return r < 0 ? r : ctx.err;
+}
+
+struct list_ctx {
+	const struct nl_list *spec;
+	unsigned char *v;
+	size_t n, cap;
+};
+
+static int list_one(const struct nlmsghdr *nlh, void *data)
+{
+	struct list_ctx *l = data;
+	const struct nl_list *spec = l->spec;
+	int r;
+
+	if (nlh->nlmsg_type != spec->want)
+		return 0;
+	if (l->n == l->cap) {
+		unsigned char *v =
+		    array_grow(l->v, &l->cap, spec->elem, spec->first, spec->max, &r);
+
+		if (!v)
+			return r;
+		l->v = v;
+	}
+	r = spec->decode(nlh, l->v + l->n * spec->elem);
+	if (r < 0)
+		return r;
+	l->n++;
+	return 0;
+}
+
+int nl_dump_list(struct nl *nl, const struct nl_list *spec, void **out, size_t *n)
+{
+	struct list_ctx l = {.spec = spec};
+	struct nl *own = NULL;
+	int r;
+
+	if (!nl) {
+		r = nl_open(&own);
+		if (r < 0)
+			return r;
+		nl = own;
+	}
+	r = nl_dump(nl, spec->type, spec->hdr, spec->hdrlen, list_one, &l);
+	if (own)
+		nl_close(own);
+	if (r < 0) {
+		free(l.v);
+		return r;
+	}
+	*out = l.v;
+	*n = l.n;
+	return 0;
 }
 
 int nl_request(struct nl *nl, void *msgs, size_t len, size_t *done, char *errmsg, size_t errlen)

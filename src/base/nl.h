@@ -114,6 +114,23 @@ void nl_close(struct nl *nl);
 int nl_dump(struct nl *nl, uint16_t type, const void *hdr, size_t hdrlen, nl_msg_fn fn, void *data);
 
 /*
+ * A dump gathered into a new array: the request as for nl_dump, each reply message of
+ * type want decoded by decode into the next elem-byte element (the array grows by
+ * array_grow from first up to max elements). nl NULL opens a socket for this one dump.
+ * Returns 0 with *out (free it) and *n, or the -errno of nl_open, decode, the dump or
+ * array_grow with nothing allocated.
+ */
+struct nl_list {
+	uint16_t type, want;
+	const void *hdr;
+	size_t hdrlen;
+	int (*decode)(const struct nlmsghdr *nlh, void *elem);
+	size_t elem, first, max;
+};
+
+int nl_dump_list(struct nl *nl, const struct nl_list *spec, void **out, size_t *n);
+
+/*
  * Send prepared requests (len bytes of netlink messages, each NLMSG_ALIGNed and asking
  * NLM_F_ACK) one at a time, waiting for each one's acknowledgement before the next, so
  * that a refused request stops the sequence. nlmsg_seq and nlmsg_pid are overwritten

@@ -677,6 +677,14 @@ void print_null(struct printer *p, const char *key, const char *text, unsigned f
 	text_item(p, key, (enum unit)(flags & UNIT_MASK), flags, text ? text : "unknown");
 }
 
+void print_opt_str(struct printer *p, const char *key, const char *s, unsigned flags)
+{
+	if (s && *s)
+		print_str(p, key, s, flags);
+	else
+		print_null(p, key, NULL, PRINT_JSON_ONLY);
+}
+
 void print_value(struct printer *p, const struct value *v, unsigned flags)
 {
 	char buf[VALUE_LIST_MAX * 4 + 1];

@@ -71,6 +71,8 @@ void print_str(struct printer *p, const char *key, const char *s, unsigned flags
 void print_bool(struct printer *p, const char *key, bool b, unsigned flags);
 /* JSON null; text shows `text` ("unknown") in place of a value. */
 void print_null(struct printer *p, const char *key, const char *text, unsigned flags);
+/* s when it is set and not empty; else JSON null and nothing in text. */
+void print_opt_str(struct printer *p, const char *key, const char *s, unsigned flags);
 void print_value(struct printer *p, const struct value *v, unsigned flags);
 /*
  * A measured quantity that is not an integer (a latency in ms, a rate in Mbit/s). JSON

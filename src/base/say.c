@@ -31,3 +31,10 @@ int say_einval(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 	return -EINVAL;
 }
+
+void say_vnote(char *notes, size_t width, unsigned *n, unsigned max, const char *fmt, va_list ap)
+{
+	if (*n == max)
+		return;
+	vsay(notes + (size_t)(*n)++ * width, width, fmt, ap);
+}

@@ -7,6 +7,7 @@
 #ifndef DEBLOAT_SAY_H
 #define DEBLOAT_SAY_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 /* snprintf into buf, truncated to len - 1 bytes; nothing when buf is NULL or len 0. */
@@ -17,5 +18,13 @@ void say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(prin
  * "return say_einval(err, errlen, "line %u: no value", n);".
  */
 int say_einval(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * Append one line to a bounded list of notes, char notes[max][width] of which *n are
+ * used: the line goes into notes[*n] (truncated to width - 1 bytes) and *n grows;
+ * nothing once the list is full. The body of a report's note(fmt, ...).
+ */
+void say_vnote(char *notes, size_t width, unsigned *n, unsigned max, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 
 #endif

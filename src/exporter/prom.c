@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/array.h"
 #include "exporter/prom.h"
 
 struct strbuf {
@@ -51,18 +52,11 @@ static void put(struct prom *w, struct strbuf *b, const char *s, size_t n)
 		return;
 	}
 	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *p;
+		char *p = array_reserve(b->s, &b->cap, 1, 256, b->len + n + 1, &w->err);
 
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		p = realloc(b->s, cap);
-		if (!p) {
-			w->err = -ENOMEM;
+		if (!p)
 			return;
-		}
 		b->s = p;
-		b->cap = cap;
 	}
 	memcpy(b->s + b->len, s, n);
 	b->len += n;

@@ -28,10 +28,7 @@ static const char *nd_offload_key(const char *feature)
 	    {"rx-checksum", "ReceiveChecksumOffload"},
 	};
 
-	for (size_t i = 0; i < COUNT(keys); i++)
-		if (!strcmp(feature, keys[i][0]))
-			return keys[i][1];
-	return NULL;
+	return emit_lookup(keys, COUNT(keys), feature);
 }
 
 static void fmt_time(uint64_t ns, char *buf, size_t len)

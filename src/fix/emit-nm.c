@@ -37,10 +37,7 @@ static const char *nm_feature(const char *name)
 	    {"rx-gro-hw", "ethtool.feature-rx-gro-hw"},
 	};
 
-	for (size_t i = 0; i < COUNT(props); i++)
-		if (!strcmp(name, props[i][0]))
-			return props[i][1];
-	return NULL;
+	return emit_lookup(props, COUNT(props), name);
 }
 
 /* The spec as NetworkManager's tc.qdiscs words: the options its kind's table marks

@@ -78,18 +78,11 @@ __attribute__((format(printf, 3, 0))) static void vappend(struct emit *e, struct
 		return;
 	}
 	if (need > f->cap) {
-		size_t cap = f->cap ? f->cap : 1024;
-		char *t;
+		char *t = array_reserve(f->text, &f->cap, 1, 1024, need, &e->err);
 
-		while (cap < need)
-			cap *= 2;
-		t = realloc(f->text, cap);
-		if (!t) {
-			e->err = -ENOMEM;
+		if (!t)
 			return;
-		}
 		f->text = t;
-		f->cap = cap;
 	}
 	vsnprintf(f->text + f->len, f->cap - f->len, fmt, ap);
 	f->len += (size_t)n;
@@ -140,6 +133,14 @@ void emit_warn(struct emit *e, const char *fmt, ...)
 	va_end(ap);
 	snprintf(e->warnings[e->nwarnings++], EMIT_WARNING_MAX, "%s %s",
 		 emit_format_name(e->format), text);
+}
+
+const char *emit_lookup(const char *const (*pairs)[2], size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(key, pairs[i][0]))
+			return pairs[i][1];
+	return NULL;
 }
 
 bool emit_target_wanted(const struct plan_target *t)

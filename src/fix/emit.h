@@ -101,6 +101,8 @@ bool emit_step_wanted(const struct plan *p, const struct plan_step *s);
 /* Warn about every wanted host-wide step (sysctls): a per-link format cannot hold them,
  * and `--emit networkd` writes them for sysctl.d. */
 void emit_cannot_host_wide(const struct plan *p, struct emit *e);
+/* The second of the pair in pairs[0..n) whose first is key; NULL when none is. */
+const char *emit_lookup(const char *const (*pairs)[2], size_t n, const char *key);
 /* Is this target to be emitted at all? */
 bool emit_target_wanted(const struct plan_target *t);
 

@@ -144,14 +144,8 @@ static int ingress_kind(int ifindex, char *kind, size_t len)
 {
 	struct qdisc *all = NULL;
 	size_t n = 0;
-	struct nl *nl;
-	int r;
+	int r = host_qdisc_list(NULL, &all, &n);
 
-	r = nl_open(&nl);
-	if (r < 0)
-		return r;
-	r = host_qdisc_list(nl, &all, &n);
-	nl_close(nl);
 	if (r < 0)
 		return r;
 	snprintf(kind, len, "%s", "");

@@ -473,14 +473,8 @@ static int link_facts(int ifindex, struct link_facts *out)
 {
 	struct iface *links = NULL;
 	size_t n = 0;
-	struct nl *nl;
-	int r;
+	int r = link_list(NULL, &links, &n);
 
-	r = nl_open(&nl);
-	if (r < 0)
-		return r;
-	r = link_list(nl, &links, &n);
-	nl_close(nl);
 	if (r < 0)
 		return r;
 	r = -ENODEV;

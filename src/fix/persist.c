@@ -378,23 +378,33 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+/* Make the directory path is in; on failure, its name and why in err. */
+static int make_parent(const char *path, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+	int r;
+
+	memcpy(dir, path, strlen(path) + 1);
+	*strrchr(dir, '/') = '\0';
+	r = mkdir_p(dir);
+	if (r < 0)
+		say(err, errlen, "%s: %s", dir, strerror(-r));
+	return r;
+}
+
 /* Write rel (under root) atomically, making its directory. */
 static int put_file(const char *root, const char *rel, const char *text, mode_t mode,
 		    struct persist_files *written, char *err, size_t errlen)
 {
-	char path[PATH_MAX], dir[PATH_MAX];
+	char path[PATH_MAX];
 	int r;
 
 	r = path_join(path, sizeof(path), root, rel);
 	if (r < 0)
 		goto fail;
-	memcpy(dir, path, strlen(path) + 1);
-	*strrchr(dir, '/') = '\0';
-	r = mkdir_p(dir);
-	if (r < 0) {
-		say(err, errlen, "%s: %s", dir, strerror(-r));
+	r = make_parent(path, err, errlen);
+	if (r < 0)
 		return r;
-	}
 	r = journal_write_atomic(path, text, strlen(text), mode);
 	if (r < 0)
 		goto fail;
@@ -409,7 +419,7 @@ fail:
 static int put_link(const char *root, const char *ifname, struct persist_files *written, char *err,
 		    size_t errlen)
 {
-	char esc[IF_NAMESIZE * 4 + 1], rel[PATH_MAX], path[PATH_MAX], dir[PATH_MAX], tmp[PATH_MAX];
+	char esc[IF_NAMESIZE * 4 + 1], rel[PATH_MAX], path[PATH_MAX], tmp[PATH_MAX];
 	int r;
 
 	r = persist_escape_instance(ifname, esc, sizeof(esc));
@@ -422,13 +432,9 @@ static int put_link(const char *root, const char *ifname, struct persist_files *
 	r = path_join(path, sizeof(path), root, rel);
 	if (r < 0)
 		return r;
-	memcpy(dir, path, strlen(path) + 1);
-	*strrchr(dir, '/') = '\0';
-	r = mkdir_p(dir);
-	if (r < 0) {
-		say(err, errlen, "%s: %s", dir, strerror(-r));
+	r = make_parent(path, err, errlen);
+	if (r < 0)
 		return r;
-	}
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	unlink(tmp);
 	if (symlink("../" UNIT_NAME, tmp) < 0 || rename(tmp, path) < 0) {

@@ -144,10 +144,8 @@ __attribute__((format(printf, 2, 3))) static void target_note(struct plan_target
 {
 	va_list ap;
 
-	if (t->nnotes == PLAN_MAX_NOTES)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(t->notes[t->nnotes++], PLAN_NOTE_MAX, fmt, ap);
+	say_vnote(t->notes[0], sizeof(t->notes[0]), &t->nnotes, PLAN_MAX_NOTES, fmt, ap);
 	va_end(ap);
 }
 
@@ -155,10 +153,8 @@ __attribute__((format(printf, 2, 3))) static void host_note(struct plan *p, cons
 {
 	va_list ap;
 
-	if (p->nnotes == PLAN_MAX_NOTES)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(p->notes[p->nnotes++], PLAN_NOTE_MAX, fmt, ap);
+	say_vnote(p->notes[0], sizeof(p->notes[0]), &p->nnotes, PLAN_MAX_NOTES, fmt, ap);
 	va_end(ap);
 }
 

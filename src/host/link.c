@@ -78,47 +78,30 @@ int link_from_msg(const struct nlmsghdr *nlh, struct iface *out)
 	return 0;
 }
 
-struct link_list {
-	struct iface *v;
-	size_t n, cap;
-};
-
-static int add_link(const struct nlmsghdr *nlh, void *data)
+static int decode_link(const struct nlmsghdr *nlh, void *elem)
 {
-	struct link_list *l = data;
-	struct iface ifc;
-	int r;
-
-	if (nlh->nlmsg_type != RTM_NEWLINK)
-		return 0;
-	r = link_from_msg(nlh, &ifc);
-	if (r < 0)
-		return r;
-	if (l->n == l->cap) {
-		struct iface *v = array_grow(l->v, &l->cap, sizeof(*v), 16, LINK_MAX_INTERFACES, &r);
-
-		if (!v)
-			return r;
-		l->v = v;
-	}
-	l->v[l->n++] = ifc;
-	return 0;
+	return link_from_msg(nlh, elem);
 }
 
 int link_list(struct nl *nl, struct iface **out, size_t *n)
 {
 	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC};
-	struct link_list l = {0};
-	int r;
+	const struct nl_list spec = {
+	    .type = RTM_GETLINK,
+	    .want = RTM_NEWLINK,
+	    .hdr = &ifi,
+	    .hdrlen = sizeof(ifi),
+	    .decode = decode_link,
+	    .elem = sizeof(**out),
+	    .first = 16,
+	    .max = LINK_MAX_INTERFACES,
+	};
+	void *v;
+	int r = nl_dump_list(nl, &spec, &v, n);
 
-	r = nl_dump(nl, RTM_GETLINK, &ifi, sizeof(ifi), add_link, &l);
-	if (r < 0) {
-		free(l.v);
-		return r;
-	}
-	*out = l.v;
-	*n = l.n;
-	return 0;
+	if (r == 0)
+		*out = v;
+	return r;
 }
 
 int link_classify(struct iface *ifc, const char *sysfs_root)

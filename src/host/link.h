@@ -17,7 +17,7 @@
  * queues, loopback and TX counters from one RTM_NEWLINK message. -EBADMSG if malformed. */
 int link_from_msg(const struct nlmsghdr *nlh, struct iface *out);
 
-/* Every interface, in the kernel's order; *out is a new array. */
+/* Every interface, in the kernel's order; *out is a new array. nl NULL: a socket of its own. */
 int link_list(struct nl *nl, struct iface **out, size_t *n);
 
 /*

@@ -10,7 +10,6 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
-#include "base/array.h"
 #include "host/qdisc.h"
 #include "host/qstats.h"
 #include "qdisc/qkind.h"
@@ -66,47 +65,30 @@ int host_qdisc_from_msg(const struct nlmsghdr *nlh, struct qdisc *out)
 	return 0;
 }
 
-struct qdisc_dump {
-	struct qdisc *v;
-	size_t n, cap;
-};
-
-static int add_qdisc(const struct nlmsghdr *nlh, void *data)
+static int decode_qdisc(const struct nlmsghdr *nlh, void *elem)
 {
-	struct qdisc_dump *l = data;
-	struct qdisc q;
-	int r;
-
-	if (nlh->nlmsg_type != RTM_NEWQDISC)
-		return 0;
-	r = host_qdisc_from_msg(nlh, &q);
-	if (r < 0)
-		return r;
-	if (l->n == l->cap) {
-		struct qdisc *v = array_grow(l->v, &l->cap, sizeof(*v), 32, QDISC_MAX_QDISCS, &r);
-
-		if (!v)
-			return r;
-		l->v = v;
-	}
-	l->v[l->n++] = q;
-	return 0;
+	return host_qdisc_from_msg(nlh, elem);
 }
 
 int host_qdisc_list(struct nl *nl, struct qdisc **out, size_t *n)
 {
 	struct tcmsg tcm = {.tcm_family = AF_UNSPEC};
-	struct qdisc_dump l = {0};
-	int r;
+	const struct nl_list spec = {
+	    .type = RTM_GETQDISC,
+	    .want = RTM_NEWQDISC,
+	    .hdr = &tcm,
+	    .hdrlen = sizeof(tcm),
+	    .decode = decode_qdisc,
+	    .elem = sizeof(**out),
+	    .first = 32,
+	    .max = QDISC_MAX_QDISCS,
+	};
+	void *v;
+	int r = nl_dump_list(nl, &spec, &v, n);
 
-	r = nl_dump(nl, RTM_GETQDISC, &tcm, sizeof(tcm), add_qdisc, &l);
-	if (r < 0) {
-		free(l.v);
-		return r;
-	}
-	*out = l.v;
-	*n = l.n;
-	return 0;
+	if (r == 0)
+		*out = v;
+	return r;
 }
 
 static bool is_child(const struct qdisc *parent, const struct qdisc *q)

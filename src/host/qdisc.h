@@ -46,7 +46,7 @@ int host_qdisc_from_msg(const struct nlmsghdr *nlh, struct qdisc *out);
 /* Decode TCA_OPTIONS' payload for q->kind into q->options. -EBADMSG if malformed. */
 int host_qdisc_decode_options(struct qdisc *q, const void *opts, size_t len);
 
-/* Every qdisc of the namespace, flat, in dump order. */
+/* Every qdisc of the namespace, flat, in dump order; nl NULL: a socket of its own. */
 int host_qdisc_list(struct nl *nl, struct qdisc **out, size_t *n);
 
 /*

@@ -8,6 +8,7 @@
 #include "audit/drivers.h"
 #include "audit/policy.h"
 #include "base/array.h"
+#include "base/say.h"
 #include "host/snapshot.h"
 #include "lab/board.h"
 #include "qdisc/qkind.h"
@@ -35,10 +36,8 @@ static void note(struct lab_board *b, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (b->nnotes == LAB_BOARD_NOTES)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(b->notes[b->nnotes++], LAB_BOARD_NOTE_MAX, fmt, ap);
+	say_vnote(b->notes[0], sizeof(b->notes[0]), &b->nnotes, LAB_BOARD_NOTES, fmt, ap);
 	va_end(ap);
 }
 
