@@ -4,10 +4,11 @@
 
 #include "qdisc/kinds.h"
 
-static const struct qchoice diffserv_choices[] = {{"diffserv3", 0},  {"diffserv4", 1},
-						  {"diffserv8", 2},  {"besteffort", 3},
-						  {"precedence", 4}, {NULL, 0}};
-static const struct qchoice atm_choices[] = {{"noatm", 0}, {"atm", 1}, {"ptm", 2}, {NULL, 0}};
+static const struct qchoice diffserv_choices[] = {{"diffserv3", 0, NULL},  {"diffserv4", 1, NULL},
+						  {"diffserv8", 2, NULL},  {"besteffort", 3, NULL},
+						  {"precedence", 4, NULL}, {NULL, 0, NULL}};
+static const struct qchoice atm_choices[] = {
+    {"noatm", 0, NULL}, {"atm", 1, NULL}, {"ptm", 2, NULL}, {NULL, 0, NULL}};
 /* systemd.network(5) spells the isolation modes its own way. */
 static const struct qchoice flow_choices[] = {
     {"flowblind", 0, "none"},		{"srchost", 1, "src-host"},
@@ -15,13 +16,18 @@ static const struct qchoice flow_choices[] = {
     {"flows", 4, NULL},			{"dual-srchost", 5, "dual-src-host"},
     {"dual-dsthost", 6, "dual-dst-host"}, {"triple-isolate", 7, "triple"},
     {NULL, 0, NULL}};
-static const struct qchoice autorate_choices[] = {{"autorate-ingress", 1}, {NULL, 0}};
-static const struct qchoice nat_choices[] = {{"nat", 1}, {"nonat", 0}, {NULL, 0}};
-static const struct qchoice wash_choices[] = {{"wash", 1}, {"nowash", 0}, {NULL, 0}};
-static const struct qchoice gso_choices[] = {{"split-gso", 1}, {"no-split-gso", 0}, {NULL, 0}};
-static const struct qchoice ingress_choices[] = {{"ingress", 1}, {"egress", 0}, {NULL, 0}};
-static const struct qchoice ack_choices[] = {
-    {"no-ack-filter", 0}, {"ack-filter", 1}, {"ack-filter-aggressive", 2}, {NULL, 0}};
+static const struct qchoice autorate_choices[] = {{"autorate-ingress", 1, NULL}, {NULL, 0, NULL}};
+static const struct qchoice nat_choices[] = {{"nat", 1, NULL}, {"nonat", 0, NULL}, {NULL, 0, NULL}};
+static const struct qchoice wash_choices[] = {
+    {"wash", 1, NULL}, {"nowash", 0, NULL}, {NULL, 0, NULL}};
+static const struct qchoice gso_choices[] = {
+    {"split-gso", 1, NULL}, {"no-split-gso", 0, NULL}, {NULL, 0, NULL}};
+static const struct qchoice ingress_choices[] = {
+    {"ingress", 1, NULL}, {"egress", 0, NULL}, {NULL, 0, NULL}};
+static const struct qchoice ack_choices[] = {{"no-ack-filter", 0, NULL},
+					     {"ack-filter", 1, NULL},
+					     {"ack-filter-aggressive", 2, NULL},
+					     {NULL, 0, NULL}};
 
 /* The audit reports what says how cake shapes and how big it may grow; its modes as the
  * kernel's numbers. */

@@ -4,9 +4,10 @@
 
 #include "qdisc/kinds.h"
 
-static const struct qchoice pacing_choices[] = {{"pacing", 1}, {"nopacing", 0}, {NULL, 0}};
+static const struct qchoice pacing_choices[] = {
+    {"pacing", 1, NULL}, {"nopacing", 0, NULL}, {NULL, 0, NULL}};
 static const struct qchoice horizon_choices[] = {
-    {"horizon_drop", 1}, {"horizon_cap", 0}, {NULL, 0}};
+    {"horizon_drop", 1, NULL}, {"horizon_cap", 0, NULL}, {NULL, 0, NULL}};
 
 #define PLAN (QA_SPEC | QA_SPEC_DEFAULT)
 

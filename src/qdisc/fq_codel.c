@@ -4,7 +4,7 @@
 
 #include "qdisc/kinds.h"
 
-const struct qchoice qchoice_codel_ecn[] = {{"ecn", 1}, {"noecn", 0}, {NULL, 0}};
+const struct qchoice qchoice_codel_ecn[] = {{"ecn", 1, NULL}, {"noecn", 0, NULL}, {NULL, 0, NULL}};
 
 #define PLAN (QA_SPEC | QA_SPEC_DEFAULT)
 
