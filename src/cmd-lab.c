@@ -16,13 +16,13 @@
 
 #include "base/array.h"
 #include "base/cli.h"
+#include "base/print.h"
+#include "debloat/units.h"
 #include "lab/board.h"
 #include "lab/netns.h"
 #include "lab/profile.h"
 #include "lab/session.h"
 #include "meter/cc.h"
-#include "base/print.h"
-#include "debloat/units.h"
 
 #define LAB_MAX_SETS	64
 
