@@ -69,7 +69,7 @@ int cmd_compare(int argc, char *argv[])
 	struct compare_args a = {0};
 	struct printer *p = NULL;
 	struct run *runs = NULL;
-	size_t n, bad = 0;
+	size_t n;
 	char err[256];
 	int ret = 1, r;
 
@@ -77,9 +77,8 @@ int cmd_compare(int argc, char *argv[])
 	if (r >= 0)
 		return r;
 	n = (size_t)(argc - optind);
-	r = run_read_all(argv + optind, n, &runs, &bad, err, sizeof(err));
-	if (r < 0) {
-		cli_error("compare", "cannot read %s: %s", argv[optind + bad], err);
+	if (run_read_all(argv + optind, n, &runs, err, sizeof(err)) < 0) {
+		cli_error("compare", "cannot read %s", err);
 		return 1;
 	}
 	if (a.output && draw(&a, runs, n) < 0)

@@ -118,16 +118,15 @@ int cmd_plot(int argc, char *argv[])
 	struct telemetry tele[RUN_MAX_FILES];
 	struct run *runs = NULL;
 	char err[256], *svg = NULL;
-	size_t n, bad = 0, len = 0;
+	size_t n, len = 0;
 	int ret = 1, r;
 
 	r = parse_args(argc, argv, &a);
 	if (r >= 0)
 		return r;
 	n = (size_t)(argc - optind);
-	r = run_read_all(argv + optind, n, &runs, &bad, err, sizeof(err));
-	if (r < 0) {
-		cli_error("plot", "cannot read %s: %s", argv[optind + bad], err);
+	if (run_read_all(argv + optind, n, &runs, err, sizeof(err)) < 0) {
+		cli_error("plot", "cannot read %s", err);
 		return 1;
 	}
 	memset(tele, 0, sizeof(tele));

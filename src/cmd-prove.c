@@ -441,9 +441,9 @@ static void draw(struct prove_run *r)
 	struct plot_options o = {PLOT_COMPARE, "debloat prove: before and after"};
 	struct run *runs = NULL;
 	char err[256], *svg = NULL;
-	size_t bad = 0, len = 0;
+	size_t len = 0;
 
-	if (run_read_all(paths, 2, &runs, &bad, err, sizeof(err)) < 0)
+	if (run_read_all(paths, 2, &runs, err, sizeof(err)) < 0)
 		return;
 	if (plot_render(runs, 2, &o, &svg, &len) == 0)
 		svg_write_file(r->path[F_PLOT], svg, len);

@@ -571,21 +571,20 @@ void run_free(struct run *run)
 	result_free(&run->r);
 }
 
-int run_read_all(char *const *paths, size_t n, struct run **out, size_t *bad, char *err,
-		 size_t errlen)
+int run_read_all(char *const *paths, size_t n, struct run **out, char *err, size_t errlen)
 {
 	struct run *runs = calloc(n ? n : 1, sizeof(*runs));
+	char why[256];
 	int ret = 0;
 
 	if (!runs) {
-		*bad = 0;
-		snprintf(err, errlen, "out of memory");
+		snprintf(err, errlen, "%s: out of memory", n ? paths[0] : "runs");
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		ret = run_read(paths[i], &runs[i], err, errlen);
+		ret = run_read(paths[i], &runs[i], why, sizeof(why));
 		if (ret < 0) {
-			*bad = i;
+			snprintf(err, errlen, "%s: %s", paths[i], why);
 			run_free_all(runs, i);
 			return ret;
 		}

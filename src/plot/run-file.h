@@ -67,10 +67,10 @@ void run_free(struct run *run);
 #define RUN_MAX_FILES 32
 
 /*
- * Read n files into a new array (free with run_free_all). On failure *bad is the
- * index of the file that failed and err says why; nothing is returned.
+ * Read n files into a new array (free with run_free_all). On failure err says which
+ * file and why ("a.json: not JSON: ..."); nothing is returned.
  */
-int run_read_all(char *const *paths, size_t n, struct run **out, size_t *bad, char *err,
+int run_read_all(char *const *paths, size_t n, struct run **out, char *err,
 		 size_t errlen);
 void run_free_all(struct run *runs, size_t n);
 
