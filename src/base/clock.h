@@ -2,7 +2,8 @@
 /*
  * clock.h - the monotonic clock (CLOCK_MONOTONIC) in nanoseconds, for the code that
  * times what it does: deadlines, durations, rates. Algorithms take the time as an
- * argument instead (STYLE); this is what their callers read it with.
+ * argument instead, so that their tests are deterministic; this is what their callers
+ * read it with.
  */
 #ifndef DEBLOAT_CLOCK_H
 #define DEBLOAT_CLOCK_H

@@ -6,10 +6,10 @@
  * pending event: the transmit path (TSQ hold, qdisc, requeue slot, descriptor ring,
  * wire, batched completions), the cable's delay line and a tail-drop switch port.
  * A board with a throughput ceiling adds a bus clock that its wire (and, when the
- * ceiling is shared, its receive ring) must wait for. There are twelve event
- * sources in all, so the next event is a scan of twelve times, not a heap; each is
- * handled at its own due time, so a caller that comes late gets the same timing as
- * one that came on time.
+ * ceiling is shared, its receive ring) must wait for. There are fourteen event
+ * sources in all (the seven kinds of enum ev_kind in each direction), so the next
+ * event is a scan of fourteen times, not a heap; each is handled at its own due time,
+ * so a caller that comes late gets the same timing as one that came on time.
  */
 #include <errno.h>
 #include <stdbool.h>
