@@ -2,7 +2,8 @@
 /*
  * test-loop.c - the timers of src/meter/loop.c (a binary heap): order of expiry, ties,
  * removal of any timer, stale ids, timers set from a timer, and many timers at once.
- * Time is passed in (loop_run_timers), so nothing here waits.
+ * Time is passed in (loop_run_timers, or a clock of the test's own for loop_once), so
+ * nothing here waits.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -241,4 +242,47 @@ TEST(many_timers_with_deletions_run_sorted)
 			break;
 	}
 	loop_free(l);
+}
+
+/* A clock the test sets: loop_once waits on it, not on CLOCK_MONOTONIC. */
+static uint64_t set_time(void *ctx)
+{
+	return *(const uint64_t *)ctx;
+}
+
+TEST(loop_once_runs_timers_on_the_clock_it_was_given)
+{
+	uint64_t now = 1000ULL * 1000000000ULL; /* far from the real clock's value */
+	struct loop_clock clock = {.now_ns = set_time, .ctx = &now};
+	struct loop *l = loop_new_clock(&clock);
+	uint64_t t0 = loop_now_ns();
+
+	REQUIRE(l);
+	memset(&rec, 0, sizeof(rec));
+	CHECK_EQ(loop_now(l), now);
+	/* Due in an hour of the loop's time: a 1 ms wait runs nothing. */
+	CHECK(loop_timer_at(l, now + 3600ULL * 1000000000ULL, note, &rec) > 0);
+	CHECK_EQ(loop_once(l, 1), 0);
+	CHECK_EQ(rec.n, 0);
+	/* The hour passes on the clock: the next call runs it at once, without waiting
+	 * (a loop on the real clock would sleep the wait given, or an hour). */
+	now += 3600ULL * 1000000000ULL;
+	CHECK_EQ(loop_once(l, 5000), 1);
+	CHECK_EQ(rec.n, 1);
+	CHECK(loop_now_ns() - t0 < 2000000000ULL);
+	loop_free(l);
+}
+
+TEST(loop_new_runs_on_the_monotonic_clock)
+{
+	struct loop *l = loop_new(), *m = loop_new_clock(NULL);
+	uint64_t before = loop_now_ns(), a, b;
+
+	REQUIRE(l && m);
+	a = loop_now(l);
+	b = loop_now(m);
+	CHECK(a >= before && a - before < 1000000000ULL);
+	CHECK(b >= before && b - before < 1000000000ULL);
+	loop_free(l);
+	loop_free(m);
 }

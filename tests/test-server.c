@@ -70,6 +70,35 @@ static void on_stats(void *ctx, const struct server_probe_stats *st)
 	}
 }
 
+/*
+ * A simulated clock for the tests of timeouts: it stands still, and moves only when a
+ * test skips ahead (skip_ms), so a timeout of seconds is tested in a few milliseconds
+ * without being shortened, and "not yet" is exact. A server on it sees a skip within
+ * its 100 ms wait. It never goes back; the servers that use it share it.
+ */
+static uint64_t skipped_ns;
+
+static uint64_t sim_now_ns(void *ctx)
+{
+	(void)ctx;
+	return 1000ULL * 1000000000ULL + __atomic_load_n(&skipped_ns, __ATOMIC_SEQ_CST);
+}
+
+static const struct loop_clock sim_clock = {.now_ns = sim_now_ns};
+
+static uint64_t sim_ms(void)
+{
+	return sim_now_ns(NULL) / 1000000;
+}
+
+static void skip_ms(unsigned ms)
+{
+	__atomic_add_fetch(&skipped_ns, (uint64_t)ms * 1000000, __ATOMIC_SEQ_CST);
+}
+
+/* Long enough (real time) for a server to have run what a skip made due. */
+#define SKIP_SEEN_MS 150
+
 static void test_config(struct server_config *c, struct running *r)
 {
 	server_config_defaults(c);
@@ -675,33 +704,60 @@ TEST(cc_only_from_the_allow_list)
 	unlink(available);
 }
 
+/*
+ * Read and drop what down delivers for up to ms (real time), watching fd: 1 when a
+ * FINAL came on fd (in *m), 0 when none did.
+ */
+static int drain_until_final(int fd, int down, unsigned ms, struct proto_msg *m)
+{
+	static uint8_t buf[65536];
+	uint64_t until = now_ms() + ms;
+
+	while (now_ms() < until) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+
+		while (recv(down, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			;
+		if (poll(&p, 1, 1) == 1) {
+			if (recv_msg(fd, m) < 0)
+				return 0;
+			if (m->type == PROTO_FINAL)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+/* The servers' time runs ahead here (skip_ms): the expiry is tested against the
+ * server's own clock, without waiting the second and more it takes. */
 TEST(test_expires_after_duration_plus_grace)
 {
 	struct running r = {0};
 	struct server_config c;
-	struct proto_msg h = hello_msg(1, 1000, 0), m;
+	struct proto_msg h = hello_msg(1, 1000, 0), m = {0};
 	int fd, down;
 	uint64_t t0, took;
-	static uint8_t buf[65536];
 
 	test_config(&c, &r);
 	c.grace_ms = 300;
+	c.clock = &sim_clock;
 	REQUIRE_EQ(start(&r, &c), 0);
-	t0 = now_ms();
+	t0 = sim_ms();
 	fd = open_test(server_port(r.s), &h, &m);
 	REQUIRE(fd >= 0);
 	/* A download keeps it active (not idle) until expiry. */
 	down = open_flow(server_port(r.s), m.u.welcome.token, 0, PROTO_DOWNLOAD, NULL);
-	while (recv(down, buf, sizeof(buf), MSG_DONTWAIT) != 0 && now_ms() - t0 < 5000) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-
-		if (poll(&p, 1, 0) == 1 && recv_not_report(fd, &m) == 0)
-			break;
-		msleep(1);
-	}
-	took = now_ms() - t0;
+	REQUIRE(down >= 0);
+	msleep(SKIP_SEEN_MS); /* the server is done with the HELLO and the FLOW */
+	/* The granted second passes: in its grace, the test lives on. */
+	skip_ms(1000);
+	CHECK_EQ(drain_until_final(fd, down, SKIP_SEEN_MS, &m), 0);
+	/* The grace passes too: it ends. */
+	skip_ms(300);
+	CHECK_EQ(drain_until_final(fd, down, 3000, &m), 1);
+	took = sim_ms() - t0;
 	CHECK_EQ(m.type, PROTO_FINAL);
-	CHECK(took >= 1200 && took < 3000);
+	CHECK(took >= 1300 && took < 3000);
 	close(down);
 	close(fd);
 	CHECK_EQ(wait_ended(&r, 1, 1000), 1);
@@ -709,27 +765,44 @@ TEST(test_expires_after_duration_plus_grace)
 	stop(&r);
 }
 
+/* On the servers' clock (skip_ms): a test with no flow and no probe ends idle_ms after
+ * its HELLO, a connection that sends nothing is closed after hello_timeout_ms, and
+ * neither before. */
 TEST(idle_test_and_silent_connection_closed)
 {
 	struct running r = {0};
 	struct server_config c;
 	struct proto_msg h = hello_msg(0, 10000, 0), m;
+	struct pollfd p;
 	int fd, silent;
 	uint64_t t0;
 
 	test_config(&c, &r);
 	c.idle_ms = 400;
 	c.hello_timeout_ms = 300;
+	c.clock = &sim_clock;
 	REQUIRE_EQ(start(&r, &c), 0);
 	silent = client_socket(SOCK_STREAM, NULL, server_port(r.s));
-	t0 = now_ms();
+	REQUIRE(silent >= 0);
+	t0 = sim_ms();
 	fd = open_test(server_port(r.s), &h, &m);
 	REQUIRE(fd >= 0);
+	msleep(SKIP_SEEN_MS); /* the server is done with the HELLO (it marks the test active) */
+	/* 250 ms: both still open (a sweep or more has run). */
+	skip_ms(250);
+	msleep(SKIP_SEEN_MS);
+	p = (struct pollfd){.fd = silent, .events = POLLIN};
+	CHECK_EQ(poll(&p, 1, 0), 0);
+	CHECK_EQ(__atomic_load_n(&r.ended, __ATOMIC_SEQ_CST), 0);
+	/* The hello timeout passes: the silent connection is gone, the test is not. */
+	skip_ms(100);
+	CHECK_EQ(recv(silent, &m, 1, 0), 0);
+	CHECK_EQ(__atomic_load_n(&r.ended, __ATOMIC_SEQ_CST), 0);
+	/* The idle time passes: the test ends. */
+	skip_ms(100);
 	CHECK_EQ(recv_not_report(fd, &m), 0);
 	CHECK_EQ(m.type, PROTO_FINAL);
-	CHECK(now_ms() - t0 >= 350 && now_ms() - t0 < 3000);
-	/* The connection that never said anything is gone too. */
-	CHECK_EQ(recv(silent, &m, 1, 0), 0);
+	CHECK_EQ(sim_ms() - t0, 450);
 	close(silent);
 	close(fd);
 	CHECK_EQ(wait_ended(&r, 1, 1000), 1);
@@ -1397,6 +1470,9 @@ TEST(thousands_of_tests_each_found_by_token)
 	test_config(&c, &r);
 	c.max_clients = N;
 	c.max_tests_per_addr = N;
+	/* Opening them takes seconds on a loaded machine: on a clock that stands still,
+	 * none idles out or expires meanwhile and frees its slot. */
+	c.clock = &sim_clock;
 	REQUIRE_EQ(start(&r, &c), 0);
 	for (int i = 0; i < N; i++) {
 		fds[i] = open_test(server_port(r.s), &h, &w);
@@ -1506,20 +1582,25 @@ TEST(dropped_probes_do_not_keep_a_test_alive)
 
 	test_config(&c, &r);
 	c.idle_ms = 600;
+	c.clock = &sim_clock;
 	REQUIRE_EQ(start(&r, &c), 0);
 	fd = open_test(server_port(r.s), &h, &m);
 	REQUIRE(fd >= 0);
 	udp = client_socket(SOCK_DGRAM, NULL, server_port(r.s));
 	REQUIRE(udp >= 0);
-	t0 = now_ms();
-	/* the burst of 5 is answered, then every probe is over the rate and dropped */
-	for (uint32_t seq = 0; now_ms() - t0 < 1500 && r.ended == 0; seq++) {
+	msleep(SKIP_SEEN_MS); /* the server is done with the HELLO */
+	t0 = sim_ms();
+	/* The burst of 5 is answered, then every probe is over the rate and dropped: one
+	 * every 50 ms of the server's time (a probe wakes it, so 10 ms lets it read one). */
+	for (uint32_t seq = 0; sim_ms() - t0 < 1500 && r.ended == 0; seq++) {
 		probe(udp, server_port(r.s), m.u.welcome.token, seq, PROTO_PROBE_LEN, 0, NULL);
-		msleep(50);
+		msleep(10);
+		skip_ms(50);
 	}
+	msleep(SKIP_SEEN_MS);
 	/* it ended while the dropped probes still came (they stopped at 1.5 s) */
 	CHECK_EQ(r.ended, 1);
-	CHECK(now_ms() - t0 < 1400);
+	CHECK(sim_ms() - t0 < 1400);
 	CHECK_STR(r.last.reason, "idle");
 	close(udp);
 	close(fd);
@@ -1538,14 +1619,28 @@ TEST(a_download_nobody_reads_is_closed)
 	ssize_t n = 1;
 	int fd, down;
 
+	int base, stalled_ms = 0;
+
 	test_config(&c, &r);
 	c.flow_stall_ms = 500;
+	c.clock = &sim_clock;
 	REQUIRE_EQ(start(&r, &c), 0);
 	fd = open_test(server_port(r.s), &h, &m);
 	REQUIRE(fd >= 0);
 	down = open_flow(server_port(r.s), m.u.welcome.token, 0, PROTO_DOWNLOAD, NULL);
 	REQUIRE(down >= 0);
-	msleep(2000); /* not reading: the server's sends stop making progress */
+	/* Not reading: the server's sends fill the buffers and stop making progress. The
+	 * server's time moves 100 ms at a time (client and server share this process's
+	 * descriptors: the flow's close shows as one fewer); a flow still moving bytes
+	 * would start its 500 ms again. */
+	msleep(SKIP_SEEN_MS);
+	base = count_fds();
+	for (int i = 0; i < 60 && count_fds() == base; i++, stalled_ms += 100) {
+		skip_ms(100);
+		msleep(50);
+	}
+	CHECK(count_fds() < base);
+	CHECK(stalled_ms >= 500);
 	set_timeout(down, 500);
 	until = now_ms() + 3000;
 	while (now_ms() < until && (n = recv(down, buf, sizeof(buf), 0)) > 0)

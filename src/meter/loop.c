@@ -47,6 +47,7 @@ struct loop {
 	uint32_t nheap, npending, free_slot;
 	uint64_t next_seq;
 	bool running; /* inside loop_run_timers */
+	struct loop_clock clock;
 };
 
 uint64_t loop_now_ns(void)
@@ -54,12 +55,29 @@ uint64_t loop_now_ns(void)
 	return mono_ns();
 }
 
+static uint64_t monotonic(void *ctx)
+{
+	(void)ctx;
+	return mono_ns();
+}
+
+uint64_t loop_now(const struct loop *l)
+{
+	return l->clock.now_ns(l->clock.ctx);
+}
+
 struct loop *loop_new(void)
+{
+	return loop_new_clock(NULL);
+}
+
+struct loop *loop_new_clock(const struct loop_clock *clock)
 {
 	struct loop *l = calloc(1, sizeof(*l));
 
 	if (!l)
 		return NULL;
+	l->clock = clock && clock->now_ns ? *clock : (struct loop_clock){.now_ns = monotonic};
 	l->free_slot = NO_SLOT;
 	l->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (l->epfd < 0) {
@@ -319,7 +337,7 @@ int loop_run_timers(struct loop *l, uint64_t now)
 int loop_once(struct loop *l, int max_wait_ms)
 {
 	struct epoll_event ev[LOOP_BATCH];
-	uint64_t now = loop_now_ns(), due = l->nheap ? l->slots[l->heap[0]].when : UINT64_MAX;
+	uint64_t now = loop_now(l), due = l->nheap ? l->slots[l->heap[0]].when : UINT64_MAX;
 	int n, ran = 0, wait = max_wait_ms;
 
 	if (due != UINT64_MAX) {
@@ -342,5 +360,5 @@ int loop_once(struct loop *l, int max_wait_ms)
 		ran++;
 	}
 	/* Only timers due by now: one that re-arms itself for "now" runs next time. */
-	return ran + loop_run_timers(l, loop_now_ns());
+	return ran + loop_run_timers(l, loop_now(l));
 }

@@ -27,8 +27,26 @@ struct loop;
 typedef void (*loop_fd_fn)(struct loop *l, int fd, uint32_t events, void *ctx);
 typedef void (*loop_timer_fn)(struct loop *l, uint64_t id, void *ctx);
 
-struct loop *loop_new(void);
+/*
+ * The time a loop runs on, in nanoseconds that never go back: CLOCK_MONOTONIC unless
+ * its creator passes another. A test passes a simulated one (the real clock plus what
+ * the test skipped ahead) so that timeouts of seconds run in a few milliseconds. The
+ * loop reads it for its timers and its waits; code on the loop reads it through
+ * loop_now(). A loop that waits in epoll when the clock skips ahead sees it within its
+ * max_wait_ms.
+ */
+struct loop_clock {
+	uint64_t (*now_ns)(void *ctx);
+	void *ctx;
+};
+
+struct loop *loop_new(void); /* on CLOCK_MONOTONIC */
+/* On *clock (copied), or CLOCK_MONOTONIC when clock is NULL. */
+struct loop *loop_new_clock(const struct loop_clock *clock);
 void loop_free(struct loop *l); /* does not close the fds */
+
+/* The loop's time (its clock's now_ns). Timer deadlines are on this clock. */
+uint64_t loop_now(const struct loop *l);
 
 /* events: EPOLLIN / EPOLLOUT (level-triggered). -errno. */
 int loop_add(struct loop *l, int fd, uint32_t events, loop_fd_fn fn, void *ctx);
@@ -36,7 +54,7 @@ int loop_mod(struct loop *l, int fd, uint32_t events);
 /* Forget fd (call before close). Unknown fds are ignored. */
 void loop_del(struct loop *l, int fd);
 
-/* A timer firing once at `when` (CLOCK_MONOTONIC ns). Its id (> 0), or 0 on ENOMEM. */
+/* A timer firing once at `when` (loop_now's ns). Its id (> 0), or 0 on ENOMEM. */
 uint64_t loop_timer_at(struct loop *l, uint64_t when, loop_timer_fn fn, void *ctx);
 /* Forget a timer that has not run yet; ids of timers gone already are ignored. */
 void loop_timer_del(struct loop *l, uint64_t id);
@@ -44,8 +62,8 @@ void loop_timer_del(struct loop *l, uint64_t id);
 unsigned loop_timer_count(const struct loop *l);
 /*
  * Run the timers due by `now` (deadline <= now), earliest first; timers they set for
- * `now` or earlier wait for the next call. The number run. loop_once calls this with the
- * clock; tests call it with a time of their own.
+ * `now` or earlier wait for the next call. The number run. loop_once calls this with
+ * loop_now(); tests may call it with a time of their own.
  */
 int loop_run_timers(struct loop *l, uint64_t now);
 
@@ -55,6 +73,7 @@ int loop_run_timers(struct loop *l, uint64_t now);
  */
 int loop_once(struct loop *l, int max_wait_ms);
 
+/* CLOCK_MONOTONIC in ns: the clock of loop_new()'s loops (use loop_now() on a loop). */
 uint64_t loop_now_ns(void);
 
 #endif

@@ -163,6 +163,12 @@ struct server {
 	uint64_t stats_timer;
 };
 
+/* Every deadline and stamp of the server is on its loop's clock (cfg.clock). */
+static uint64_t server_now(const struct server *s)
+{
+	return loop_now(s->loop);
+}
+
 void server_config_defaults(struct server_config *c)
 {
 	*c = (struct server_config){
@@ -270,7 +276,7 @@ static void conn_send_last(struct conn *c, const struct proto_msg *m)
 	if (c->kind == CONN_NEW)
 		c->s->npending--;
 	c->kind = CONN_CLOSING;
-	c->since_ns = loop_now_ns();
+	c->since_ns = server_now(c->s);
 	if (c->test && c->test->control == c)
 		c->test->control = NULL;
 	if (c->test && c->test->flows[c->flow_id] == c)
@@ -311,7 +317,7 @@ static void test_end(struct test *t, const char *reason)
 	struct server *s = t->s;
 	struct server_test_summary sum = {.reason = reason};
 	struct proto_msg m = {.type = PROTO_FINAL};
-	uint64_t now = loop_now_ns();
+	uint64_t now = server_now(s);
 	unsigned i;
 
 	m.u.final.server_ns = now;
@@ -356,7 +362,7 @@ static void test_end(struct test *t, const char *reason)
 static void test_report(struct loop *l, uint64_t id, void *ctx)
 {
 	struct test *t = ctx;
-	uint64_t now = loop_now_ns(), step = (uint64_t)t->granted.step_ms * NS_PER_MS;
+	uint64_t now = loop_now(l), step = (uint64_t)t->granted.step_ms * NS_PER_MS;
 	struct proto_msg m = {.type = PROTO_REPORT};
 
 	t->report_timer = 0;
@@ -488,7 +494,7 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 	w->max_duration_ms = s->cfg.max_duration_ms;
 	w->min_interval_us = s->cfg.min_interval_us;
 	w->max_probe_len = s->cfg.max_probe_len;
-	t->start_ns = t->active_ns = w->server_ns = loop_now_ns();
+	t->start_ns = t->active_ns = w->server_ns = server_now(s);
 	t->end_ns = t->start_ns + ((uint64_t)w->duration_ms + s->cfg.grace_ms) * NS_PER_MS;
 	t->report_ns = t->start_ns + (uint64_t)w->step_ms * NS_PER_MS;
 	if (s->cfg.keylen)
@@ -563,7 +569,7 @@ static void on_flow(struct conn *c, const struct proto_flow *f, size_t rest)
 	c->test = t;
 	c->flow_id = f->flow_id;
 	t->flows[f->flow_id] = c;
-	t->active_ns = c->progress_ns = loop_now_ns();
+	t->active_ns = c->progress_ns = server_now(s);
 	if (c->kind == CONN_DOWNLOAD)
 		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLOUT);
 	else if (rest)
@@ -605,7 +611,7 @@ static bool conn_frames(struct conn *c)
 				conn_close(c);
 			return false;
 		}
-		c->test->active_ns = loop_now_ns();
+		c->test->active_ns = server_now(c->s);
 	}
 	memmove(c->in, c->in + used, c->inlen - used);
 	c->inlen -= used;
@@ -615,7 +621,7 @@ static bool conn_frames(struct conn *c)
 static void upload_count(struct conn *c, size_t n)
 {
 	c->test->rx[c->flow_id] += n;
-	c->test->active_ns = loop_now_ns();
+	c->test->active_ns = server_now(c->s);
 }
 
 static void conn_gone(struct conn *c)
@@ -643,7 +649,7 @@ static void on_bulk_in(struct conn *c)
 			return;
 		if (n <= 0)
 			return conn_close(c);
-		c->progress_ns = loop_now_ns();
+		c->progress_ns = server_now(c->s);
 		if (c->kind == CONN_UPLOAD)
 			upload_count(c, (size_t)n);
 		if ((size_t)n < BULK_LEN)
@@ -668,7 +674,7 @@ static void on_bulk_out(struct conn *c)
 	if (n <= 0)
 		return conn_close(c);
 	c->test->tx[c->flow_id] += (uint64_t)n;
-	c->test->active_ns = c->progress_ns = loop_now_ns();
+	c->test->active_ns = c->progress_ns = server_now(c->s);
 }
 
 static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
@@ -798,7 +804,7 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 				   .fd = fd,
 				   .kind = CONN_NEW,
 				   .peer = peer,
-				   .since_ns = loop_now_ns(),
+				   .since_ns = server_now(s),
 				   .next = s->conns};
 		if (loop_add(l, fd, EPOLLIN, conn_event, c) < 0) {
 			close(fd);
@@ -1041,7 +1047,7 @@ static void probe_replies_send(struct server *s, struct probe_io *io, unsigned n
 
 	while (sent < n) {
 		int r = sendmmsg(s->udp, io->out + sent, n - sent, MSG_DONTWAIT);
-		uint64_t done = loop_now_ns();
+		uint64_t done = server_now(s);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -1093,7 +1099,7 @@ static void probes_serve(struct server *s, int rounds)
 			continue;
 		if (n <= 0)
 			return;
-		read_mono = loop_now_ns();
+		read_mono = server_now(s);
 		read_real = realtime_ns();
 		/* Each request's processing runs from when the server turned to it (the read's
 		 * return, for the first) to when its reply was decided, which is when the
@@ -1115,7 +1121,7 @@ static void probes_serve(struct server *s, int rounds)
 			rx = probe_arrival(rx_real, read_mono, read_real);
 			accepted = probe_accept(s, io->buf[i], io->in[i].msg_len, &io->from[i],
 						rx, r);
-			done = loop_now_ns();
+			done = server_now(s);
 			if (!accepted)
 				continue;
 			r->in = (unsigned)i;
@@ -1132,14 +1138,14 @@ static void probes_serve(struct server *s, int rounds)
 			nout++;
 		}
 		/* One clock read stamps the batch, just before it goes out. */
-		mono = loop_now_ns();
+		mono = server_now(s);
 		for (unsigned i = 0; i < nout; i++)
 			probe_reply_prepare(s, io, i, mono);
 		probe_replies_send(s, io, nout);
 		/* The stamp is taken before the batch is signed and sent: when that took
 		 * longer than the bound (the server lost its CPU in between), the replies
 		 * left later than they say, and their tests are flagged like a long hold. */
-		if (loop_now_ns() - mono > (uint64_t)s->cfg.hold_max_us * 1000)
+		if (server_now(s) - mono > (uint64_t)s->cfg.hold_max_us * 1000)
 			for (unsigned i = 0; i < nout; i++)
 				io->pend[i].t->flags |= PROTO_REPORT_OVERLOADED;
 		if (n < PROBE_BATCH)
@@ -1160,7 +1166,7 @@ static void on_probe(struct loop *l, int fd, uint32_t events, void *ctx)
 static void sweep(struct loop *l, uint64_t id, void *ctx)
 {
 	struct server *s = ctx;
-	uint64_t now = loop_now_ns();
+	uint64_t now = loop_now(l);
 	struct conn *c, *next;
 
 	/* The kernel dropped probes on a full buffer since the last sweep: whose it cannot
@@ -1247,7 +1253,7 @@ static void probe_times_report(struct server *s, const struct probe_times *pt, b
 static void stats_tick(struct loop *l, uint64_t id, void *ctx)
 {
 	struct server *s = ctx;
-	uint64_t now = loop_now_ns();
+	uint64_t now = loop_now(l);
 
 	(void)id;
 	if (s->window.proc.count)
@@ -1399,7 +1405,7 @@ int server_new(const struct server_config *cfg, struct server **out)
 	s->tests = calloc(cfg->max_clients, sizeof(*s->tests));
 	s->bulk = malloc(BULK_LEN);
 	s->pio = malloc(sizeof(*s->pio));
-	s->loop = loop_new();
+	s->loop = loop_new_clock(cfg->clock);
 	if (!s->tests || !s->bulk || !s->pio || !s->loop) {
 		r = -ENOMEM;
 		goto fail;
@@ -1409,8 +1415,8 @@ int server_new(const struct server_config *cfg, struct server **out)
 	r = tokens_init(&s->by_token, cfg->max_clients, seed);
 	if (r < 0)
 		goto fail;
-	if ((r = probe_times_init(&s->window, loop_now_ns())) < 0 ||
-	    (r = probe_times_init(&s->run, loop_now_ns())) < 0)
+	if ((r = probe_times_init(&s->window, server_now(s))) < 0 ||
+	    (r = probe_times_init(&s->run, server_now(s))) < 0)
 		goto fail;
 	if (cfg->keylen) {
 		uint8_t *k = malloc(cfg->keylen);
@@ -1446,14 +1452,14 @@ int server_new(const struct server_config *cfg, struct server **out)
 		    (r = loop_add(s->loop, s->rpm_fd, EPOLLIN, on_rpm_accept, s)) < 0)
 			goto fail;
 	}
-	s->sweep_timer = loop_timer_at(s->loop, loop_now_ns() + SWEEP_MS * NS_PER_MS, sweep, s);
+	s->sweep_timer = loop_timer_at(s->loop, server_now(s) + SWEEP_MS * NS_PER_MS, sweep, s);
 	if (!s->sweep_timer) {
 		r = -ENOMEM;
 		goto fail;
 	}
 	if (cfg->stats_ms) {
 		s->stats_timer = loop_timer_at(
-		    s->loop, loop_now_ns() + (uint64_t)cfg->stats_ms * NS_PER_MS, stats_tick, s);
+		    s->loop, server_now(s) + (uint64_t)cfg->stats_ms * NS_PER_MS, stats_tick, s);
 		if (!s->stats_timer) {
 			r = -ENOMEM;
 			goto fail;
@@ -1478,7 +1484,7 @@ int server_run(struct server *s, const volatile sig_atomic_t *stop)
 	}
 	while (s->ntests)
 		test_end(s->tests[s->ntests - 1], "shutdown");
-	probe_times_report(s, &s->run, true, loop_now_ns());
+	probe_times_report(s, &s->run, true, server_now(s));
 	return r;
 }
 

@@ -63,6 +63,7 @@
 #include <stdint.h>
 
 #include "meter/hserver.h"
+#include "meter/loop.h"
 #include "meter/proto.h"
 
 #define SERVER_MAX_STREAMS 8
@@ -153,6 +154,10 @@ struct server_config {
 	bool rpm;
 	uint16_t rpm_port;
 	struct hserver_config rpm_cfg;
+	/* The clock of the server's loop: NULL for CLOCK_MONOTONIC. Tests pass a simulated
+	 * one (meter/loop.h) to run the timeouts above without waiting for them; the
+	 * kernel's receive stamps of probes are mapped onto it. */
+	const struct loop_clock *clock;
 };
 
 void server_config_defaults(struct server_config *c);
