@@ -11,6 +11,7 @@
 #   +--------------------------------------------------------------+
 #
 # veth has no ring parameters (EOPNOTSUPP): rings are null and not "unreadable".
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

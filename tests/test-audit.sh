@@ -21,6 +21,7 @@
 # Each link's kind, qdisc tree with decoded options, txqueuelen and MTU are checked in
 # JSON, the fifo finding and its delay where the drain rate is known, and the text
 # report for the same facts; a name the namespace does not have is exit 1.
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

@@ -2,6 +2,7 @@
 # test-cli.sh - the command line: help generated from the subcommand table, --version,
 # usage errors (exit 2, the bad word quoted), every command's --help, and bare
 # `debloat` running the read-only audit. Needs no root and changes nothing.
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 TMPDIR_CLI_ERR=$(mktemp)

@@ -4,6 +4,7 @@
 # man (or README.md) that names docs/design/NAME.md finds docs/design/NAME.md there, and
 # none names a directory outside the checkout (shared/reference, ../shared). Reads the
 # files git tracks (or all files when this is not a git checkout).
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 

@@ -24,6 +24,7 @@
 #
 # Figures: each `<!-- figure: ... -->` must be followed by a block holding a table (3
 # lines or more), not a placeholder saying it is pasted "once the lab runs".
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat

@@ -15,6 +15,7 @@
 #	                              -> audited as the plain file is
 # One writer serves every command that writes a file (src/base/outfile.c): plot and compare
 # (SVG), snapshot (JSON); test's -o and --flent use the same one.
+# run.sh: parallel
 . "$(dirname "$0")/lib.sh"
 
 require_debloat

@@ -19,6 +19,7 @@
 # filename"), so it cannot check them. Also: -o never replaces a file, --emit needs no
 # root, usage errors, and on this host (in the namespace) it changes nothing. The udevadm part needs root; the rest does not.
 # Goldens: tests/fixtures/emit/regen.sh rewrites them after a deliberate change.
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat

@@ -18,6 +18,7 @@
 # Also: --shape overrides with source "--shape"; --from without --dry-run is a usage
 # error; a snapshot without the machine and USB fields (an older debloat's) still plans,
 # at line rate; audit --from's fix section says the same. No root needed.
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_cmd jq

@@ -15,6 +15,7 @@
 # is rolled back). Nothing outside the namespace is touched; the host's tcp_ecn is
 # checked unchanged at the end.
 
+# run.sh: parallel
 . "$(dirname "$0")/lib.sh"
 require_root
 require_netns

@@ -16,6 +16,7 @@
 # (wrong type, missing key, out of range, unknown version, truncated, huge, not a
 # file) is exit 1 with nothing on stdout and a message naming the file and the fault.
 # No root needed: nothing here touches the host.
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_cmd jq

@@ -5,6 +5,7 @@
 #	flent -i FILE -f stats             must succeed and print our series
 #	flent -i FILE -p all_scaled -o PNG must write a PNG
 # Needs Debian's flent (scripts/install-deps.sh test); skipped only when it is missing.
+# run.sh: parallel
 . "$(dirname "$0")/lib.sh"
 
 require_cmd flent gzip

@@ -5,6 +5,7 @@
 # writes (every family of `exporter --once` is in it, with the same type). Also: the
 # dashboard is JSON with a `device` variable, and every panel queries something.
 # Needs no root (tests/test-exporter.sh runs the same queries through Prometheus).
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat

@@ -13,6 +13,7 @@
 # (DEBLOAT_KSRC_CACHE, default /var/cache/debloat-ksrc) and reused; nothing of it
 # enters the repository. Without it (no root, no registry) the test says so and skips.
 # KDIFF_TRACES sets the number of seeded traces per algorithm (default 2000).
+# run.sh: parallel
 . "$(dirname "$0")/lib.sh"
 
 require_cmd gcc tar xz dpkg-deb

@@ -6,6 +6,7 @@
 #  - a client without a key is told the server is private; with another key, refused;
 #  - the probes of a keyed test are signed (a keyless probe is dropped, counted).
 # A few seconds.
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

@@ -5,6 +5,7 @@
 #  - and it does find them: in a copy of src/ with an include of fix/ planted in host/,
 #    a bare include of a command's header planted in meter/, and a second print.c in
 #    plot/, it names all three and fails.
+# run.sh: parallel
 . "$(dirname "$0")/lib.sh"
 
 check="$TOP/scripts/check-layers.sh"

@@ -11,6 +11,7 @@
 #  - an address no interface has, or not an address, or of the other family than -4/-6:
 #    exit 2 before anything starts.
 # A few seconds; a 1 s load on loopback.
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

@@ -5,6 +5,7 @@
 # removed, white space and line breaks aside); every option of `debloat CMD --help`
 # is in its page's OPTIONS; every page is in man/meson.build. Reads the scdoc
 # sources, so it needs no scdoc (tests/test-install.sh renders them).
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat

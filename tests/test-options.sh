@@ -2,6 +2,7 @@
 # test-options.sh - every short option of every command's --help is in docs/options.md,
 # with the same long option and the command named in its row: the letters that differ
 # between commands are documented, in one table.
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat

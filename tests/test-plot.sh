@@ -13,6 +13,7 @@
 #	                             -> its panels under the latency, from JSON and flent
 #	                                alike; malformed or unrelated telemetry: exit 1
 # (pixels per panel and the 300 KB limit of a 70 s rrul: tests/test-plot.c)
+# run.sh: parallel
 . "$(dirname "$0")/lib.sh"
 
 require_debloat

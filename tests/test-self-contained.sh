@@ -3,6 +3,7 @@
 # fixture, script or corpus file cites an issue number of the tracker the project was
 # planned in, or a path on the machine it was written on (/work/..., ../shared). Reads
 # the files git tracks (or all files when this is not a git checkout).
+# run.sh: parallel
 . "$(dirname "$0")/lib.sh"
 
 cd "$TOP"

@@ -12,6 +12,7 @@
 #  - `server --allow-cc NAME` accepts it: the test runs;
 #  - `server --allow-cc` with a name that is not one: exit 2.
 # A few seconds; no traffic but the handshake and the probes.
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

@@ -16,6 +16,7 @@
 # Checked: the JSON and text reports match (but for the snapshot note), -o writes a
 # file atomically and leaves no temporary behind, IFACE narrows the snapshot, and a
 # name the namespace lacks is exit 1 with nothing written.
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

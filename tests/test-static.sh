@@ -23,6 +23,7 @@
 # compares; under tests/run.sh (make check) it skips, since the static builds there
 # may be older than build/debloat. With STATIC_SMOKE=1 a missing build or qemu-user
 # fails. STATIC_ARCHES picks the architectures (default: armhf arm64).
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat
