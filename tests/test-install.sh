@@ -10,7 +10,6 @@
 #
 # Uses $BUILD (reconfigured with -Dman=enabled, prefix /usr/local). Needs scdoc and
 # man (install-deps.sh test installs both); systemd-analyze is used where present.
-# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat
