@@ -49,7 +49,7 @@ for c in ip tc; do
 	command -v "$c" >/dev/null || { echo "bench-audit: needs $c; skipped" >&2; exit 77; }
 done
 [ -x "$DEBLOAT" ] || { echo "bench-audit: no $DEBLOAT (build first: make)" >&2; exit 1; }
-[[ "$runs" =~ ^[0-9]+$ ]] && [ "$runs" -ge 3 ] || { echo "bench-audit: --runs wants 3 or more" >&2; exit 2; }
+{ [[ "$runs" =~ ^[0-9]+$ ]] && [ "$runs" -ge 3 ]; } || { echo "bench-audit: --runs wants 3 or more" >&2; exit 2; }
 
 NS=dbt-bench-$$
 PEER=dbt-bench-peer-$$

@@ -57,7 +57,7 @@ while [ $# -gt 0 ]; do
 done
 DEBLOAT=$BUILD/debloat
 SPIN=$BUILD/bench/spin-gaps
-[ -x "$DEBLOAT" ] && [ -x "$SPIN" ] || { echo "bench-lab: no $DEBLOAT or $SPIN (make first)" >&2; exit 1; }
+{ [ -x "$DEBLOAT" ] && [ -x "$SPIN" ]; } || { echo "bench-lab: no $DEBLOAT or $SPIN (make first)" >&2; exit 1; }
 for c in iperf3 jq ip tc; do
 	command -v "$c" >/dev/null || { echo "bench-lab: skipped: needs $c (scripts/install-deps.sh test)" >&2; exit 77; }
 done

@@ -10,7 +10,7 @@ SECONDS_EACH=${2:-60}
 top=$(cd "$(dirname "$0")/.." && pwd)
 status=0
 for f in "$BUILD"/fuzz/fuzz-*; do
-	[ -f "$f" ] && [ -x "$f" ] || continue # skip meson's fuzz-NAME.p directories
+	{ [ -f "$f" ] && [ -x "$f" ]; } || continue # skip meson's fuzz-NAME.p directories
 	name=$(basename "$f")
 	name=${name#fuzz-}
 	new="$BUILD/fuzz/new-$name"

@@ -47,14 +47,14 @@ tmp=$out.tmp
 	i=0
 	for f in "$@"; do
 		echo
-		echo "static const char profile_$i[] = \"\""
+		echo "static const char profile_${i}[] = \"\""
 		tr -d '\r' <"$f" | sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' \
 			-e 's/^/	"/' -e 's/$/\\n"/'
 		echo ';'
 		i=$((i + 1))
 	done
 	echo
-	echo "const struct lab_builtin_profile $array[] = {"
+	echo "const struct lab_builtin_profile ${array}[] = {"
 	i=0
 	for f in "$@"; do
 		echo "	{\"$(basename "$f" $ext)\", profile_$i},"

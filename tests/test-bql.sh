@@ -19,6 +19,7 @@
 # Exit statuses: 1 for an unknown interface or one without BQL, 2 for bad options, 0
 # after -n samples and after SIGINT or SIGTERM (stopping is how a live view ends).
 
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat
 require_cmd jq
@@ -183,6 +184,7 @@ if tc -n "$NS" qdisc add dev vb ingress 2>/dev/null &&
 		action mirred egress redirect dev ifbt 2>/dev/null; then
 	ip -n "$NS" addr add 10.77.0.1/24 dev va
 	ip -n "$NS" neigh add 10.77.0.9 lladdr 02:00:00:00:00:09 dev va
+	# shellcheck disable=SC2016 # the loop runs in the namespace's shell
 	ip netns exec "$NS" bash -c 'for i in $(seq 400); do echo x >/dev/udp/10.77.0.9/9; sleep 0.002; done' &
 	sender=$!
 	run ip netns exec "$NS" "$DEBLOAT" bql ifbt -n 4 -i 100 --json

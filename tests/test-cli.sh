@@ -96,10 +96,11 @@ fi
 for args in "test ping 127.0.0.1 --label" "test ping 127.0.0.1 --port" "bql --interval" \
 	"lab --profile" "server --port" "server -k" "server --key-file"; do
 	opt=${args##* }
-	# shellcheck disable=SC2086
 	rc=0
+	# shellcheck disable=SC2086 # $args is a command and its options
 	"$DEBLOAT" $args >/dev/null 2>"$TMPDIR_CLI_ERR" || rc=$?
 	assert_eq "debloat $args: a usage error" "2" "$rc"
+	# shellcheck disable=SC2094 # both only read the file
 	if tr -d '\000' <"$TMPDIR_CLI_ERR" | cmp -s - "$TMPDIR_CLI_ERR"; then
 		pass "debloat $args: no NUL byte in the message"
 	else

@@ -16,6 +16,7 @@
 # One writer serves every command that writes a file (src/base/outfile.c): plot and compare
 # (SVG), snapshot (JSON); test's -o and --flent use the same one.
 # run.sh: parallel
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 require_debloat
@@ -101,6 +102,7 @@ else
 fi
 
 # Interface names from a file go into commands a user runs as root.
+# shellcheck disable=SC2016 # the names are literal: a $(...) must stay unexpanded
 for name in '$(id>x)' 'a/b' 'eth0;reboot' 'abcdefghijklmnop' '..'; do
 	jq --arg n "$name" '.interfaces[0].name = $n' "$TOP/boards/beaglebone-black.json" >"$dir/evil.json"
 	run "$DEBLOAT" audit --from "$dir/evil.json"

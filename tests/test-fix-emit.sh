@@ -184,6 +184,7 @@ assert_status "-o into an empty directory works" 0
 assert_eq "... printing what it wrote" \
 	"wrote $TMP/o/10-debloat-eth0.link wrote $TMP/o/90-debloat-eth0.network.conf wrote $TMP/o/90-debloat.sysctl.conf" \
 	"$(tr '\n' ' ' <<<"$OUT" | sed 's/ $//')"
+# shellcheck disable=SC2012 # the names are ours (no blanks), in ls's order
 assert_eq "... no temporary file left" "10-debloat-eth0.link 90-debloat-eth0.network.conf 90-debloat.sysctl.conf" \
 	"$(cd "$TMP/o" && ls -A | tr '\n' ' ' | sed 's/ $//')"
 assert_eq "... files 0644" 644 "$(stat -c %a "$TMP/o/10-debloat-eth0.link")"
@@ -232,6 +233,7 @@ rules=$GOLD/raspberry-pi-4-at-100mbit/udev/90-debloat-eth0.rules
 udev_test() {
 	local dev=$1
 	shift
+	# shellcheck disable=SC2016 # the script expands its own arguments
 	ip netns exec "$NS" unshare -m sh -c '
 		log=$1 dev=$2; shift 2
 		mount --make-rprivate / && mount -t tmpfs tmpfs /run &&

@@ -16,6 +16,7 @@
 # checked unchanged at the end.
 
 # run.sh: parallel
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root
 require_netns

@@ -6,6 +6,7 @@
 #	flent -i FILE -p all_scaled -o PNG must write a PNG
 # Needs Debian's flent (scripts/install-deps.sh test); skipped only when it is missing.
 # run.sh: parallel
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 require_cmd flent gzip

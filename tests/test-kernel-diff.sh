@@ -14,6 +14,8 @@
 # enters the repository. Without it (no root, no registry) the test says so and skips.
 # KDIFF_TRACES sets the number of seeded traces per algorithm (default 2000).
 # run.sh: parallel
+# shellcheck disable=SC2012 # ls picks among Debian's .deb file names (no blanks), sort -V orders them
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 require_cmd gcc tar xz dpkg-deb

@@ -207,6 +207,7 @@ for b in wandboard raspberry-pi-3b raspberry-pi-3bplus raspberry-pi-4 raspberry-
 	assert_eq "$b: the fixed run is fix's plan" "$(jq -r '.board.fixed_profile' <<<"$S")" \
 		"$(jq -r '.runs[-1].profile' <<<"$S")"
 	if [ -n "${least[$b]:-}" ]; then
+		# shellcheck disable=SC2016 # $m is jq's variable
 		assert_true "$b: stock's loaded p50 >= ${least[$b]}x fixed's" \
 			jq_ok --argjson m "${least[$b]}" '.board.loaded_p50_ratio >= $m' <<<"$S"
 	fi

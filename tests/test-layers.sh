@@ -6,6 +6,7 @@
 #    a bare include of a command's header planted in meter/, and a second print.c in
 #    plot/, it names all three and fails.
 # run.sh: parallel
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 check="$TOP/scripts/check-layers.sh"

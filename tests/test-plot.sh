@@ -14,6 +14,7 @@
 #	                                alike; malformed or unrelated telemetry: exit 1
 # (pixels per panel and the 300 KB limit of a 70 s rrul: tests/test-plot.c)
 # run.sh: parallel
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 require_debloat

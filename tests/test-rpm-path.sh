@@ -137,7 +137,7 @@ ours="http://10.98.2.1:$RPM/.well-known/nq"
 
 limit 20
 short=$(rpm ours-20 "$ours")
-short_anchor=$(rpm nghttpd-20 "$ng/.well-known/nq")
+rpm nghttpd-20 "$ng/.well-known/nq" >/dev/null # printed below, beside ours
 limit 1000
 deep=$(rpm ours-1000 "$ours")
 anchor=$(rpm nghttpd-1000 "$ng/.well-known/nq")
@@ -159,5 +159,5 @@ gp20=$(jq -r '.summary | (.download_mbps + .upload_mbps)' "$T/ours-20.json" 2>/d
 assert_num "pfifo 20: the load works the path, ${gp20:-?} Mbit/s both ways together >= 140" "${gp20:-0} >= 140"
 assert_num "pfifo 1000: nghttpd ($anchor RPM) within 25 % of our server ($deep RPM)" \
 	"$anchor >= 0.75 * $deep && $anchor <= 1.25 * $deep"
-kill -0 "$SERVER_PID" 2>/dev/null && pass "our server is still running" || fail "our server died"
+if kill -0 "$SERVER_PID" 2>/dev/null; then pass "our server is still running"; else fail "our server died"; fi
 finish

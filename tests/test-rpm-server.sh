@@ -61,6 +61,7 @@ assert_contains "the server says where the rpm test is" "$(cat "$T/server.log")"
 
 # --- the config, over HTTP/1.1, h2c (curl) and h2c (nghttp) ---------------------------
 for how in "curl -s" "curl -s --http2-prior-knowledge" "nghttp"; do
+	# shellcheck disable=SC2086 # $how is a command and its options
 	run nsrun timeout 10 $how "$base/.well-known/nq"
 	assert_status "$how: config fetched" 0
 	assert_true "$how: config is JSON with the draft's keys and Apple's" jqtrue \
@@ -170,7 +171,7 @@ echo "     our client, http/1.1: $(jq .rpm.rpm <<<"$OUT" 2>/dev/null) RPM"
 assert_true "http/1.1: an RPM, both directions moved" jqtrue \
 	'.rpm.protocol == "http/1.1" and .rpm.rpm > 0 and .summary.download_mbps > 0 and
 	 .summary.upload_mbps > 0' <<<"$OUT"
-kill -0 "$SERVER_PID" 2>/dev/null && pass "the server is still running" || fail "the server died"
+if kill -0 "$SERVER_PID" 2>/dev/null; then pass "the server is still running"; else fail "the server died"; fi
 
 # --- limits: a second server, tight ---------------------------------------------------------
 RPM2=14044

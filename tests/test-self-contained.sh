@@ -4,9 +4,10 @@
 # planned in, or a path on the machine it was written on (/work/..., ../shared). Reads
 # the files git tracks (or all files when this is not a git checkout).
 # run.sh: parallel
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-cd "$TOP"
+cd "$TOP" || exit 1
 if git rev-parse --git-dir >/dev/null 2>&1; then
 	list() { git ls-files -z; }
 else

@@ -92,7 +92,7 @@ assert_eq "the htb tree came through" "htb pfifo 1000" \
 run nsrun "$DEBLOAT" snapshot -o "$TMP/bad.json" nosuch0
 assert_status "a name the namespace lacks is exit 1" 1
 assert_contains "... and says which" "$ERR" "cannot find interface nosuch0"
-[ ! -e "$TMP/bad.json" ] && pass "... and writes no file" || fail "... and writes no file"
+if [ ! -e "$TMP/bad.json" ]; then pass "... and writes no file"; else fail "... and writes no file"; fi
 run nsrun "$DEBLOAT" snapshot -o "$TMP/nosuchdir/x.json"
 assert_status "an unwritable -o is exit 1" 1
 assert_contains "... naming the file" "$ERR" "cannot write $TMP/nosuchdir/x.json"

@@ -102,7 +102,7 @@ for arch in "${arches[@]}"; do
 	# Unit tests of the cross build: the library's and the program's. A test whose
 	# every failed check got one of qemu-user's errnos (above) is a skip, not a failure.
 	for t in "$dir"/tests/test-*; do
-		[ -f "$t" ] && [ -x "$t" ] || continue
+		{ [ -f "$t" ] && [ -x "$t" ]; } || continue
 		name=$(basename "$t")
 		run timeout 300 "$qemu" "$t"
 		OUT=$OUT$'\n'$ERR # the harness reports failed checks on stderr

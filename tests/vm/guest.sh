@@ -45,8 +45,8 @@ out() { # NAME COMMAND...
 }
 # What undo must restore and audit does not show, one line per knob.
 state() { # IFACE
-	echo "txqueuelen $(cat /sys/class/net/$1/tx_queue_len)"
-	for q in /sys/class/net/$1/queues/tx-*; do
+	echo "txqueuelen $(cat "/sys/class/net/$1/tx_queue_len")"
+	for q in /sys/class/net/"$1"/queues/tx-*; do
 		echo "limit_max $(basename "$q") $(cat "$q/byte_queue_limits/limit_max" 2>/dev/null)"
 	done
 	echo "default_qdisc $(sysctl -n net.core.default_qdisc)"
@@ -60,7 +60,7 @@ loaded_bql() { # IFACE PEER
 	# The load starts after the test's idle second and its set-up, which under TCG
 	# can take seconds more: sample once packets flow (waiting at most 15 s).
 	p0=$(cat "/sys/class/net/$1/statistics/tx_packets")
-	for i in $(seq 150); do
+	for _ in $(seq 150); do
 		[ $(($(cat "/sys/class/net/$1/statistics/tx_packets") - p0)) -ge 200 ] && break
 		sleep 0.1
 	done
@@ -160,7 +160,7 @@ board_nic() { # TENTHS DRIVER [DRIVER...]
 	tenths=$1 label=$2
 	shift
 	nic=
-	for i in $(seq "$tenths"); do
+	for _ in $(seq "$tenths"); do
 		for d in /sys/class/net/*; do
 			bound=$(basename "$(readlink "$d/device/driver" 2>/dev/null)")
 			for want in "$@"; do [ "$bound" = "$want" ] && nic=$(basename "$d"); done
@@ -171,7 +171,7 @@ board_nic() { # TENTHS DRIVER [DRIVER...]
 	[ -n "$nic" ] || return 1
 	ip link set "$nic" up
 	ip addr add 10.0.2.15/24 dev "$nic"
-	for i in $(seq 100); do [ "$(cat "/sys/class/net/$nic/carrier" 2>/dev/null)" = 1 ] && break; sleep 0.1; done
+	for _ in $(seq 100); do [ "$(cat "/sys/class/net/$nic/carrier" 2>/dev/null)" = 1 ] && break; sleep 0.1; done
 	echo "VMINFO nic $nic $label carrier $(cat "/sys/class/net/$nic/carrier")"
 }
 
@@ -233,8 +233,13 @@ for d in /sys/bus/pci/devices/*; do
 	0x8086:0x10d3 | 0x1af4:0x1000 | 0x1af4:0x1041) want=$((want + 1)) ;;
 	esac
 done
-for i in $(seq 100); do [ "$(ls -d /sys/class/net/eth* 2>/dev/null | grep -c .)" -ge "$want" ] && break; sleep 0.1; done
-e1000e= virtio=
+nics_up() { # the eth* devices there are
+	n=0
+	for d in /sys/class/net/eth*; do [ -e "$d" ] && n=$((n + 1)); done
+	echo "$n"
+}
+for _ in $(seq 100); do [ "$(nics_up)" -ge "$want" ] && break; sleep 0.1; done
+e1000e='' virtio=''
 for d in /sys/class/net/eth*; do # virtio-net's device is the virtio device, not PCI
 	case $(basename "$(readlink "$d/device/driver")") in
 	e1000e) e1000e=$(basename "$d") ;;
@@ -242,14 +247,15 @@ for d in /sys/class/net/eth*; do # virtio-net's device is the virtio device, not
 	esac
 done
 for pair in "$e1000e 10.0.2.15" "$virtio 10.0.3.15"; do
+	# shellcheck disable=SC2086 # the pair splits into a device and an address
 	set -- $pair
 	[ $# -eq 2 ] || continue
 	ip link set "$1" up
 	ip addr add "$2/24" dev "$1"
 done
 for n in $e1000e $virtio; do
-	for i in $(seq 100); do [ "$(cat /sys/class/net/$n/carrier 2>/dev/null)" = 1 ] && break; sleep 0.1; done
-	echo "VMINFO nic $n $(basename "$(readlink /sys/class/net/$n/device/driver)") carrier $(cat /sys/class/net/$n/carrier)"
+	for _ in $(seq 100); do [ "$(cat "/sys/class/net/$n/carrier" 2>/dev/null)" = 1 ] && break; sleep 0.1; done
+	echo "VMINFO nic $n $(basename "$(readlink "/sys/class/net/$n/device/driver")") carrier $(cat "/sys/class/net/$n/carrier")"
 done
 
 # dbvm=fallback (tests/vm/kernels.txt): the image lists sch_cake in modules.dep without

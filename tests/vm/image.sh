@@ -21,6 +21,7 @@
 # /lib/modules/VERSION with the modules below and what they depend on (uncompressed,
 # depmod run over them), so that the kernel's own request_module() of a qdisc finds
 # /sbin/modprobe as /proc/sys/kernel/modprobe says.
+# shellcheck disable=SC2012 # ls picks among Debian's package and module directory names (no blanks)
 set -euo pipefail
 
 [ $# -eq 4 ] || { echo "usage: $0 KERNEL DEBLOAT GUEST_SCRIPT OUTDIR" >&2; exit 2; }

@@ -40,6 +40,7 @@
 # qemu-system-arm for the ARM kernels, which are skipped without it or without their
 # static binary), busybox-static, cpio, kmod, jq and apt-get (scripts/install-deps.sh
 # vm installs them); exits 77 (skipped) without them.
+# shellcheck disable=SC2054 # qemu's options are words with commas in them (-M virt,highmem=off)
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -125,9 +126,9 @@ ip netns exec "$ns" "$debloat" server -4 >"$work/server.log" 2>&1 &
 pids+=($!)
 
 judge_nic() { # KERNEL LOG IFACE DRIVER BQL_EXPECTED(yes|no)
-	local k=$1 log=$2 i=$3 d=$4 bql=$5 a0 a1 a3 plan fix fix2 bqlout s0 s1 s2 sp
+	local k=$1 log=$2 i=$3 d=$4 bql=$5 a0 a1 a3 fix fix2 bqlout s0 s1 s2 sp
 	a0=$(section "$log" "$i/audit0") a1=$(section "$log" "$i/audit1") a3=$(section "$log" "$i/audit3")
-	plan=$(section "$log" "$i/plan") fix=$(section "$log" "$i/fix") fix2=$(section "$log" "$i/fix2")
+	fix=$(section "$log" "$i/fix") fix2=$(section "$log" "$i/fix2")
 	bqlout=$(section "$log" "$i/bql") sp=$(section "$log" "$i/server-plan")
 	s0=$(section "$log" "$i/state0") s1=$(section "$log" "$i/state1") s2=$(section "$log" "$i/state2")
 
