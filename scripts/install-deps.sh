@@ -25,6 +25,8 @@
 #                                   dependencies' -dev packages for both (multiarch),
 #                                   and qemu-user
 #   scripts/install-deps.sh install build + scdoc (man pages) and man-db (to render them)
+#   scripts/install-deps.sh lint    git, shellcheck (scripts/check-shell.sh) and
+#                                   clang-format (scripts/check-format.sh)
 #   scripts/install-deps.sh vm      cross + what tests/vm/vm-check.sh boots Debian's kernels
 #                                   with: qemu-system-x86, busybox-static, cpio, kmod,
 #                                   xz-utils, jq (the kernels themselves it downloads)
@@ -40,6 +42,7 @@ test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 
 	systemd udev python3-gi gir1.2-nm-1.0 ansible-core)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 install_pkgs=(scdoc man-db)
+lint_pkgs=(git shellcheck clang-format)
 vm_pkgs=(qemu-system-x86 qemu-system-arm busybox-static cpio kmod xz-utils zstd jq iproute2)
 cross_arches=(armhf arm64)
 cross_pkgs=(crossbuild-essential-armhf crossbuild-essential-arm64 qemu-user
@@ -51,10 +54,11 @@ build) want=("${build_pkgs[@]}") ;;
 test) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${install_pkgs[@]}") ;;
 fuzz) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${install_pkgs[@]}" "${fuzz_pkgs[@]}") ;;
 install) want=("${build_pkgs[@]}" "${install_pkgs[@]}") ;;
+lint) want=("${lint_pkgs[@]}") ;;
 cross) want=("${build_pkgs[@]}" "${cross_pkgs[@]}") ;;
 vm) want=("${build_pkgs[@]}" "${cross_pkgs[@]}" "${vm_pkgs[@]}") ;;
 *)
-	echo "usage: $0 build|test|fuzz|install|cross|vm" >&2
+	echo "usage: $0 build|test|fuzz|install|lint|cross|vm" >&2
 	exit 2
 	;;
 esac

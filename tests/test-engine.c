@@ -4,9 +4,9 @@
  * an in-process `debloat server` (src/meter/server.c in a thread, as test-server.c
  * runs it) on 127.0.0.1 with an ephemeral port. What the engine measured is checked
  * against what the server counted (its end-of-test summary), and its failures: an
- * unknown test, options out of range, no server, an interrupt. tests/test-rrul.sh runs the same as root across namespaces with a
- * shaped path; here loopback is the path, so only shapes and agreements are asserted,
- * never a rate or a latency.
+ * unknown test, options out of range, no server, an interrupt. tests/test-rrul.sh runs the same as
+ * root across namespaces with a shaped path; here loopback is the path, so only shapes and
+ * agreements are asserted, never a rate or a latency.
  */
 #include <errno.h>
 #include <math.h>
