@@ -24,6 +24,8 @@ BENCH_ARGS ?=
 ARCH ?= native
 PREFIX ?= /usr/local
 DESTDIR ?=
+# The build's progress is shown by make demo only.
+NINJA_QUIET ?= >/dev/null
 
 .PHONY: all build check demo asan-check fuzz bench clean static smoke vm-check install uninstall
 
@@ -32,7 +34,7 @@ all: build
 build:
 	@scripts/install-deps.sh build
 	@[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) $(MESON_OPTS) >/dev/null
-	@ninja -C $(BUILD) >/dev/null
+	@ninja -C $(BUILD) $(NINJA_QUIET)
 
 # The main job: `debloat lab seed`, the four BeagleBone setups of the 2014 email on the
 # lab's emulated link, short enough to take about two minutes (DEMO_ARGS to change).
@@ -41,7 +43,9 @@ DEMO_ARGS ?= -l 20 -d 3
 demo:
 	@[ "$$(id -u)" -eq 0 ] || { echo "make demo: the lab needs root (network namespaces, tun devices): sudo make demo" >&2; exit 1; }
 	@[ -c /dev/net/tun ] || { modprobe tun 2>/dev/null; [ -c /dev/net/tun ]; } || { echo "make demo: no /dev/net/tun: this kernel has no tun driver (modprobe tun)" >&2; exit 1; }
-	@$(MAKE) --no-print-directory build
+	@echo "make demo: checking the Debian packages it needs, then building debloat"
+	@[ -f $(BUILD)/debloat ] || echo "make demo: a first build takes about 2 minutes on 2 cores"
+	@$(MAKE) --no-print-directory build NINJA_QUIET=
 	@echo "make demo: debloat lab seed $(DEMO_ARGS): four runs of about 30 s each"
 	./$(BUILD)/debloat lab seed $(DEMO_ARGS)
 
