@@ -127,17 +127,18 @@ versions_of() {
 		index($3, a) { v = $2; gsub(/ /, "", v); print v }'
 }
 # The newest version of package $1 every architecture in $2... offers, or nothing.
+# One apt-cache call per architecture: each loads the whole cache.
 common_version() {
-	local name=$1 best="" v a ok
+	local name=$1 best="" v a common
 	shift
+	common=$(versions_of "$name" "$1")
+	for a in "${@:2}"; do
+		common=$(grep -xF -f <(versions_of "$name" "$a") <<<"$common" || true)
+	done
 	while IFS= read -r v; do
-		ok=1
-		for a in "$@"; do
-			versions_of "$name" "$a" | grep -qxF "$v" || { ok=0; break; }
-		done
-		[ $ok -eq 1 ] || continue
+		[ -n "$v" ] || continue
 		if [ -z "$best" ] || dpkg --compare-versions "$v" gt "$best"; then best=$v; fi
-	done < <(versions_of "$name" "$1")
+	done <<<"$common"
 	printf '%s\n' "$best"
 }
 pins=()
@@ -179,9 +180,10 @@ for _round in 1 2 3 4 5 6 7 8; do
 	# version every architecture agrees on (libssl-dev beside libssl3) moves with it.
 	removed=$(sed -n '/^The following packages will be REMOVED/,/^[^ ]/{/^ /p}' <<<"$sim" | tr ' ' '\n' | sed -E 's/:[a-z0-9]+$//; /^$/d' | sort -u)
 	for name in $removed; do
+		have=$(versions_of "$name" "$native")
 		for pin in "${pins[@]}"; do
 			v=${pin#*=}
-			versions_of "$name" "$native" | grep -qxF "$v" || continue
+			grep -qxF "$v" <<<"$have" || continue
 			[[ " ${pins[*]} " == *" $name:$native=$v "* ]] && break
 			pins+=("$name:$native=$v")
 			added=1
