@@ -13,6 +13,7 @@
 #include "lab/board.h"
 #include "lab/compare.h"
 #include "meter/tests.h"
+#include "plot/lab-table.h"
 
 static const char usage_compare[] =
     "Usage: " PROG_NAME " lab compare [-l SECONDS] [-d SECONDS] [--test NAME]\n"
@@ -28,9 +29,14 @@ static const char usage_compare[] =
     "      --test NAME        rrul (default), rrul_be, tcp_upload, tcp_download,\n"
     "                         tcp_nup, tcp_ndown or ping\n"
     "      --set KEY=VALUE    override a profile setting in every run (lab --help)\n"
+    "      --sending          run each profile a second time sending only (" LC_SEND_TEST "\n"
+    "                         from the client: the board sends, as a file server\n"
+    "                         does, and receives only ACKs); its goodput and\n"
+    "                         loaded p50 get rows of their own\n"
     "  -o, --output DIR       where the files go (default ./debloat-lab-DATE-TIME):\n"
     "                         per run P.json, P.flent.gz, P.svg, P.lab.json,\n"
-    "                         P.telemetry.json, P.log; and compare.svg\n"
+    "                         P.telemetry.json, P.log (P" LC_SEND_SUFFIX ".* for --sending);\n"
+    "                         and compare.svg\n"
     "  -j, --json             print JSON (keys: docs/json.md)\n"
     "  -h, --help             show this help\n"
     "\n"
@@ -48,11 +54,16 @@ static const char usage_seed[] =
     "seconds.\n"
     "\n"
     "With --board, one board of the 2014 thread instead (" PROG_NAME " lab boards): its\n"
-    "stock profile, its BQL variant where it has one, and its snapshot with the plan\n"
-    "`" PROG_NAME " fix --from SNAPSHOT --dry-run` makes applied (lab --snapshot --fixed).\n"
+    "stock profile, its snapshot with the plan `" PROG_NAME " fix --from SNAPSHOT\n"
+    "--dry-run` makes applied (lab --snapshot --fixed), and its driver with BQL under\n"
+    "fq_codel where the board has such a variant: the cure that costs beside the one\n"
+    "that does not.\n"
     "\n"
     "  -b, --board NAME       a board of lab boards (raspberry-pi-4), or its profile\n"
     "                         (rpi4)\n"
+    "      --sending          each run a second time sending only (" LC_SEND_TEST " from\n"
+    "                         the client: the board sends, as an NFS or iSCSI server\n"
+    "                         does): the one-direction goodput each setup keeps\n"
     "  -l, --length SECONDS   load duration of each run (default 60)\n"
     "  -d, --delay SECONDS    idle time before and after the load (default 5)\n"
     "  -o, --output DIR       where the files go (default ./debloat-lab-DATE-TIME)\n"
@@ -112,6 +123,7 @@ static int take_dir(void *ctx, const char *value)
 #define LC_DELAY_ROW(a)                                                                            \
 	{"delay", 'd', CLI_DOUBLE, CLI_TO(&(a)->delay_s), .lo = 0, .hi = 3600, .unit = "s",       \
 	 .bad = "bad delay \"%s\": want seconds, 0 to 3600"}
+#define LC_SENDING_ROW(a) {"sending", 0, CLI_FLAG, CLI_TO(&(a)->sending)}
 #define LC_OUTPUT_ROW                                                                              \
 	{"output", 'o', CLI_CALL, .call = take_dir, .value = true, .bad = "empty output directory"}
 
@@ -126,6 +138,7 @@ static int parse_args(int argc, char *argv[], struct lc_args *a)
 	     .bad = "bad --set \"%s\": want KEY=VALUE"},
 	    LC_OUTPUT_ROW,
 	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
+	    LC_SENDING_ROW(a),
 	    CLI_OPTION_HELP,
 	    {0},
 	};
@@ -136,6 +149,7 @@ static int parse_args(int argc, char *argv[], struct lc_args *a)
 	    LC_OUTPUT_ROW,
 	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
 	    {"board", 'b', CLI_CALL, .call = take_board, .value = true},
+	    LC_SENDING_ROW(a),
 	    CLI_OPTION_HELP,
 	    {0},
 	};

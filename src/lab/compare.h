@@ -74,6 +74,7 @@ struct lc_args {
 	size_t nsets;
 	const char *dir;
 	bool json;
+	bool sending; /* --sending: each profile again with the board sending only */
 	const char *profiles[LC_MAX_PROFILES];
 	size_t nprofiles;
 	/* seed --board NAME: that board's runs instead of the BeagleBone's four. */
