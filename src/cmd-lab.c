@@ -363,7 +363,9 @@ static int lab_show(int argc, char *argv[])
 	return r < 0 || fflush(stdout) == EOF ? 1 : 0;
 }
 
-/* `lab boards`: the boards of the 2014 thread, each from its built-in snapshot. */
+/* `lab boards`: the boards of the 2014 thread, each from its built-in snapshot; 76
+ * columns, the board's name, OS, snapshot and BQL variant on two lines under it. */
+#define BOARDS_ROW "%-19s %-8s %-7s %-14s %-3s %-10s %s"
 static int lab_boards_list(int argc, char *argv[])
 {
 	static const struct plan_options opts = {0};
@@ -385,8 +387,8 @@ static int lab_boards_list(int argc, char *argv[])
 		return 1;
 	print_set_width(pr, 0);
 	print_open_array(pr, "boards");
-	print_text(pr, "%-19s %-16s %-8s %-7s %-18s %-4s %-9s %s", "NAME", "BOARD", "DRIVER",
-		   "RATE", "CEILING", "BQL", "QDISC", "PROFILE");
+	print_text(pr, BOARDS_ROW, "NAME", "DRIVER", "RATE", "CEILING", "BQL", "QDISC",
+		   "PROFILE");
 	print_nl(pr);
 	for (const struct lab_board_entry *e = lab_boards; e->snapshot; e++) {
 		struct lab_profile p;
@@ -409,8 +411,8 @@ static int lab_boards_list(int argc, char *argv[])
 		}
 		sscanf(p.qdisc, "%31s", kind);
 		print_open_object(pr, NULL);
-		print_text(pr, "%-19s %-16s %-8s %-7s %-18s %-4s %-9s %s", e->snapshot, e->board,
-			   b.driver, rate, ceil, p.bql ? "yes" : "no", kind, e->profile);
+		print_text(pr, BOARDS_ROW, e->snapshot, b.driver, rate, ceil, p.bql ? "yes" : "no",
+			   kind, e->profile);
 		print_str(pr, "name", e->snapshot, PRINT_JSON_ONLY);
 		print_str(pr, "board", e->board, PRINT_JSON_ONLY);
 		print_str(pr, "os", e->os, PRINT_JSON_ONLY);
@@ -433,7 +435,12 @@ static int lab_boards_list(int argc, char *argv[])
 		print_str(pr, "snapshot", e->snapshot, PRINT_JSON_ONLY);
 		print_close(pr);
 		print_nl(pr);
-		print_text(pr, "%-19s %s; snapshot boards/%s.json", "", e->os, e->snapshot);
+		print_text(pr, "  %s, %s", e->board, e->os);
+		print_nl(pr);
+		print_text(pr, "  snapshot boards/%s.json%s%s%s", e->snapshot,
+			   e->bql_profile || e->bql_set ? "; with BQL: " : "",
+			   e->bql_set ? "--set " : "",
+			   e->bql_profile ? e->bql_profile : e->bql_set ? e->bql_set : "");
 		print_nl(pr);
 	}
 	print_close(pr);
