@@ -56,7 +56,9 @@ static const char usage[] =
     "                         interface with a driver)\n"
     "  -F, --fixed            apply the plan `" PROG_NAME " fix --from FILE --dry-run`\n"
     "                         makes for the snapshot (steps the lab cannot model are\n"
-    "                         listed); --shape RATE and --role ROLE as fix's\n"
+    "                         listed); --shape RATE, --ingress RATE, --no-ingress and\n"
+    "                         --role ROLE as fix's (--ingress: the download's shaper,\n"
+    "                         the lab's ingress)\n"
     "  -s, --set KEY=VALUE    override one setting of the profile (lab show lists)\n"
     "  -j, --json             lab show: the profile and the plan's steps as JSON\n"
     "  -t, --telemetry FILE   write the emulator's state every 10 ms: CSV when FILE\n"
@@ -94,6 +96,11 @@ static int take_shape(void *ctx, const char *value)
 	return plan_parse_rate(value, &((struct lab_args *)ctx)->opts.shape_rate);
 }
 
+static int take_ingress(void *ctx, const char *value)
+{
+	return plan_parse_rate(value, &((struct lab_args *)ctx)->opts.ingress_rate);
+}
+
 static int take_role(void *ctx, const char *value)
 {
 	int role = plan_role_from_name(value);
@@ -129,9 +136,18 @@ static int take_set(void *ctx, const char *value)
 	    {"fixed", 'F', CLI_FLAG, CLI_TO(&(a)->fixed)},                                         \
 	    {"shape", 0, CLI_CALL, .call = take_shape, .value = true,                              \
 	     .bad = "--shape takes a rate from 64kbit to 100gbit (e.g. 80mbit), not \"%s\""},     \
+	    {"ingress", 0, CLI_CALL, .call = take_ingress, .value = true,                          \
+	     .bad = "--ingress takes a rate from 64kbit to 100gbit (e.g. 50mbit), not \"%s\""},   \
+	    {"no-ingress", 0, CLI_FLAG, CLI_TO(&(a)->opts.no_ingress)},                            \
 	    {"role", 0, CLI_CALL, .call = take_role, .value = true,                                \
 	     .bad = "--role takes host or server, not \"%s\""},                                    \
 	    CLI_OPTION_HELP
+
+/* Options that change fix's plan, and so mean something only with --fixed. */
+static bool plan_shaped_by_options(const struct plan_options *o)
+{
+	return o->shape_rate || o->ingress_rate || o->no_ingress || o->role;
+}
 
 /* -1 to go on, else the exit status. */
 static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
@@ -161,11 +177,13 @@ static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
 	if (a->snapshot && a->profile)
 		return cli_usage_error(cmd, usage, "--profile and --snapshot are two ways to "
 						   "say the same thing: give one");
-	if (!a->snapshot && (a->iface || a->fixed || a->opts.shape_rate || a->opts.role))
+	if (!a->snapshot && (a->iface || a->fixed || plan_shaped_by_options(&a->opts)))
 		return cli_usage_error(cmd, usage,
-				       "--iface, --fixed, --shape and --role need --snapshot");
-	if (a->snapshot && (a->opts.shape_rate || a->opts.role) && !a->fixed)
-		return cli_usage_error(cmd, usage, "--shape and --role shape the plan: add --fixed");
+				       "--iface, --fixed, --shape, --ingress, --no-ingress and "
+				       "--role need --snapshot");
+	if (a->snapshot && plan_shaped_by_options(&a->opts) && !a->fixed)
+		return cli_usage_error(cmd, usage, "--shape, --ingress, --no-ingress and --role "
+						   "shape the plan: add --fixed");
 	if (optind < argc) {
 		if (show)
 			return cli_usage_error(cmd, usage, "unexpected argument \"%s\"",
