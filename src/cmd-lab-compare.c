@@ -17,7 +17,7 @@
 
 static const char usage_compare[] =
     "Usage: " PROG_NAME " lab compare [-l SECONDS] [-d SECONDS] [--test NAME]\n"
-    "           [--set KEY=VALUE]... [-o DIR] [--json] PROFILE...\n"
+    "           [--set KEY=VALUE]... [--sending] [-o DIR] [--json] PROFILE...\n"
     "\n"
     "Run the same latency-under-load test through each lab profile in turn, then show\n"
     "the runs side by side: idle and loaded latency (p50, p99, pooled and per probe),\n"
@@ -44,8 +44,9 @@ static const char usage_compare[] =
     "2 bad options.\n";
 
 static const char usage_seed[] =
-    "Usage: " PROG_NAME " lab seed [--board NAME] [-l SECONDS] [-d SECONDS] [-o DIR]\n"
-    "                     [--json]\n"
+    "Usage: " PROG_NAME " lab seed [--board NAME [--shape RATE]\n"
+    "                     [--ingress RATE | --no-ingress]] [--sending] [-l SECONDS]\n"
+    "                     [-d SECONDS] [-o DIR] [--json]\n"
     "\n"
     "Reproduce the 2014 BeagleBone Black result in the lab: `" PROG_NAME " lab compare`\n"
     "of bbb-stock (pfifo_fast, txqueuelen 1000, no BQL), bbb-bql, bbb-bql-fq and\n"
@@ -64,6 +65,10 @@ static const char usage_seed[] =
     "      --sending          each run a second time sending only (" LC_SEND_TEST " from\n"
     "                         the client: the board sends, as an NFS or iSCSI server\n"
     "                         does): the one-direction goodput each setup keeps\n"
+    "      --shape RATE, --ingress RATE, --no-ingress\n"
+    "                         plan the fixed run as `" PROG_NAME " fix` would with them\n"
+    "                         (--board only), to model a split of a shared ceiling\n"
+    "                         other than half each way\n"
     "  -l, --length SECONDS   load duration of each run (default 60)\n"
     "  -d, --delay SECONDS    idle time before and after the load (default 5)\n"
     "  -o, --output DIR       where the files go (default ./debloat-lab-DATE-TIME)\n"
@@ -85,6 +90,16 @@ static int take_board(void *ctx, const char *value)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 			 names[0] ? ", " : "", e->snapshot);
 	return cli_usage_error(a->cmd, a->usage, "no board \"%s\" (boards: %s)", value, names);
+}
+
+static int take_shape(void *ctx, const char *value)
+{
+	return plan_parse_rate(value, &((struct lc_args *)ctx)->plan.shape_rate);
+}
+
+static int take_ingress(void *ctx, const char *value)
+{
+	return plan_parse_rate(value, &((struct lc_args *)ctx)->plan.ingress_rate);
 }
 
 static int take_test(void *ctx, const char *value)
@@ -150,6 +165,11 @@ static int parse_args(int argc, char *argv[], struct lc_args *a)
 	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
 	    {"board", 'b', CLI_CALL, .call = take_board, .value = true},
 	    LC_SENDING_ROW(a),
+	    {"shape", 0, CLI_CALL, .call = take_shape, .value = true,
+	     .bad = "--shape takes a rate from 64kbit to 100gbit (e.g. 400mbit), not \"%s\""},
+	    {"ingress", 0, CLI_CALL, .call = take_ingress, .value = true,
+	     .bad = "--ingress takes a rate from 64kbit to 100gbit (e.g. 50mbit), not \"%s\""},
+	    {"no-ingress", 0, CLI_FLAG, CLI_TO(&a->plan.no_ingress)},
 	    CLI_OPTION_HELP,
 	    {0},
 	};
@@ -164,6 +184,10 @@ static int parse_args(int argc, char *argv[], struct lc_args *a)
 					       argv[optind]);
 		if (a->board)
 			return -1; /* its profiles come from lc_board_prepare */
+		if (a->plan.shape_rate || a->plan.ingress_rate || a->plan.no_ingress)
+			return cli_usage_error(a->cmd, a->usage,
+					       "--shape, --ingress and --no-ingress plan a "
+					       "board's fixed run: add --board");
 		for (size_t i = 0; i < LAB_SEED_RUNS; i++)
 			a->profiles[a->nprofiles++] = lab_seed_profiles[i];
 		return -1;

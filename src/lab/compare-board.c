@@ -19,9 +19,9 @@
 
 #include "compare-int.h"
 
-int lc_board_prepare(const struct lab_board_entry *e, struct lc_board *b, char *err, size_t errlen)
+int lc_board_prepare(const struct lab_board_entry *e, const struct plan_options *opts,
+		     struct lc_board *b, char *err, size_t errlen)
 {
-	static const struct plan_options opts = {0};
 	int r;
 
 	memset(b, 0, sizeof(*b));
@@ -29,7 +29,7 @@ int lc_board_prepare(const struct lab_board_entry *e, struct lc_board *b, char *
 	snprintf(b->path[b->stock], sizeof(b->path[0]), "%s", e->profile);
 	/* Then the cure that costs (fix's plan), then the driver's own (its BQL variant). */
 	b->fixed_run = b->n;
-	r = lab_board_load(e->snapshot, NULL, true, &opts, &b->prof[b->n], &b->fixed, err, errlen);
+	r = lab_board_load(e->snapshot, NULL, true, opts, &b->prof[b->n], &b->fixed, err, errlen);
 	if (r < 0)
 		return r;
 	snprintf(b->prof[b->n].name, sizeof(b->prof[0].name), "%s-fixed", e->profile);
@@ -238,7 +238,8 @@ static void sending_line(struct printer *p, const struct lc_args *a, const struc
 		   "does): %s Mbit/s stock, %s Mbit/s fixed (x%.2f)%s.",
 		   s0, s1, br->send_fixed, bql);
 	print_nl(p);
-	if (b->prof[b->fixed_run].ceiling_shared && br->send_fixed < 0.75) {
+	if (b->prof[b->fixed_run].ceiling_shared && br->send_fixed < 0.75 &&
+	    !a->plan.shape_rate && !a->plan.ingress_rate) {
 		print_text(p,
 			   "  fix's shaper gives each direction half of the ceiling both share, "
 			   "whatever the mix: a board that mostly sends loses the other half. "

@@ -66,8 +66,8 @@ struct lc_board {
 };
 
 /* Build the board's profiles (no files yet). 0, or -errno with a message. */
-int lc_board_prepare(const struct lab_board_entry *e, struct lc_board *b, char *err,
-		     size_t errlen);
+int lc_board_prepare(const struct lab_board_entry *e, const struct plan_options *opts,
+		     struct lc_board *b, char *err, size_t errlen);
 /* Write the profiles that need a file into dir and point a's profiles at them. */
 int lc_board_write(struct lc_board *b, const char *dir, struct lc_args *a, char *err,
 		   size_t errlen);

@@ -643,7 +643,7 @@ int lab_compare_run(struct lc_args *a)
 			cli_error(a->cmd, "out of memory");
 			return 1;
 		}
-		r = lc_board_prepare(a->board, a->boardp, berr, sizeof(berr));
+		r = lc_board_prepare(a->board, &a->plan, a->boardp, berr, sizeof(berr));
 		if (r < 0) {
 			cli_error(a->cmd, "%s", berr);
 			free(a->boardp);

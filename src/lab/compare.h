@@ -53,6 +53,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fix/plan.h"
+
 /* A terminal is only so wide; the runs are compared column by column. */
 #define LC_MAX_PROFILES 8
 #define LC_MAX_SETS	32
@@ -77,8 +79,10 @@ struct lc_args {
 	bool sending; /* --sending: each profile again with the board sending only */
 	const char *profiles[LC_MAX_PROFILES];
 	size_t nprofiles;
-	/* seed --board NAME: that board's runs instead of the BeagleBone's four. */
+	/* seed --board NAME: that board's runs instead of the BeagleBone's four, its fixed
+	 * run planned with these (--shape, --ingress, --no-ingress as fix's). */
 	const struct lab_board_entry *board;
+	struct plan_options plan;
 	struct lc_board *boardp; /* its profiles, made by lab_compare_run (compare-board.c) */
 };
 
