@@ -405,14 +405,14 @@ void lc_json_num(struct printer *p, const char *key, double v)
 
 /* One run once: its object of "runs", and its column of the table. */
 static void print_run(struct printer *p, const char *dir, const struct lc_run *runs, size_t n,
-		      size_t i, size_t base, bool notes)
+		      size_t i, size_t base, bool notes, size_t cut)
 {
 	const struct lc_run *lr = &runs[i];
 	const struct lc_run *br = base < n ? &runs[base] : NULL;
 	char path[PATH_MAX], a[24];
 
 	print_open_object(p, NULL);
-	print_str_cell(p, "profile", lr->stem, i, "", "%s", lr->stem);
+	print_str_cell(p, "profile", lr->stem, i, "", "%s", lr->stem + cut);
 	print_str(p, "describe", lr->describe[0] ? lr->describe : NULL, PRINT_JSON_ONLY);
 	print_bool(p, "ok", lr->ok, PRINT_JSON_ONLY);
 	print_str(p, "error", lr->ok ? NULL : lr->error, PRINT_JSON_ONLY);
@@ -461,9 +461,36 @@ static void print_run(struct printer *p, const char *dir, const struct lc_run *r
 	print_close(p);
 }
 
+/*
+ * From four runs on, the length of the prefix up to a '-' that every run's name shares
+ * and none is ("bbb-" of the seed's four), which the table's heading leaves out to fit
+ * 80 columns; else 0.
+ */
+static size_t common_prefix(const struct lc_run *runs, size_t n)
+{
+	size_t cut = 0;
+
+	if (n < 4)
+		return 0;
+	for (size_t k = 0; runs[0].stem[k]; k++) {
+		for (size_t i = 1; i < n; i++)
+			if (runs[i].stem[k] != runs[0].stem[k])
+				return cut;
+		if (runs[0].stem[k] == '-') {
+			for (size_t i = 0; i < n; i++)
+				if (!runs[i].stem[k + 1])
+					return cut;
+			cut = k + 1;
+		}
+	}
+	return cut;
+}
+
 void lc_print_runs(struct printer *p, const char *dir, const struct lc_run *runs, size_t n,
 		   size_t base)
 {
+	size_t cut = common_prefix(runs, n);
+
 	/* Each column as wide as its widest cell: four runs fit in 80 columns, and more
 	 * go on in a second block below. */
 	static const struct print_table_layout layout = {.sep = "  ", .trim_last = true, .fit = true};
@@ -477,7 +504,7 @@ void lc_print_runs(struct printer *p, const char *dir, const struct lc_run *runs
 	print_section(p, 0);
 	print_open_array(p, "runs");
 	for (size_t i = 0; i < n; i++)
-		print_run(p, dir, runs, n, i, base, base < n);
+		print_run(p, dir, runs, n, i, base, base < n, cut);
 	print_close(p);
 	print_section(p, 0);
 	if (base < n)
@@ -486,7 +513,9 @@ void lc_print_runs(struct printer *p, const char *dir, const struct lc_run *runs
 	if (base >= n)
 		return;
 	if (n > 1) {
-		print_text(p, "(xN: the run's value over %s's)", runs[base].stem);
+		print_text(p, "(xN: the run's value over %s's%s%.*s%s)", runs[base].stem,
+			   cut ? "; each run's name less " : "", (int)cut, runs[0].stem,
+			   cut ? " at the head of its column" : "");
 		print_nl(p);
 	}
 }
