@@ -73,10 +73,10 @@ q() { jq -r "$1" <<<"$json"; }
 assert_eq "four runs, in the seed's order" "bbb-stock bbb-bql bbb-bql-fq bbb-bql-fq_codel" \
 	"$(q '[.runs[].profile] | join(" ")')"
 assert_eq "every run worked" "true true true true" "$(q '[.runs[].ok | tostring] | join(" ")')"
-assert_eq "top-level keys" "command delay_s dir length_s plot runs seed test" \
+assert_eq "top-level keys" "command delay_s dir length_s plot runs seed sending_test test" \
 	"$(q 'keys_unsorted | sort | join(" ")')"
 assert_eq "run keys" \
-	"bql_limit_bytes bql_limit_max_bytes describe drops elapsed_s error files kept_time marks ok profile ratio ring_max_descriptors sched_error_p99_us summary" \
+	"bql_limit_bytes bql_limit_max_bytes describe drops elapsed_s error files kept_time marks ok profile ratio ring_max_descriptors sched_error_p99_us sending summary" \
 	"$(q '.runs[0] | keys | join(" ")')"
 # The summary is `debloat rrul`'s, key for key (docs/json.md).
 assert_eq "summary keys are rrul's" \
@@ -90,6 +90,8 @@ assert_eq "drops per stage" "board_ingress board_port board_rx client_qdisc inpu
 	"$(q '.runs[0].drops | keys | join(" ")')"
 assert_eq "no BQL, no limit (bbb-stock)" "null" "$(q '.runs[0].bql_limit_bytes')"
 assert_eq "the first run's ratios are 1" "1" "$(q '.runs[0].ratio.latency_loaded_p50_ms')"
+assert_eq "no sending-only runs without --sending" "null null" \
+	"$(q '[.sending_test, .runs[0].sending] | map(tostring) | join(" ")')"
 
 for p in bbb-stock bbb-bql bbb-bql-fq bbb-bql-fq_codel; do
 	for f in json flent.gz svg lab.json telemetry.json log; do
