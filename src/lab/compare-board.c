@@ -2,8 +2,9 @@
 /*
  * lab/compare-board.c - compare-int.h: `lab seed --board NAME`, a board of the 2014
  * thread as it ships (its hand-written profile) against the same board with `debloat
- * fix`'s plan for its snapshot applied (lab/board.h), plus its BQL variant, and a
- * header and footer that read the table for that board.
+ * fix`'s plan for its snapshot applied (lab/board.h) and with its driver's BQL under
+ * fq_codel, and a header and footer that read the table for that board (with
+ * --sending, what each keeps of stock's goodput when the board only sends).
  */
 #include <errno.h>
 #include <fcntl.h>

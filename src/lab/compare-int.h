@@ -54,8 +54,8 @@ void lc_seed_json(struct printer *p, const struct seed_reading *sr);
 
 #define LC_BOARD_RUNS 3
 
-/* `lab seed --board`: the stock profile, a BQL variant where the board has one, and
- * the board's snapshot with fix's plan applied. */
+/* `lab seed --board`: the stock profile, the board's snapshot with fix's plan applied,
+ * and a BQL variant where the board has one, in that order. */
 struct lc_board {
 	struct lab_profile prof[LC_BOARD_RUNS]; /* those written to DIR */
 	bool write[LC_BOARD_RUNS];		/* prof[i] goes to a file (else built-in) */
