@@ -182,8 +182,9 @@ static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
 				       "--iface, --fixed, --shape, --ingress, --no-ingress and "
 				       "--role need --snapshot");
 	if (a->snapshot && plan_shaped_by_options(&a->opts) && !a->fixed)
-		return cli_usage_error(cmd, usage, "--shape, --ingress, --no-ingress and --role "
-						   "shape the plan: add --fixed");
+		return cli_usage_error(cmd, usage,
+				       "--shape, --ingress, --no-ingress and --role "
+				       "shape the plan: add --fixed");
 	if (optind < argc) {
 		if (show)
 			return cli_usage_error(cmd, usage, "unexpected argument \"%s\"",
@@ -405,8 +406,7 @@ static int lab_boards_list(int argc, char *argv[])
 		return 1;
 	print_set_width(pr, 0);
 	print_open_array(pr, "boards");
-	print_text(pr, BOARDS_ROW, "NAME", "DRIVER", "RATE", "CEILING", "BQL", "QDISC",
-		   "PROFILE");
+	print_text(pr, BOARDS_ROW, "NAME", "DRIVER", "RATE", "CEILING", "BQL", "QDISC", "PROFILE");
 	print_nl(pr);
 	for (const struct lab_board_entry *e = lab_boards; e->snapshot; e++) {
 		struct lab_profile p;
@@ -458,7 +458,9 @@ static int lab_boards_list(int argc, char *argv[])
 		print_text(pr, "  snapshot boards/%s.json%s%s%s", e->snapshot,
 			   e->bql_profile || e->bql_set ? "; with BQL: " : "",
 			   e->bql_set ? "--set " : "",
-			   e->bql_profile ? e->bql_profile : e->bql_set ? e->bql_set : "");
+			   e->bql_profile ? e->bql_profile
+			   : e->bql_set	  ? e->bql_set
+					  : "");
 		print_nl(pr);
 	}
 	print_close(pr);

@@ -858,8 +858,9 @@ TEST(a_shared_ceiling_shapes_the_download_unless_told_otherwise)
 		plan_free(&p);
 	}
 	{
-		struct plan_options o = {
-		    .role = PLAN_ROLE_HOST, .shape_rate = 400000000 / 8, .ingress_rate = 50000000 / 8};
+		struct plan_options o = {.role = PLAN_ROLE_HOST,
+					 .shape_rate = 400000000 / 8,
+					 .ingress_rate = 50000000 / 8};
 		const struct plan_step *rs;
 
 		plan_init(&p, &o);

@@ -112,7 +112,7 @@ TEST(none_worked_is_pinned)
 /* n runs of the seed's names (the longest stems it has), each with a sending-only run. */
 static char *render_wide(size_t n)
 {
-	static const char *const stems[] = {"bbb-stock",	"bbb-bql",	  "bbb-bql-fq",
+	static const char *const stems[] = {"bbb-stock",	"bbb-bql",	   "bbb-bql-fq",
 					    "bbb-bql-fq_codel", "wandboard-fixed", "rpi3bplus-bql"};
 	static struct run res[6];
 	struct lc_run runs[6];
@@ -167,8 +167,7 @@ static size_t widest_line(const char *s)
 	return most;
 }
 
-#define HEAD4                                                                                      \
-	"                       stock        bql            bql-fq         bql-fq_codel\n"
+#define HEAD4 "                       stock        bql            bql-fq         bql-fq_codel\n"
 
 /* Four runs of the seed fit 80 columns; six go on in a second block, still within. */
 TEST(wide_tables_fit_80_columns)

@@ -16,8 +16,9 @@
 #define GBIT(n) ((uint64_t)(n) * 1000000000 / 8)
 
 static const char *const builtin_names[] = {
-	"bbb-stock", "bbb-bql", "bbb-bql-fq", "bbb-bql-fq_codel", "gige-noqueue", "fifo100",
-	"wandboard", "rpi3b", "rpi3bplus", "rpi4", "rpi5", "wandboard-bql", "rpi3bplus-bql",
+    "bbb-stock", "bbb-bql",	  "bbb-bql-fq",	   "bbb-bql-fq_codel", "gige-noqueue",
+    "fifo100",	 "wandboard",	  "rpi3b",	   "rpi3bplus",	       "rpi4",
+    "rpi5",	 "wandboard-bql", "rpi3bplus-bql",
 };
 #define NBUILTIN (sizeof(builtin_names) / sizeof(builtin_names[0]))
 
@@ -654,10 +655,11 @@ TEST(base_loads_a_builtin_then_overrides)
 		     "x.conf:2: base: given twice (first on line 1)");
 	EXPECT_ERROR("ring = 8\nbase = bbb-bql\n", "x.conf",
 		     "x.conf:2: base: must come before any setting (line 1 sets one)");
-	EXPECT_ERROR("base = nope\n", "x.conf",
-		     "x.conf:1: base: no profile \"nope\" (built-in: bbb-stock, bbb-bql, bbb-bql-fq, "
-		     "bbb-bql-fq_codel, gige-noqueue, fifo100, wandboard, rpi3b, rpi3bplus, rpi4, "
-		     "rpi5, wandboard-bql, rpi3bplus-bql)");
+	EXPECT_ERROR(
+	    "base = nope\n", "x.conf",
+	    "x.conf:1: base: no profile \"nope\" (built-in: bbb-stock, bbb-bql, bbb-bql-fq, "
+	    "bbb-bql-fq_codel, gige-noqueue, fifo100, wandboard, rpi3b, rpi3bplus, rpi4, "
+	    "rpi5, wandboard-bql, rpi3bplus-bql)");
 	EXPECT_ERROR("base =\n", "x.conf", "x.conf:1: base: empty value");
 	/* A built-in cannot be its own base: the name is its identity. */
 	EXPECT_ERROR("base = bbb-bql\n", "bbb-bql", "bbb-bql:1: base: cycle: bbb-bql -> bbb-bql");
@@ -773,9 +775,10 @@ TEST(load_takes_a_name_or_a_path_and_leaves_p_alone_on_error)
 
 	memcpy(&before, &p, sizeof(p));
 	CHECK_EQ(lab_profile_load(&p, "bbb-nope", err, sizeof(err)), -ENOENT);
-	CHECK_STR(err, "no profile \"bbb-nope\" (built-in: bbb-stock, bbb-bql, bbb-bql-fq, "
-		       "bbb-bql-fq_codel, gige-noqueue, fifo100, wandboard, rpi3b, rpi3bplus, rpi4, "
-		       "rpi5, wandboard-bql, rpi3bplus-bql; or a path to a .conf file)");
+	CHECK_STR(err,
+		  "no profile \"bbb-nope\" (built-in: bbb-stock, bbb-bql, bbb-bql-fq, "
+		  "bbb-bql-fq_codel, gige-noqueue, fifo100, wandboard, rpi3b, rpi3bplus, rpi4, "
+		  "rpi5, wandboard-bql, rpi3bplus-bql; or a path to a .conf file)");
 	CHECK_EQ(lab_profile_load(&p, "nope.conf", err, sizeof(err)), -ENOENT);
 	CHECK_STR(err, "cannot read profile nope.conf: No such file or directory");
 	snprintf(path, sizeof(path), "%s/broken.conf", dir);

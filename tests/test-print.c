@@ -396,7 +396,8 @@ static void emit_fit_table(struct printer *p, size_t ncols)
 		print_cell(p, i, "rate", "%s", i == 1 ? "123.4 (x12.34)" : "1.0");
 		print_cell(p, i, "a long label", "%s", "-");
 	}
-	print_table_end(p, &(struct print_table_layout){.sep = "  ", .trim_last = true, .fit = true});
+	print_table_end(p,
+			&(struct print_table_layout){.sep = "  ", .trim_last = true, .fit = true});
 }
 
 TEST(fit_tables_take_their_cells_width_and_break_into_blocks)

@@ -135,8 +135,9 @@ void print_indent(struct printer *p, unsigned level);
  * alone (a heading). With fit, label_w and col_w are ignored: the labels and each
  * column take the width of their widest text, and the columns that would pass the
  * printer's width (print_set_width) go to further blocks below, each with the labels
- * and headings again after a blank line, so no line passes it while one column fits. Text keeps PRINT_TABLE_COLS columns, PRINT_TABLE_ROWS rows and
- * PRINT_TABLE_CELL - 1 bytes a cell or label; the rest is left out of the text only.
+ * and headings again after a blank line, so no line passes it while one column fits.
+ * Text keeps PRINT_TABLE_COLS columns, PRINT_TABLE_ROWS rows and PRINT_TABLE_CELL - 1
+ * bytes a cell or label; the rest is left out of the text only.
  */
 #define PRINT_TABLE_COLS 16
 #define PRINT_TABLE_ROWS 96

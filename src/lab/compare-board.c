@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "base/cli.h"
-#include "plot/run-file.h"
 #include "base/print.h"
 #include "plot/lab-table.h"
+#include "plot/run-file.h"
 
 #include "compare-int.h"
 
@@ -239,8 +239,8 @@ static void sending_line(struct printer *p, const struct lc_args *a, const struc
 		   "does): %s Mbit/s stock, %s Mbit/s fixed (x%.2f)%s.",
 		   s0, s1, br->send_fixed, bql);
 	print_nl(p);
-	if (b->prof[b->fixed_run].ceiling_shared && br->send_fixed < 0.75 &&
-	    !a->plan.shape_rate && !a->plan.ingress_rate) {
+	if (b->prof[b->fixed_run].ceiling_shared && br->send_fixed < 0.75 && !a->plan.shape_rate &&
+	    !a->plan.ingress_rate) {
 		print_text(p,
 			   "  fix's shaper gives each direction half of the ceiling both share, "
 			   "whatever the mix: a board that mostly sends loses the other half. "

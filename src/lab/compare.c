@@ -509,8 +509,8 @@ static void print_report(struct printer *p, const struct lc_args *a, const char 
 	lc_print_runs(p, dir, runs, a->nprofiles, base);
 	for (size_t i = 0; i < a->nprofiles; i++) {
 		if (!runs[i].ok) {
-			print_text(p, "%s FAILED: %s (log: %s/%s.log)", runs[i].stem,
-				   runs[i].error, shown_dir, runs[i].stem);
+			print_text(p, "%s FAILED: %s (log: %s/%s.log)", runs[i].stem, runs[i].error,
+				   shown_dir, runs[i].stem);
 			print_nl(p);
 		}
 		if (runs[i].send_tried && !runs[i].send_ok) {
@@ -552,8 +552,7 @@ static void run_one(const struct lc_args *a, const char *self, const char *dir, 
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		snprintf(lr->error, sizeof(lr->error), "cannot start the lab: %s",
-			 strerror(errno));
+		snprintf(lr->error, sizeof(lr->error), "cannot start the lab: %s", strerror(errno));
 		return;
 	}
 	if (!pid)

@@ -300,8 +300,8 @@ static void value_ratio_cell(struct printer *p, const char *key, double v, doubl
  * The sending-only run of a run (--sending): JSON's "sending" (null when there was
  * none), and its cells, with ratios to the base run's sending-only run.
  */
-static void sending_cells(struct printer *p, const char *dir, const struct lc_run *runs,
-			  size_t n, size_t i, size_t base)
+static void sending_cells(struct printer *p, const char *dir, const struct lc_run *runs, size_t n,
+			  size_t i, size_t base)
 {
 	const struct lc_run *lr = &runs[i];
 	const struct lc_run *br = base < n ? &runs[base] : NULL;
@@ -493,7 +493,8 @@ void lc_print_runs(struct printer *p, const char *dir, const struct lc_run *runs
 
 	/* Each column as wide as its widest cell: four runs fit in 80 columns, and more
 	 * go on in a second block below. */
-	static const struct print_table_layout layout = {.sep = "  ", .trim_last = true, .fit = true};
+	static const struct print_table_layout layout = {
+	    .sep = "  ", .trim_last = true, .fit = true};
 
 	/* No table when no run worked: the text says why each failed. */
 	if (base < n) {
