@@ -180,5 +180,19 @@ assert_contains "with its reason" "$OUT" "Is a directory"
 assert_contains "the other run is still shown" "$OUT" "bbb-bql-fq"
 assert_contains "and where its log is" "$OUT" "bbb-stock.log"
 assert_true "the other run's files are there" [ -s "$dir/fail/bbb-bql-fq.json" ]
+# --sending: a second run per profile, the board sending only; a failing one is named
+# the same way, and its profile's first run still shown.
+mkdir -p "$dir/send/bbb-stock.send.lab.json"
+run "$DEBLOAT" lab compare -l 2 -d 0 --sending -o "$dir/send" bbb-stock
+assert_status "a failing sending-only run makes the exit status 1" 1
+assert_contains "the sending-only failure is named" "$OUT" "bbb-stock.send FAILED"
+assert_contains "the table has the sending-only rows" "$OUT" "sending only Mbit/s"
+assert_true "the first run's files are there" [ -s "$dir/send/bbb-stock.json" ]
+run "$DEBLOAT" lab compare -l 2 -d 0 --sending --json -o "$dir/send2" bbb-stock
+assert_status "lab compare --sending exits 0" 0
+assert_eq "--sending: the test, and the run's sending-only goodput as a number" \
+	"tcp_ndown true number" \
+	"$(jq -r '"\(.sending_test) \(.runs[0].sending.ok) \(.runs[0].sending.download_mbps | type)"' <<<"$OUT")"
+assert_true "its files are P.send.*" [ -s "$dir/send2/bbb-stock.send.json" ]
 
 finish
