@@ -853,7 +853,26 @@ TEST(a_shared_ceiling_shapes_the_download_unless_told_otherwise)
 		plan_init(&p, &o);
 		CHECK_EQ(plan_iface(&p, &ifc, &h, true), 0);
 		CHECK_STR(step_of(&p, KNOB_INGRESS, NULL)->after, "cake bandwidth 100mbit");
-		CHECK(strstr(step_of(&p, KNOB_INGRESS, NULL)->why, "builds upstream") != NULL);
+		/* the reason is the shared ceiling the two shapers split, not a queue upstream */
+		CHECK(strstr(step_of(&p, KNOB_INGRESS, NULL)->why, "(--ingress)") != NULL);
+		plan_free(&p);
+	}
+	{
+		struct plan_options o = {.role = PLAN_ROLE_HOST,
+					 .shape_rate = 400000000 / 8,
+					 .ingress_rate = 50000000 / 8};
+		const struct plan_step *rs;
+
+		plan_init(&p, &o);
+		CHECK_EQ(plan_iface(&p, &ifc, &h, true), 0);
+		rs = step_of(&p, KNOB_ROOT_QDISC, NULL);
+		REQUIRE(rs != NULL);
+		CHECK_STR(rs->after, "cake bandwidth 400mbit");
+		/* --shape on a board whose bus is the bottleneck: the why is that bus */
+		CHECK(strstr(rs->why, "(--shape), under the 470 Mbit/s fec on i.MX6 moves for "
+				      "transmit and receive together") != NULL);
+		CHECK(strstr(rs->why, "beyond") == NULL);
+		CHECK(strstr(step_of(&p, KNOB_INGRESS, NULL)->why, "split it as given") != NULL);
 		plan_free(&p);
 	}
 	{

@@ -292,7 +292,15 @@ static int plan_root(struct plan *p, int ti, const struct iface *ifc, const stru
 			shape = false;
 		}
 	}
-	if (shape && given) {
+	if (shape && given && sh.ceiling && sh.ceiling->mbps < ifc->speed_mbps) {
+		/* the user's rate on a board whose NIC or bus is the bottleneck: that is why */
+		say(why, sizeof(why),
+		    "%s has no BQL (%s): shape at %s as given (--shape), under the %u Mbit/s "
+		    "%s on %s moves%s, so the queue forms in the qdisc%s",
+		    ifc->driver, v->bql_reason, rate, sh.ceiling->mbps, sh.ceiling->driver,
+		    sh.ceiling->where,
+		    sh.ceiling->shared ? " for transmit and receive together" : "", was);
+	} else if (shape && given) {
 		say(why, sizeof(why),
 		    "shape at %s, below the bottleneck measured beyond %s, so the queue forms "
 		    "here%s",
@@ -380,6 +388,13 @@ static int plan_ingress(struct plan *p, int ti, const struct iface *ifc, const s
 		    "%s too, through an ifb device: both directions at half",
 		    t->shaper.ceiling->driver, t->shaper.ceiling->where, t->shaper.ceiling->mbps,
 		    ifc->name, rate);
+	else if (t->shaped && t->shaper.ceiling && t->shaper.ceiling->shared)
+		say(why, sizeof(why),
+		    "%s on %s moves %u Mbit/s for transmit and receive together: shape %s's "
+		    "ingress at %s (--ingress) through an ifb device, so that the download and "
+		    "the root shaper's %s split it as given",
+		    t->shaper.ceiling->driver, t->shaper.ceiling->where, t->shaper.ceiling->mbps,
+		    ifc->name, rate, t->shaper.spelled);
 	else
 		say(why, sizeof(why),
 		    "the download's queue builds upstream: shape %s's ingress at %s through an "

@@ -555,15 +555,16 @@ out:
 
 const struct lab_board_entry lab_boards[] = {
     {"beaglebone-black", "BeagleBone Black", "its 2014 image (Debian 7, Linux 3.8)", "bbb-stock",
-     "bbb-bql", NULL, "the 2014 cpsw BQL patch"},
+     "bbb-bql-fq_codel", NULL, "the 2014 cpsw BQL patch"},
     {"raspberry-pi-3b", "Raspberry Pi 3B", "Raspberry Pi OS, Linux 6.12", "rpi3b", NULL, "bql=on",
      "usbnet's BQL of Linux 6.19"},
-    {"raspberry-pi-3bplus", "Raspberry Pi 3B+", "Raspberry Pi OS, Linux 6.12", "rpi3bplus", NULL,
-     NULL, NULL},
+    {"raspberry-pi-3bplus", "Raspberry Pi 3B+", "Raspberry Pi OS, Linux 6.12", "rpi3bplus",
+     "rpi3bplus-bql", NULL, "a lan78xx patched for BQL"},
     {"raspberry-pi-4", "Raspberry Pi 4", "Raspberry Pi OS, Linux 6.12", "rpi4", NULL, NULL, NULL},
     {"raspberry-pi-5", "Raspberry Pi 5", "Raspberry Pi OS, Linux 6.12", "rpi5", NULL, "bql=on",
      "macb's BQL of Linux 6.15"},
-    {"wandboard", "Wandboard", "Debian 12, Linux 6.1", "wandboard", NULL, NULL, NULL},
+    {"wandboard", "Wandboard", "Debian 12, Linux 6.1", "wandboard", "wandboard-bql", NULL,
+     "a fec patched for BQL"},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
