@@ -15,6 +15,7 @@
 
 #include "base/array.h"
 #include "fix/emit.h"
+#include "fix/knob-type.h"
 #include "qdisc/qkind.h"
 #include "host/iface.h"
 
@@ -25,20 +26,6 @@ struct nm_props {
 	char v[NM_MAX_PROPS][NM_PROP_MAX];
 	unsigned n;
 };
-
-static const char *nm_feature(const char *name)
-{
-	static const char *const props[][2] = {
-	    {"tx-tcp-segmentation", "ethtool.feature-tso"},
-	    {"tx-generic-segmentation", "ethtool.feature-gso"},
-	    {"rx-gro", "ethtool.feature-gro"},
-	    {"rx-lro", "ethtool.feature-lro"},
-	    {"tx-tcp6-segmentation", "ethtool.feature-tx-tcp6-segmentation"},
-	    {"rx-gro-hw", "ethtool.feature-rx-gro-hw"},
-	};
-
-	return emit_lookup(props, COUNT(props), name);
-}
 
 /* The spec as NetworkManager's tc.qdiscs words: the options its kind's table marks
  * QA_NM (fq_codel's; times in microseconds); or -1 with *bad naming the option it has
@@ -119,8 +106,6 @@ static void one_target(const struct plan *p, size_t ti, struct emit *e, struct n
 {
 	const struct plan_target *t = &p->targets[ti];
 	struct emit_file *f = emit_file_new(e, "debloat-%s.nmcli", t->name);
-	const char *prop;
-
 	pr->n = 0;
 	emit_line(e, f, "#!/bin/sh");
 	emit_line(e, f,
@@ -133,6 +118,8 @@ static void one_target(const struct plan *p, size_t ti, struct emit *e, struct n
 		  t->name);
 	for (size_t i = 0; i < p->nsteps && !e->err; i++) {
 		const struct plan_step *s = &p->steps[i];
+		const struct knob_type *tt = knob_type_of(s->knob.kind);
+		struct knob_word w;
 
 		if (s->target != (int)ti || !emit_step_wanted(p, s))
 			continue;
@@ -140,33 +127,16 @@ static void one_target(const struct plan *p, size_t ti, struct emit *e, struct n
 			e->err = -E2BIG;
 			break;
 		}
-		switch (s->knob.kind) {
-		case KNOB_ROOT_QDISC:
+		memset(&w, 0, sizeof(w));
+		if (tt && tt->nm)
+			tt->nm(&s->knob, s->after, &w);
+		if (w.place == KNOB_QDISC_TREE)
 			root_qdisc(e, f, pr, t, s);
-			break;
-		case KNOB_OFFLOAD:
-			prop = nm_feature(s->knob.name);
-			if (!prop)
-				emit_cannot(e, f, s, "NetworkManager has no property for it");
-			else
-				snprintf(pr->v[pr->n++], NM_PROP_MAX, "%s %s", prop, s->after);
-			break;
-		case KNOB_RING_TX:
-		case KNOB_RING_RX:
-			snprintf(pr->v[pr->n++], NM_PROP_MAX, "ethtool.ring-%s %s",
-				 s->knob.kind == KNOB_RING_TX ? "tx" : "rx", s->after);
-			break;
-		case KNOB_BQL_LIMIT_MAX:
-			emit_cannot(e, f, s,
-				    "NetworkManager has no BQL property: use `debloat fix --emit "
-				    "udev`");
-			break;
-		case KNOB_TXQUEUELEN:
-			emit_cannot(e, f, s, "NetworkManager has no txqueuelen property");
-			break;
-		default:
-			emit_cannot(e, f, s, "NetworkManager has no property for it");
-		}
+		else if (w.place == KNOB_KEY)
+			snprintf(pr->v[pr->n++], NM_PROP_MAX, "%s %s", w.key, w.value);
+		else
+			emit_cannot(e, f, s, "%s",
+				    w.why ? w.why : "NetworkManager has no property for it");
 	}
 	emit_line(e, f, "set -e");
 	if (!pr->n) {

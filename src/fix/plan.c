@@ -2,6 +2,7 @@
 /* plan.c - plan.h: the steps of a fix, from the same description and policy as audit. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #include "base/array.h"
 #include "audit/drivers.h"
+#include "fix/knob-type.h"
 #include "fix/plan.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
@@ -70,30 +72,16 @@ int plan_parse_rate(const char *s, uint64_t *bytes_per_sec)
 
 int plan_phase(enum knob_kind kind)
 {
-	switch (kind) {
-	case KNOB_ROOT_QDISC:
-	case KNOB_INGRESS:
-		return 0;
-	case KNOB_TXQUEUELEN:
-		return 1;
-	case KNOB_BQL_LIMIT_MAX:
-		return 2;
-	case KNOB_RING_TX:
-	case KNOB_RING_RX:
-		return 3;
-	case KNOB_OFFLOAD:
-	case KNOB_GSO_MAX_SIZE:
-		return 4;
-	case KNOB_SYSCTL:
-	default:
-		return 5;
-	}
+	const struct knob_type *t = knob_type_of(kind);
+
+	return t ? t->phase : INT_MAX;
 }
 
 bool plan_knob_optional(enum knob_kind kind)
 {
-	return kind == KNOB_RING_TX || kind == KNOB_RING_RX || kind == KNOB_OFFLOAD ||
-	       kind == KNOB_GSO_MAX_SIZE;
+	const struct knob_type *t = knob_type_of(kind);
+
+	return t && (t->flags & KNOB_OPTIONAL);
 }
 
 int plan_add_target(struct plan *p, const char *name)
@@ -928,51 +916,19 @@ static bool root_equal(const char *have, const char *want, const struct iface *i
 	return plan_spec_covers(&h, &w);
 }
 
-/* Blanks collapsed, ends trimmed: "4096\t16384" == "4096 16384". */
-static bool words_equal(const char *a, const char *b)
-{
-	for (;;) {
-		while (isspace((unsigned char)*a))
-			a++;
-		while (isspace((unsigned char)*b))
-			b++;
-		if (!*a || !*b)
-			return !*a && !*b;
-		while (*a && !isspace((unsigned char)*a) && *a == *b)
-			a++, b++;
-		if ((*a && !isspace((unsigned char)*a)) || (*b && !isspace((unsigned char)*b)))
-			return false;
-	}
-}
-
 bool plan_value_equal(const struct knob *k, const char *have, const char *want,
 		      const struct iface *ifc)
 {
-	uint64_t a, b;
+	const struct knob_type *t = knob_type_of(k->kind);
 
+	if (!t)
+		return false;
 	/* The knob layer's own comparison first: it knows how knob_read spells things. */
-	if (knob_value_equal(k->kind, have, want) > 0)
+	if (t->equal(have, want))
 		return true;
-
-	switch (k->kind) {
-	case KNOB_ROOT_QDISC:
+	if (t->flags & KNOB_LIVE_TREE)
 		return root_equal(have, want, ifc);
-	case KNOB_INGRESS:
-		return false; /* knob_value_equal above compared the specs */
-	case KNOB_TXQUEUELEN:
-	case KNOB_BQL_LIMIT_MAX:
-	case KNOB_RING_TX:
-	case KNOB_RING_RX:
-	case KNOB_GSO_MAX_SIZE:
-		if (parse_count(have, &a) == 0 && parse_count(want, &b) == 0)
-			return a == b;
-		return words_equal(have, want);
-	case KNOB_OFFLOAD:
-		return !strcasecmp(have, want);
-	case KNOB_SYSCTL:
-	default:
-		return words_equal(have, want);
-	}
+	return t->loose_equal && t->loose_equal(have, want);
 }
 
 void plan_settle(struct plan *p)
