@@ -95,7 +95,8 @@
 	ROW(KNOB_OFFLOAD, knob_offload)		     /* knob-ethtool.c */               \
 	ROW(KNOB_SYSCTL, knob_sysctl)		     /* knob-sysfs.c */                 \
 	ROW(KNOB_GSO_MAX_SIZE, knob_gso_max_size)   /* knob-link.c */                  \
-	ROW(KNOB_INGRESS, knob_ingress)		     /* ingress-shape.c */
+	ROW(KNOB_INGRESS, knob_ingress)		     /* ingress-shape.c */                \
+	ROW(KNOB_TX_USECS, knob_tx_usecs)	     /* knob-coalesce.c */
 
 enum knob_kind {
 #define KNOB_ROW_ENUM(kind, row) kind,
