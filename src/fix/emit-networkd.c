@@ -13,6 +13,7 @@
 
 #include "base/array.h"
 #include "fix/emit.h"
+#include "fix/root-spec.h"
 #include "fix/knob-type.h"
 #include "qdisc/qkind.h"
 
@@ -49,7 +50,7 @@ static void fmt_rate(uint64_t bytes_per_sec, char *buf, size_t len)
  * yes/no, a choice word as networkd spells it. NULL when networkd has no key for it;
  * "" as the value when the key is best left out (cake "unlimited", its default).
  */
-static const char *nd_option(const struct qkind *k, const struct plan_spec_opt *o, char *v,
+static const char *nd_option(const struct qkind *k, const struct root_spec_opt *o, char *v,
 			     size_t len)
 {
 	const struct qchoice *c;
@@ -77,7 +78,7 @@ static const char *nd_option(const struct qkind *k, const struct plan_spec_opt *
 
 /* One qdisc section: the leaf kind with its options, at parent with handle (hex). */
 static void qdisc_section(struct emit *e, struct emit_file *f, const struct plan_step *s,
-			  const struct plan_spec *sp, const char *parent, const char *handle)
+			  const struct root_spec *sp, const char *parent, const char *handle)
 {
 	const struct qkind *k = qkind_find(sp->kind);
 
@@ -85,7 +86,7 @@ static void qdisc_section(struct emit *e, struct emit_file *f, const struct plan
 	emit_line(e, f, "Parent=%s", parent);
 	emit_line(e, f, "Handle=%s", handle);
 	for (unsigned i = 0; i < sp->nopts; i++) {
-		const struct plan_spec_opt *o = &sp->opts[i];
+		const struct root_spec_opt *o = &sp->opts[i];
 		char v[48];
 		const char *key = nd_option(k, o, v, sizeof(v));
 
@@ -102,28 +103,30 @@ static void qdisc_section(struct emit *e, struct emit_file *f, const struct plan
 static void root_qdisc(struct emit *e, struct emit_file *f, const struct plan_step *s)
 {
 	const struct qkind *k;
-	struct plan_spec sp;
+	struct root_spec sp;
 	char rate[32];
 
 	if (!strcmp(s->after, "default")) {
 		emit_line(e, f, "# the root qdisc stays the kernel's own choice: no section");
 		return;
 	}
-	if (plan_spec_parse(s->after, &sp) < 0 || !(k = qkind_find(sp.kind)) || !k->networkd) {
+	if (root_spec_read(s->after, &sp) < 0 || !(k = qkind_find(sp.kind)) || !k->networkd) {
 		emit_cannot(e, f, s, "not a root-qdisc spec networkd has a section for");
 		return;
 	}
 	switch (sp.shape) {
-	case SPEC_PLAIN:
+	case ROOT_SHAPE_DEFAULT: /* said above: root_spec_read takes no "default" */
+		break;
+	case ROOT_SHAPE_LEAF:
 		qdisc_section(e, f, s, &sp, "root", "1");
 		break;
-	case SPEC_MQ:
+	case ROOT_SHAPE_MQ:
 		emit_cannot(
 		    e, f, s,
 		    "systemd.network(5) has no mq section, so no qdisc per TX queue; "
 		    "net.core.default_qdisc gives each queue its kind, without the options");
 		break;
-	case SPEC_HTB:
+	case ROOT_SHAPE_HTB:
 		fmt_rate(sp.htb_rate, rate, sizeof(rate));
 		emit_line(e, f, "[HierarchyTokenBucket]");
 		emit_line(e, f, "Parent=root");

@@ -15,6 +15,7 @@
 
 #include "base/array.h"
 #include "fix/emit.h"
+#include "fix/root-spec.h"
 #include "fix/knob-type.h"
 #include "qdisc/qkind.h"
 #include "host/iface.h"
@@ -30,13 +31,13 @@ struct nm_props {
 /* The spec as NetworkManager's tc.qdiscs words: the options its kind's table marks
  * QA_NM (fq_codel's; times in microseconds); or -1 with *bad naming the option it has
  * no word for. */
-static int leaf_words(const struct plan_spec *sp, char *buf, size_t len, const char **bad)
+static int leaf_words(const struct root_spec *sp, char *buf, size_t len, const char **bad)
 {
 	const struct qkind *k = qkind_find(sp->kind);
 	size_t n = (size_t)snprintf(buf, len, "%s", sp->kind);
 
 	for (unsigned i = 0; i < sp->nopts && n < len; i++) {
-		const struct plan_spec_opt *o = &sp->opts[i];
+		const struct root_spec_opt *o = &sp->opts[i];
 		const struct qchoice *c;
 		const struct qattr *a = k ? qkind_word_attr(k, o->name, &c) : NULL;
 		bool time = a && (a->enc == QENC_TIME_US || a->enc == QENC_TIME_NS);
@@ -61,18 +62,18 @@ static void root_qdisc(struct emit *e, struct emit_file *f, struct nm_props *pr,
 {
 	char leaf[KNOB_VALUE_MAX], *out = pr->v[pr->n];
 	const char *bad = "";
-	struct plan_spec sp;
+	struct root_spec sp;
 	size_t n;
 
 	if (!strcmp(s->after, "default")) {
 		emit_line(e, f, "# the root qdisc stays the kernel's own choice: no tc.qdiscs");
 		return;
 	}
-	if (plan_spec_parse(s->after, &sp) < 0) {
+	if (root_spec_read(s->after, &sp) < 0) {
 		emit_cannot(e, f, s, "not a root-qdisc spec");
 		return;
 	}
-	if (sp.shape == SPEC_HTB) {
+	if (sp.shape == ROOT_SHAPE_HTB) {
 		emit_cannot(e, f, s, "NetworkManager has no traffic-control classes (htb)");
 		return;
 	}
@@ -81,7 +82,7 @@ static void root_qdisc(struct emit *e, struct emit_file *f, struct nm_props *pr,
 			    sp.kind);
 		return;
 	}
-	if (sp.shape == SPEC_PLAIN) {
+	if (sp.shape == ROOT_SHAPE_LEAF) {
 		snprintf(out, NM_PROP_MAX, "tc.qdiscs 'root handle 1: %s'", leaf);
 		pr->n++;
 		return;

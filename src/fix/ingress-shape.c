@@ -18,6 +18,7 @@
 #include "base/nl.h"
 #include "fix/knob-root.h"
 #include "fix/qdisc-opts.h"
+#include "fix/root-spec.h"
 #include "host/iface.h"
 #include "host/qdisc.h"
 
@@ -338,7 +339,7 @@ const struct knob_type knob_ingress = {
     .label = ingress_label,
     .read = ingress_read,
     .write = ingress_write,
-    .equal = knob_root_values_equal,
+    .equal = root_spec_same,
     .commands = ingress_commands,
     .spec_value = true,
     .networkd = ingress_networkd,

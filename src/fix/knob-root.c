@@ -19,6 +19,7 @@
 #include "debloat/units.h"
 #include "fix/knob-root.h"
 #include "fix/qdisc-opts.h"
+#include "fix/root-spec.h"
 #include "host/qdisc.h"
 #include "host/sysctl.h"
 #include "qdisc/qkind.h"
@@ -448,7 +449,7 @@ static int write_root(const struct knob *k, const struct knob_env *env, const ch
 		      bool may_roll_back, char *msg, size_t msglen);
 
 /* Would a tree of this shape numbered from major take no handle the interface uses? */
-static bool handles_free(const struct tree_dump *d, const struct qdisc_spec *s, unsigned major,
+static bool handles_free(const struct tree_dump *d, const struct root_spec *s, unsigned major,
 			 unsigned ntxq)
 {
 	for (size_t i = 0; i < d->n; i++) {
@@ -458,9 +459,9 @@ static bool handles_free(const struct tree_dump *d, const struct qdisc_spec *s, 
 			continue;
 		if (used == major)
 			return false;
-		if (s->shape == QDISC_SHAPE_MQ && used > major && used <= major + ntxq)
+		if (s->shape == ROOT_SHAPE_MQ && used > major && used <= major + ntxq)
 			return false;
-		if (s->shape == QDISC_SHAPE_HTB && used == major + 0xf)
+		if (s->shape == ROOT_SHAPE_HTB && used == major + 0xf)
 			return false;
 	}
 	return true;
@@ -471,11 +472,11 @@ static int reset_kernel_root(const struct root_state *st, char *msg, size_t msgl
 {
 	unsigned char buf[256];
 	struct knob_psched clock = KNOB_PSCHED_STANDARD;
-	struct qdisc_spec spec;
+	struct root_spec spec;
 	unsigned major = KNOB_ROOT_MAJOR;
 	int n, r;
 
-	r = qdisc_spec_parse("pfifo_fast", &spec, msg, msglen);
+	r = root_spec_parse("pfifo_fast", &spec, msg, msglen);
 	if (r < 0)
 		return r;
 	if (!handles_free(&st->dump, &spec, major, 0))
@@ -497,7 +498,7 @@ static int reset_kernel_root(const struct root_state *st, char *msg, size_t msgl
 static int write_root(const struct knob *k, const struct knob_env *env, const char *val,
 		      bool may_roll_back, char *msg, size_t msglen)
 {
-	struct qdisc_spec spec;
+	struct root_spec spec;
 	struct qdisc_opts opts;
 	struct root_state st;
 	struct knob_link_facts facts = {0};
@@ -511,19 +512,19 @@ static int write_root(const struct knob *k, const struct knob_env *env, const ch
 		knob_msg(msg, msglen, "%s", "a tree debloat did not build cannot be rebuilt");
 		return -EINVAL;
 	}
-	r = qdisc_spec_parse(val, &spec, msg, msglen);
+	r = root_spec_parse(val, &spec, msg, msglen);
 	if (r == 0)
-		r = qdisc_spec_opts(&spec, &opts, msg, msglen);
+		r = root_spec_opts(&spec, &opts, msg, msglen);
 	if (r < 0)
 		return r;
 	r = root_state_read(k, env, &st);
 	if (r < 0)
 		return r;
-	if (spec.shape == QDISC_SHAPE_DEFAULT && (!st.root || TC_H_MAJ(st.root->handle) == 0)) {
+	if (spec.shape == ROOT_SHAPE_DEFAULT && (!st.root || TC_H_MAJ(st.root->handle) == 0)) {
 		r = strcmp(st.spec, "default") ? reset_kernel_root(&st, msg, msglen) : 0;
 		goto out;
 	}
-	if (spec.shape == QDISC_SHAPE_MQ) {
+	if (spec.shape == ROOT_SHAPE_MQ) {
 		r = knob_link_facts(st.ifindex, &facts);
 		if (r < 0)
 			goto out;
@@ -532,9 +533,9 @@ static int write_root(const struct knob *k, const struct knob_env *env, const ch
 	read_clock(env, &clock);
 	/* Never reuse a handle of the old tree: see knob.h. ("default" names none.) */
 	major = KNOB_ROOT_MAJOR;
-	if (spec.shape != QDISC_SHAPE_DEFAULT && !handles_free(&st.dump, &spec, major, ntxq))
+	if (spec.shape != ROOT_SHAPE_DEFAULT && !handles_free(&st.dump, &spec, major, ntxq))
 		major = KNOB_ROOT_MAJOR_ALT;
-	if (spec.shape != QDISC_SHAPE_DEFAULT && !handles_free(&st.dump, &spec, major, ntxq)) {
+	if (spec.shape != ROOT_SHAPE_DEFAULT && !handles_free(&st.dump, &spec, major, ntxq)) {
 		knob_msg(msg, msglen, "qdisc handles 1: and 4001: are both taken on %s", k->ifname);
 		r = -EBUSY;
 		goto out;
@@ -574,25 +575,25 @@ out:
 
 int knob_qdisc_canonical(const char *spec, char *out, size_t len, char *err, size_t errlen)
 {
-	struct qdisc_spec s;
+	struct root_spec s;
 	struct qdisc_opts opts;
 	char words[KNOB_VALUE_MAX], rate[32];
 	int n, r;
 
-	r = qdisc_spec_parse(spec, &s, err, errlen);
+	r = root_spec_parse(spec, &s, err, errlen);
 	if (r == 0)
-		r = qdisc_spec_opts(&s, &opts, err, errlen);
+		r = root_spec_opts(&s, &opts, err, errlen);
 	if (r < 0)
 		return r;
-	if (s.shape == QDISC_SHAPE_DEFAULT)
+	if (s.shape == ROOT_SHAPE_DEFAULT)
 		return knob_put(out, len, "default");
 	if (qdisc_opts_format(&opts, words, sizeof(words)) < 0)
 		return -ENOSPC;
 	rate[0] = '\0';
-	if (s.shape == QDISC_SHAPE_HTB && db_format_rate(s.htb_rate, rate, sizeof(rate)) < 0)
+	if (s.shape == ROOT_SHAPE_HTB && db_format_rate(s.htb_rate, rate, sizeof(rate)) < 0)
 		return -EINVAL;
-	n = snprintf(out, len, "%s%s%s%s%s%s", s.shape == QDISC_SHAPE_MQ ? "mq " : "",
-		     s.shape == QDISC_SHAPE_HTB ? "htb " : "", rate, rate[0] ? " " : "", s.kind,
+	n = snprintf(out, len, "%s%s%s%s%s%s", s.shape == ROOT_SHAPE_MQ ? "mq " : "",
+		     s.shape == ROOT_SHAPE_HTB ? "htb " : "", rate, rate[0] ? " " : "", s.kind,
 		     words[0] ? " " : "");
 	if (n < 0 || (size_t)n + strlen(words) >= len)
 		return -ENOSPC;
@@ -600,31 +601,11 @@ int knob_qdisc_canonical(const char *spec, char *out, size_t len, char *err, siz
 	return 0;
 }
 
-bool knob_root_values_equal(const char *a, const char *b)
-{
-	struct qdisc_spec sa, sb;
-	struct qdisc_opts oa, ob;
-	char err[8];
-
-	if (!strncmp(a, "other:", 6) || !strncmp(b, "other:", 6))
-		return !strcmp(a, b);
-	if (qdisc_spec_parse(a, &sa, err, sizeof(err)) < 0 ||
-	    qdisc_spec_parse(b, &sb, err, sizeof(err)) < 0 ||
-	    qdisc_spec_opts(&sa, &oa, err, sizeof(err)) < 0 ||
-	    qdisc_spec_opts(&sb, &ob, err, sizeof(err)) < 0)
-		return false;
-	if (sa.shape != sb.shape)
-		return false;
-	if (sa.shape == QDISC_SHAPE_DEFAULT)
-		return true;
-	return !strcmp(sa.kind, sb.kind) && sa.htb_rate == sb.htb_rate &&
-	       qdisc_opts_equal(&oa, &ob);
-}
 
 /* ---- commands ---- */
 
 /* The leaf's kind and option words, as the spec wrote them. */
-static void leaf_text(const struct qdisc_spec *s, char *buf, size_t len)
+static void leaf_text(const struct root_spec *s, char *buf, size_t len)
 {
 	size_t n = (size_t)snprintf(buf, len, "%s", s->kind);
 
@@ -634,25 +615,25 @@ static void leaf_text(const struct qdisc_spec *s, char *buf, size_t len)
 
 int knob_root_lines(struct knob_lines *o, const char *ifname, const char *value, unsigned ntxq)
 {
-	struct qdisc_spec s;
+	struct root_spec s;
 	char err[160], leaf[KNOB_VALUE_MAX], rate[32];
 
 	struct qdisc_opts opts;
 
 	/* The grammar, words and values too (as knob_write would send them): nothing
 	 * else reaches a command line. */
-	if (qdisc_spec_parse(value, &s, err, sizeof(err)) < 0 ||
-	    (s.shape != QDISC_SHAPE_DEFAULT && qdisc_spec_opts(&s, &opts, err, sizeof(err)) < 0))
+	if (root_spec_parse(value, &s, err, sizeof(err)) < 0 ||
+	    (s.shape != ROOT_SHAPE_DEFAULT && root_spec_opts(&s, &opts, err, sizeof(err)) < 0))
 		return -EINVAL;
 	leaf_text(&s, leaf, sizeof(leaf));
 	switch (s.shape) {
-	case QDISC_SHAPE_DEFAULT:
+	case ROOT_SHAPE_DEFAULT:
 		knob_line(o, "tc qdisc del dev %s root", ifname);
 		break;
-	case QDISC_SHAPE_LEAF:
+	case ROOT_SHAPE_LEAF:
 		knob_line(o, "tc qdisc replace dev %s root handle 1: %s", ifname, leaf);
 		break;
-	case QDISC_SHAPE_MQ:
+	case ROOT_SHAPE_MQ:
 		if (!ntxq)
 			return -EINVAL;
 		knob_line(o, "tc qdisc replace dev %s root handle 1: mq", ifname);
@@ -660,7 +641,7 @@ int knob_root_lines(struct knob_lines *o, const char *ifname, const char *value,
 			knob_line(o, "tc qdisc replace dev %s parent 1:%x handle %x: %s", ifname, q,
 				  q + 1, leaf);
 		break;
-	case QDISC_SHAPE_HTB:
+	case ROOT_SHAPE_HTB:
 		if (db_format_rate(s.htb_rate, rate, sizeof(rate)) < 0)
 			return -EINVAL;
 		knob_line(o, "tc qdisc replace dev %s root handle 1: htb default 1", ifname);
@@ -720,7 +701,7 @@ const struct knob_type knob_root_qdisc = {
     .label = root_label,
     .read = root_read,
     .write = root_write,
-    .equal = knob_root_values_equal,
+    .equal = root_spec_same,
     .commands = root_commands,
     .spec_value = true,
     .networkd = root_tree_word,

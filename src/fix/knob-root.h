@@ -14,7 +14,5 @@
 /* The commands that put the root-qdisc spec value on ifname (commands.h); -EINVAL
  * for a value that is no spec, or mq with ntxq 0. */
 int knob_root_lines(struct knob_lines *o, const char *ifname, const char *value, unsigned ntxq);
-/* Two root-qdisc specs (or two identical "other: ..." texts) that build the same tree. */
-bool knob_root_values_equal(const char *a, const char *b);
 
 #endif
