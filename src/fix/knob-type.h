@@ -86,6 +86,8 @@ struct knob_type {
 
 /* The row of a kind; NULL when kind is no knob's. */
 const struct knob_type *knob_type_of(enum knob_kind kind);
+/* Its flags (KNOB_HOST_WIDE ...); 0 for no knob's kind. */
+unsigned knob_flags(enum knob_kind kind);
 
 /* The rows themselves, each defined in its family's file. */
 #define KNOB_ROW_EXTERN(kind, row) extern const struct knob_type row;

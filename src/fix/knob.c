@@ -33,6 +33,13 @@ const struct knob_type *knob_type_of(enum knob_kind kind)
 	return (unsigned)kind < COUNT(rows) ? rows[kind] : NULL;
 }
 
+unsigned knob_flags(enum knob_kind kind)
+{
+	const struct knob_type *t = knob_type_of(kind);
+
+	return t ? t->flags : 0;
+}
+
 const char *knob_kind_name(enum knob_kind kind)
 {
 	const struct knob_type *t = knob_type_of(kind);
