@@ -40,8 +40,8 @@ static int read_usecs(const struct knob *k, const struct knob_env *env, char *va
 	return r < 0 ? r : knob_put_u64(val, len, c.tx_coalesce_usecs);
 }
 
-static int write_usecs(const struct knob *k, const struct knob_env *env, const char *val,
-		       char *msg, size_t msglen)
+static int write_usecs(const struct knob *k, const struct knob_env *env, const char *val, char *msg,
+		       size_t msglen)
 {
 	struct ethtool_coalesce c;
 	uint64_t v;
@@ -62,8 +62,7 @@ static int write_usecs(const struct knob *k, const struct knob_env *env, const c
 	return r;
 }
 
-static int commands(struct knob_lines *o, const struct knob *k, const char *value,
-		    unsigned ntxq)
+static int commands(struct knob_lines *o, const struct knob *k, const char *value, unsigned ntxq)
 {
 	knob_line(o, "ethtool -C %s tx-usecs %s", k->ifname, value);
 	return o->err;

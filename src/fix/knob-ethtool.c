@@ -59,7 +59,7 @@ static int write_offload(const struct knob *k, const char *val, char *msg, size_
 	r = ethtool_set_feature(k->ifname, k->name, !strcmp(val, "on"));
 	if (r == -EOPNOTSUPP)
 		knob_msg(msg, msglen,
-			"%s is fixed by the driver, or depends on a feature that is off", k->name);
+			 "%s is fixed by the driver, or depends on a feature that is off", k->name);
 	return r;
 }
 

@@ -52,7 +52,8 @@ static int write_attr(const struct knob *k, bool gso, const char *val, char *msg
 	if (r < 0)
 		return r;
 	if (facts.gso_max_size != v) {
-		knob_msg(msg, msglen, "this kernel ignores a new gso_max_size on a link that exists");
+		knob_msg(msg, msglen,
+			 "this kernel ignores a new gso_max_size on a link that exists");
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -66,8 +67,7 @@ static void txqueuelen_label(const struct knob *k, char *buf, size_t len)
 	snprintf(buf, len, "txqueuelen");
 }
 
-static int txqueuelen_read(const struct knob *k, const struct knob_env *env, char *val,
-			   size_t len)
+static int txqueuelen_read(const struct knob *k, const struct knob_env *env, char *val, size_t len)
 {
 	(void)env;
 	return read_attr(k, false, val, len);
@@ -131,8 +131,8 @@ static int gso_read(const struct knob *k, const struct knob_env *env, char *val,
 	return read_attr(k, true, val, len);
 }
 
-static int gso_write(const struct knob *k, const struct knob_env *env, const char *val,
-		     char *msg, size_t msglen)
+static int gso_write(const struct knob *k, const struct knob_env *env, const char *val, char *msg,
+		     size_t msglen)
 {
 	(void)env;
 	return write_attr(k, true, val, msg, msglen);

@@ -292,7 +292,8 @@ static unsigned tx_queue_count(const struct knob_env *env, const char *ifname, u
 
 	if (knob_sysfs_iface_check(env, ifname) < 0)
 		return fallback;
-	snprintf(pattern, sizeof(pattern), "%s/class/net/%s/queues/tx-*", knob_sysfs_root(env), ifname);
+	snprintf(pattern, sizeof(pattern), "%s/class/net/%s/queues/tx-*", knob_sysfs_root(env),
+		 ifname);
 	if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0) {
 		n = (unsigned)g.gl_pathc;
 		globfree(&g);
@@ -601,7 +602,6 @@ int knob_qdisc_canonical(const char *spec, char *out, size_t len, char *err, siz
 	return 0;
 }
 
-
 /* ---- commands ---- */
 
 /* The leaf's kind and option words, as the spec wrote them. */
@@ -674,8 +674,8 @@ static int root_read(const struct knob *k, const struct knob_env *env, char *val
 	return r;
 }
 
-static int root_write(const struct knob *k, const struct knob_env *env, const char *val,
-		      char *msg, size_t msglen)
+static int root_write(const struct knob *k, const struct knob_env *env, const char *val, char *msg,
+		      size_t msglen)
 {
 	return write_root(k, env, val, true, msg, msglen);
 }

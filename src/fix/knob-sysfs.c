@@ -78,7 +78,8 @@ static int write_bql(const struct knob *k, const struct knob_env *env, const cha
 
 	if (strcmp(val, "max") && knob_parse_number(val, BQL_LIMIT_MAX, &v) < 0) {
 		knob_msg(msg, msglen,
-			"BQL limit_max must be bytes up to 1879048192 or \"max\", not \"%s\"", val);
+			 "BQL limit_max must be bytes up to 1879048192 or \"max\", not \"%s\"",
+			 val);
 		return -EINVAL;
 	}
 	r = bql_path(k, env, path, sizeof(path));
@@ -155,8 +156,8 @@ static int bql_commands(struct knob_lines *o, const struct knob *k, const char *
 			unsigned ntxq)
 {
 	(void)ntxq;
-	knob_line(o, "echo %s > /sys/class/net/%s/queues/tx-%d/byte_queue_limits/limit_max",
-		  value, k->ifname, k->queue);
+	knob_line(o, "echo %s > /sys/class/net/%s/queues/tx-%d/byte_queue_limits/limit_max", value,
+		  k->ifname, k->queue);
 	return o->err;
 }
 

@@ -29,8 +29,9 @@
 #define KNOB_HAS_QUEUE (1u << 1) /* knob.queue names a TX queue */
 #define KNOB_HAS_NAME  (1u << 2) /* knob.name names a feature or a sysctl */
 #define KNOB_OPTIONAL  (1u << 3) /* a plan's step may fail without failing fix */
-#define KNOB_LIVE_TREE (1u << 4) /* "default" is the kernel's own tree: the planner
-				    compares a wish against the tree it reads (plan.h) */
+#define KNOB_LIVE_TREE                                                                             \
+	(1u << 4) /* "default" is the kernel's own tree: the planner                               \
+		     compares a wish against the tree it reads (plan.h) */
 
 /* Shell commands being written: knob_line appends one, with its newline. */
 struct knob_lines {
@@ -53,9 +54,9 @@ enum knob_place {
 
 struct knob_word {
 	enum knob_place place;
-	const char *key;       /* KNOB_KEY: "TxBufferSize", "ethtool.ring-tx" */
-	char value[64];	       /* KNOB_KEY: the value in that file's spelling */
-	const char *why;       /* KNOB_NOWHERE: why there is none */
+	const char *key; /* KNOB_KEY: "TxBufferSize", "ethtool.ring-tx" */
+	char value[64];	 /* KNOB_KEY: the value in that file's spelling */
+	const char *why; /* KNOB_NOWHERE: why there is none */
 };
 
 struct knob_type {
@@ -65,8 +66,8 @@ struct knob_type {
 	/* The knob without its interface, for messages: "TX ring", "tx-0 BQL limit_max". */
 	void (*label)(const struct knob *k, char *buf, size_t len);
 	int (*read)(const struct knob *k, const struct knob_env *env, char *val, size_t len);
-	int (*write)(const struct knob *k, const struct knob_env *env, const char *val,
-		     char *msg, size_t msglen);
+	int (*write)(const struct knob *k, const struct knob_env *env, const char *val, char *msg,
+		     size_t msglen);
 	/* Do two values, as knob_read spells them, mean the same setting? */
 	bool (*equal)(const char *a, const char *b);
 	/* The planner's second look when equal says no (values a person wrote): NULL none. */

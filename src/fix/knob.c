@@ -235,7 +235,6 @@ int knob_link_facts(int ifindex, struct knob_link_facts *out)
 	return r;
 }
 
-
 /* Equal after collapsing runs of blanks and trimming both ends. */
 bool knob_blanks_equal(const char *a, const char *b)
 {

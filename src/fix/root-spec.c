@@ -17,7 +17,6 @@
 
 /* ---- the grammar ---- */
 
-
 /* "fq_codel, fq, cake, pfifo, bfifo, pfifo_fast": the leaf kinds, in the registry's order. */
 static void leaf_names(char *buf, size_t len)
 {
@@ -53,8 +52,7 @@ int root_spec_parse(const char *text, struct root_spec *out, char *err, size_t e
 	memcpy(out->store, text, strlen(text) + 1);
 	for (w = strtok_r(out->store, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
 		if (n == ROOT_SPEC_WORDS) {
-			snprintf(err, errlen, "qdisc spec has more than %d words",
-				 ROOT_SPEC_WORDS);
+			snprintf(err, errlen, "qdisc spec has more than %d words", ROOT_SPEC_WORDS);
 			return -EINVAL;
 		}
 		out->words[n++] = w;
@@ -95,8 +93,8 @@ int root_spec_parse(const char *text, struct root_spec *out, char *err, size_t e
 		char leaves[128];
 
 		leaf_names(leaves, sizeof(leaves));
-		snprintf(err, errlen, "unknown qdisc kind \"%s\" (%s%s)", out->words[first],
-			 leaves, first ? "" : ", mq KIND, htb RATE KIND or default");
+		snprintf(err, errlen, "unknown qdisc kind \"%s\" (%s%s)", out->words[first], leaves,
+			 first ? "" : ", mq KIND, htb RATE KIND or default");
 		return -EINVAL;
 	}
 	snprintf(out->kind, sizeof(out->kind), "%s", out->words[first]);
@@ -127,7 +125,6 @@ int root_spec_opts(const struct root_spec *s, struct qdisc_opts *out, char *err,
 }
 
 /* ---- the typed view ---- */
-
 
 enum opt_type { OPT_COUNT, OPT_SIZE, OPT_TIME, OPT_RATE, OPT_FLAG };
 

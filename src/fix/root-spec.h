@@ -45,16 +45,16 @@ enum root_shape {
 
 /* One option in the typed view. */
 struct root_spec_opt {
-	char name[24];	/* the kind's table's word ("ecn" for ecn/noecn) */
+	char name[24]; /* the kind's table's word ("ecn" for ecn/noecn) */
 	bool numeric;
-	uint64_t v;	/* numbers in base units: ns, bytes, bytes/s, packets; flags 0/1 */
-	char word[40];	/* when !numeric: the value as written */
+	uint64_t v;    /* numbers in base units: ns, bytes, bytes/s, packets; flags 0/1 */
+	char word[40]; /* when !numeric: the value as written */
 };
 
 struct root_spec {
 	enum root_shape shape;
-	char kind[QDISC_KIND_MAX]; /* the leaf's kind */
-	uint64_t htb_rate;	   /* ROOT_SHAPE_HTB: bytes per second */
+	char kind[QDISC_KIND_MAX];    /* the leaf's kind */
+	uint64_t htb_rate;	      /* ROOT_SHAPE_HTB: bytes per second */
 	char *words[ROOT_SPEC_WORDS]; /* the leaf's option words as written (in store) */
 	int nwords;
 	char store[KNOB_VALUE_MAX];

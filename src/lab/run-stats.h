@@ -29,11 +29,11 @@ struct lab_run_stats {
 	struct lab_dist wake_late; /* a timed wake-up for an event: woken minus asked */
 	struct lab_dist tun_write; /* the time a delivery's write() took (the receiver's
 				      kernel runs its input path in it) */
-	uint64_t spin_margin_ns;     /* the margin in use at the end */
-	bool realtime;		     /* the loop ran at real-time priority (SCHED_FIFO 1) */
-	bool writer_threads;	     /* a thread per direction wrote the deliveries */
-	uint64_t spin_off_windows;   /* telemetry intervals without spinning (CPU budget) */
-	double cpu_s;		     /* user + system CPU of this process during the loop */
+	uint64_t spin_margin_ns;   /* the margin in use at the end */
+	bool realtime;		   /* the loop ran at real-time priority (SCHED_FIFO 1) */
+	bool writer_threads;	   /* a thread per direction wrote the deliveries */
+	uint64_t spin_off_windows; /* telemetry intervals without spinning (CPU budget) */
+	double cpu_s;		   /* user + system CPU of this process during the loop */
 	uint64_t telemetry_samples;
 	int telemetry_error;	    /* the first -errno writing telemetry (then it stops) */
 	struct lab_emu_summary emu; /* at the end of the loop */
