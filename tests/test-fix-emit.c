@@ -171,6 +171,7 @@ TEST(networkd_link_keys)
 	step(KNOB_OFFLOAD, 0, "tx-tcp-segmentation", "off");
 	step(KNOB_OFFLOAD, 0, "rx-lro", "on");
 	step(KNOB_OFFLOAD, 0, "tx-udp-segmentation", "off");
+	step(KNOB_TX_USECS, 0, "", "64");
 	step(KNOB_SYSCTL, 0, "net.ipv4.tcp_ecn", "1");
 	REQUIRE_EQ(emit(EMIT_NETWORKD), 0);
 	CHECK_STR(body("10-debloat-end0.link"),
@@ -178,7 +179,7 @@ TEST(networkd_link_keys)
 		  "path|AlternativeNamesPolicy=database onboard slot path|"
 		  "MACAddressPolicy=persistent|TransmitQueueLength=100|"
 		  "GenericSegmentOffloadMaxBytes=3028|RxBufferSize=248|TCPSegmentationOffload=no|"
-		  "LargeReceiveOffload=yes");
+		  "LargeReceiveOffload=yes|TxCoalesceSec=64us");
 	/* tx-udp-segmentation, and end0 is a name udev gives: OriginalName= cannot match it */
 	REQUIRE_EQ(em.nwarnings, 2u);
 	CHECK(strstr(em.warnings[0], "networkd matches end0 by OriginalName=") == em.warnings[0]);
@@ -221,12 +222,14 @@ TEST(nm_properties)
 	step(KNOB_RING_TX, 0, "", "16");
 	step(KNOB_OFFLOAD, 0, "tx-generic-segmentation", "off");
 	step(KNOB_TXQUEUELEN, 0, "", "100");
+	step(KNOB_TX_USECS, 0, "", "64");
 	REQUIRE_EQ(emit(EMIT_NM), 0);
 	CHECK_STR(body("debloat-eth0.nmcli"),
 		  "set -e|conn=$(nmcli -g GENERAL.CONNECTION device show eth0)|"
 		  "nmcli connection modify \"$conn\" \\|"
 		  "\ttc.qdiscs 'root handle 1: fq_codel limit 800 target 5000 ecn' \\|"
-		  "\tethtool.ring-tx 16 \\|\tethtool.feature-gso off|nmcli device reapply eth0");
+		  "\tethtool.ring-tx 16 \\|\tethtool.feature-gso off \\|"
+		  "\tethtool.coalesce-tx-usecs 64|nmcli device reapply eth0");
 	CHECK_EQ(em.nwarnings, 1u); /* txqueuelen */
 
 	plan_start("eth0");

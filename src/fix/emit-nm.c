@@ -15,6 +15,8 @@
 
 #include "base/array.h"
 #include "fix/emit.h"
+#include "fix/root-spec.h"
+#include "fix/knob-type.h"
 #include "qdisc/qkind.h"
 #include "host/iface.h"
 
@@ -26,30 +28,16 @@ struct nm_props {
 	unsigned n;
 };
 
-static const char *nm_feature(const char *name)
-{
-	static const char *const props[][2] = {
-	    {"tx-tcp-segmentation", "ethtool.feature-tso"},
-	    {"tx-generic-segmentation", "ethtool.feature-gso"},
-	    {"rx-gro", "ethtool.feature-gro"},
-	    {"rx-lro", "ethtool.feature-lro"},
-	    {"tx-tcp6-segmentation", "ethtool.feature-tx-tcp6-segmentation"},
-	    {"rx-gro-hw", "ethtool.feature-rx-gro-hw"},
-	};
-
-	return emit_lookup(props, COUNT(props), name);
-}
-
 /* The spec as NetworkManager's tc.qdiscs words: the options its kind's table marks
  * QA_NM (fq_codel's; times in microseconds); or -1 with *bad naming the option it has
  * no word for. */
-static int leaf_words(const struct plan_spec *sp, char *buf, size_t len, const char **bad)
+static int leaf_words(const struct root_spec *sp, char *buf, size_t len, const char **bad)
 {
 	const struct qkind *k = qkind_find(sp->kind);
 	size_t n = (size_t)snprintf(buf, len, "%s", sp->kind);
 
 	for (unsigned i = 0; i < sp->nopts && n < len; i++) {
-		const struct plan_spec_opt *o = &sp->opts[i];
+		const struct root_spec_opt *o = &sp->opts[i];
 		const struct qchoice *c;
 		const struct qattr *a = k ? qkind_word_attr(k, o->name, &c) : NULL;
 		bool time = a && (a->enc == QENC_TIME_US || a->enc == QENC_TIME_NS);
@@ -74,18 +62,18 @@ static void root_qdisc(struct emit *e, struct emit_file *f, struct nm_props *pr,
 {
 	char leaf[KNOB_VALUE_MAX], *out = pr->v[pr->n];
 	const char *bad = "";
-	struct plan_spec sp;
+	struct root_spec sp;
 	size_t n;
 
 	if (!strcmp(s->after, "default")) {
 		emit_line(e, f, "# the root qdisc stays the kernel's own choice: no tc.qdiscs");
 		return;
 	}
-	if (plan_spec_parse(s->after, &sp) < 0) {
+	if (root_spec_read(s->after, &sp) < 0) {
 		emit_cannot(e, f, s, "not a root-qdisc spec");
 		return;
 	}
-	if (sp.shape == SPEC_HTB) {
+	if (sp.shape == ROOT_SHAPE_HTB) {
 		emit_cannot(e, f, s, "NetworkManager has no traffic-control classes (htb)");
 		return;
 	}
@@ -94,7 +82,7 @@ static void root_qdisc(struct emit *e, struct emit_file *f, struct nm_props *pr,
 			    sp.kind);
 		return;
 	}
-	if (sp.shape == SPEC_PLAIN) {
+	if (sp.shape == ROOT_SHAPE_LEAF) {
 		snprintf(out, NM_PROP_MAX, "tc.qdiscs 'root handle 1: %s'", leaf);
 		pr->n++;
 		return;
@@ -119,8 +107,6 @@ static void one_target(const struct plan *p, size_t ti, struct emit *e, struct n
 {
 	const struct plan_target *t = &p->targets[ti];
 	struct emit_file *f = emit_file_new(e, "debloat-%s.nmcli", t->name);
-	const char *prop;
-
 	pr->n = 0;
 	emit_line(e, f, "#!/bin/sh");
 	emit_line(e, f,
@@ -133,6 +119,8 @@ static void one_target(const struct plan *p, size_t ti, struct emit *e, struct n
 		  t->name);
 	for (size_t i = 0; i < p->nsteps && !e->err; i++) {
 		const struct plan_step *s = &p->steps[i];
+		const struct knob_type *tt = knob_type_of(s->knob.kind);
+		struct knob_word w;
 
 		if (s->target != (int)ti || !emit_step_wanted(p, s))
 			continue;
@@ -140,33 +128,16 @@ static void one_target(const struct plan *p, size_t ti, struct emit *e, struct n
 			e->err = -E2BIG;
 			break;
 		}
-		switch (s->knob.kind) {
-		case KNOB_ROOT_QDISC:
+		memset(&w, 0, sizeof(w));
+		if (tt && tt->nm)
+			tt->nm(&s->knob, s->after, &w);
+		if (w.place == KNOB_QDISC_TREE)
 			root_qdisc(e, f, pr, t, s);
-			break;
-		case KNOB_OFFLOAD:
-			prop = nm_feature(s->knob.name);
-			if (!prop)
-				emit_cannot(e, f, s, "NetworkManager has no property for it");
-			else
-				snprintf(pr->v[pr->n++], NM_PROP_MAX, "%s %s", prop, s->after);
-			break;
-		case KNOB_RING_TX:
-		case KNOB_RING_RX:
-			snprintf(pr->v[pr->n++], NM_PROP_MAX, "ethtool.ring-%s %s",
-				 s->knob.kind == KNOB_RING_TX ? "tx" : "rx", s->after);
-			break;
-		case KNOB_BQL_LIMIT_MAX:
-			emit_cannot(e, f, s,
-				    "NetworkManager has no BQL property: use `debloat fix --emit "
-				    "udev`");
-			break;
-		case KNOB_TXQUEUELEN:
-			emit_cannot(e, f, s, "NetworkManager has no txqueuelen property");
-			break;
-		default:
-			emit_cannot(e, f, s, "NetworkManager has no property for it");
-		}
+		else if (w.place == KNOB_KEY)
+			snprintf(pr->v[pr->n++], NM_PROP_MAX, "%s %s", w.key, w.value);
+		else
+			emit_cannot(e, f, s, "%s",
+				    w.why ? w.why : "NetworkManager has no property for it");
 	}
 	emit_line(e, f, "set -e");
 	if (!pr->n) {
