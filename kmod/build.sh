@@ -57,14 +57,15 @@ is the archive reachable, and does it still carry $2? (kmod/kernels.txt pins it)
 # source SERIES VERSION: the folders the modules need, from linux-source, once.
 source_tree() {
 	local series=$1 ver=$2 dir=$cache/src-$2 f dirs
-	if [ ! -f "$dir/.done" ]; then
+	dirs=$(awk '!/^#/ && NF { print "linux-source-'"$series"'/" $2 }' "$here/modules.txt" | sort -u)
+	# .done lists the folders taken: a module from another folder means unpacking again.
+	if [ "$(cat "$dir/.done" 2>/dev/null)" != "$dirs" ]; then
 		f=$(need_deb "linux-source-$series" "$ver")
-		dirs=$(awk '!/^#/ && NF { print "linux-source-'"$series"'/" $2 }' "$here/modules.txt" | sort -u)
 		rm -rf "$dir" && mkdir -p "$dir"
 		# shellcheck disable=SC2086
 		dpkg-deb --fsys-tarfile "$f" | tar -xO "./usr/src/linux-source-$series.tar.xz" |
 			tar -xJ -C "$dir" --strip-components=1 $dirs "linux-source-$series/scripts/mod"
-		touch "$dir/.done"
+		echo "$dirs" >"$dir/.done"
 	fi
 	echo "$dir"
 }
@@ -155,9 +156,9 @@ while read -r arch flavour abi ver series modules; do
 		work=$out/.work/$arch-$release/$m
 		t0=$(date +%s)
 		# Warm: the module is rebuilt only when what it is made of changed (its
-		# patch, its modules.txt line, the scripts, the pinned package version).
+		# patch, its modules.txt line, prepare.sh, the pinned package version).
 		stamp=$(cat "$here/patches/$series/$(awk -v m="$m" '$1 == m { print $4 }' "$here/modules.txt").patch" \
-			"$here/prepare.sh" "$here/build.sh" <(awk -v m="$m" '$1 == m' "$here/modules.txt") <(echo "$ver") |
+			"$here/prepare.sh" <(awk -v m="$m" '$1 == m' "$here/modules.txt") <(echo "$ver") |
 			sha256sum | cut -c1-16)
 		if [ ! -f "$dest/$m.ko" ] || [ "$(cat "$dest/.$m.stamp" 2>/dev/null)" != "$stamp" ]; then
 			"$here/prepare.sh" "$m" "$src" "$series" "$work" ||

@@ -2,8 +2,8 @@
 # guest.sh - /init of the driver-module check (tests/kmod/kmod-check.sh): Debian's armmp
 # kernel on the Wandboard's i.MX6 (QEMU -M sabrelite), its fec NIC driven first by
 # Debian's own fec module and then by ours (kmod/patches/6.1/fec.patch), both loaded
-# the same way in the same boot; then our cpsw and lan78xx modules loaded in place of
-# Debian's (QEMU has neither NIC: the load proves the module links against this very
+# the same way in the same boot; then our cpsw, lan78xx and r8152 modules loaded in
+# place of Debian's (QEMU has none of those NICs: the load proves the module links against this very
 # kernel). The NIC is 10.0.2.15/24; its peer 10.0.2.2 is a tap in a namespace on the
 # host, where `bqlprobe sink 5001` discards what it is sent.
 #
@@ -84,8 +84,8 @@ modprobe anatop-regulator
 phase stock modprobe fec
 phase kmod insmod /kmod/fec.ko
 
-# cpsw and lan78xx: Debian's module loads what it needs, ours replaces it.
-for m in ti_cpsw ti_cpsw_new lan78xx; do
+# cpsw, lan78xx and r8152: Debian's module loads what it needs, ours replaces it.
+for m in ti_cpsw ti_cpsw_new lan78xx r8152; do
 	[ -f "/kmod/$m.ko" ] || continue
 	out "$m/load" sh -c "modprobe $m && rmmod $m && insmod /kmod/$m.ko && cat /sys/module/$m/taint"
 done

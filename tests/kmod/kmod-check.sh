@@ -3,8 +3,8 @@
 #
 #   tests/kmod/kmod-check.sh [STATIC_DEBLOAT]
 #
-#   kmod/build.sh  -->  build-kmod/armhf-6.1.0-50-armmp/{fec,ti_cpsw,ti_cpsw_new,lan78xx}.ko
-#                       build-kmod/arm64-6.1.0-50-arm64/lan78xx.ko      (build checks)
+#   kmod/build.sh  -->  build-kmod/armhf-6.1.0-50-armmp/{fec,ti_cpsw,ti_cpsw_new,lan78xx,r8152}.ko
+#                       build-kmod/arm64-6.1.0-50-arm64/{lan78xx,r8152}.ko (build checks)
 #
 #   QEMU -M sabrelite, Debian's armmp kernel          namespace kmodchk-PID
 #   +-----------------------------------------+        +---------------------------+
@@ -12,7 +12,7 @@
 #   | 10.0.2.15  bqlprobe run (64 KB writes,  |--------| bqlprobe sink 5001        |
 #   |            samples BQL every 200 us)    |        |                           |
 #   | debloat audit; ip link set down/up      |        +---------------------------+
-#   | ti_cpsw, ti_cpsw_new, lan78xx: insmod   |
+#   | ti_cpsw(_new), lan78xx, r8152: insmod   |
 #   +-----------------------------------------+
 #
 # What QEMU can show and what it cannot: its i.MX6 ethernet model sends a frame and
@@ -24,7 +24,7 @@
 # it, ip link set down/up resets the queue, and audit says BQL is in use; with
 # Debian's the limit and in-flight bytes stay 0 and audit says it is not; no WARN,
 # BUG, Oops or transmit timeout in the kernel's log. QEMU has no model of the
-# BeagleBone's CPSW nor of the LAN7800: those modules are built and loaded in place of
+# BeagleBone's CPSW, the LAN7800 or the RTL8152: those modules are built and loaded in place of
 # Debian's (their symbols and CRCs resolve against the running kernel), not driven.
 #
 # STATIC_DEBLOAT defaults to build-static-armhf/bin/debloat; without it the audit
@@ -194,7 +194,7 @@ for p in stock kmod; do
 			jqtrue '.interfaces[0].bql.in_use == true' "$audit"
 	fi
 done
-for m in ti_cpsw ti_cpsw_new lan78xx; do
+for m in ti_cpsw ti_cpsw_new lan78xx r8152; do
 	is "our $m loads in place of Debian's (no NIC in QEMU: not driven)" \
 		"$(section $m/load | tr '\n' ' ' | head -c 300)" [ "$(status $m/load)" = 0 ]
 done
