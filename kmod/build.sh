@@ -174,8 +174,8 @@ while read -r arch flavour abi ver series modules; do
 		dir=$(awk -v m="$m" '$1 == m { print $2 }' "$here/modules.txt")
 		want=$(stock_vermagic "$arch" "$flavour" "$abi" "$ver" "$m" "$dir")
 		[ "$have" = "$want" ] || die "$m for $release: vermagic \"$have\", the kernel's is \"$want\""
-		printf 'kmod: %-36s %3ss  vermagic "%s" = Debian'"'"'s\n' \
-			"${dest#"$top"/}/$m.ko" "$(($(date +%s) - t0))" "${have% }"
+		printf 'kmod: %-42s %4ss  vermagic = Debian'"'"'s\n' \
+			"${dest#"$top"/}/$m.ko" "$(($(date +%s) - t0))"
 		built=$((built + 1))
 	done
 done <"$here/kernels.txt"
