@@ -13,6 +13,11 @@
 #   make vm-check   the static binaries inside Debian's own kernels under QEMU (amd64,
 #                   armhf, arm64), real e1000e and virtio-net NICs (root;
 #                   tests/vm/vm-check.sh)
+#   make kmod       our BQL driver patches (kmod/) built as modules for Debian's armmp
+#                   and arm64 6.1 kernels, cross-compiled, in build-kmod/ARCH-RELEASE/
+#                   (kmod/build.sh; downloads cached in /var/cache/debloat-kmod)
+#   make kmod-check those modules checked: the patched fec beside the stock one under
+#                   QEMU -M sabrelite (root; tests/kmod/kmod-check.sh)
 #   make install    binary, man pages, bash completion, systemd units into
 #                   $(DESTDIR)$(PREFIX); make uninstall removes what it installed
 BUILD ?= build
@@ -27,7 +32,7 @@ DESTDIR ?=
 # The build's progress is shown by make demo only.
 NINJA_QUIET ?= >/dev/null
 
-.PHONY: all build check demo asan-check fuzz bench clean static smoke vm-check install uninstall
+.PHONY: all build check demo asan-check fuzz bench clean static smoke vm-check kmod kmod-check install uninstall
 
 all: build
 
@@ -91,6 +96,16 @@ vm-check:
 	@scripts/install-deps.sh vm
 	@for a in native armhf arm64; do scripts/build-static.sh $$a $(MESON_OPTS) >/dev/null || exit 1; done
 	tests/vm/vm-check.sh || [ $$? -eq 77 ]
+
+kmod:
+	@scripts/install-deps.sh kmod
+	@kmod/build.sh
+
+# The static armhf binary is best effort: without it the guest's audit checks are skipped.
+kmod-check:
+	@scripts/install-deps.sh kmod-check
+	@scripts/build-static.sh armhf $(MESON_OPTS) >/dev/null 2>&1 || echo "kmod-check: no static armhf debloat (make static ARCH=armhf): audit checks skipped"
+	tests/kmod/kmod-check.sh || [ $$? -eq 77 ]
 
 # meson installs into $(DESTDIR)$(PREFIX) and logs what it installed, for uninstall.
 install:

@@ -28,6 +28,13 @@
 #   scripts/install-deps.sh vm      cross + what tests/vm/vm-check.sh boots Debian's kernels
 #                                   with: qemu-system-x86, busybox-static, cpio, kmod,
 #                                   xz-utils, jq (the kernels themselves it downloads)
+#   scripts/install-deps.sh kmod    build + what `make kmod` cross-builds the driver modules
+#                                   with: gcc 12 for armhf and arm64 (the kernels' own
+#                                   compiler), patch, xz-utils, kmod (modinfo); Debian's
+#                                   kernel packages themselves it downloads
+#   scripts/install-deps.sh kmod-check  kmod + what `make kmod-check` boots the fec module
+#                                   with: qemu-system-arm, busybox-static, cpio, jq,
+#                                   iproute2, and the armhf C library for its static prober
 #
 # Already-installed packages cost one dpkg-query each and no network. As root it
 # runs apt-get (update once, then install); otherwise it names what is missing and fails.
@@ -40,6 +47,8 @@ test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 
 	systemd udev python3-gi gir1.2-nm-1.0 ansible-core)
 fuzz_pkgs=(clang libclang-rt-14-dev)
 install_pkgs=(scdoc man-db)
+kmod_pkgs=(gcc-12-arm-linux-gnueabihf gcc-12-aarch64-linux-gnu patch xz-utils kmod)
+kmod_check_pkgs=(qemu-system-arm busybox-static cpio jq iproute2 libc6-dev-armhf-cross)
 vm_pkgs=(qemu-system-x86 qemu-system-arm busybox-static cpio kmod xz-utils zstd jq iproute2)
 cross_arches=(armhf arm64)
 cross_pkgs=(crossbuild-essential-armhf crossbuild-essential-arm64 qemu-user
@@ -53,8 +62,10 @@ fuzz) want=("${build_pkgs[@]}" "${test_pkgs[@]}" "${install_pkgs[@]}" "${fuzz_pk
 install) want=("${build_pkgs[@]}" "${install_pkgs[@]}") ;;
 cross) want=("${build_pkgs[@]}" "${cross_pkgs[@]}") ;;
 vm) want=("${build_pkgs[@]}" "${cross_pkgs[@]}" "${vm_pkgs[@]}") ;;
+kmod) want=("${build_pkgs[@]}" "${kmod_pkgs[@]}") ;;
+kmod-check) want=("${build_pkgs[@]}" "${kmod_pkgs[@]}" "${kmod_check_pkgs[@]}") ;;
 *)
-	echo "usage: $0 build|test|fuzz|install|cross|vm" >&2
+	echo "usage: $0 build|test|fuzz|install|cross|vm|kmod|kmod-check" >&2
 	exit 2
 	;;
 esac
