@@ -6,8 +6,8 @@
  * JSON) and writes -o; a stage cut short still prints what it measured, then exits 1.
  */
 #include <errno.h>
-#include <math.h>
 #include <getopt.h>
+#include <math.h>
 #include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
@@ -104,7 +104,8 @@ static void show_progress(void *ctx, const struct rpm_progress *pr)
 		fprintf(stderr, "%u", pr->conns[1]);
 	for (int d = 0; d < 2; d++)
 		if (loaded[d])
-			fprintf(stderr, "  %s %.1f", word[d], isnan(pr->mbps[d]) ? 0.0 : pr->mbps[d]);
+			fprintf(stderr, "  %s %.1f", word[d],
+				isnan(pr->mbps[d]) ? 0.0 : pr->mbps[d]);
 	fputs(" Mbit/s  RPM ", stderr);
 	if (isnan(pr->rpm))
 		fputs("-", stderr);

@@ -13,9 +13,9 @@
  * NetworkManager's dispatcher (/etc/NetworkManager/dispatcher.d/, which runs it with
  * the interface and the action): on "up" and "reapply" of IFACE it runs the commands
  * of fix/commands.h, a root qdisc after deleting the one there (htb cannot replace
- * itself), so running it twice is running it once. BQL stays udev's (it belongs to the device, not the connection), the
- * download shaper `debloat fix --persist`'s (its ifb and filter are not commands to
- * repeat), the sysctls sysctl.d's.
+ * itself), so running it twice is running it once. BQL stays udev's (it belongs to
+ * the device, not the connection), the download shaper `debloat fix --persist`'s (its
+ * ifb and filter are not commands to repeat), the sysctls sysctl.d's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,8 +26,8 @@
 #include "base/array.h"
 #include "fix/commands.h"
 #include "fix/emit.h"
-#include "qdisc/qkind.h"
 #include "host/iface.h"
+#include "qdisc/qkind.h"
 
 #define NM_MAX_PROPS 64
 #define NM_PROP_MAX  (KNOB_VALUE_MAX * 2)
@@ -147,8 +147,8 @@ static void dispatch_step(struct emit *e, struct emit_file *nm, struct dispatche
 			  const struct plan_target *t, const struct plan_step *s, const char *why)
 {
 	char cmds[4096], what[96];
-	int r = knob_commands(&s->knob, s->after, t->ifc ? t->ifc->tx_queues : 0, cmds,
-			      sizeof(cmds));
+	int r =
+	    knob_commands(&s->knob, s->after, t->ifc ? t->ifc->tx_queues : 0, cmds, sizeof(cmds));
 
 	if (r < 0) {
 		emit_cannot(e, nm, s, "%s; and no commands for it (%s)", why, strerror(-r));
@@ -168,15 +168,17 @@ static void dispatch_step(struct emit *e, struct emit_file *nm, struct dispatche
 			  "# set each time %s comes up or its connection is reapplied. Install it "
 			  "as",
 			  t->name);
-		emit_line(e, d->f, "# /etc/NetworkManager/dispatcher.d/%s, owned by root, mode 0755",
+		emit_line(e, d->f,
+			  "# /etc/NetworkManager/dispatcher.d/%s, owned by root, mode 0755",
 			  d->name);
 		emit_line(e, d->f, "# (NetworkManager runs no other):");
 		emit_line(e, d->f,
 			  "#   install -o root -m 755 %s /etc/NetworkManager/dispatcher.d/",
 			  d->name);
-		emit_line(e, d->f,
-			  "# The connection must not set tc.qdiscs itself: NetworkManager would put "
-			  "its own");
+		emit_line(
+		    e, d->f,
+		    "# The connection must not set tc.qdiscs itself: NetworkManager would put "
+		    "its own");
 		emit_line(e, d->f, "# back on every reapply.");
 		emit_line(e, d->f, "[ \"$1\" = %s ] || exit 0", t->name);
 		emit_line(e, d->f, "case \"$2\" in");
@@ -270,12 +272,14 @@ static void one_target(const struct plan *p, size_t ti, struct emit *e, struct n
 			dispatch_step(e, f, &d, t, s, "NetworkManager has no txqueuelen property");
 			break;
 		case KNOB_GSO_MAX_SIZE:
-			dispatch_step(e, f, &d, t, s, "NetworkManager has no gso_max_size property");
+			dispatch_step(e, f, &d, t, s,
+				      "NetworkManager has no gso_max_size property");
 			break;
 		case KNOB_INGRESS:
-			emit_cannot(e, f, s,
-				    "NetworkManager has no ingress redirect: `debloat fix --persist` "
-				    "sets it at boot (debloat-fix@.service)");
+			emit_cannot(
+			    e, f, s,
+			    "NetworkManager has no ingress redirect: `debloat fix --persist` "
+			    "sets it at boot (debloat-fix@.service)");
 			break;
 		default:
 			emit_cannot(e, f, s, "NetworkManager has no property for it");

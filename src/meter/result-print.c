@@ -294,11 +294,10 @@ static void print_summary(struct printer *p, const struct test_result *r, const 
  * Each direction's share of the goodput (JSON: every stage; null for a direction not
  * loaded), in text for a stage that loaded both at once: the capacity each way.
  */
-static void print_stage_capacity(struct printer *p, const struct result_rpm_stage *st,
-				 unsigned sec)
+static void print_stage_capacity(struct printer *p, const struct result_rpm_stage *st, unsigned sec)
 {
 	static const char *const key[2][2] = {{"download_mbps", "download_connections"},
-					       {"upload_mbps", "upload_connections"}};
+					      {"upload_mbps", "upload_connections"}};
 	bool both = !strcmp(st->direction, "both");
 	char b[24];
 

@@ -69,7 +69,7 @@ struct result_rpm_stage {
 	bool saturated, stable;		     /* goodput saturated; RPM stable */
 	char confidence[8];		     /* "high", "medium", "low" */
 	uint32_t foreign_probes, self_probes; /* samples taken */
-	double start_s, duration_s; /* start: seconds after the result's t0 */
+	double start_s, duration_s;	      /* start: seconds after the result's t0 */
 	char error[128];		     /* why the stage stopped early, or "" */
 };
 

@@ -495,8 +495,8 @@ static void progress(struct run *run, double now, double *last)
 		bool loaded = run->dirs & (d ? RPM_UPLOAD : RPM_DOWNLOAD);
 
 		pr.conns[d] = load_count(run, d ? RPM_UPLOAD : RPM_DOWNLOAD);
-		pr.mbps[d] = loaded && now > *last ? run->tick_bytes[d] * 8.0 / (now - *last) / 1e6
-						   : NAN;
+		pr.mbps[d] =
+		    loaded && now > *last ? run->tick_bytes[d] * 8.0 / (now - *last) / 1e6 : NAN;
 	}
 	if (window_score(run, &scratch, &score) < 0)
 		score.rpm = NAN; /* out of memory: the next second may do */

@@ -269,8 +269,8 @@ static const struct series *find_series(const struct test_result *r, const char 
  * test rpm result only the stage of its own direction (the other stage's zeros are
  * not its goodput). Stages without a start (older files) follow one another.
  */
-static void flow_window(const struct test_result *r, enum series_kind kind,
-			const struct windows *w, struct windows *out)
+static void flow_window(const struct test_result *r, enum series_kind kind, const struct windows *w,
+			struct windows *out)
 {
 	const char *dir = kind == SERIES_UPLOAD ? "upload" : "download";
 	double start = 0;

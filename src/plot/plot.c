@@ -207,8 +207,8 @@ static unsigned wrap_text(struct canvas *c, double x, double y, const char *cls,
 			take = fit;
 		if (n == 7 && take < len)
 			take = len; /* the last line: the rest, cut */
-		snprintf(line, sizeof(line), "%.*s", (int)(take < sizeof(line) ? take : sizeof(line) - 1),
-			 s);
+		snprintf(line, sizeof(line), "%.*s",
+			 (int)(take < sizeof(line) ? take : sizeof(line) - 1), s);
 		fit_text(fitted, sizeof(fitted), line, font, width);
 		text(c, x, y + 1.3 * font * n++, cls, NULL, fitted);
 		s += take;
@@ -1045,7 +1045,8 @@ static void draw_box(struct canvas *c, const struct panel *p, const struct box *
 /*
  * Category labels under a panel of runs: each run's name under its slot, or, when one
  * is wider than its slot, every name slanted down to the right (30 degrees, so that
- * the last one still ends on the page) and none cut short of LABEL_MAX_W. Returns the height the slanted names take beyond the usual x title's.
+ * the last one still ends on the page) and none cut short of LABEL_MAX_W. Returns
+ * the height the slanted names take beyond the usual x title's.
  */
 static double run_labels(struct canvas *c, const struct panel *p, const struct run *runs,
 			 size_t nruns)
