@@ -333,6 +333,14 @@ static void ingress_networkd(const struct knob *k, const char *value, struct kno
 	w->why = "networkd 252 cannot redirect ingress to an ifb device (no mirred filter)";
 }
 
+static void ingress_nm(const struct knob *k, const char *value, struct knob_word *w)
+{
+	(void)k;
+	(void)value;
+	w->why = "NetworkManager has no ingress redirect: `debloat fix --persist` sets it at "
+		 "boot (debloat-fix@.service)";
+}
+
 const struct knob_type knob_ingress = {
     .name = "ingress",
     .phase = 0,
@@ -343,4 +351,5 @@ const struct knob_type knob_ingress = {
     .commands = ingress_commands,
     .spec_value = true,
     .networkd = ingress_networkd,
+    .nm = ingress_nm,
 };

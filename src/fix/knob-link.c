@@ -100,6 +100,7 @@ static void txqueuelen_nm(const struct knob *k, const char *value, struct knob_w
 {
 	(void)k;
 	(void)value;
+	w->place = KNOB_AT_LINK_UP;
 	w->why = "NetworkManager has no txqueuelen property";
 }
 
@@ -162,6 +163,14 @@ static void gso_networkd(const struct knob *k, const char *value, struct knob_wo
 	snprintf(w->value, sizeof(w->value), "%s", value);
 }
 
+static void gso_nm(const struct knob *k, const char *value, struct knob_word *w)
+{
+	(void)k;
+	(void)value;
+	w->place = KNOB_AT_LINK_UP;
+	w->why = "NetworkManager has no gso_max_size property";
+}
+
 const struct knob_type knob_gso_max_size = {
     .name = "gso-max-size",
     .phase = 4,
@@ -174,4 +183,5 @@ const struct knob_type knob_gso_max_size = {
     .commands = gso_commands,
     .nd_link = true,
     .networkd = gso_networkd,
+    .nm = gso_nm,
 };

@@ -49,14 +49,16 @@ enum knob_place {
 	KNOB_NOWHERE,	 /* it has no word for it: why says so */
 	KNOB_KEY,	 /* key=value: a [Link] key, a connection property */
 	KNOB_QDISC_TREE, /* a root-qdisc spec: the emitter's own qdisc words */
-	KNOB_SYSCTL_LINE /* a sysctl.d line */
+	KNOB_SYSCTL_LINE, /* a sysctl.d line */
+	KNOB_AT_LINK_UP	  /* no word, but its commands set it again at each link up (a
+			     NetworkManager dispatcher script): why says why */
 };
 
 struct knob_word {
 	enum knob_place place;
 	const char *key; /* KNOB_KEY: "TxBufferSize", "ethtool.ring-tx" */
 	char value[64];	 /* KNOB_KEY: the value in that file's spelling */
-	const char *why; /* KNOB_NOWHERE: why there is none */
+	const char *why; /* KNOB_NOWHERE, KNOB_AT_LINK_UP: why there is none */
 };
 
 struct knob_type {
