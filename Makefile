@@ -13,6 +13,11 @@
 #   make vm-check   the static binaries inside Debian's own kernels under QEMU (amd64,
 #                   armhf, arm64), real e1000e and virtio-net NICs (root;
 #                   tests/vm/vm-check.sh)
+#   make kmod       our BQL driver patches (kmod/) built as modules for Debian's armmp
+#                   and arm64 6.1 kernels, cross-compiled, in build-kmod/ARCH-RELEASE/
+#                   (kmod/build.sh; downloads cached in /var/cache/debloat-kmod)
+#   make kmod-check those modules checked: the patched fec beside the stock one under
+#                   QEMU -M sabrelite (root; tests/kmod/kmod-check.sh)
 #   make install    binary, man pages, bash completion, systemd units into
 #                   $(DESTDIR)$(PREFIX); make uninstall removes what it installed
 BUILD ?= build
@@ -24,15 +29,17 @@ BENCH_ARGS ?=
 ARCH ?= native
 PREFIX ?= /usr/local
 DESTDIR ?=
+# The build's progress is shown by make demo only.
+NINJA_QUIET ?= >/dev/null
 
-.PHONY: all build check demo asan-check fuzz bench clean static smoke vm-check install uninstall
+.PHONY: all build check demo asan-check fuzz bench clean static smoke vm-check kmod kmod-check install uninstall
 
 all: build
 
 build:
 	@scripts/install-deps.sh build
 	@[ -f $(BUILD)/build.ninja ] || meson setup $(BUILD) $(MESON_OPTS) >/dev/null
-	@ninja -C $(BUILD) >/dev/null
+	@ninja -C $(BUILD) $(NINJA_QUIET)
 
 # The main job: `debloat lab seed`, the four BeagleBone setups of the 2014 email on the
 # lab's emulated link, short enough to take about two minutes (DEMO_ARGS to change).
@@ -41,7 +48,9 @@ DEMO_ARGS ?= -l 20 -d 3
 demo:
 	@[ "$$(id -u)" -eq 0 ] || { echo "make demo: the lab needs root (network namespaces, tun devices): sudo make demo" >&2; exit 1; }
 	@[ -c /dev/net/tun ] || { modprobe tun 2>/dev/null; [ -c /dev/net/tun ]; } || { echo "make demo: no /dev/net/tun: this kernel has no tun driver (modprobe tun)" >&2; exit 1; }
-	@$(MAKE) --no-print-directory build
+	@echo "make demo: checking the Debian packages it needs, then building debloat"
+	@[ -f $(BUILD)/debloat ] || echo "make demo: a first build takes about 2 minutes on 2 cores"
+	@$(MAKE) --no-print-directory build NINJA_QUIET=
 	@echo "make demo: debloat lab seed $(DEMO_ARGS): four runs of about 30 s each"
 	./$(BUILD)/debloat lab seed $(DEMO_ARGS)
 
@@ -87,6 +96,16 @@ vm-check:
 	@scripts/install-deps.sh vm
 	@for a in native armhf arm64; do scripts/build-static.sh $$a $(MESON_OPTS) >/dev/null || exit 1; done
 	tests/vm/vm-check.sh || [ $$? -eq 77 ]
+
+kmod:
+	@scripts/install-deps.sh kmod
+	@kmod/build.sh
+
+# The static armhf binary is best effort: without it the guest's audit checks are skipped.
+kmod-check:
+	@scripts/install-deps.sh kmod-check
+	@scripts/build-static.sh armhf $(MESON_OPTS) >/dev/null 2>&1 || echo "kmod-check: no static armhf debloat (make static ARCH=armhf): audit checks skipped"
+	tests/kmod/kmod-check.sh || [ $$? -eq 77 ]
 
 # meson installs into $(DESTDIR)$(PREFIX) and logs what it installed, for uninstall.
 install:

@@ -13,10 +13,11 @@
 #include "lab/board.h"
 #include "lab/compare.h"
 #include "meter/tests.h"
+#include "plot/lab-table.h"
 
 static const char usage_compare[] =
     "Usage: " PROG_NAME " lab compare [-l SECONDS] [-d SECONDS] [--test NAME]\n"
-    "           [--set KEY=VALUE]... [-o DIR] [--json] PROFILE...\n"
+    "           [--set KEY=VALUE]... [--sending] [-o DIR] [--json] PROFILE...\n"
     "\n"
     "Run the same latency-under-load test through each lab profile in turn, then show\n"
     "the runs side by side: idle and loaded latency (p50, p99, pooled and per probe),\n"
@@ -28,9 +29,14 @@ static const char usage_compare[] =
     "      --test NAME        rrul (default), rrul_be, tcp_upload, tcp_download,\n"
     "                         tcp_nup, tcp_ndown or ping\n"
     "      --set KEY=VALUE    override a profile setting in every run (lab --help)\n"
+    "      --sending          run each profile a second time sending only (" LC_SEND_TEST "\n"
+    "                         from the client: the board sends, as a file server\n"
+    "                         does, and receives only ACKs); its goodput and\n"
+    "                         loaded p50 get rows of their own\n"
     "  -o, --output DIR       where the files go (default ./debloat-lab-DATE-TIME):\n"
     "                         per run P.json, P.flent.gz, P.svg, P.lab.json,\n"
-    "                         P.telemetry.json, P.log; and compare.svg\n"
+    "                         P.telemetry.json, P.log (P" LC_SEND_SUFFIX ".* for --sending);\n"
+    "                         and compare.svg\n"
     "  -j, --json             print JSON (keys: docs/json.md)\n"
     "  -h, --help             show this help\n"
     "\n"
@@ -38,8 +44,9 @@ static const char usage_compare[] =
     "2 bad options.\n";
 
 static const char usage_seed[] =
-    "Usage: " PROG_NAME " lab seed [--board NAME] [-l SECONDS] [-d SECONDS] [-o DIR]\n"
-    "                     [--json]\n"
+    "Usage: " PROG_NAME " lab seed [--board NAME [--shape RATE]\n"
+    "                     [--ingress RATE | --no-ingress]] [--sending] [-l SECONDS]\n"
+    "                     [-d SECONDS] [-o DIR] [--json]\n"
     "\n"
     "Reproduce the 2014 BeagleBone Black result in the lab: `" PROG_NAME " lab compare`\n"
     "of bbb-stock (pfifo_fast, txqueuelen 1000, no BQL), bbb-bql, bbb-bql-fq and\n"
@@ -48,11 +55,20 @@ static const char usage_seed[] =
     "seconds.\n"
     "\n"
     "With --board, one board of the 2014 thread instead (" PROG_NAME " lab boards): its\n"
-    "stock profile, its BQL variant where it has one, and its snapshot with the plan\n"
-    "`" PROG_NAME " fix --from SNAPSHOT --dry-run` makes applied (lab --snapshot --fixed).\n"
+    "stock profile, its snapshot with the plan `" PROG_NAME " fix --from SNAPSHOT\n"
+    "--dry-run` makes applied (lab --snapshot --fixed), and its driver with BQL under\n"
+    "fq_codel where the board has such a variant: the cure that costs beside the one\n"
+    "that does not.\n"
     "\n"
     "  -b, --board NAME       a board of lab boards (raspberry-pi-4), or its profile\n"
     "                         (rpi4)\n"
+    "      --sending          each run a second time sending only (" LC_SEND_TEST " from\n"
+    "                         the client: the board sends, as an NFS or iSCSI server\n"
+    "                         does): the one-direction goodput each setup keeps\n"
+    "      --shape RATE, --ingress RATE, --no-ingress\n"
+    "                         plan the fixed run as `" PROG_NAME " fix` would with them\n"
+    "                         (--board only), to model a split of a shared ceiling\n"
+    "                         other than half each way\n"
     "  -l, --length SECONDS   load duration of each run (default 60)\n"
     "  -d, --delay SECONDS    idle time before and after the load (default 5)\n"
     "  -o, --output DIR       where the files go (default ./debloat-lab-DATE-TIME)\n"
@@ -74,6 +90,16 @@ static int take_board(void *ctx, const char *value)
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 			 names[0] ? ", " : "", e->snapshot);
 	return cli_usage_error(a->cmd, a->usage, "no board \"%s\" (boards: %s)", value, names);
+}
+
+static int take_shape(void *ctx, const char *value)
+{
+	return plan_parse_rate(value, &((struct lc_args *)ctx)->plan.shape_rate);
+}
+
+static int take_ingress(void *ctx, const char *value)
+{
+	return plan_parse_rate(value, &((struct lc_args *)ctx)->plan.ingress_rate);
 }
 
 static int take_test(void *ctx, const char *value)
@@ -112,6 +138,7 @@ static int take_dir(void *ctx, const char *value)
 #define LC_DELAY_ROW(a)                                                                            \
 	{"delay", 'd', CLI_DOUBLE, CLI_TO(&(a)->delay_s), .lo = 0, .hi = 3600, .unit = "s",       \
 	 .bad = "bad delay \"%s\": want seconds, 0 to 3600"}
+#define LC_SENDING_ROW(a) {"sending", 0, CLI_FLAG, CLI_TO(&(a)->sending)}
 #define LC_OUTPUT_ROW                                                                              \
 	{"output", 'o', CLI_CALL, .call = take_dir, .value = true, .bad = "empty output directory"}
 
@@ -126,6 +153,7 @@ static int parse_args(int argc, char *argv[], struct lc_args *a)
 	     .bad = "bad --set \"%s\": want KEY=VALUE"},
 	    LC_OUTPUT_ROW,
 	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
+	    LC_SENDING_ROW(a),
 	    CLI_OPTION_HELP,
 	    {0},
 	};
@@ -136,6 +164,12 @@ static int parse_args(int argc, char *argv[], struct lc_args *a)
 	    LC_OUTPUT_ROW,
 	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},
 	    {"board", 'b', CLI_CALL, .call = take_board, .value = true},
+	    LC_SENDING_ROW(a),
+	    {"shape", 0, CLI_CALL, .call = take_shape, .value = true,
+	     .bad = "--shape takes a rate from 64kbit to 100gbit (e.g. 400mbit), not \"%s\""},
+	    {"ingress", 0, CLI_CALL, .call = take_ingress, .value = true,
+	     .bad = "--ingress takes a rate from 64kbit to 100gbit (e.g. 50mbit), not \"%s\""},
+	    {"no-ingress", 0, CLI_FLAG, CLI_TO(&a->plan.no_ingress)},
 	    CLI_OPTION_HELP,
 	    {0},
 	};
@@ -150,6 +184,10 @@ static int parse_args(int argc, char *argv[], struct lc_args *a)
 					       argv[optind]);
 		if (a->board)
 			return -1; /* its profiles come from lc_board_prepare */
+		if (a->plan.shape_rate || a->plan.ingress_rate || a->plan.no_ingress)
+			return cli_usage_error(a->cmd, a->usage,
+					       "--shape, --ingress and --no-ingress plan a "
+					       "board's fixed run: add --board");
 		for (size_t i = 0; i < LAB_SEED_RUNS; i++)
 			a->profiles[a->nprofiles++] = lab_seed_profiles[i];
 		return -1;

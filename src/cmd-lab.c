@@ -56,7 +56,9 @@ static const char usage[] =
     "                         interface with a driver)\n"
     "  -F, --fixed            apply the plan `" PROG_NAME " fix --from FILE --dry-run`\n"
     "                         makes for the snapshot (steps the lab cannot model are\n"
-    "                         listed); --shape RATE and --role ROLE as fix's\n"
+    "                         listed); --shape RATE, --ingress RATE, --no-ingress and\n"
+    "                         --role ROLE as fix's (--ingress: the download's shaper,\n"
+    "                         the lab's ingress)\n"
     "  -s, --set KEY=VALUE    override one setting of the profile (lab show lists)\n"
     "  -j, --json             lab show: the profile and the plan's steps as JSON\n"
     "  -t, --telemetry FILE   write the emulator's state every 10 ms: CSV when FILE\n"
@@ -94,6 +96,11 @@ static int take_shape(void *ctx, const char *value)
 	return plan_parse_rate(value, &((struct lab_args *)ctx)->opts.shape_rate);
 }
 
+static int take_ingress(void *ctx, const char *value)
+{
+	return plan_parse_rate(value, &((struct lab_args *)ctx)->opts.ingress_rate);
+}
+
 static int take_role(void *ctx, const char *value)
 {
 	int role = plan_role_from_name(value);
@@ -129,9 +136,18 @@ static int take_set(void *ctx, const char *value)
 	    {"fixed", 'F', CLI_FLAG, CLI_TO(&(a)->fixed)},                                         \
 	    {"shape", 0, CLI_CALL, .call = take_shape, .value = true,                              \
 	     .bad = "--shape takes a rate from 64kbit to 100gbit (e.g. 80mbit), not \"%s\""},     \
+	    {"ingress", 0, CLI_CALL, .call = take_ingress, .value = true,                          \
+	     .bad = "--ingress takes a rate from 64kbit to 100gbit (e.g. 50mbit), not \"%s\""},   \
+	    {"no-ingress", 0, CLI_FLAG, CLI_TO(&(a)->opts.no_ingress)},                            \
 	    {"role", 0, CLI_CALL, .call = take_role, .value = true,                                \
 	     .bad = "--role takes host or server, not \"%s\""},                                    \
 	    CLI_OPTION_HELP
+
+/* Options that change fix's plan, and so mean something only with --fixed. */
+static bool plan_shaped_by_options(const struct plan_options *o)
+{
+	return o->shape_rate || o->ingress_rate || o->no_ingress || o->role;
+}
 
 /* -1 to go on, else the exit status. */
 static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
@@ -161,11 +177,14 @@ static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
 	if (a->snapshot && a->profile)
 		return cli_usage_error(cmd, usage, "--profile and --snapshot are two ways to "
 						   "say the same thing: give one");
-	if (!a->snapshot && (a->iface || a->fixed || a->opts.shape_rate || a->opts.role))
+	if (!a->snapshot && (a->iface || a->fixed || plan_shaped_by_options(&a->opts)))
 		return cli_usage_error(cmd, usage,
-				       "--iface, --fixed, --shape and --role need --snapshot");
-	if (a->snapshot && (a->opts.shape_rate || a->opts.role) && !a->fixed)
-		return cli_usage_error(cmd, usage, "--shape and --role shape the plan: add --fixed");
+				       "--iface, --fixed, --shape, --ingress, --no-ingress and "
+				       "--role need --snapshot");
+	if (a->snapshot && plan_shaped_by_options(&a->opts) && !a->fixed)
+		return cli_usage_error(cmd, usage,
+				       "--shape, --ingress, --no-ingress and --role "
+				       "shape the plan: add --fixed");
 	if (optind < argc) {
 		if (show)
 			return cli_usage_error(cmd, usage, "unexpected argument \"%s\"",
@@ -363,7 +382,9 @@ static int lab_show(int argc, char *argv[])
 	return r < 0 || fflush(stdout) == EOF ? 1 : 0;
 }
 
-/* `lab boards`: the boards of the 2014 thread, each from its built-in snapshot. */
+/* `lab boards`: the boards of the 2014 thread, each from its built-in snapshot; 76
+ * columns, the board's name, OS, snapshot and BQL variant on two lines under it. */
+#define BOARDS_ROW "%-19s %-8s %-7s %-14s %-3s %-10s %s"
 static int lab_boards_list(int argc, char *argv[])
 {
 	static const struct plan_options opts = {0};
@@ -385,8 +406,7 @@ static int lab_boards_list(int argc, char *argv[])
 		return 1;
 	print_set_width(pr, 0);
 	print_open_array(pr, "boards");
-	print_text(pr, "%-19s %-16s %-8s %-7s %-18s %-4s %-9s %s", "NAME", "BOARD", "DRIVER",
-		   "RATE", "CEILING", "BQL", "QDISC", "PROFILE");
+	print_text(pr, BOARDS_ROW, "NAME", "DRIVER", "RATE", "CEILING", "BQL", "QDISC", "PROFILE");
 	print_nl(pr);
 	for (const struct lab_board_entry *e = lab_boards; e->snapshot; e++) {
 		struct lab_profile p;
@@ -409,8 +429,8 @@ static int lab_boards_list(int argc, char *argv[])
 		}
 		sscanf(p.qdisc, "%31s", kind);
 		print_open_object(pr, NULL);
-		print_text(pr, "%-19s %-16s %-8s %-7s %-18s %-4s %-9s %s", e->snapshot, e->board,
-			   b.driver, rate, ceil, p.bql ? "yes" : "no", kind, e->profile);
+		print_text(pr, BOARDS_ROW, e->snapshot, b.driver, rate, ceil, p.bql ? "yes" : "no",
+			   kind, e->profile);
 		print_str(pr, "name", e->snapshot, PRINT_JSON_ONLY);
 		print_str(pr, "board", e->board, PRINT_JSON_ONLY);
 		print_str(pr, "os", e->os, PRINT_JSON_ONLY);
@@ -433,7 +453,14 @@ static int lab_boards_list(int argc, char *argv[])
 		print_str(pr, "snapshot", e->snapshot, PRINT_JSON_ONLY);
 		print_close(pr);
 		print_nl(pr);
-		print_text(pr, "%-19s %s; snapshot boards/%s.json", "", e->os, e->snapshot);
+		print_text(pr, "  %s, %s", e->board, e->os);
+		print_nl(pr);
+		print_text(pr, "  snapshot boards/%s.json%s%s%s", e->snapshot,
+			   e->bql_profile || e->bql_set ? "; with BQL: " : "",
+			   e->bql_set ? "--set " : "",
+			   e->bql_profile ? e->bql_profile
+			   : e->bql_set	  ? e->bql_set
+					  : "");
 		print_nl(pr);
 	}
 	print_close(pr);

@@ -7,12 +7,14 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <netdb.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "base/cli.h"
 #include "debloat/rpm.h"
@@ -37,8 +39,12 @@ static const char usage[] =
     "cleartext (h2c, prior knowledge) or HTTP/1.1; https:// runs TLS, verifying the\n"
     "server's certificate against the system's trust store, and the server's ALPN\n"
     "choice among those offered (h2 and http/1.1 unless --http1 or --http2).\n"
+    "Meanwhile, on a terminal, a line a second on standard error: the goodput and\n"
+    "connections each way and the RPM so far. The defaults and formulas are the\n"
+    "draft's (" RPM_DRAFT ").\n"
     "\n"
-    "  -v, --verbose          the draft's verbose report: probes, goodput, parameters\n"
+    "  -v, --verbose          the draft's verbose report: probes, goodput, parameters;\n"
+    "                         the progress lines also when stderr is no terminal\n"
     "      --http2            HTTP/2 only (http://: h2c, the default there)\n"
     "      --http1            HTTP/1.1 only; self probes use the load connections' TCP RTT\n"
     "  -k, --insecure         https://: do not verify the server's certificate\n"
@@ -71,6 +77,43 @@ struct rpm_args {
 };
 
 static volatile sig_atomic_t interrupted;
+
+/* How the progress lines end: on a terminal each replaces the last. */
+struct progress_out {
+	bool tty;
+};
+
+/*
+ * " 12.3/60 s  connections 4+2  down 941.2  up 35.1 Mbit/s  RPM 1180" (concurrent) or
+ * " 12.3/60 s  upload (2/2)  connections 4  up 35.1 Mbit/s  RPM 1180" (sequential):
+ * within 80 columns with the widest figures (3600 s, 64+64, 99999.9, six digits).
+ */
+static void show_progress(void *ctx, const struct rpm_progress *pr)
+{
+	static const char *const word[2] = {"down", "up"};
+	const struct progress_out *o = ctx;
+	bool loaded[2] = {pr->conns[0] || !isnan(pr->mbps[0]), pr->conns[1] || !isnan(pr->mbps[1])};
+
+	fprintf(stderr, "%s%5.1f/%.0f s", o->tty ? "\r\033[K" : "", pr->elapsed_s, pr->max_s);
+	if (pr->nstages > 1)
+		fprintf(stderr, "  %s (%u/%u)", pr->direction, pr->stage, pr->nstages);
+	fputs("  connections ", stderr);
+	if (loaded[0])
+		fprintf(stderr, "%u%s", pr->conns[0], loaded[1] ? "+" : "");
+	if (loaded[1])
+		fprintf(stderr, "%u", pr->conns[1]);
+	for (int d = 0; d < 2; d++)
+		if (loaded[d])
+			fprintf(stderr, "  %s %.1f", word[d],
+				isnan(pr->mbps[d]) ? 0.0 : pr->mbps[d]);
+	fputs(" Mbit/s  RPM ", stderr);
+	if (isnan(pr->rpm))
+		fputs("-", stderr);
+	else
+		fprintf(stderr, "%.0f", pr->rpm);
+	fputs(o->tty ? "" : "\n", stderr);
+	fflush(stderr);
+}
 
 static void on_interrupt(int sig)
 {
@@ -216,6 +259,7 @@ static int write_outputs(const struct rpm_args *a, struct test_result *r)
 int cmd_test_rpm(int argc, char *argv[])
 {
 	struct rpm_args a = {0};
+	struct progress_out progress = {0};
 	struct test_result *r = calloc(1, sizeof(*r));
 	struct sigaction sa = {.sa_handler = on_interrupt};
 	struct sockaddr_storage ss;
@@ -271,7 +315,13 @@ int cmd_test_rpm(int argc, char *argv[])
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	a.p.interrupt = &interrupted;
+	progress.tty = isatty(STDERR_FILENO);
+	if (progress.tty || a.verbose)
+		a.p.progress = show_progress, a.p.progress_ctx = &progress;
 	err = rpm_run(&a.p, (struct sockaddr *)&ss, len, &cfg, r, why, sizeof(why));
+	if (a.p.progress && progress.tty)
+		fputs("\r\033[K", stderr);
+	snprintf(r->rpm.draft, sizeof(r->rpm.draft), "%s", RPM_DRAFT);
 	snprintf(r->host, sizeof(r->host), "%s", url.host);
 	snprintf(r->label, sizeof(r->label), "%s", a.label ? a.label : "");
 	snprintf(r->rpm.protocol, sizeof(r->rpm.protocol), "%s",

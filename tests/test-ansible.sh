@@ -11,10 +11,12 @@
 #   |  dbaPIDa (root: pfifo limit 10000) <--veth--> dbaPIDb            |
 #   +------------------------------------------------------------------+
 #
-# First run: the plan has steps, so it is applied on trial, confirmed once the host
+# Check mode first (ansible-playbook --check, nothing installed yet): the play succeeds,
+# says what it would install, and changes nothing. First run: the plan has steps, so it is applied on trial, confirmed once the host
 # answers again, persisted under TMP/root, and the play says changed; the veth's root
 # qdisc is the plan's. Second run: nothing to do, changed=0. The audit comes back as
-# the fact debloat_audit. Third run, killed once the change is on trial (a host the
+# the fact debloat_audit. With the root qdisc put back, --check plans, says changed and
+# changes nothing. Third run, killed once the change is on trial (a host the
 # play lost): nothing confirms, and fix puts everything back by itself. Fourth, a fix
 # the kernel refuses: the play fails at once, nothing changed. A namespace does not isolate files: every path the role
 # writes is under TMP, and nothing under /etc may change. Root; under a minute.
@@ -63,9 +65,10 @@ cat >"$TMP/play.yml" <<YAML
   post_tasks:
     - name: Keep the facts for the test
       ansible.builtin.copy:
-        content: "{{ {'audit': debloat_audit, 'planned': debloat_planned} | to_json }}"
+        content: "{{ {'audit': debloat_audit | default(None), 'planned': debloat_planned} | to_json }}"
         dest: $TMP/facts.json
       changed_when: false
+      check_mode: false # the test's own record, --check or not
 YAML
 mkdir -p "$TMP/bin"
 
@@ -74,6 +77,17 @@ recap() { grep -o 'localhost *: ok=[0-9]* *changed=[0-9]*' <<<"$1" | grep -o 'ch
 root_qdisc() { ip netns exec "$NS" tc -j qdisc show dev "$VA" | jq -r '.[0] | "\(.kind) \(.options.limit)"'; }
 
 assert_eq "before: the veth's root is a long pfifo" "pfifo 10000" "$(root_qdisc)"
+
+# --- --check before anything is installed: nothing to plan with, nothing changes ---
+run timeout 180 ip netns exec "$NS" ansible-playbook --check -i localhost, "$TMP/play.yml"
+assert_status "check mode, nothing installed: the play succeeds" 0
+[ "$RC" -eq 0 ] || echo "$OUT" | tail -40
+assert_not_contains "... without the skipped plan's \"Expecting value\"" "$OUT" "Expecting value"
+assert_eq "... changed: the binary it would install" changed=1 "$(recap "$OUT")"
+assert_contains "... saying why it cannot plan yet" "$OUT" "is not on the host yet"
+assert_true "... installed nothing" test ! -e "$TMP/bin/debloat"
+assert_eq "... the veth's root qdisc stays" "pfifo 10000" "$(root_qdisc)"
+assert_true "... no journal" test ! -e "$TMP/state/journal"
 run timeout 180 ip netns exec "$NS" ansible-playbook -i localhost, "$TMP/play.yml"
 assert_status "first run: the play succeeds" 0
 [ "$RC" -eq 0 ] || echo "$OUT" | tail -40
@@ -93,9 +107,25 @@ assert_eq "second run: the plan had no steps" 0 "$(jq -r '.planned' "$TMP/facts.
 assert_eq "second run: the veth's root qdisc stays" "pfifo 100" "$(root_qdisc)"
 assert_eq "second run: the audit is still a fact" "$VA" "$(jq -r '.audit.interfaces[0].name' "$TMP/facts.json")"
 
+# --- --check with the binary installed and a plan to apply: it plans, says changed,
+# and changes nothing ---
+ip netns exec "$NS" tc qdisc replace dev "$VA" root pfifo limit 10000
+before=$(cd "$TMP" && find state root -type f -exec md5sum {} + | sort)
+run timeout 180 ip netns exec "$NS" ansible-playbook --check -i localhost, "$TMP/play.yml"
+assert_status "check mode with a plan: the play succeeds" 0
+[ "$RC" -eq 0 ] || echo "$OUT" | tail -40
+assert_eq "... changed: the plan it would apply" changed=1 "$(recap "$OUT")"
+assert_contains "... saying how many steps" "$OUT" "debloat fix would apply"
+assert_true "... the plan had steps" test "$(jq -r '.planned' "$TMP/facts.json")" -gt 0
+assert_eq "... the audit is still a fact" "$VA" "$(jq -r '.audit.interfaces[0].name' "$TMP/facts.json")"
+assert_eq "... the veth's root qdisc stays" "pfifo 10000" "$(root_qdisc)"
+assert_eq "... the journal and the persisted files stay" "$before" \
+	"$(cd "$TMP" && find state root -type f -exec md5sum {} + | sort)"
+assert_eq "... never went on trial" "skipping: [localhost]" \
+	"$(grep -A1 '^TASK \[debloat : Apply the plan on trial' <<<"$OUT" | tail -1)"
+
 # --- a play that loses the host: the controller dies once the change is on trial ---
 # (as if the change had cut the host off: nothing confirms it). fix undoes it itself.
-ip netns exec "$NS" tc qdisc replace dev "$VA" root pfifo limit 10000
 sed -e "s|debloat_try_seconds: .*|debloat_try_seconds: 6|" -e "s|$TMP/root|$TMP/root-lost|" \
 	"$TMP/play.yml" >"$TMP/lost.yml"
 setsid ip netns exec "$NS" ansible-playbook -i localhost, "$TMP/lost.yml" >"$TMP/lost.log" 2>&1 &

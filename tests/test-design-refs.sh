@@ -57,11 +57,11 @@ else
 fi
 
 # Any file of the repository named in a comment, fixture or doc exists. Not counted:
-# the kernel's own headers (include/linux, include/net: the kernel source tree),
+# the kernel source tree's own files (include/linux, include/net, scripts/mod),
 # placeholders (NAME, x.conf) and install paths (systemd/system/ under /etc).
 repo_paths='\b(src|tests|docs|include|fuzz|bench|scripts|profiles|man|systemd|cross|completion)/[A-Za-z0-9_./-]+\.(c|h|sh|md|conf|json|scd|service|hex|txt|bash)\b'
 gone=$(list | xargs -0 env LC_ALL=C grep -ohaE "$repo_paths" -- 2>/dev/null | sort -u |
-	grep -vE '^include/(linux|net)/|NAME|/x\.conf$|^systemd/system/' |
+	grep -vE '^(include/(linux|net)|scripts/mod)/|NAME|/x\.conf$|^systemd/system/' |
 	while read -r f; do [ -e "$f" ] || echo "$f"; done | head -20)
 if [ -z "$gone" ]; then
 	pass "every file of the repository that is named somewhere exists"

@@ -52,6 +52,8 @@ TEST(every_other_kind)
 		  "echo 3000 > /sys/class/net/eth0/queues/tx-3/byte_queue_limits/limit_max\n");
 	CHECK_STR(cmds(KNOB_RING_RX, "eth0", 0, "", "248", 0), "ethtool -G eth0 rx 248\n");
 	CHECK_STR(cmds(KNOB_RING_TX, "eth0", 0, "", "16", 0), "ethtool -G eth0 tx 16\n");
+	CHECK_STR(cmds(KNOB_TX_USECS, "eth0", 0, "", "64", 0), "ethtool -C eth0 tx-usecs 64\n");
+	CHECK_STR(cmds(KNOB_TX_USECS, "eth0", 0, "", "64 rx-usecs 1", 0), "(refused)");
 	CHECK_STR(cmds(KNOB_OFFLOAD, "eth0", 0, "tx-generic-segmentation", "off", 0),
 		  "ethtool -K eth0 gso off\n");
 	CHECK_STR(cmds(KNOB_SYSCTL, "", 0, "net.ipv4.tcp_ecn", "1", 0),

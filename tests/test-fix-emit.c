@@ -171,6 +171,7 @@ TEST(networkd_link_keys)
 	step(KNOB_OFFLOAD, 0, "tx-tcp-segmentation", "off");
 	step(KNOB_OFFLOAD, 0, "rx-lro", "on");
 	step(KNOB_OFFLOAD, 0, "tx-udp-segmentation", "off");
+	step(KNOB_TX_USECS, 0, "", "64");
 	step(KNOB_SYSCTL, 0, "net.ipv4.tcp_ecn", "1");
 	REQUIRE_EQ(emit(EMIT_NETWORKD), 0);
 	CHECK_STR(body("10-debloat-end0.link"),
@@ -178,7 +179,7 @@ TEST(networkd_link_keys)
 		  "path|AlternativeNamesPolicy=database onboard slot path|"
 		  "MACAddressPolicy=persistent|TransmitQueueLength=100|"
 		  "GenericSegmentOffloadMaxBytes=3028|RxBufferSize=248|TCPSegmentationOffload=no|"
-		  "LargeReceiveOffload=yes");
+		  "LargeReceiveOffload=yes|TxCoalesceSec=64us");
 	/* tx-udp-segmentation, and end0 is a name udev gives: OriginalName= cannot match it */
 	REQUIRE_EQ(em.nwarnings, 2u);
 	CHECK(strstr(em.warnings[0], "networkd matches end0 by OriginalName=") == em.warnings[0]);
@@ -221,13 +222,22 @@ TEST(nm_properties)
 	step(KNOB_RING_TX, 0, "", "16");
 	step(KNOB_OFFLOAD, 0, "tx-generic-segmentation", "off");
 	step(KNOB_TXQUEUELEN, 0, "", "100");
+	step(KNOB_TX_USECS, 0, "", "64");
 	REQUIRE_EQ(emit(EMIT_NM), 0);
 	CHECK_STR(body("debloat-eth0.nmcli"),
 		  "set -e|conn=$(nmcli -g GENERAL.CONNECTION device show eth0)|"
 		  "nmcli connection modify \"$conn\" \\|"
 		  "\ttc.qdiscs 'root handle 1: fq_codel limit 800 target 5000 ecn' \\|"
-		  "\tethtool.ring-tx 16 \\|\tethtool.feature-gso off|nmcli device reapply eth0");
-	CHECK_EQ(em.nwarnings, 1u); /* txqueuelen */
+		  "\tethtool.ring-tx 16 \\|\tethtool.feature-gso off \\|"
+		  "\tethtool.coalesce-tx-usecs 64|nmcli device reapply eth0");
+	CHECK_EQ(em.nwarnings, 0u); /* txqueuelen: NetworkManager's dispatcher sets it */
+	CHECK_STR(body("90-debloat-eth0"), "[ \"$1\" = eth0 ] || exit 0|case \"$2\" in|"
+					   "up | reapply) ;;|*) exit 0 ;;|esac|rc=0|"
+					   "ip link set dev eth0 txqueuelen 100 || rc=1|exit $rc");
+	/* the files in name order, as a listing shows them */
+	REQUIRE_EQ(em.nfiles, 2u);
+	CHECK_STR(em.files[0].name, "90-debloat-eth0");
+	CHECK_STR(em.files[1].name, "debloat-eth0.nmcli");
 
 	plan_start("eth0");
 	step(KNOB_SYSCTL, 0, "net.ipv4.tcp_ecn", "1");
@@ -239,9 +249,22 @@ TEST(nm_properties)
 	step(KNOB_ROOT_QDISC, 0, "", "fq_codel noecn");
 	step(KNOB_ROOT_QDISC, 0, "", "pfifo limit 100");
 	step(KNOB_ROOT_QDISC, 0, "", "htb 10mbit fq_codel");
+	step(KNOB_INGRESS, 0, "", "cake bandwidth 20mbit");
 	REQUIRE_EQ(emit(EMIT_NM), 0);
-	CHECK_EQ(em.nwarnings, 3u);
+	/* no tc.qdiscs words for them: the dispatcher's, each after deleting the root there */
+	CHECK_EQ(em.nwarnings, 1u); /* the ingress shaper: fix --persist's */
+	CHECK(strstr(em.warnings[0], "ingress") && strstr(em.warnings[0], "--persist"));
 	CHECK_STR(body("debloat-eth0.nmcli"), "set -e");
+	CHECK(strstr(file("debloat-eth0.nmcli"), "no property to set: all of it is in "
+						 "90-debloat-eth0\n") != NULL);
+	CHECK(strstr(file("90-debloat-eth0"),
+		     "tc qdisc del dev eth0 root 2>/dev/null\n"
+		     "tc qdisc replace dev eth0 root handle 1: fq_codel noecn || rc=1\n") != NULL);
+	CHECK(strstr(file("90-debloat-eth0"),
+		     "tc qdisc replace dev eth0 root handle 1: pfifo limit 100 || rc=1\n") != NULL);
+	CHECK(strstr(file("90-debloat-eth0"),
+		     "tc class replace dev eth0 parent 1: classid 1:1 htb rate 10mbit ceil 10mbit "
+		     "|| rc=1\n") != NULL);
 
 	plan_start("eth0");
 	step(KNOB_ROOT_QDISC, 0, "", "mq fq_codel"); /* no iface: TX queues unknown */

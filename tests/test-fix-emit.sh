@@ -68,6 +68,19 @@ assert_contains "... and a warning" "$(cat "$GOLD/raspberry-pi-4/networkd.warnin
 assert_contains "the BQL steps become udev rules" \
 	"$(cat "$GOLD/raspberry-pi-4-at-100mbit/udev/90-debloat-eth0.rules")" \
 	'ACTION=="add", SUBSYSTEM=="net", KERNEL=="eth0", ATTR{queues/tx-4/byte_queue_limits/limit_max}="3000"'
+# A board whose whole fix is a cake shaper: nmcli has no property for it, so the
+# dispatcher script holds it, and no warning says it is lost.
+assert_contains "nm: a cake shaper goes into a dispatcher script" \
+	"$(cat "$GOLD/raspberry-pi-5/nm/90-debloat-eth0")" \
+	"tc qdisc replace dev eth0 root handle 1: cake bandwidth 950mbit || rc=1"
+assert_contains "... which nmcli's file names" "$(cat "$GOLD/raspberry-pi-5/nm/debloat-eth0.nmcli")" \
+	"no property to set: all of it is in 90-debloat-eth0"
+assert_not_contains "... and no warning calls it lost" "$(cat "$GOLD/raspberry-pi-5/nm.warnings")" "root qdisc"
+assert_contains "nm: an htb shaper too" "$(cat "$GOLD/beaglebone-black-without-cake/nm/90-debloat-eth0")" \
+	"tc qdisc replace dev eth0 root handle 1: htb default 1"
+for file in "$GOLD"/*/nm/90-debloat-*; do
+	assert_true "a dispatcher script is sh: ${file#"$GOLD"/}" sh -n "$file"
+done
 
 # --- every networkd key against the man pages of the installed systemd ---
 # man_keys PAGE: "SECTION KEY" per documented key, sections upper-cased as the page
@@ -262,6 +275,50 @@ ip -n "$NS" link del dbk$$ 2>/dev/null || ip -n "$NS" link del eth0
 ip -n "$NS" link add dbk$$ numtxqueues 5 type ifb
 limits=$(udev_test dbk$$)
 assert_eq "... and not on one of another name" "1879048192 1879048192 1879048192 1879048192 1879048192" "$limits"
+
+# --- the dispatcher scripts, run as NetworkManager's dispatcher runs them (interface,
+# action) on an interface of the board's name in the namespace. A kernel without
+# fq_codel (or cake) runs the script with pfifo as the leaf: the htb, its class and
+# the starting over are what is tested ---
+ip -n "$NS" link del dbk$$
+ip -n "$NS" link add eth0 type veth peer name dbd$$
+ip -n "$NS" link set eth0 up
+has_kind() { ip netns exec "$NS" tc qdisc replace dev dbd$$ root "$@" 2>/dev/null; }
+root_kind() { ip netns exec "$NS" tc qdisc show dev eth0 root | awk '{print $2; exit}'; }
+script=$TMP/90-debloat-eth0
+cp "$GOLD/beaglebone-black-without-cake/nm/90-debloat-eth0" "$script"
+leaf="fq_codel limit 800"
+if ! has_kind fq_codel; then
+	echo "     (no fq_codel in this kernel: the leaf is pfifo)"
+	sed -i 's/fq_codel limit 800 ecn || rc=1$/pfifo limit 800 || rc=1/' "$script"
+	leaf="pfifo limit 800"
+fi
+dispatch() { ip netns exec "$NS" sh "$1" "$2" "$3"; }
+start=$(root_kind)
+dispatch "$script" eth1 up
+assert_eq "dispatcher: another interface's event changes nothing" "$start" "$(root_kind)"
+dispatch "$script" eth0 down
+assert_eq "dispatcher: eth0 going down changes nothing" "$start" "$(root_kind)"
+for action in up reapply reapply; do
+	run dispatch "$script" eth0 $action
+	assert_status "dispatcher: eth0 $action sets the htb shaper, exit 0" 0
+	assert_eq "... its root is htb" htb "$(root_kind)"
+	got=$(ip netns exec "$NS" tc class show dev eth0; ip netns exec "$NS" tc qdisc show dev eth0)
+	assert_contains "... one class at the plan's rate" "$got" "class htb 1:1 root leaf 10: prio 0 rate 95Mbit ceil 95Mbit"
+	assert_contains "... the leaf under it" "$got" "${leaf%% *} 10: parent 1:1 limit 800"
+done
+sed -i 's/ rate 95mbit / rate bogus /' "$script"
+run dispatch "$script" eth0 up
+assert_status "dispatcher: a command that fails makes the script fail" 1
+if has_kind cake; then
+	run dispatch "$GOLD/raspberry-pi-5/nm/90-debloat-eth0" eth0 up
+	assert_status "dispatcher: the Pi 5's cake shaper" 0
+	assert_contains "... in place" "$(ip netns exec "$NS" tc qdisc show dev eth0 root)" \
+		"bandwidth 950Mbit"
+else
+	echo "     (no cake in this kernel: the Pi 5's script is not run)"
+fi
+ip -n "$NS" link del eth0
 
 # --- this host's plan (in the namespace): a step already in place goes in too, and
 # nothing changes ---

@@ -84,6 +84,15 @@ assert_status "Wandboard: text exits 0" 0
 text=$(tr '\n' ' ' <<<"$OUT" | tr -s ' ')
 assert_contains "Wandboard: text names the rate" "$text" "shaper at 223250kbit"
 assert_contains "Wandboard: text says half for each direction" "$text" "half for each direction"
+assert_contains "Wandboard: text says what the split costs one direction" "$text" \
+	"cost: one direction alone (a file server sending, a backup arriving) still gets 223 of the 470 Mbit/s"
+given=$("$DEBLOAT" fix --from "$FIX/wandboard.json" --dry-run --shape 400mbit --ingress 50mbit |
+	tr '\n' ' ' | tr -s ' ')
+assert_contains "Wandboard --shape: the reason is the shared ceiling" "$given" \
+	"shape at 400mbit as given (--shape), under the 470 Mbit/s fec on i.MX6 moves for transmit and receive together"
+assert_not_contains "... not a bottleneck beyond it" "$given" "bottleneck measured beyond"
+assert_not_contains "Wandboard --shape: no cost line for a split the user chose" "$given" \
+	"cost: one direction"
 assert_contains "Wandboard: text names the source" "$text" \
 	"rate source: drivers table: fec on i.MX6, 470 Mbit/s shared by transmit and receive"
 assert_contains "Wandboard: text says nothing here is touched" "$text" \

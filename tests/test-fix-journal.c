@@ -164,6 +164,11 @@ TEST(malformed_journals_are_rejected_with_their_line)
 	     2, "name"},
 	    {"debloat-journal 1\nstep 1 maybe txqueuelen eth0 - - \"a\" \"b\" \"\"\nend\n", 2,
 	     "state"},
+	    /* the registry's flags: tx-usecs has neither a queue nor a name */
+	    {"debloat-journal 1\nstep 1 planned tx-usecs eth0 3 - \"a\" \"b\" \"\"\nend\n", 2,
+	     "queue"},
+	    {"debloat-journal 1\nstep 1 planned tx-usecs eth0 - x \"a\" \"b\" \"\"\nend\n", 2,
+	     "name"},
 	    {"debloat-journal 1\nstep 1 planned txqueuelen eth0 - - \"a\" \"b\" \"\"\n"
 	     "step 1 planned txqueuelen eth1 - - \"a\" \"b\" \"\"\nend\n",
 	     3, "twice"},

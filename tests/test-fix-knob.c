@@ -614,9 +614,9 @@ TEST(kind_names_round_trip)
 {
 	static const char *const names[] = {"root-qdisc", "txqueuelen", "bql-limit-max", "ring-tx",
 					    "ring-rx",	  "offload",	"sysctl",	 "gso-max-size",
-					    "ingress"};
+					    "ingress",	  "tx-usecs"};
 
-	for (int i = 0; i < 9; i++) {
+	for (int i = 0; i < 10; i++) {
 		CHECK_STR(knob_kind_name((enum knob_kind)i), names[i]);
 		CHECK_EQ(knob_kind_from_name(names[i]), i);
 	}
@@ -655,6 +655,26 @@ TEST(describe_names_the_thing)
 	k = (struct knob){.kind = KNOB_SYSCTL, .name = "net.ipv4.tcp_ecn"};
 	knob_describe(&k, buf, sizeof(buf));
 	CHECK_STR(buf, "net.ipv4.tcp_ecn");
+	k = (struct knob){.kind = KNOB_TX_USECS, .ifname = "eth0"};
+	knob_describe(&k, buf, sizeof(buf));
+	CHECK_STR(buf, "eth0 tx-usecs coalescing");
+}
+
+/* tx-usecs: numbers compare as numbers; a value that is none is refused before any
+ * ioctl; loopback has no coalescing to read. */
+TEST(tx_usecs_values)
+{
+	struct knob k = {.kind = KNOB_TX_USECS, .ifname = "lo"};
+	char val[32], msg[160];
+
+	CHECK(knob_value_equal(KNOB_TX_USECS, "64", "064"));
+	CHECK(!knob_value_equal(KNOB_TX_USECS, "64", "65"));
+	CHECK(!knob_value_equal(KNOB_TX_USECS, "x", "x"));
+	CHECK_EQ(knob_write(&k, NULL, "64us", msg, sizeof(msg)), -EINVAL);
+	CHECK(strstr(msg, "microseconds") != NULL);
+	CHECK_EQ(knob_read(&k, NULL, val, sizeof(val)), -EOPNOTSUPP);
+	k.ifname[0] = '\0';
+	CHECK_EQ(knob_read(&k, NULL, val, sizeof(val)), -ENODEV);
 }
 
 /* ---- knob_root_is_default ---- */

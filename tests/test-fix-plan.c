@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fix/plan.h"
+#include "fix/root-spec.h"
 #include "harness.h"
 #include "host/host.h"
 #include "audit/policy.h"
@@ -653,7 +654,7 @@ TEST(specs_compare_by_meaning)
 	struct knob k = {.kind = KNOB_ROOT_QDISC};
 	struct knob n = {.kind = KNOB_TXQUEUELEN};
 	struct knob sc = {.kind = KNOB_SYSCTL};
-	struct plan_spec sp;
+	struct root_spec sp;
 
 	CHECK(plan_value_equal(&k, "fq_codel target 5000us interval 0.1s", "fq_codel target 5ms",
 			       NULL));
@@ -670,15 +671,18 @@ TEST(specs_compare_by_meaning)
 	CHECK(plan_value_equal(&sc, "4096\t16384 ", "4096 16384", NULL));
 	CHECK(!plan_value_equal(&sc, "2", "1", NULL));
 
-	CHECK_EQ(plan_spec_parse("htb 95mbit fq_codel limit 800 quantum 300 ecn", &sp), 0);
-	CHECK_EQ(sp.shape, SPEC_HTB);
+	CHECK_EQ(root_spec_read("htb 95mbit fq_codel limit 800 quantum 300 ecn", &sp), 0);
+	CHECK_EQ(sp.shape, ROOT_SHAPE_HTB);
 	CHECK_EQ(sp.htb_rate, 95000000 / 8);
 	CHECK_STR(sp.kind, "fq_codel");
 	CHECK_EQ(sp.nopts, 3);
-	CHECK_EQ(plan_spec_parse("fq_codel limit", &sp), -EINVAL);
-	CHECK_EQ(plan_spec_parse("fq_codel target soon", &sp), -EINVAL);
-	CHECK_EQ(plan_spec_parse("htb fq_codel", &sp), -EINVAL);
-	CHECK_EQ(plan_spec_parse("", &sp), -EINVAL);
+	CHECK_EQ(root_spec_read("fq_codel limit", &sp), -EINVAL);
+	CHECK_EQ(root_spec_read("fq_codel target soon", &sp), -EINVAL);
+	CHECK_EQ(root_spec_read("htb fq_codel", &sp), -EINVAL);
+	CHECK_EQ(root_spec_read("", &sp), -EINVAL);
+	/* one grammar: a kind the knob cannot build is no spec for the planner either */
+	CHECK_EQ(root_spec_read("tbf rate 1mbit", &sp), -EINVAL);
+	CHECK_EQ(root_spec_read("mq", &sp), -EINVAL);
 }
 
 TEST(plan_build_skips_what_all_should_not_touch)
@@ -853,7 +857,26 @@ TEST(a_shared_ceiling_shapes_the_download_unless_told_otherwise)
 		plan_init(&p, &o);
 		CHECK_EQ(plan_iface(&p, &ifc, &h, true), 0);
 		CHECK_STR(step_of(&p, KNOB_INGRESS, NULL)->after, "cake bandwidth 100mbit");
-		CHECK(strstr(step_of(&p, KNOB_INGRESS, NULL)->why, "builds upstream") != NULL);
+		/* the reason is the shared ceiling the two shapers split, not a queue upstream */
+		CHECK(strstr(step_of(&p, KNOB_INGRESS, NULL)->why, "(--ingress)") != NULL);
+		plan_free(&p);
+	}
+	{
+		struct plan_options o = {.role = PLAN_ROLE_HOST,
+					 .shape_rate = 400000000 / 8,
+					 .ingress_rate = 50000000 / 8};
+		const struct plan_step *rs;
+
+		plan_init(&p, &o);
+		CHECK_EQ(plan_iface(&p, &ifc, &h, true), 0);
+		rs = step_of(&p, KNOB_ROOT_QDISC, NULL);
+		REQUIRE(rs != NULL);
+		CHECK_STR(rs->after, "cake bandwidth 400mbit");
+		/* --shape on a board whose bus is the bottleneck: the why is that bus */
+		CHECK(strstr(rs->why, "(--shape), under the 470 Mbit/s fec on i.MX6 moves for "
+				      "transmit and receive together") != NULL);
+		CHECK(strstr(rs->why, "beyond") == NULL);
+		CHECK(strstr(step_of(&p, KNOB_INGRESS, NULL)->why, "split it as given") != NULL);
 		plan_free(&p);
 	}
 	{

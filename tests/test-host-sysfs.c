@@ -17,6 +17,7 @@
 #include "harness.h"
 #include "host/avail.h"
 #include "host/bql.h"
+#include "host/kmod.h"
 #include "host/link.h"
 #include "host/machine.h"
 #include "host/sysctl.h"
@@ -351,6 +352,69 @@ TEST(machine_usb_speed_of_the_device_above)
 	put("devices/usb1/1-1/1-1.1/speed", "fast\n");
 	CHECK_EQ(machine_usb_speed(root, "eth0", &mbps), -EINVAL);
 	CHECK_EQ(mbps, 7);
+	make_root();
+	rmdir(root);
+}
+
+/*
+ * kmod.c: a NIC's driver module, and a module of the same name installed by `make -C
+ * kmod install` (updates/debloat) or DKMS (updates/dkms, compressed here) for this
+ * release; and whether the loaded one is out of tree.
+ */
+TEST(kmod_finds_an_installed_bql_module_for_the_nic)
+{
+	char link[PATH_MAX], mods[PATH_MAX], module[56] = "x", path[192] = "y";
+
+	make_root();
+	REQUIRE(root[0]);
+	snprintf(mods, sizeof(mods), "%s/lib/modules", root);
+	put("devices/soc/2188000.ethernet/driver/uevent", "");
+	put("module/fec/taint", "\n");
+	put("class/net/eth0/ifindex", "2\n");
+	put("class/net/eth1/ifindex", "3\n");
+	snprintf(link, sizeof(link), "%s/devices/soc/2188000.ethernet/driver/module", root);
+	CHECK_EQ(symlink("../../../../module/fec", link), 0);
+	snprintf(link, sizeof(link), "%s/class/net/eth0/device", root);
+	CHECK_EQ(symlink("../../../devices/soc/2188000.ethernet", link), 0);
+
+	/* The kernel's own module only: nothing installed, outputs untouched. */
+	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth0", module, sizeof(module),
+				 path, sizeof(path)),
+		 -ENOENT);
+	CHECK_STR(module, "x");
+	put("lib/modules/6.1.0-50-armmp/updates/dkms/fec.ko.xz", "");
+	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth0", module, sizeof(module),
+				 path, sizeof(path)),
+		 0);
+	CHECK_STR(module, "fec");
+	CHECK(strstr(path, "/lib/modules/6.1.0-50-armmp/updates/dkms/fec.ko.xz") != NULL);
+	/* make -C kmod install's folder first. */
+	put("lib/modules/6.1.0-50-armmp/updates/debloat/fec.ko", "");
+	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth0", module, sizeof(module),
+				 path, sizeof(path)),
+		 0);
+	CHECK(strstr(path, "/updates/debloat/fec.ko") != NULL);
+	/* Another release has none; a NIC without a device has no module; bad names. */
+	CHECK_EQ(kmod_bql_module(root, mods, "6.12.0-1-armmp", "eth0", module, sizeof(module),
+				 path, sizeof(path)),
+		 -ENOENT);
+	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth1", module, sizeof(module),
+				 path, sizeof(path)),
+		 -ENOENT);
+	CHECK_EQ(kmod_bql_module(root, mods, "../..", "eth0", module, sizeof(module), path,
+				 sizeof(path)),
+		 -EINVAL);
+	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "a/b", module, sizeof(module),
+				 path, sizeof(path)),
+		 -EINVAL);
+	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth0", module, 3, path,
+				 sizeof(path)),
+		 -ENAMETOOLONG);
+
+	CHECK_EQ(kmod_loaded_out_of_tree(root, "fec"), 0); /* the kernel's: no taint */
+	put("module/fec/taint", "OE\n");
+	CHECK_EQ(kmod_loaded_out_of_tree(root, "fec"), 1);
+	CHECK_EQ(kmod_loaded_out_of_tree(root, "lan78xx"), -ENOENT); /* not loaded */
 	make_root();
 	rmdir(root);
 }

@@ -16,8 +16,9 @@
 #define GBIT(n) ((uint64_t)(n) * 1000000000 / 8)
 
 static const char *const builtin_names[] = {
-	"bbb-stock", "bbb-bql", "bbb-bql-fq", "bbb-bql-fq_codel", "gige-noqueue", "fifo100",
-	"wandboard", "rpi3b", "rpi3bplus", "rpi4", "rpi5",
+    "bbb-stock", "bbb-bql",	  "bbb-bql-fq",	   "bbb-bql-fq_codel", "gige-noqueue",
+    "fifo100",	 "wandboard",	  "rpi3b",	   "rpi3bplus",	       "rpi4",
+    "rpi5",	 "wandboard-bql", "rpi3bplus-bql",
 };
 #define NBUILTIN (sizeof(builtin_names) / sizeof(builtin_names[0]))
 
@@ -61,7 +62,7 @@ static void load(struct lab_profile *p, const char *name)
 
 /* ---- The built-in profiles ---- */
 
-TEST(builtins_are_the_seeds_four_two_links_and_five_boards)
+TEST(builtins_are_the_seeds_four_two_links_five_boards_and_two_bql_drivers)
 {
 	size_t n = 0;
 
@@ -147,6 +148,41 @@ TEST(bbb_bql_profiles_change_one_thing_each)
 	CHECK_STR(p.qdisc, "fq_codel");
 	expect_stock_but(&p, true, "fq_codel");
 	CHECK(strcmp(p.description, "") != 0);
+}
+
+/*
+ * A board's BQL driver is its stock profile with BQL on and fq_codel at the root (as
+ * those boards ship): the ring, the URBs, the completions and the shared ceiling stay,
+ * so the lab's third column differs from the first in the driver alone.
+ */
+TEST(board_bql_profiles_are_their_stock_with_bql_on)
+{
+	static const char *const pairs[][2] = {{"wandboard-bql", "wandboard"},
+					       {"rpi3bplus-bql", "rpi3bplus"}};
+	struct lab_profile p, want;
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		load(&p, pairs[i][0]);
+		load(&want, pairs[i][1]);
+		CHECK_STR(p.name, pairs[i][0]);
+		CHECK_EQ(p.bql, true);
+		CHECK_EQ(want.bql, false);
+		CHECK_STR(p.qdisc, "fq_codel");
+		CHECK(p.ceiling_bps > 0 && p.ceiling_shared);
+		want.bql = true;
+		memset(want.qdisc, 0, sizeof(want.qdisc));
+		strcpy(want.qdisc, "fq_codel");
+		memcpy(want.name, p.name, sizeof(want.name));
+		memcpy(want.description, p.description, sizeof(want.description));
+		CHECK(memcmp(&want, &p, sizeof(want)) == 0);
+		CHECK(strstr(p.description, "BQL") != NULL);
+	}
+	/* per-frame completions on the fec, per URB on the lan78xx */
+	load(&p, "wandboard-bql");
+	CHECK_EQ(p.completion_frames, 1);
+	CHECK_EQ(p.urb_bytes, 0);
+	load(&p, "rpi3bplus-bql");
+	CHECK(p.urb_bytes > 0);
 }
 
 TEST(gige_noqueue_adds_no_queueing)
@@ -619,10 +655,11 @@ TEST(base_loads_a_builtin_then_overrides)
 		     "x.conf:2: base: given twice (first on line 1)");
 	EXPECT_ERROR("ring = 8\nbase = bbb-bql\n", "x.conf",
 		     "x.conf:2: base: must come before any setting (line 1 sets one)");
-	EXPECT_ERROR("base = nope\n", "x.conf",
-		     "x.conf:1: base: no profile \"nope\" (built-in: bbb-stock, bbb-bql, bbb-bql-fq, "
-		     "bbb-bql-fq_codel, gige-noqueue, fifo100, wandboard, rpi3b, rpi3bplus, rpi4, "
-		     "rpi5)");
+	EXPECT_ERROR(
+	    "base = nope\n", "x.conf",
+	    "x.conf:1: base: no profile \"nope\" (built-in: bbb-stock, bbb-bql, bbb-bql-fq, "
+	    "bbb-bql-fq_codel, gige-noqueue, fifo100, wandboard, rpi3b, rpi3bplus, rpi4, "
+	    "rpi5, wandboard-bql, rpi3bplus-bql)");
 	EXPECT_ERROR("base =\n", "x.conf", "x.conf:1: base: empty value");
 	/* A built-in cannot be its own base: the name is its identity. */
 	EXPECT_ERROR("base = bbb-bql\n", "bbb-bql", "bbb-bql:1: base: cycle: bbb-bql -> bbb-bql");
@@ -738,9 +775,10 @@ TEST(load_takes_a_name_or_a_path_and_leaves_p_alone_on_error)
 
 	memcpy(&before, &p, sizeof(p));
 	CHECK_EQ(lab_profile_load(&p, "bbb-nope", err, sizeof(err)), -ENOENT);
-	CHECK_STR(err, "no profile \"bbb-nope\" (built-in: bbb-stock, bbb-bql, bbb-bql-fq, "
-		       "bbb-bql-fq_codel, gige-noqueue, fifo100, wandboard, rpi3b, rpi3bplus, rpi4, "
-		       "rpi5; or a path to a .conf file)");
+	CHECK_STR(err,
+		  "no profile \"bbb-nope\" (built-in: bbb-stock, bbb-bql, bbb-bql-fq, "
+		  "bbb-bql-fq_codel, gige-noqueue, fifo100, wandboard, rpi3b, rpi3bplus, rpi4, "
+		  "rpi5, wandboard-bql, rpi3bplus-bql; or a path to a .conf file)");
 	CHECK_EQ(lab_profile_load(&p, "nope.conf", err, sizeof(err)), -ENOENT);
 	CHECK_STR(err, "cannot read profile nope.conf: No such file or directory");
 	snprintf(path, sizeof(path), "%s/broken.conf", dir);

@@ -73,10 +73,10 @@ q() { jq -r "$1" <<<"$json"; }
 assert_eq "four runs, in the seed's order" "bbb-stock bbb-bql bbb-bql-fq bbb-bql-fq_codel" \
 	"$(q '[.runs[].profile] | join(" ")')"
 assert_eq "every run worked" "true true true true" "$(q '[.runs[].ok | tostring] | join(" ")')"
-assert_eq "top-level keys" "command delay_s dir length_s plot runs seed test" \
+assert_eq "top-level keys" "command delay_s dir length_s plot runs seed sending_test test" \
 	"$(q 'keys_unsorted | sort | join(" ")')"
 assert_eq "run keys" \
-	"bql_limit_bytes bql_limit_max_bytes describe drops elapsed_s error files kept_time marks ok profile ratio ring_max_descriptors sched_error_p99_us summary" \
+	"bql_limit_bytes bql_limit_max_bytes describe drops elapsed_s error files kept_time marks ok profile ratio ring_max_descriptors sched_error_p99_us sending summary" \
 	"$(q '.runs[0] | keys | join(" ")')"
 # The summary is `debloat rrul`'s, key for key (docs/json.md).
 assert_eq "summary keys are rrul's" \
@@ -90,6 +90,8 @@ assert_eq "drops per stage" "board_ingress board_port board_rx client_qdisc inpu
 	"$(q '.runs[0].drops | keys | join(" ")')"
 assert_eq "no BQL, no limit (bbb-stock)" "null" "$(q '.runs[0].bql_limit_bytes')"
 assert_eq "the first run's ratios are 1" "1" "$(q '.runs[0].ratio.latency_loaded_p50_ms')"
+assert_eq "no sending-only runs without --sending" "null null" \
+	"$(q '[.sending_test, .runs[0].sending] | map(tostring) | join(" ")')"
 
 for p in bbb-stock bbb-bql bbb-bql-fq bbb-bql-fq_codel; do
 	for f in json flent.gz svg lab.json telemetry.json log; do
@@ -178,5 +180,19 @@ assert_contains "with its reason" "$OUT" "Is a directory"
 assert_contains "the other run is still shown" "$OUT" "bbb-bql-fq"
 assert_contains "and where its log is" "$OUT" "bbb-stock.log"
 assert_true "the other run's files are there" [ -s "$dir/fail/bbb-bql-fq.json" ]
+# --sending: a second run per profile, the board sending only; a failing one is named
+# the same way, and its profile's first run still shown.
+mkdir -p "$dir/send/bbb-stock.send.lab.json"
+run "$DEBLOAT" lab compare -l 2 -d 0 --sending -o "$dir/send" bbb-stock
+assert_status "a failing sending-only run makes the exit status 1" 1
+assert_contains "the sending-only failure is named" "$OUT" "bbb-stock.send FAILED"
+assert_contains "the table has the sending-only rows" "$OUT" "sending only Mbit/s"
+assert_true "the first run's files are there" [ -s "$dir/send/bbb-stock.json" ]
+run "$DEBLOAT" lab compare -l 2 -d 0 --sending --json -o "$dir/send2" bbb-stock
+assert_status "lab compare --sending exits 0" 0
+assert_eq "--sending: the test, and the run's sending-only goodput as a number" \
+	"tcp_ndown true number" \
+	"$(jq -r '"\(.sending_test) \(.runs[0].sending.ok) \(.runs[0].sending.download_mbps | type)"' <<<"$OUT")"
+assert_true "its files are P.send.*" [ -s "$dir/send2/bbb-stock.send.json" ]
 
 finish

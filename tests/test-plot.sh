@@ -88,6 +88,49 @@ flent_row=$("$DEBLOAT" compare "$runs/fixed.flent.gz" --json | jq -c '.runs[0] |
 json_row=$(jq -c '.summary | [.download_mbps, .grade]' "$runs/fixed.json")
 assert_eq "a flent file's numbers are its JSON twin's" "$json_row" "$flent_row"
 
+# a sequential test rpm result: each direction's goodput over its own stage (the file,
+# as written before, averaged it over both stages: 22.84 and 24.67)
+seq="$runs/rpm-sequential.json"
+for how in "as written before" "with each stage's start"; do
+	if [ "$how" = "as written before" ]; then
+		f=$seq
+	else
+		f=$dir/rpm-seq-start.json
+		jq '.rpm.stages[0].start_s = 0 | .rpm.stages[1].start_s = 3.04' "$seq" >"$f"
+	fi
+	run "$DEBLOAT" compare "$f" --json
+	assert_status "compare of a sequential rpm result ($how)" 0
+	assert_eq "its goodput each way is its stage's ($how)" "[47.2,47.8]" \
+		"$(jq -c '.runs[0] | [.download_mbps, .upload_mbps] | map(. * 100 | round / 100)' <<<"$OUT")"
+done
+run "$DEBLOAT" plot "$seq" -o "$dir/rpm.svg"
+assert_status "plot of the rpm result" 0
+legend=$(grep -o 'class="legend"[^>]*>[^<]*' "$dir/rpm.svg" | sed 's/.*>//')
+assert_contains "its probe series are named by what they time" "$legend" "HTTP GET on the load (self)"
+assert_not_contains "... not as RPM" "$legend" "RPM"
+
+# long run names: the legend grows to hold them, titles wrap, nothing is cut with "..."
+names=(bbb-pfifo_fast-no-bql bbb-bql-fq_codel-ecn bbb-bql-fq_codel-1000 bbb-bql-cake-shaped-95mbit)
+for n in "${names[@]}"; do
+	jq --arg l "$n" '.label = $l' "$runs/fixed.json" >"$dir/$n.json"
+done
+files=()
+for n in "${names[@]}"; do files+=("$dir/$n.json"); done
+run "$DEBLOAT" compare "${files[@]}" --json -o "$dir/long.svg"
+assert_status "compare of four long-named runs" 0
+texts=$(grep -o '<text[^>]*>[^<]*' "$dir/long.svg" | sed 's/.*>//')
+assert_not_contains "no legend, title or label is cut short" "$texts" "..."
+for n in "${names[@]}"; do
+	assert_true "$n: whole in the legend and under the bars" test "$(grep -cx -- "$n" <<<"$texts")" -ge 2
+done
+width=$(grep -o '<svg [^>]*width="[0-9]*"' "$dir/long.svg" | grep -o '[0-9]*"$' | tr -d '"')
+assert_true "the page grew for the legend ($width px)" test "$width" -gt 1000
+if xmllint --noout "$dir/long.svg" && rsvg-convert -f png -o "$dir/long.png" "$dir/long.svg"; then
+	pass "the long-named drawing is XML and renders"
+else
+	fail "the long-named drawing does not render"
+fi
+
 # malformed inputs: exit 1, the file named, nothing written
 printf 'not a result' >"$dir/garbage.json"
 head -c 200 "$runs/bloated.flent.gz" >"$dir/truncated.flent.gz"

@@ -521,6 +521,75 @@ TEST(wandboard)
 	CHECK(strstr(f->recommendation, "root cake") == NULL);
 }
 
+static bool evidence_true(const struct finding *f, const char *key)
+{
+	for (unsigned i = 0; i < f->nevidence; i++)
+		if (!strcmp(f->evidence[i].key, key))
+			return f->evidence[i].u != 0;
+	return false;
+}
+
+/*
+ * A Wandboard with our fec (kmod/) installed for its kernel: while the kernel's own
+ * module still drives the NIC, no-bql's advice is to load ours (and says it cuts the
+ * link); once ours is loaded, the table's "fec has no BQL" no longer speaks for it, and
+ * until traffic shows BQL at work the verdict is unknown, not "no".
+ */
+TEST(wandboard_with_our_fec_installed)
+{
+	struct qdisc root = q_root("fq_codel");
+	struct bql_queue q0 = bql_q(0, 0, 0);
+	struct iface ifc = board(&root, &q0, 1);
+	struct host h = kernel(QDISC_AVAIL_YES, QDISC_AVAIL_YES, QDISC_AVAIL_YES, "6.1.0-50-armmp");
+	const struct finding *f;
+	struct verdict v;
+
+	strcpy(ifc.driver, "fec");
+	unknown_rings(&ifc);
+	ifc.speed_mbps = 1000;
+	ifc.have_stats = true;
+	ifc.tx_packets = 1000000;
+	strcpy(ifc.bql_module, "fec");
+	strcpy(ifc.bql_module_path, "/lib/modules/6.1.0-50-armmp/updates/debloat/fec.ko");
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_NO);
+	f = find(&v, "no-bql");
+	REQUIRE(f);
+	CHECK(strstr(f->recommendation, "/lib/modules/6.1.0-50-armmp/updates/debloat/fec.ko") !=
+	      NULL);
+	CHECK(strstr(f->recommendation, "modprobe -r fec && modprobe fec") != NULL);
+	CHECK(strstr(f->recommendation, "takes eth0 down for a moment") != NULL);
+	CHECK(strstr(f->recommendation, "cake bandwidth") != NULL); /* the shaper meanwhile */
+	CHECK(evidence_true(f, "bql_module_installed"));
+
+	/* Ours loaded, but no traffic yet: unknown, and only an info finding. */
+	ifc.bql_module_loaded = true;
+	ifc.tx_packets = 0;
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_UNKNOWN);
+	f = find(&v, "no-bql");
+	REQUIRE(f);
+	CHECK_EQ(f->severity, SEVERITY_INFO);
+	CHECK(strstr(f->message, "out-of-tree module") != NULL);
+
+	/* Ours loaded and its limit moved: BQL in use, no finding. */
+	q0.limit = 4542;
+	policy_iface(&ifc, &h, &v);
+	CHECK_EQ(v.bql_in_use, TRI_YES);
+	CHECK(find(&v, "no-bql") == NULL);
+
+	/* Nothing installed: the shaper advice alone, as before. */
+	ifc.bql_module[0] = ifc.bql_module_path[0] = '\0';
+	ifc.bql_module_loaded = false;
+	q0.limit = 0;
+	ifc.tx_packets = 1000000;
+	policy_iface(&ifc, &h, &v);
+	f = find(&v, "no-bql");
+	REQUIRE(f);
+	CHECK(strstr(f->recommendation, "modprobe") == NULL);
+	CHECK(!evidence_true(f, "bql_module_installed"));
+}
+
 TEST(fq_codel_missing_falls_back_to_cake_then_a_short_pfifo)
 {
 	struct qdisc root = q_root("pfifo_fast");

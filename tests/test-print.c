@@ -383,6 +383,64 @@ TEST(tables_are_columns_in_text_and_objects_in_json)
 	free(c.buf);
 }
 
+/* fit: columns as wide as their widest cell; the ones past the width in a block below. */
+static void emit_fit_table(struct printer *p, size_t ncols)
+{
+	print_table_begin(p);
+	print_table_row(p, "");
+	print_table_row(p, "rate");
+	print_table_row(p, "heading:");
+	print_table_row(p, "a long label");
+	for (size_t i = 0; i < ncols; i++) {
+		print_cell(p, i, "", "run%zu", i);
+		print_cell(p, i, "rate", "%s", i == 1 ? "123.4 (x12.34)" : "1.0");
+		print_cell(p, i, "a long label", "%s", "-");
+	}
+	print_table_end(p,
+			&(struct print_table_layout){.sep = "  ", .trim_last = true, .fit = true});
+}
+
+TEST(fit_tables_take_their_cells_width_and_break_into_blocks)
+{
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+
+	REQUIRE(p);
+	emit_fit_table(p, 3);
+	CHECK_EQ(stop(&c, p), 0);
+	/* the widest cell sets its column, whether or not it is the last line's */
+	CHECK_STR(c.buf, "              run0  run1            run2\n"
+			 "rate          1.0   123.4 (x12.34)  1.0\n"
+			 "heading:\n"
+			 "a long label  -     -               -\n");
+	free(c.buf);
+
+	/* 6 columns: 12 + 6 + 16 + 4 x 6 = 58 columns; at width 34, three blocks, the
+	 * first exactly 34 */
+	p = start(&c, PRINT_MODE_TEXT);
+	REQUIRE(p);
+	print_set_width(p, 34);
+	emit_fit_table(p, 6);
+	CHECK_EQ(stop(&c, p), 0);
+	CHECK_STR(c.buf, "              run0  run1\n"
+			 "rate          1.0   123.4 (x12.34)\n"
+			 "heading:\n"
+			 "a long label  -     -\n"
+			 "\n"
+			 "              run2  run3  run4\n"
+			 "rate          1.0   1.0   1.0\n"
+			 "heading:\n"
+			 "a long label  -     -     -\n"
+			 "\n"
+			 "              run5\n"
+			 "rate          1.0\n"
+			 "heading:\n"
+			 "a long label  -\n");
+	for (char *line = c.buf, *nl; (nl = strchr(line, '\n')); line = nl + 1)
+		CHECK(nl - line <= 34);
+	free(c.buf);
+}
+
 /* Sections: facts in one order (the JSON's), their text in another, laid out as a whole. */
 static void emit_sections(struct printer *p)
 {

@@ -18,6 +18,7 @@
 
 #include "base/array.h"
 #include "fix/qdisc-opts.h"
+#include "fix/root-spec.h"
 #include "harness.h"
 #include "qdisc/qkind.h"
 
@@ -420,13 +421,13 @@ TEST(words_for_a_kind_that_takes_none_are_refused)
 
 TEST(a_spec_with_an_unknown_leaf_names_the_registrys_leaf_kinds)
 {
-	struct qdisc_spec spec;
+	struct root_spec spec;
 	char err[256];
 
-	CHECK_EQ(qdisc_spec_parse("nonesuch limit 5", &spec, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(root_spec_parse("nonesuch limit 5", &spec, err, sizeof(err)), -EINVAL);
 	CHECK_STR(err, "unknown qdisc kind \"nonesuch\" (fq_codel, fq, cake, pfifo, bfifo, "
 		       "pfifo_fast, mq KIND, htb RATE KIND or default)");
-	CHECK_EQ(qdisc_spec_parse("mq prio", &spec, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(root_spec_parse("mq prio", &spec, err, sizeof(err)), -EINVAL);
 	CHECK_STR(err,
 		  "unknown qdisc kind \"prio\" (fq_codel, fq, cake, pfifo, bfifo, pfifo_fast)");
 }

@@ -43,6 +43,12 @@ static void rpm_stage(struct result_rpm_stage *st, const char *dir, double rpm, 
 	st->http_l_ms = 80.125;
 	st->goodput_mbps = 93.75;
 	st->connections = 8;
+	/* each direction's share: all of it for a stage of one direction */
+	st->dir_mbps[0] = strcmp(dir, "upload") ? (strcmp(dir, "both") ? 93.75 : 60) : NAN;
+	st->dir_mbps[1] = strcmp(dir, "download") ? (strcmp(dir, "both") ? 93.75 : 33.75) : NAN;
+	st->dir_connections[0] = strcmp(dir, "upload") ? (strcmp(dir, "both") ? 8 : 5) : 0;
+	st->dir_connections[1] = strcmp(dir, "download") ? (strcmp(dir, "both") ? 8 : 3) : 0;
+	st->start_s = strcmp(dir, "upload") ? 0 : 14.5;
 	st->intervals = 14;
 	st->saturated = true;
 	st->stable = rpm > 500;
@@ -81,6 +87,7 @@ static void shape_result(struct test_result *r, struct summary *s, enum shape sh
 		m->present = true;
 		snprintf(m->protocol, sizeof(m->protocol), "h2");
 		m->tls = m->sequential = true;
+		snprintf(m->draft, sizeof(m->draft), "draft-ietf-ippm-responsiveness-09");
 		snprintf(m->config_url, sizeof(m->config_url), "https://192.0.2.1/config");
 		m->mad = 4, m->tmp = 5, m->mnp = 16, m->mps = 100;
 		m->id_s = 1, m->sdt = 0.05, m->ptc = 0.05, m->max_s = 20;

@@ -17,7 +17,9 @@
 #    download after ~2 s (both protocols); --rpm-idle 1 closes a silent connection;
 #  - HTTP/1.1 pipelining, cleartext and TLS: every request answered at once;
 #  - a short h2c answer leaves in at most two packets that carry data (tcpdump);
-#  - our client against our server: an RPM, h2c and HTTP/1.1;
+#  - our client against our server: an RPM, h2c and HTTP/1.1; each direction's capacity;
+#    the draft named; progress lines on stderr with -v or on a terminal (script(1)),
+#    never on stdout;
 #  - TLS (--cert, --key: a self-signed certificate made here with openssl): on the same
 #    port, curl -k over h2 and HTTP/1.1 (ALPN), nghttp, and our client with -k get the
 #    config with https:// URLs, small, large, an upload; cleartext still served.
@@ -165,6 +167,36 @@ assert_true "h2c: an RPM, both directions moved, probes measured" jqtrue \
 	'.rpm.protocol == "h2c" and .rpm.rpm > 0 and .summary.download_mbps > 0 and
 	 .summary.upload_mbps > 0 and .rpm.stages[0].foreign_probes > 0 and
 	 .rpm.stages[0].self_probes > 0' <<<"$OUT"
+assert_true "h2c: each direction's capacity, together the goodput" jqtrue \
+	'.rpm.stages[0] | .download_mbps > 0 and .upload_mbps > 0 and
+	 .download_connections >= 1 and .upload_connections >= 1 and
+	 .download_connections + .upload_connections == .connections and
+	 ((.download_mbps + .upload_mbps) / .goodput_mbps - 1 | fabs) < 0.01' <<<"$OUT"
+assert_eq "h2c: the result names its draft" draft-ietf-ippm-responsiveness-09 \
+	"$(jq -r .rpm.draft <<<"$OUT" 2>/dev/null)"
+assert_eq "h2c: no progress lines when stderr is no terminal" "" "$ERR"
+# -v: a progress line a second on stderr (even off a terminal), stdout still the report
+run nsrun timeout 30 "$DEBLOAT" test rpm -v --id 0.5 --max-time 3 "$base/.well-known/nq"
+assert_status "-v runs" 0
+lines=$(grep -c 'connections [0-9]*+[0-9]*  down [0-9.]*  up [0-9.]* Mbit/s  RPM ' <<<"$ERR")
+assert_true "-v: a progress line a second ($lines in 3 s)" test "$lines" -ge 2 -a "$lines" -le 4
+assert_not_contains "... none on stdout" "$OUT" "Mbit/s  RPM"
+assert_contains "the text has each direction's capacity" "$OUT" " connections, upload "
+assert_contains "... and the draft" "$OUT" "following draft-ietf-ippm-responsiveness-09"
+# on a terminal (script(1) gives one): each line replaces the last, and --json's stdout
+# stays one whole document
+if command -v script >/dev/null; then
+	nsrun timeout 30 script -qec "$DEBLOAT test rpm --json --id 0.5 --max-time 2 \
+		$base/.well-known/nq 2>$T/tty.err >$T/tty.json; $DEBLOAT test rpm --id 0.5 \
+		--max-time 2 $base/.well-known/nq" /dev/null >"$T/tty.out" 2>&1 || true
+	assert_true "on a terminal: progress, each line over the last" \
+		grep -q $'\r\033\\[K  1\\.[0-9]/2 s  connections' "$T/tty.out"
+	assert_true "--json with stderr elsewhere: stdout is one JSON document" \
+		jqtrue '.rpm.rpm > 0' "$T/tty.json"
+	assert_eq "... and no progress there (stderr no terminal)" "" "$(cat "$T/tty.err")"
+else
+	echo "SKIP the terminal part (no script(1): package bsdutils)"
+fi
 run nsrun timeout 30 "$DEBLOAT" test rpm --http1 --id 0.3 --max-time 3 --json "$base/.well-known/nq"
 assert_status "debloat test rpm --http1 against it" 0
 echo "     our client, http/1.1: $(jq .rpm.rpm <<<"$OUT" 2>/dev/null) RPM"

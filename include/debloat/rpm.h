@@ -25,6 +25,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* The draft these defaults and formulas follow; results name it. */
+#define RPM_DRAFT "draft-ietf-ippm-responsiveness-09"
+
 /* The draft's test parameters and defaults. */
 #define RPM_DEFAULT_MAD	 4    /* moving-average distance, intervals */
 #define RPM_DEFAULT_ID_S 5.0  /* interval duration (-09; 1 s before) */

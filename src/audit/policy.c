@@ -540,6 +540,12 @@ static void resolve_bql(const struct iface *ifc, const struct host *host, struct
 		say(v->bql_reason_buf, sizeof(v->bql_reason_buf),
 		    "%s has BQL since Linux %s, and this kernel's release is unknown; %s",
 		    ifc->driver, d->since, v->bql_reason);
+	} else if (has == 0 && ifc->bql_module_loaded) {
+		/* The table speaks of the kernel's driver, not of ours from kmod/. */
+		say(v->bql_reason_buf, sizeof(v->bql_reason_buf),
+		    "%s is the out-of-tree module %s, which has BQL, and sysfs cannot tell yet",
+		    ifc->driver, ifc->bql_module_path);
+		has = -1;
 	} else if (has == 0) {
 		say(v->bql_reason_buf, sizeof(v->bql_reason_buf),
 		    "%s has no BQL in mainline Linux, and sysfs cannot tell yet", ifc->driver);
@@ -654,6 +660,18 @@ static void find_no_bql(const struct iface *ifc, const struct host *host, struct
 	policy_shaper(ifc, host, 0, &sh);
 	if (sh.source == RATE_SOURCE_TABLE)
 		evidence(f, value_uint("ceiling_mbps", sh.ceiling->mbps, UNIT_MBPS));
+	evidence(f, value_bool("bql_module_installed", ifc->bql_module[0] != '\0'));
+	/* Our driver with BQL is installed but the kernel's still drives the NIC: the
+	 * real fix is one reload away, and it cuts the link while it happens. */
+	if (ifc->bql_module[0] && !ifc->bql_module_loaded) {
+		say(f->recommendation, sizeof(f->recommendation),
+		    "load the driver with BQL installed for this kernel (%s), from a console or "
+		    "another interface since it takes %s down for a moment: modprobe -r %s && "
+		    "modprobe %s; until then shape at %s: %s",
+		    ifc->bql_module_path, ifc->name, ifc->bql_module, ifc->bql_module,
+		    sh.source == RATE_SOURCE_TABLE ? sh.why : "~95% of line rate", shaper);
+		return;
+	}
 	say(f->recommendation, sizeof(f->recommendation),
 	    "shape at %s so the queue forms in the qdisc: %s%s%s",
 	    sh.source == RATE_SOURCE_TABLE ? sh.why : "~95% of line rate", shaper,

@@ -394,4 +394,14 @@ void report_shaper(struct printer *p, const struct policy_shaper *sh, unsigned i
 		print_null(p, "ceiling_shared", NULL, PRINT_JSON_ONLY);
 	}
 	print_nl(p);
+	/* The price of the even split: what a board gives up when it only sends. */
+	if (sh->halved && sh->ceiling) {
+		print_indent(p, indent);
+		print_text(p,
+			   "cost: one direction alone (a file server sending, a backup arriving) "
+			   "still gets %llu of the %u Mbit/s; where the traffic is mostly one way, "
+			   "split it with --shape and --ingress",
+			   (unsigned long long)(sh->rate * 8 / 1000000), sh->ceiling->mbps);
+		print_nl(p);
+	}
 }

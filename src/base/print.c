@@ -888,32 +888,93 @@ void print_double_cell(struct printer *p, const char *key, double v, size_t col,
 	va_end(ap);
 }
 
+/* fit: the widest used label, and each column's widest cell. */
+static void table_fit(const struct print_table *t, size_t ncols, unsigned *label_w,
+		      unsigned col_w[PRINT_TABLE_COLS])
+{
+	*label_w = 0;
+	for (size_t c = 0; c < ncols; c++)
+		col_w[c] = 0;
+	for (size_t r = 0; r < t->nrows; r++) {
+		if (!t->used[r])
+			continue;
+		if (strlen(t->label[r]) > *label_w)
+			*label_w = (unsigned)strlen(t->label[r]);
+		for (size_t c = 0; c < t->ncols[r]; c++)
+			if (strlen(t->cell[r][c]) > col_w[c])
+				col_w[c] = (unsigned)strlen(t->cell[r][c]);
+	}
+}
+
+/* Columns [first, end) of every row. With fit, each row is one piece of text (print_text
+ * puts a blank between pieces where one does not end in a blank: the widest cell of a
+ * column would be one off); without, a piece per cell, that blank included (tables
+ * with col_w 0 count on it). */
+static void table_block(struct printer *p, const struct print_table *t,
+			const struct print_table_layout *l, unsigned label_w, const unsigned *col_w,
+			size_t first, size_t end)
+{
+	char line[(PRINT_TABLE_COLS + 1) * (PRINT_TABLE_CELL + 16)];
+
+	for (size_t r = 0; r < t->nrows; r++) {
+		size_t n;
+
+		if (!t->used[r]) {
+			print_text(p, "%s", t->label[r]);
+			print_nl(p);
+			continue;
+		}
+		if (!l->fit) {
+			print_text(p, "%-*s", (int)label_w, t->label[r]);
+			for (size_t c = first; c < end; c++)
+				print_text(p, "%s%-*s", l->sep,
+					   c + 1 < end || !l->trim_last ? (int)col_w[c] : 0,
+					   t->cell[r][c]);
+			print_nl(p);
+			continue;
+		}
+		n = (size_t)snprintf(line, sizeof(line), "%-*s", (int)label_w, t->label[r]);
+		for (size_t c = first; c < end && n < sizeof(line); c++)
+			n += (size_t)snprintf(line + n, sizeof(line) - n, "%.15s%-*s", l->sep,
+					      c + 1 < end || !l->trim_last ? (int)col_w[c] : 0,
+					      t->cell[r][c]);
+		print_text(p, "%s", line);
+		print_nl(p);
+	}
+}
+
 void print_table_end(struct printer *p, const struct print_table_layout *l)
 {
 	struct print_table *t = p->table;
-	unsigned width = p->width;
-	size_t ncols = 0;
+	unsigned width = p->width, label_w = l->label_w, col_w[PRINT_TABLE_COLS];
+	size_t ncols = 0, sep = strlen(l->sep), first = 0, end;
 
 	if (!t)
 		return;
 	for (size_t r = 0; r < t->nrows; r++)
 		if (t->ncols[r] > ncols)
 			ncols = t->ncols[r];
+	if (l->fit)
+		table_fit(t, ncols, &label_w, col_w);
+	else
+		for (size_t c = 0; c < ncols; c++)
+			col_w[c] = l->col_w;
 	/* A row broken in two is no longer a table. */
 	p->width = 0;
-	for (size_t r = 0; r < t->nrows; r++) {
-		if (!t->used[r]) {
-			print_text(p, "%s", t->label[r]);
-			print_nl(p);
-			continue;
+	do {
+		size_t w = label_w;
+
+		/* as many columns as fit in the width (with fit), at least one */
+		for (end = first; end < ncols; end++) {
+			if (end > first && l->fit && width && w + sep + col_w[end] > width)
+				break;
+			w += sep + col_w[end];
 		}
-		print_text(p, "%-*s", (int)l->label_w, t->label[r]);
-		for (size_t c = 0; c < ncols; c++)
-			print_text(p, "%s%-*s", l->sep,
-				   c + 1 < ncols || !l->trim_last ? (int)l->col_w : 0,
-				   t->cell[r][c]);
-		print_nl(p);
-	}
+		if (first)
+			print_nl(p); /* a blank line between blocks */
+		table_block(p, t, l, label_w, col_w, first, end);
+		first = end;
+	} while (first < ncols);
 	p->width = width;
 	free(t);
 	p->table = NULL;

@@ -132,8 +132,12 @@ void print_indent(struct printer *p, unsigned level);
  * Text is written by print_table_end(), never wrapped: each row its label padded to
  * label_w columns, then each cell after sep, padded to col_w columns (the last one
  * unpadded with trim_last), one line a row; a row no cell was put in is its label
- * alone (a heading). Text keeps PRINT_TABLE_COLS columns, PRINT_TABLE_ROWS rows and
- * PRINT_TABLE_CELL - 1 bytes a cell or label; the rest is left out of the text only.
+ * alone (a heading). With fit, label_w and col_w are ignored: the labels and each
+ * column take the width of their widest text, and the columns that would pass the
+ * printer's width (print_set_width) go to further blocks below, each with the labels
+ * and headings again after a blank line, so no line passes it while one column fits.
+ * Text keeps PRINT_TABLE_COLS columns, PRINT_TABLE_ROWS rows and PRINT_TABLE_CELL - 1
+ * bytes a cell or label; the rest is left out of the text only.
  */
 #define PRINT_TABLE_COLS 16
 #define PRINT_TABLE_ROWS 96
@@ -143,6 +147,7 @@ struct print_table_layout {
 	unsigned label_w, col_w;
 	const char *sep;
 	bool trim_last;
+	bool fit;
 };
 
 void print_table_begin(struct printer *p);

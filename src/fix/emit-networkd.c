@@ -13,23 +13,9 @@
 
 #include "base/array.h"
 #include "fix/emit.h"
+#include "fix/root-spec.h"
+#include "fix/knob-type.h"
 #include "qdisc/qkind.h"
-
-/* Offload features (the kernel's names) and their [Link] keys. */
-static const char *nd_offload_key(const char *feature)
-{
-	static const char *const keys[][2] = {
-	    {"tx-tcp-segmentation", "TCPSegmentationOffload"},
-	    {"tx-tcp6-segmentation", "TCP6SegmentationOffload"},
-	    {"tx-generic-segmentation", "GenericSegmentationOffload"},
-	    {"rx-gro", "GenericReceiveOffload"},
-	    {"rx-gro-hw", "GenericReceiveOffloadHardware"},
-	    {"rx-lro", "LargeReceiveOffload"},
-	    {"rx-checksum", "ReceiveChecksumOffload"},
-	};
-
-	return emit_lookup(keys, COUNT(keys), feature);
-}
 
 static void fmt_time(uint64_t ns, char *buf, size_t len)
 {
@@ -64,7 +50,7 @@ static void fmt_rate(uint64_t bytes_per_sec, char *buf, size_t len)
  * yes/no, a choice word as networkd spells it. NULL when networkd has no key for it;
  * "" as the value when the key is best left out (cake "unlimited", its default).
  */
-static const char *nd_option(const struct qkind *k, const struct plan_spec_opt *o, char *v,
+static const char *nd_option(const struct qkind *k, const struct root_spec_opt *o, char *v,
 			     size_t len)
 {
 	const struct qchoice *c;
@@ -92,7 +78,7 @@ static const char *nd_option(const struct qkind *k, const struct plan_spec_opt *
 
 /* One qdisc section: the leaf kind with its options, at parent with handle (hex). */
 static void qdisc_section(struct emit *e, struct emit_file *f, const struct plan_step *s,
-			  const struct plan_spec *sp, const char *parent, const char *handle)
+			  const struct root_spec *sp, const char *parent, const char *handle)
 {
 	const struct qkind *k = qkind_find(sp->kind);
 
@@ -100,7 +86,7 @@ static void qdisc_section(struct emit *e, struct emit_file *f, const struct plan
 	emit_line(e, f, "Parent=%s", parent);
 	emit_line(e, f, "Handle=%s", handle);
 	for (unsigned i = 0; i < sp->nopts; i++) {
-		const struct plan_spec_opt *o = &sp->opts[i];
+		const struct root_spec_opt *o = &sp->opts[i];
 		char v[48];
 		const char *key = nd_option(k, o, v, sizeof(v));
 
@@ -117,28 +103,30 @@ static void qdisc_section(struct emit *e, struct emit_file *f, const struct plan
 static void root_qdisc(struct emit *e, struct emit_file *f, const struct plan_step *s)
 {
 	const struct qkind *k;
-	struct plan_spec sp;
+	struct root_spec sp;
 	char rate[32];
 
 	if (!strcmp(s->after, "default")) {
 		emit_line(e, f, "# the root qdisc stays the kernel's own choice: no section");
 		return;
 	}
-	if (plan_spec_parse(s->after, &sp) < 0 || !(k = qkind_find(sp.kind)) || !k->networkd) {
+	if (root_spec_read(s->after, &sp) < 0 || !(k = qkind_find(sp.kind)) || !k->networkd) {
 		emit_cannot(e, f, s, "not a root-qdisc spec networkd has a section for");
 		return;
 	}
 	switch (sp.shape) {
-	case SPEC_PLAIN:
+	case ROOT_SHAPE_DEFAULT: /* said above: root_spec_read takes no "default" */
+		break;
+	case ROOT_SHAPE_LEAF:
 		qdisc_section(e, f, s, &sp, "root", "1");
 		break;
-	case SPEC_MQ:
+	case ROOT_SHAPE_MQ:
 		emit_cannot(
 		    e, f, s,
 		    "systemd.network(5) has no mq section, so no qdisc per TX queue; "
 		    "net.core.default_qdisc gives each queue its kind, without the options");
 		break;
-	case SPEC_HTB:
+	case ROOT_SHAPE_HTB:
 		fmt_rate(sp.htb_rate, rate, sizeof(rate));
 		emit_line(e, f, "[HierarchyTokenBucket]");
 		emit_line(e, f, "Parent=root");
@@ -156,32 +144,14 @@ static void root_qdisc(struct emit *e, struct emit_file *f, const struct plan_st
 	}
 }
 
-/* A [Link] key for a link-level step, or NULL (then *why says why not). */
-static const char *link_key(const struct plan_step *s, const char **why)
+/* The row's networkd words for a step (knob-type.h). */
+static void nd_word(const struct plan_step *s, struct knob_word *w)
 {
-	unsigned long long v;
-	char *end;
+	const struct knob_type *t = knob_type_of(s->knob.kind);
 
-	switch (s->knob.kind) {
-	case KNOB_TXQUEUELEN:
-		return "TransmitQueueLength";
-	case KNOB_RING_TX:
-		return "TxBufferSize";
-	case KNOB_RING_RX:
-		return "RxBufferSize";
-	case KNOB_GSO_MAX_SIZE:
-		v = strtoull(s->after, &end, 10);
-		if (*end || v < 1 || v > 65536) {
-			*why = "GenericSegmentOffloadMaxBytes= takes 1 to 65536";
-			return NULL;
-		}
-		return "GenericSegmentOffloadMaxBytes";
-	case KNOB_OFFLOAD:
-		*why = "systemd.link(5) has no key for this feature";
-		return nd_offload_key(s->knob.name);
-	default:
-		return NULL;
-	}
+	memset(w, 0, sizeof(*w));
+	if (t && t->networkd)
+		t->networkd(&s->knob, s->after, w);
 }
 
 /*
@@ -199,10 +169,12 @@ static bool udev_given_name(const char *name)
 	return false;
 }
 
+/* Does the step belong in the .link file (else the .network drop-in)? */
 static bool is_link_step(enum knob_kind k)
 {
-	return k == KNOB_TXQUEUELEN || k == KNOB_RING_TX || k == KNOB_RING_RX ||
-	       k == KNOB_GSO_MAX_SIZE || k == KNOB_OFFLOAD;
+	const struct knob_type *t = knob_type_of(k);
+
+	return t && t->nd_link;
 }
 
 static void one_target(const struct plan *p, size_t ti, struct emit *e)
@@ -266,39 +238,25 @@ static void one_target(const struct plan *p, size_t ti, struct emit *e)
 	}
 	for (size_t i = 0; i < p->nsteps; i++) {
 		const struct plan_step *s = &p->steps[i];
-		const char *key, *why = "systemd.link(5) has no key for it";
+		struct knob_word w;
 
 		if (s->target != (int)ti || !emit_step_wanted(p, s))
 			continue;
+		nd_word(s, &w);
 		if (is_link_step(s->knob.kind)) {
-			key = link_key(s, &why);
-			if (!key) {
-				emit_cannot(e, link, s, "%s", why);
+			if (w.place != KNOB_KEY) {
+				emit_cannot(e, link, s, "%s",
+					    w.why ? w.why : "systemd.link(5) has no key for it");
 				continue;
 			}
-			if (s->knob.kind == KNOB_OFFLOAD)
-				emit_line(e, link, "%s=%s", key,
-					  !strcmp(s->after, "on") ? "yes" : "no");
-			else
-				emit_line(e, link, "%s=%s", key, s->after);
+			emit_line(e, link, "%s=%s", w.key, w.value);
 			continue;
 		}
-		switch (s->knob.kind) {
-		case KNOB_ROOT_QDISC:
+		if (w.place == KNOB_QDISC_TREE) {
 			emit_line(e, net, "%s", "");
 			root_qdisc(e, net, s);
-			break;
-		case KNOB_BQL_LIMIT_MAX:
-			emit_cannot(e, net, s,
-				    "networkd has no BQL key: use `debloat fix --emit udev`");
-			break;
-		case KNOB_INGRESS:
-			emit_cannot(e, net, s,
-				    "networkd 252 cannot redirect ingress to an ifb device (no "
-				    "mirred filter)");
-			break;
-		default:
-			emit_cannot(e, net, s, "not a networkd setting");
+		} else {
+			emit_cannot(e, net, s, "%s", w.why ? w.why : "not a networkd setting");
 		}
 	}
 }
@@ -312,10 +270,12 @@ int emit_networkd(const struct plan *p, struct emit *e)
 			one_target(p, ti, e);
 	for (size_t i = 0; i < p->nsteps && !e->err; i++) {
 		const struct plan_step *s = &p->steps[i];
+		struct knob_word w;
 
 		if (s->target >= 0 || !emit_step_wanted(p, s))
 			continue;
-		if (s->knob.kind != KNOB_SYSCTL) {
+		nd_word(s, &w);
+		if (w.place != KNOB_SYSCTL_LINE) {
 			emit_cannot(e, NULL, s, "not a host-wide setting networkd knows");
 			continue;
 		}

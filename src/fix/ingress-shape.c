@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* ingress-shape.c - ingress-shape.h, and the download shaper's row of the knob registry. */
 #include "fix/ingress-shape.h"
 
 #include <errno.h>
@@ -14,9 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fix/qdisc-opts.h"
-#include "host/qdisc.h"
 #include "base/nl.h"
+#include "fix/knob-root.h"
+#include "fix/qdisc-opts.h"
+#include "fix/root-spec.h"
+#include "host/iface.h"
+#include "host/qdisc.h"
 
 #define INGRESS_HANDLE 0xffff0000U
 
@@ -288,3 +292,64 @@ int ingress_write(const struct knob *k, const struct knob_env *env, const char *
 		send_one(buf, ingress_link_del_request(ifb_index, 0, buf, sizeof(buf)), NULL, 0);
 	return r;
 }
+
+/* ---- the row ---- */
+
+static void ingress_label(const struct knob *k, char *buf, size_t len)
+{
+	(void)k;
+	snprintf(buf, len, "ingress shaper");
+}
+
+static int ingress_commands(struct knob_lines *o, const struct knob *k, const char *value,
+			    unsigned ntxq)
+{
+	const char *dev = k->ifname;
+	char ifb[IF_NAMESIZE];
+	int r;
+
+	(void)ntxq;
+	if (ingress_ifb_name(dev, ifb, sizeof(ifb)) < 0)
+		return -EINVAL;
+	if (!strcmp(value, "default")) {
+		knob_line(o, "tc qdisc del dev %s ingress", dev);
+		knob_line(o, "ip link del dev %s", ifb);
+		return o->err;
+	}
+	knob_line(o, "ip link add name %s type ifb", ifb);
+	knob_line(o, "ip link set dev %s up", ifb);
+	r = knob_root_lines(o, ifb, value, 1);
+	knob_line(o, "tc qdisc add dev %s handle ffff: ingress", dev);
+	knob_line(o, "tc filter add dev %s parent ffff: protocol all u32 match u32 0 0 action "
+		     "mirred egress redirect dev %s",
+		  dev, ifb);
+	return r < 0 ? r : o->err;
+}
+
+static void ingress_networkd(const struct knob *k, const char *value, struct knob_word *w)
+{
+	(void)k;
+	(void)value;
+	w->why = "networkd 252 cannot redirect ingress to an ifb device (no mirred filter)";
+}
+
+static void ingress_nm(const struct knob *k, const char *value, struct knob_word *w)
+{
+	(void)k;
+	(void)value;
+	w->why = "NetworkManager has no ingress redirect: `debloat fix --persist` sets it at "
+		 "boot (debloat-fix@.service)";
+}
+
+const struct knob_type knob_ingress = {
+    .name = "ingress",
+    .phase = 0,
+    .label = ingress_label,
+    .read = ingress_read,
+    .write = ingress_write,
+    .equal = root_spec_same,
+    .commands = ingress_commands,
+    .spec_value = true,
+    .networkd = ingress_networkd,
+    .nm = ingress_nm,
+};

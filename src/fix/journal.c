@@ -14,6 +14,7 @@
 
 #include "base/array.h"
 #include "fix/journal.h"
+#include "fix/knob-type.h"
 #include "base/fsutil.h"
 #include "base/say.h"
 
@@ -61,7 +62,7 @@ static int state_from_name(const char *s)
 bool journal_knob_same(const struct knob *a, const struct knob *b)
 {
 	return a->kind == b->kind && !strcmp(a->ifname, b->ifname) &&
-	       (a->kind != KNOB_BQL_LIMIT_MAX || a->queue == b->queue) && !strcmp(a->name, b->name);
+	       (!(knob_flags(a->kind) & KNOB_HAS_QUEUE) || a->queue == b->queue) && !strcmp(a->name, b->name);
 }
 
 struct journal_step *journal_find(const struct journal *j, const struct knob *k)
@@ -310,7 +311,7 @@ int journal_knob_parse(char *const tok[4], struct knob *out, const char **why)
 		return -EINVAL;
 	}
 	k.kind = (enum knob_kind)kind;
-	if (kind == KNOB_SYSCTL) {
+	if (knob_flags(k.kind) & KNOB_HOST_WIDE) {
 		if (strcmp(tok[1], "-")) {
 			*why = "a sysctl has no interface (write -)";
 			return -EINVAL;
@@ -321,7 +322,7 @@ int journal_knob_parse(char *const tok[4], struct knob *out, const char **why)
 	} else {
 		memcpy(k.ifname, tok[1], strlen(tok[1]) + 1);
 	}
-	if (kind == KNOB_BQL_LIMIT_MAX) {
+	if (knob_flags(k.kind) & KNOB_HAS_QUEUE) {
 		char *end;
 		long q;
 
@@ -336,7 +337,7 @@ int journal_knob_parse(char *const tok[4], struct knob *out, const char **why)
 		*why = "only bql-limit-max has a queue (write -)";
 		return -EINVAL;
 	}
-	if (kind == KNOB_OFFLOAD || kind == KNOB_SYSCTL) {
+	if (knob_flags(k.kind) & KNOB_HAS_NAME) {
 		if (!valid_name(tok[3])) {
 			*why = "bad feature or sysctl name";
 			return -EINVAL;
@@ -355,7 +356,7 @@ int journal_knob_format(const struct knob *k, char *out, size_t len)
 	char queue[16] = "-";
 	int n;
 
-	if (k->kind == KNOB_BQL_LIMIT_MAX)
+	if (knob_flags(k->kind) & KNOB_HAS_QUEUE)
 		snprintf(queue, sizeof(queue), "%d", k->queue);
 	n = snprintf(out, len, "%s %s %s %s", knob_kind_name(k->kind),
 		     k->ifname[0] ? k->ifname : "-", queue, k->name[0] ? k->name : "-");

@@ -2,6 +2,7 @@
 #include <stdint.h>
 
 #include "fix/knob-print.h"
+#include "fix/knob-type.h"
 
 void knob_print(struct printer *p, const struct knob *k, unsigned target_flags)
 {
@@ -10,7 +11,7 @@ void knob_print(struct printer *p, const struct knob *k, unsigned target_flags)
 	knob_describe(k, what, sizeof(what));
 	print_str(p, "knob", knob_kind_name(k->kind), PRINT_JSON_ONLY);
 	print_opt_str(p, "ifname", k->ifname, PRINT_JSON_ONLY);
-	if (k->kind == KNOB_BQL_LIMIT_MAX)
+	if (knob_flags(k->kind) & KNOB_HAS_QUEUE)
 		print_uint(p, "queue", (uint64_t)k->queue, PRINT_JSON_ONLY);
 	else
 		print_null(p, "queue", NULL, PRINT_JSON_ONLY);

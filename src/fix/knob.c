@@ -1,118 +1,125 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * knob.c - knob.h: each kind of knob read and written through the one channel that
- * owns it (rtnetlink for qdiscs and txqueuelen, the ethtool ioctl for rings and
- * offloads, sysfs for BQL, /proc/sys for sysctls), and the root qdisc's tree told
- * apart: a kernel default, a tree debloat can rebuild from a spec, or something else.
+ * knob.c - knob.h: the registry of knob kinds (one row each, fix/knob-type.h), the
+ * dispatch of knob_read, knob_write, knob_value_equal and knob_describe through it,
+ * and the helpers the rows share.
  */
+#include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <glob.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
-#include <unistd.h>
-
-#include <linux/pkt_sched.h>
-#include <linux/rtnetlink.h>
 
 #include "base/array.h"
 #include "base/nl.h"
-#include "debloat/units.h"
-#include "fix/ingress-shape.h"
-#include "fix/knob.h"
-#include "fix/qdisc-opts.h"
-#include "host/ethtool.h"
+#include "fix/knob-type.h"
 #include "host/link.h"
-#include "host/qdisc.h"
-#include "host/sysctl.h"
 #include "host/sysfs.h"
-#include "qdisc/qkind.h"
 
-/* DQL's own maximum (UINT_MAX / 2 - UINT_MAX / 16): what limit_max "max" means. */
-#define BQL_LIMIT_MAX 1879048192ULL
-/* A root qdisc's tree holds at most one qdisc per TX queue and a few more. */
-#define TREE_MAX_QDISCS 4100
-#define HTB_MAX_CLASSES 64
+/* ---- the registry ---- */
 
-static const char *const kind_names[] = {
-    [KNOB_ROOT_QDISC] = "root-qdisc",
-    [KNOB_TXQUEUELEN] = "txqueuelen",
-    [KNOB_BQL_LIMIT_MAX] = "bql-limit-max",
-    [KNOB_RING_TX] = "ring-tx",
-    [KNOB_RING_RX] = "ring-rx",
-    [KNOB_OFFLOAD] = "offload",
-    [KNOB_SYSCTL] = "sysctl",
-    [KNOB_GSO_MAX_SIZE] = "gso-max-size",
-    [KNOB_INGRESS] = "ingress",
+static const struct knob_type *const rows[] = {
+#define KNOB_ROW_ENTRY(kind, row) [kind] = &row,
+    KNOB_ROWS(KNOB_ROW_ENTRY)
+#undef KNOB_ROW_ENTRY
 };
+
+const struct knob_type *knob_type_of(enum knob_kind kind)
+{
+	return (unsigned)kind < COUNT(rows) ? rows[kind] : NULL;
+}
+
+unsigned knob_flags(enum knob_kind kind)
+{
+	const struct knob_type *t = knob_type_of(kind);
+
+	return t ? t->flags : 0;
+}
 
 const char *knob_kind_name(enum knob_kind kind)
 {
-	if ((unsigned)kind >= COUNT(kind_names))
-		return "unknown";
-	return kind_names[kind];
+	const struct knob_type *t = knob_type_of(kind);
+
+	return t ? t->name : "unknown";
 }
 
 int knob_kind_from_name(const char *name)
 {
-	for (size_t i = 0; i < COUNT(kind_names); i++)
-		if (!strcmp(kind_names[i], name))
+	for (size_t i = 0; i < COUNT(rows); i++)
+		if (!strcmp(rows[i]->name, name))
 			return (int)i;
 	return -EINVAL;
 }
 
 void knob_describe(const struct knob *k, char *buf, size_t len)
 {
-	switch (k->kind) {
-	case KNOB_ROOT_QDISC:
-		snprintf(buf, len, "%s root qdisc", k->ifname);
-		break;
-	case KNOB_TXQUEUELEN:
-		snprintf(buf, len, "%s txqueuelen", k->ifname);
-		break;
-	case KNOB_BQL_LIMIT_MAX:
-		snprintf(buf, len, "%s tx-%d BQL limit_max", k->ifname, k->queue);
-		break;
-	case KNOB_RING_TX:
-		snprintf(buf, len, "%s TX ring", k->ifname);
-		break;
-	case KNOB_RING_RX:
-		snprintf(buf, len, "%s RX ring", k->ifname);
-		break;
-	case KNOB_OFFLOAD:
-		snprintf(buf, len, "%s offload %s", k->ifname, k->name);
-		break;
-	case KNOB_SYSCTL:
-		snprintf(buf, len, "%s", k->name);
-		break;
-	case KNOB_GSO_MAX_SIZE:
-		snprintf(buf, len, "%s gso_max_size", k->ifname);
-		break;
-	case KNOB_INGRESS:
-		snprintf(buf, len, "%s ingress shaper", k->ifname);
-		break;
-	default:
+	const struct knob_type *t = knob_type_of(k->kind);
+	char label[96];
+
+	if (!t) {
 		snprintf(buf, len, "unknown knob");
-		break;
+		return;
 	}
+	t->label(k, label, sizeof(label));
+	if (t->flags & KNOB_HOST_WIDE)
+		snprintf(buf, len, "%s", label);
+	else
+		snprintf(buf, len, "%s %s", k->ifname, label);
 }
 
-static const char *sysfs_root(const struct knob_env *env)
+/* ---- dispatch ---- */
+
+int knob_read(const struct knob *k, const struct knob_env *env, char *val, size_t len)
+{
+	const struct knob_type *t = knob_type_of(k->kind);
+
+	if (!len)
+		return -ENOSPC;
+	if (!t)
+		return -EINVAL;
+	if (!(t->flags & KNOB_HOST_WIDE) && !k->ifname[0])
+		return -ENODEV;
+	return t->read(k, env, val, len);
+}
+
+int knob_write(const struct knob *k, const struct knob_env *env, const char *val, char *msg,
+	       size_t msglen)
+{
+	const struct knob_type *t = knob_type_of(k->kind);
+
+	if (msg && msglen)
+		msg[0] = '\0';
+	if (!t)
+		return -EINVAL;
+	if (!(t->flags & KNOB_HOST_WIDE) && !k->ifname[0])
+		return -ENODEV;
+	return t->write(k, env, val, msg, msglen);
+}
+
+int knob_value_equal(enum knob_kind kind, const char *a, const char *b)
+{
+	const struct knob_type *t = knob_type_of(kind);
+
+	return t && t->equal(a, b);
+}
+
+/* ---- helpers for the rows ---- */
+
+const char *knob_sysfs_root(const struct knob_env *env)
 {
 	return env && env->sysfs_root ? env->sysfs_root : "/sys";
 }
 
-static const char *proc_root(const struct knob_env *env)
+const char *knob_proc_root(const struct knob_env *env)
 {
 	return env && env->proc_root ? env->proc_root : "/proc";
 }
 
-__attribute__((format(printf, 3, 4))) static void set_msg(char *msg, size_t len, const char *fmt,
-							  ...)
+void knob_msg(char *msg, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -123,23 +130,23 @@ __attribute__((format(printf, 3, 4))) static void set_msg(char *msg, size_t len,
 	va_end(ap);
 }
 
-static int put_val(char *val, size_t len, const char *s)
+int knob_put(char *val, size_t len, const char *s)
 {
 	int n = snprintf(val, len, "%s", s);
 
 	return n < 0 || (size_t)n >= len ? -ENOSPC : 0;
 }
 
-static int put_u64(char *val, size_t len, uint64_t v)
+int knob_put_u64(char *val, size_t len, uint64_t v)
 {
 	char tmp[24];
 
 	snprintf(tmp, sizeof(tmp), "%llu", (unsigned long long)v);
-	return put_val(val, len, tmp);
+	return knob_put(val, len, tmp);
 }
 
 /* A decimal number and nothing else, up to max. */
-static int parse_number(const char *s, uint64_t max, uint64_t *out)
+int knob_parse_number(const char *s, uint64_t max, uint64_t *out)
 {
 	uint64_t v = 0;
 
@@ -154,7 +161,7 @@ static int parse_number(const char *s, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-static int ifindex_of(const char *ifname)
+int knob_ifindex(const char *ifname)
 {
 	unsigned idx;
 
@@ -169,7 +176,7 @@ static int ifindex_of(const char *ifname)
  * namespace that mounted it: after setns without a remount it is another namespace's
  * device of the same name, which must not be written. A test's own tree is taken as is.
  */
-static int sysfs_iface_check(const struct knob_env *env, const char *ifname)
+int knob_sysfs_iface_check(const struct knob_env *env, const char *ifname)
 {
 	char path[PATH_MAX];
 	struct stat st;
@@ -178,13 +185,13 @@ static int sysfs_iface_check(const struct knob_env *env, const char *ifname)
 
 	if (!ifname[0] || strchr(ifname, '/') || !strcmp(ifname, ".") || !strcmp(ifname, ".."))
 		return -ENODEV;
-	snprintf(path, sizeof(path), "%s/class/net/%s", sysfs_root(env), ifname);
-	if (strcmp(sysfs_root(env), "/sys") != 0)
+	snprintf(path, sizeof(path), "%s/class/net/%s", knob_sysfs_root(env), ifname);
+	if (strcmp(knob_sysfs_root(env), "/sys") != 0)
 		return stat(path, &st) == 0 ? 0 : -ENODEV;
-	ifindex = ifindex_of(ifname);
+	ifindex = knob_ifindex(ifname);
 	if (ifindex < 0)
 		return ifindex;
-	snprintf(path, sizeof(path), "%s/class/net/%s/ifindex", sysfs_root(env), ifname);
+	snprintf(path, sizeof(path), "%s/class/net/%s/ifindex", knob_sysfs_root(env), ifname);
 	r = sysfs_read_int(path, &idx);
 	if (r == -ENOENT)
 		return -EXDEV; /* this namespace has it; the mounted sysfs does not */
@@ -193,283 +200,20 @@ static int sysfs_iface_check(const struct knob_env *env, const char *ifname)
 	return idx == ifindex ? 0 : -EXDEV;
 }
 
-/* ---- the root qdisc: reading the tree ---- */
-
-/* One qdisc of the interface with its TCA_OPTIONS as the kernel sent them. */
-struct raw_qdisc {
-	uint32_t handle, parent;
-	unsigned char *opts;
-	size_t len;
-};
-
-struct tree_dump {
-	int ifindex;
-	struct qdisc *all; /* this interface's qdiscs, decoded by host/qdisc.c */
-	struct raw_qdisc *raw;
-	size_t n, cap;
-};
-
-static void tree_dump_free(struct tree_dump *d)
+int knob_send(void *buf, size_t len, size_t *done, char *msg, size_t msglen)
 {
-	for (size_t i = 0; i < d->n; i++)
-		free(d->raw[i].opts);
-	free(d->all);
-	free(d->raw);
-	memset(d, 0, sizeof(*d));
-}
-
-static int add_tree_qdisc(const struct nlmsghdr *nlh, void *data)
-{
-	struct tree_dump *d = data;
-	const struct nlattr *tb[TCA_MAX + 1];
-	struct raw_qdisc *raw;
-	struct qdisc q;
-	int r;
-
-	if (nlh->nlmsg_type != RTM_NEWQDISC)
-		return 0;
-	r = host_qdisc_from_msg(nlh, &q);
-	if (r < 0)
-		return r;
-	if (q.ifindex != d->ifindex)
-		return 0;
-	r = nl_msg_attrs(nlh, sizeof(struct tcmsg), tb, TCA_MAX);
-	if (r < 0)
-		return r;
-	if (d->n == d->cap) {
-		/* Two arrays of one length: host_qdisc_tree wants the qdiscs contiguous. */
-		size_t cap = d->cap, cap2 = d->cap;
-		struct qdisc *all = array_grow(d->all, &cap, sizeof(*all), 8, TREE_MAX_QDISCS, &r);
-		struct raw_qdisc *raws;
-
-		if (!all)
-			return r;
-		d->all = all;
-		raws = array_grow(d->raw, &cap2, sizeof(*raws), 8, TREE_MAX_QDISCS, &r);
-		if (!raws)
-			return r;
-		d->raw = raws;
-		d->cap = cap;
-	}
-	raw = &d->raw[d->n];
-	*raw = (struct raw_qdisc){.handle = q.handle, .parent = q.parent};
-	if (tb[TCA_OPTIONS] && nl_attr_len(tb[TCA_OPTIONS])) {
-		raw->len = nl_attr_len(tb[TCA_OPTIONS]);
-		raw->opts = malloc(raw->len);
-		if (!raw->opts)
-			return -ENOMEM;
-		memcpy(raw->opts, nl_attr_data(tb[TCA_OPTIONS], 0), raw->len);
-	}
-	d->all[d->n++] = q;
-	return 0;
-}
-
-static const struct raw_qdisc *raw_of(const struct tree_dump *d, const struct qdisc *q)
-{
-	for (size_t i = 0; i < d->n; i++)
-		if (d->raw[i].handle == q->handle && d->raw[i].parent == q->parent)
-			return &d->raw[i];
-	return NULL;
-}
-
-/* An htb class as the kernel dumps it. */
-struct htb_class {
-	uint32_t handle, parent;
-	uint64_t rate, ceil; /* bytes/s */
-	uint32_t buffer, cbuffer, prio;
-};
-
-struct class_dump {
-	int ifindex;
-	struct htb_class v[HTB_MAX_CLASSES];
-	size_t n;     /* kept (at most HTB_MAX_CLASSES) */
-	size_t total; /* seen */
-	bool foreign; /* a class that is not htb's */
-};
-
-static int add_class(const struct nlmsghdr *nlh, void *data)
-{
-	struct class_dump *d = data;
-	const struct tcmsg *tcm = nl_msg_header(nlh, sizeof(*tcm));
-	const struct nlattr *tb[TCA_MAX + 1], *opt[TCA_HTB_MAX + 1];
-	struct tc_htb_opt parms;
-	struct htb_class c;
-	char kind[QDISC_KIND_MAX];
-	const void *p;
-
-	if (nlh->nlmsg_type != RTM_NEWTCLASS)
-		return 0;
-	if (!tcm || nl_msg_attrs(nlh, sizeof(*tcm), tb, TCA_MAX) < 0 ||
-	    nl_attr_str(tb[TCA_KIND], kind, sizeof(kind)) < 0)
-		return -EBADMSG;
-	if (tcm->tcm_ifindex != d->ifindex)
-		return 0;
-	d->total++;
-	if (strcmp(kind, "htb")) {
-		d->foreign = true;
-		return 0;
-	}
-	if (!tb[TCA_OPTIONS] || nl_nested(tb[TCA_OPTIONS], opt, TCA_HTB_MAX) < 0)
-		return -EBADMSG;
-	p = nl_attr_data(opt[TCA_HTB_PARMS], sizeof(parms));
-	if (!p)
-		return -EBADMSG;
-	memcpy(&parms, p, sizeof(parms));
-	c = (struct htb_class){
-	    .handle = tcm->tcm_handle,
-	    .parent = tcm->tcm_parent,
-	    .rate = parms.rate.rate,
-	    .ceil = parms.ceil.rate,
-	    .buffer = parms.buffer,
-	    .cbuffer = parms.cbuffer,
-	    .prio = parms.prio,
-	};
-	if ((opt[TCA_HTB_RATE64] && nl_attr_u64(opt[TCA_HTB_RATE64], &c.rate) < 0) ||
-	    (opt[TCA_HTB_CEIL64] && nl_attr_u64(opt[TCA_HTB_CEIL64], &c.ceil) < 0))
-		return -EBADMSG;
-	if (d->n < COUNT(d->v))
-		d->v[d->n++] = c;
-	return 0;
-}
-
-/* What is at an interface's root, and what it says about itself. */
-struct root_state {
-	int ifindex;
-	struct tree_dump dump;
-	struct qdisc *root;	   /* NULL: nothing at the root at all */
-	char spec[KNOB_VALUE_MAX]; /* knob_read's answer */
-};
-
-static void root_state_free(struct root_state *st)
-{
-	if (st->root) {
-		host_qdisc_free_children(st->root);
-		free(st->root);
-		st->root = NULL;
-	}
-	tree_dump_free(&st->dump);
-}
-
-static void default_kind(const struct knob_env *env, char *kind, size_t len)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/sys", proc_root(env));
-	if (sysctl_read(path, "net.core.default_qdisc", kind, len) < 0 || !kind[0])
-		snprintf(kind, len, "pfifo_fast");
-}
-
-/* The leaf's words ("fq_codel limit 800"); -EOPNOTSUPP when not rebuildable. */
-static int leaf_words(const struct tree_dump *d, const struct qdisc *q, char *buf, size_t len)
-{
-	const struct raw_qdisc *raw = raw_of(d, q);
-	struct qdisc_opts opts;
-	char words[KNOB_VALUE_MAX];
-	int n, r;
-
-	if (!qdisc_leaf_kind(q->kind) || q->nchildren)
-		return -EOPNOTSUPP;
-	r = qdisc_opts_decode(q->kind, raw ? raw->opts : NULL, raw ? raw->len : 0, &opts);
-	if (r < 0)
-		return -EOPNOTSUPP;
-	if (qdisc_opts_format(&opts, words, sizeof(words)) < 0)
-		return -EOPNOTSUPP;
-	n = snprintf(buf, len, "%s%s%s", q->kind, words[0] ? " " : "", words);
-	return n < 0 || (size_t)n >= len ? -EOPNOTSUPP : 0;
-}
-
-static int describe_mq(const struct root_state *st, unsigned ntxq, char *buf, size_t len)
-{
-	const struct qdisc *root = st->root;
-	char first[KNOB_VALUE_MAX], other[KNOB_VALUE_MAX];
-
-	if (root->nchildren != ntxq || ntxq == 0)
-		return -EOPNOTSUPP;
-	for (size_t i = 0; i < root->nchildren; i++) {
-		const struct qdisc *c = &root->children[i];
-
-		/* A kernel-made child (handle 0) among ours: not a tree we built. */
-		if (c->parent != TC_H_MAKE(root->handle, i + 1) || TC_H_MAJ(c->handle) == 0 ||
-		    leaf_words(&st->dump, c, i ? other : first, sizeof(first)) < 0)
-			return -EOPNOTSUPP;
-		if (i && strcmp(first, other))
-			return -EOPNOTSUPP;
-	}
-	if ((size_t)snprintf(buf, len, "mq %s", first) >= len)
-		return -EOPNOTSUPP;
-	return 0;
-}
-
-static int describe_htb(const struct root_state *st, const struct knob_psched *clock, char *buf,
-			size_t len)
-{
-	const struct qdisc *root = st->root;
-	const struct raw_qdisc *raw = raw_of(&st->dump, root);
-	const struct nlattr *tb[TCA_HTB_MAX + 1];
-	struct class_dump classes = {.ifindex = st->ifindex};
-	struct tcmsg tcm = {.tcm_family = AF_UNSPEC, .tcm_ifindex = st->ifindex};
-	struct tc_htb_glob glob;
-	const void *p;
-	char leaf[KNOB_VALUE_MAX], rate[32];
 	struct nl *nl;
 	int r;
 
-	if (!raw || nl_attrs(raw->opts, raw->len, tb, TCA_HTB_MAX) < 0)
-		return -EOPNOTSUPP;
-	p = nl_attr_data(tb[TCA_HTB_INIT], sizeof(glob));
-	if (!p)
-		return -EOPNOTSUPP;
-	memcpy(&glob, p, sizeof(glob));
-	if (glob.defcls != 1 || glob.rate2quantum != 10 || root->nchildren != 1 ||
-	    root->children[0].parent != TC_H_MAKE(root->handle, 1) ||
-	    leaf_words(&st->dump, &root->children[0], leaf, sizeof(leaf)) < 0)
-		return -EOPNOTSUPP;
 	r = nl_open(&nl);
 	if (r < 0)
 		return r;
-	tcm.tcm_parent = TC_H_UNSPEC;
-	r = nl_dump(nl, RTM_GETTCLASS, &tcm, sizeof(tcm), add_class, &classes);
+	r = nl_request(nl, buf, len, done, msg, msglen);
 	nl_close(nl);
-	if (r < 0)
-		return r;
-	/* One class R:1 at the top, rate = ceil, the burst tc computes for that rate. */
-	const struct htb_class *c = &classes.v[0];
-	if (classes.total != 1 || classes.n != 1 || classes.foreign ||
-	    c->handle != TC_H_MAKE(root->handle, 1) ||
-	    (c->parent != TC_H_ROOT && c->parent != root->handle) || c->rate != c->ceil ||
-	    c->rate < 1000 || c->prio != 0)
-		return -EOPNOTSUPP;
-	if (c->buffer != qdisc_htb_burst_ticks(c->rate, clock) || c->cbuffer != c->buffer)
-		return -EOPNOTSUPP;
-	if (db_format_rate(c->rate, rate, sizeof(rate)) < 0)
-		return -EOPNOTSUPP;
-	if ((size_t)snprintf(buf, len, "htb %s %s", rate, leaf) >= len)
-		return -EOPNOTSUPP;
-	return 0;
+	return r;
 }
 
-/* TX queues as sysfs counts them (the real ones), or as rtnetlink does. */
-static unsigned tx_queue_count(const struct knob_env *env, const char *ifname, unsigned fallback)
-{
-	char pattern[PATH_MAX];
-	glob_t g;
-	unsigned n = fallback;
-
-	if (sysfs_iface_check(env, ifname) < 0)
-		return fallback;
-	snprintf(pattern, sizeof(pattern), "%s/class/net/%s/queues/tx-*", sysfs_root(env), ifname);
-	if (glob(pattern, GLOB_NOSORT, NULL, &g) == 0) {
-		n = (unsigned)g.gl_pathc;
-		globfree(&g);
-	}
-	return n;
-}
-
-struct link_facts {
-	uint32_t txqueuelen, tx_queues, gso_max_size;
-};
-
-static int link_facts(int ifindex, struct link_facts *out)
+int knob_link_facts(int ifindex, struct knob_link_facts *out)
 {
 	struct iface *links = NULL;
 	size_t n = 0;
@@ -491,641 +235,8 @@ static int link_facts(int ifindex, struct link_facts *out)
 	return r;
 }
 
-static void read_clock(const struct knob_env *env, struct knob_psched *clock)
-{
-	static const struct knob_psched standard = KNOB_PSCHED_STANDARD;
-
-	if (knob_psched_read(proc_root(env), clock) < 0)
-		*clock = standard;
-}
-
-/* The spec that rebuilds st's tree, or -EOPNOTSUPP. */
-static int describe_tree(const struct knob *k, const struct knob_env *env, struct root_state *st)
-{
-	struct link_facts facts;
-	struct knob_psched clock;
-	unsigned ntxq;
-	int r;
-
-	if (!strcmp(st->root->kind, "mq")) {
-		r = link_facts(st->ifindex, &facts);
-		ntxq = tx_queue_count(env, k->ifname, r == 0 ? facts.tx_queues : 0);
-		return describe_mq(st, ntxq, st->spec, sizeof(st->spec));
-	}
-	if (!strcmp(st->root->kind, "htb")) {
-		read_clock(env, &clock);
-		return describe_htb(st, &clock, st->spec, sizeof(st->spec));
-	}
-	if (qdisc_leaf_kind(st->root->kind))
-		return leaf_words(&st->dump, st->root, st->spec, sizeof(st->spec));
-	return -EOPNOTSUPP;
-}
-
-static int root_state_read(const struct knob *k, const struct knob_env *env, struct root_state *st)
-{
-	struct tcmsg tcm = {.tcm_family = AF_UNSPEC};
-	char kind[QDISC_KIND_MAX * 2], handle[16];
-	unsigned major;
-	bool ours;
-	struct nl *nl;
-	int r;
-
-	memset(st, 0, sizeof(*st));
-	st->ifindex = ifindex_of(k->ifname);
-	if (st->ifindex < 0)
-		return st->ifindex;
-	st->dump.ifindex = st->ifindex;
-	tcm.tcm_ifindex = st->ifindex;
-	r = nl_open(&nl);
-	if (r < 0)
-		return r;
-	r = nl_dump(nl, RTM_GETQDISC, &tcm, sizeof(tcm), add_tree_qdisc, &st->dump);
-	nl_close(nl);
-	if (r < 0)
-		goto fail;
-	r = host_qdisc_tree(st->dump.all, st->dump.n, st->ifindex, &st->root);
-	if (r == -ENOENT) {
-		st->root = NULL; /* nothing listed at the root: the kernel's own noop */
-		snprintf(st->spec, sizeof(st->spec), "default");
-		return 0;
-	}
-	if (r < 0)
-		goto fail;
-	/*
-	 * A tree in debloat's own numbering reads as the spec that built it, even one that
-	 * is also a distribution default (plain "fq_codel" where default_qdisc says
-	 * fq_codel): so reading back what was written gives what was written.
-	 */
-	major = TC_H_MAJ(st->root->handle) >> 16;
-	ours = major == KNOB_ROOT_MAJOR || major == KNOB_ROOT_MAJOR_ALT;
-	default_kind(env, kind, sizeof(kind));
-	if (!ours && knob_root_is_default(st->root, kind)) {
-		snprintf(st->spec, sizeof(st->spec), "default");
-		return 0;
-	}
-	r = describe_tree(k, env, st);
-	if (r == -EOPNOTSUPP && ours && knob_root_is_default(st->root, kind)) {
-		snprintf(st->spec, sizeof(st->spec), "default");
-		return 0;
-	}
-	if (r == -EOPNOTSUPP) {
-		host_qdisc_format_handle(st->root->handle, handle, sizeof(handle));
-		if (st->root->nchildren)
-			snprintf(st->spec, sizeof(st->spec), "other: %s %s with %zu child qdisc%s",
-				 st->root->kind, handle, st->root->nchildren,
-				 st->root->nchildren == 1 ? "" : "s");
-		else
-			snprintf(st->spec, sizeof(st->spec), "other: %s %s", st->root->kind,
-				 handle);
-		r = 0;
-	}
-	if (r < 0)
-		goto fail;
-	return 0;
-fail:
-	root_state_free(st);
-	return r;
-}
-
-/* ---- the root qdisc: knob_root_is_default ---- */
-
-/*
- * The frame the kernel's link-dependent defaults (fq_codel's and fq's quanta) are
- * multiples of: a 1500-byte MTU plus Ethernet's header. knob_root_is_default is not
- * told the link, so a default tree on a link of another MTU reads as a spec.
- */
-#define KNOB_DEFAULT_FRAME 1514
-
-static bool leaf_is_default(const struct qdisc *q, const char *default_kind)
-{
-	if (TC_H_MAJ(q->handle) == 0)
-		return true; /* made by the kernel */
-	/*
-	 * A pfifo_fast someone added (it has a handle) is theirs, not the kernel's: deleting
-	 * it would not bring it back where the device's own default is noqueue (a veth, a
-	 * bridge), so it reads as the spec "pfifo_fast", which undo rebuilds.
-	 */
-	if (!strcmp(q->kind, "pfifo_fast"))
-		return false;
-	if (strcmp(q->kind, default_kind) || q->options_err)
-		return false;
-	/* false for a default kind whose table does not know its defaults */
-	return qkind_shown_defaults(qkind_find(q->kind), q->options, q->noptions,
-				    KNOB_DEFAULT_FRAME);
-}
-
-int knob_root_is_default(const struct qdisc *root, const char *default_kind)
-{
-	if (!root)
-		return 1;
-	if (!default_kind || !*default_kind)
-		default_kind = "pfifo_fast";
-	if (!strcmp(root->kind, "noqueue") || !strcmp(root->kind, "noop"))
-		return 1;
-	if (!strcmp(root->kind, "mq")) {
-		for (size_t i = 0; i < root->nchildren; i++) {
-			const struct qdisc *c = &root->children[i];
-
-			if (c->nchildren || !leaf_is_default(c, default_kind))
-				return 0;
-		}
-		return 1;
-	}
-	return !root->nchildren && leaf_is_default(root, default_kind);
-}
-
-/* ---- the root qdisc: writing ---- */
-
-static int send_requests(void *buf, size_t len, size_t *done, char *msg, size_t msglen)
-{
-	struct nl *nl;
-	int r;
-
-	r = nl_open(&nl);
-	if (r < 0)
-		return r;
-	r = nl_request(nl, buf, len, done, msg, msglen);
-	nl_close(nl);
-	return r;
-}
-
-static int write_root(const struct knob *k, const struct knob_env *env, const char *val,
-		      bool may_roll_back, char *msg, size_t msglen);
-
-/* Would a tree of this shape numbered from major take no handle the interface uses? */
-static bool handles_free(const struct tree_dump *d, const struct qdisc_spec *s, unsigned major,
-			 unsigned ntxq)
-{
-	for (size_t i = 0; i < d->n; i++) {
-		unsigned used = TC_H_MAJ(d->all[i].handle) >> 16;
-
-		if (!used)
-			continue;
-		if (used == major)
-			return false;
-		if (s->shape == QDISC_SHAPE_MQ && used > major && used <= major + ntxq)
-			return false;
-		if (s->shape == QDISC_SHAPE_HTB && used == major + 0xf)
-			return false;
-	}
-	return true;
-}
-
-/* A kernel-made root (handle 0) cannot be deleted: put one of ours there first. */
-static int reset_kernel_root(const struct root_state *st, char *msg, size_t msglen)
-{
-	unsigned char buf[256];
-	struct knob_psched clock = KNOB_PSCHED_STANDARD;
-	struct qdisc_spec spec;
-	unsigned major = KNOB_ROOT_MAJOR;
-	int n, r;
-
-	r = qdisc_spec_parse("pfifo_fast", &spec, msg, msglen);
-	if (r < 0)
-		return r;
-	if (!handles_free(&st->dump, &spec, major, 0))
-		major = KNOB_ROOT_MAJOR_ALT;
-	n = knob_qdisc_requests_at("pfifo_fast", st->ifindex, 0, 1, major, &clock, 0, buf,
-				   sizeof(buf), msg, msglen);
-	if (n < 0)
-		return n;
-	r = send_requests(buf, (size_t)n, NULL, msg, msglen);
-	if (r < 0)
-		return r;
-	n = knob_qdisc_requests_at("default", st->ifindex, 0, 1, major, &clock, 0, buf, sizeof(buf),
-				   msg, msglen);
-	if (n < 0)
-		return n;
-	return send_requests(buf, (size_t)n, NULL, msg, msglen);
-}
-
-static int write_root(const struct knob *k, const struct knob_env *env, const char *val,
-		      bool may_roll_back, char *msg, size_t msglen)
-{
-	struct qdisc_spec spec;
-	struct qdisc_opts opts;
-	struct root_state st;
-	struct link_facts facts = {0};
-	struct knob_psched clock;
-	unsigned ntxq = 0, major;
-	unsigned char *buf = NULL;
-	size_t cap, done = 0;
-	int n, r;
-
-	if (!strncmp(val, "other:", 6)) {
-		set_msg(msg, msglen, "%s", "a tree debloat did not build cannot be rebuilt");
-		return -EINVAL;
-	}
-	r = qdisc_spec_parse(val, &spec, msg, msglen);
-	if (r == 0)
-		r = qdisc_spec_opts(&spec, &opts, msg, msglen);
-	if (r < 0)
-		return r;
-	r = root_state_read(k, env, &st);
-	if (r < 0)
-		return r;
-	if (spec.shape == QDISC_SHAPE_DEFAULT && (!st.root || TC_H_MAJ(st.root->handle) == 0)) {
-		r = strcmp(st.spec, "default") ? reset_kernel_root(&st, msg, msglen) : 0;
-		goto out;
-	}
-	if (spec.shape == QDISC_SHAPE_MQ) {
-		r = link_facts(st.ifindex, &facts);
-		if (r < 0)
-			goto out;
-		ntxq = tx_queue_count(env, k->ifname, facts.tx_queues);
-	}
-	read_clock(env, &clock);
-	/* Never reuse a handle of the old tree: see knob.h. ("default" names none.) */
-	major = KNOB_ROOT_MAJOR;
-	if (spec.shape != QDISC_SHAPE_DEFAULT && !handles_free(&st.dump, &spec, major, ntxq))
-		major = KNOB_ROOT_MAJOR_ALT;
-	if (spec.shape != QDISC_SHAPE_DEFAULT && !handles_free(&st.dump, &spec, major, ntxq)) {
-		set_msg(msg, msglen, "qdisc handles 1: and 4001: are both taken on %s", k->ifname);
-		r = -EBUSY;
-		goto out;
-	}
-	cap = 4096 + (size_t)ntxq * 256;
-	buf = malloc(cap);
-	if (!buf) {
-		r = -ENOMEM;
-		goto out;
-	}
-	n = knob_qdisc_requests_at(val, st.ifindex, ntxq, 1, major, &clock, 0, buf, cap, msg,
-				   msglen);
-	if (n < 0) {
-		r = n;
-		goto out;
-	}
-	r = send_requests(buf, (size_t)n, &done, msg, msglen);
-	if (r < 0 && done > 0 && may_roll_back && strncmp(st.spec, "other:", 6)) {
-		/* Half a tree is worse than the old one: rebuild what was there. */
-		char again[160];
-		int r2 = write_root(k, env, st.spec, false, again, sizeof(again));
-
-		if (r2 < 0 && msg && msglen) {
-			size_t used = strlen(msg);
-
-			snprintf(msg + used, msglen - used, "%s(restoring \"%s\" failed too: %s)",
-				 used ? " " : "", st.spec, again[0] ? again : strerror(-r2));
-		}
-	}
-out:
-	free(buf);
-	root_state_free(&st);
-	return r;
-}
-
-/* ---- the other kinds ---- */
-
-/* The link attributes set by RTM_NEWLINK: txqueuelen (packets), gso_max_size (bytes). */
-static uint32_t link_attr(const struct knob *k, const struct link_facts *f)
-{
-	return k->kind == KNOB_TXQUEUELEN ? f->txqueuelen : f->gso_max_size;
-}
-
-static int read_link_attr(const struct knob *k, char *val, size_t len)
-{
-	struct link_facts facts;
-	int ifindex = ifindex_of(k->ifname), r;
-
-	if (ifindex < 0)
-		return ifindex;
-	r = link_facts(ifindex, &facts);
-	if (r < 0)
-		return r;
-	if (k->kind == KNOB_GSO_MAX_SIZE && !facts.gso_max_size)
-		return -ENOENT; /* a kernel that does not report it */
-	return put_u64(val, len, link_attr(k, &facts));
-}
-
-static int write_link_attr(const struct knob *k, const char *val, char *msg, size_t msglen)
-{
-	bool gso = k->kind == KNOB_GSO_MAX_SIZE;
-	unsigned char buf[64];
-	struct link_facts facts;
-	uint64_t v;
-	int ifindex, n, r;
-
-	if (parse_number(val, UINT32_MAX, &v) < 0 || (gso && v == 0)) {
-		set_msg(msg, msglen, "%s must be a number of %s, not \"%s\"",
-			gso ? "gso_max_size" : "txqueuelen", gso ? "bytes" : "packets", val);
-		return -EINVAL;
-	}
-	ifindex = ifindex_of(k->ifname);
-	if (ifindex < 0)
-		return ifindex;
-	n = gso ? knob_gso_max_size_request(ifindex, (uint32_t)v, 0, buf, sizeof(buf))
-		: knob_txqueuelen_request(ifindex, (uint32_t)v, 0, buf, sizeof(buf));
-	if (n < 0)
-		return n;
-	r = send_requests(buf, (size_t)n, NULL, msg, msglen);
-	if (r < 0 || !gso)
-		return r;
-	/* Older kernels take IFLA_GSO_MAX_SIZE on an existing link and ignore it. */
-	r = link_facts(ifindex, &facts);
-	if (r < 0)
-		return r;
-	if (facts.gso_max_size != v) {
-		set_msg(msg, msglen, "this kernel ignores a new gso_max_size on a link that exists");
-		return -EOPNOTSUPP;
-	}
-	return 0;
-}
-
-static int bql_path(const struct knob *k, const struct knob_env *env, char *path, size_t len)
-{
-	int n, r;
-
-	if (k->queue < 0)
-		return -ENOENT;
-	r = sysfs_iface_check(env, k->ifname);
-	if (r < 0)
-		return r;
-	n = snprintf(path, len, "%s/class/net/%s/queues/tx-%d/byte_queue_limits/limit_max",
-		     sysfs_root(env), k->ifname, k->queue);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-/* Write a short value to a sysfs or procfs file in one write(2). */
-static int write_file(const char *path, const char *val)
-{
-	size_t n = strlen(val);
-	ssize_t w;
-	int fd, r = 0;
-
-	/* O_TRUNC as a shell redirection does: sysfs and procfs ignore it, a plain file
-	 * (a test's tree) would otherwise keep the tail of a longer old value. */
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	do
-		w = write(fd, val, n);
-	while (w < 0 && errno == EINTR);
-	if (w < 0)
-		r = -errno;
-	else if ((size_t)w != n)
-		r = -EIO;
-	if (close(fd) < 0 && r == 0)
-		r = -errno;
-	return r;
-}
-
-static int read_bql(const struct knob *k, const struct knob_env *env, char *val, size_t len)
-{
-	char path[PATH_MAX];
-	int64_t v;
-	int r;
-
-	r = bql_path(k, env, path, sizeof(path));
-	if (r < 0)
-		return r;
-	r = sysfs_read_int(path, &v);
-	if (r < 0)
-		return r;
-	return v < 0 ? -EINVAL : put_u64(val, len, (uint64_t)v);
-}
-
-static int write_bql(const struct knob *k, const struct knob_env *env, const char *val, char *msg,
-		     size_t msglen)
-{
-	char path[PATH_MAX];
-	uint64_t v;
-	int r;
-
-	if (strcmp(val, "max") && parse_number(val, BQL_LIMIT_MAX, &v) < 0) {
-		set_msg(msg, msglen,
-			"BQL limit_max must be bytes up to 1879048192 or \"max\", not \"%s\"", val);
-		return -EINVAL;
-	}
-	r = bql_path(k, env, path, sizeof(path));
-	if (r < 0)
-		return r;
-	return write_file(path, val);
-}
-
-static int read_ring(const struct knob *k, char *val, size_t len)
-{
-	int64_t tx, tx_max, rx, rx_max;
-	int r;
-
-	r = ethtool_rings(k->ifname, &tx, &tx_max, &rx, &rx_max);
-	if (r < 0)
-		return r;
-	return put_u64(val, len, (uint64_t)(k->kind == KNOB_RING_TX ? tx : rx));
-}
-
-static int write_ring(const struct knob *k, const char *val, char *msg, size_t msglen)
-{
-	uint64_t v;
-	int64_t n;
-
-	if (parse_number(val, UINT32_MAX, &v) < 0 || v == 0) {
-		set_msg(msg, msglen, "a ring size is a number of descriptors, not \"%s\"", val);
-		return -EINVAL;
-	}
-	n = (int64_t)v;
-	return ethtool_set_rings(k->ifname, k->kind == KNOB_RING_TX ? n : -1,
-				 k->kind == KNOB_RING_RX ? n : -1);
-}
-
-static int read_offload(const struct knob *k, char *val, size_t len)
-{
-	enum feature_state state;
-	bool changeable;
-	int r;
-
-	r = ethtool_feature(k->ifname, k->name, &state, &changeable);
-	if (r < 0)
-		return r;
-	return put_val(val, len, state == FEATURE_ON ? "on" : "off");
-}
-
-static int write_offload(const struct knob *k, const char *val, char *msg, size_t msglen)
-{
-	int r;
-
-	if (strcmp(val, "on") && strcmp(val, "off")) {
-		set_msg(msg, msglen, "an offload is \"on\" or \"off\", not \"%s\"", val);
-		return -EINVAL;
-	}
-	r = ethtool_set_feature(k->ifname, k->name, !strcmp(val, "on"));
-	if (r == -EOPNOTSUPP)
-		set_msg(msg, msglen,
-			"%s is fixed by the driver, or depends on a feature that is off", k->name);
-	return r;
-}
-
-static int sysctl_path(const struct knob *k, const struct knob_env *env, char *path, size_t len)
-{
-	size_t base;
-	int n;
-
-	if (!k->name[0] || strchr(k->name, '/') || strstr(k->name, ".."))
-		return -EINVAL;
-	n = snprintf(path, len, "%s/sys/", proc_root(env));
-	if (n < 0 || (size_t)n >= len)
-		return -ENAMETOOLONG;
-	base = (size_t)n;
-	n = snprintf(path + base, len - base, "%s", k->name);
-	if (n < 0 || (size_t)n >= len - base)
-		return -ENAMETOOLONG;
-	for (char *p = path + base; *p; p++)
-		if (*p == '.')
-			*p = '/';
-	return 0;
-}
-
-static int read_sysctl(const struct knob *k, const struct knob_env *env, char *val, size_t len)
-{
-	char path[PATH_MAX];
-	int r;
-
-	r = sysctl_path(k, env, path, sizeof(path));
-	if (r < 0)
-		return r;
-	r = sysfs_read_str(path, val, len);
-	return r == -EFBIG ? -ENOSPC : r;
-}
-
-static int write_sysctl(const struct knob *k, const struct knob_env *env, const char *val,
-			char *msg, size_t msglen)
-{
-	char path[PATH_MAX];
-	int r;
-
-	if (strchr(val, '\n')) {
-		set_msg(msg, msglen, "%s", "a sysctl value is one line");
-		return -EINVAL;
-	}
-	r = sysctl_path(k, env, path, sizeof(path));
-	if (r < 0)
-		return r;
-	return write_file(path, val);
-}
-
-/* ---- dispatch ---- */
-
-static bool needs_ifname(enum knob_kind kind)
-{
-	return kind != KNOB_SYSCTL;
-}
-
-int knob_read(const struct knob *k, const struct knob_env *env, char *val, size_t len)
-{
-	struct root_state st;
-	int r;
-
-	if (!len)
-		return -ENOSPC;
-	if (needs_ifname(k->kind) && !k->ifname[0])
-		return -ENODEV;
-	switch (k->kind) {
-	case KNOB_ROOT_QDISC:
-		r = root_state_read(k, env, &st);
-		if (r < 0)
-			return r;
-		r = put_val(val, len, st.spec);
-		root_state_free(&st);
-		return r;
-	case KNOB_TXQUEUELEN:
-	case KNOB_GSO_MAX_SIZE:
-		return read_link_attr(k, val, len);
-	case KNOB_BQL_LIMIT_MAX:
-		return read_bql(k, env, val, len);
-	case KNOB_RING_TX:
-	case KNOB_RING_RX:
-		return read_ring(k, val, len);
-	case KNOB_OFFLOAD:
-		return read_offload(k, val, len);
-	case KNOB_SYSCTL:
-		return read_sysctl(k, env, val, len);
-	case KNOB_INGRESS:
-		return ingress_read(k, env, val, len);
-	}
-	return -EINVAL;
-}
-
-int knob_write(const struct knob *k, const struct knob_env *env, const char *val, char *msg,
-	       size_t msglen)
-{
-	if (msg && msglen)
-		msg[0] = '\0';
-	if (needs_ifname(k->kind) && !k->ifname[0])
-		return -ENODEV;
-	switch (k->kind) {
-	case KNOB_ROOT_QDISC:
-		return write_root(k, env, val, true, msg, msglen);
-	case KNOB_TXQUEUELEN:
-	case KNOB_GSO_MAX_SIZE:
-		return write_link_attr(k, val, msg, msglen);
-	case KNOB_BQL_LIMIT_MAX:
-		return write_bql(k, env, val, msg, msglen);
-	case KNOB_RING_TX:
-	case KNOB_RING_RX:
-		return write_ring(k, val, msg, msglen);
-	case KNOB_OFFLOAD:
-		return write_offload(k, val, msg, msglen);
-	case KNOB_SYSCTL:
-		return write_sysctl(k, env, val, msg, msglen);
-	case KNOB_INGRESS:
-		return ingress_write(k, env, val, msg, msglen);
-	}
-	return -EINVAL;
-}
-
-/* ---- comparing values ---- */
-
-int knob_qdisc_canonical(const char *spec, char *out, size_t len, char *err, size_t errlen)
-{
-	struct qdisc_spec s;
-	struct qdisc_opts opts;
-	char words[KNOB_VALUE_MAX], rate[32];
-	int n, r;
-
-	r = qdisc_spec_parse(spec, &s, err, errlen);
-	if (r == 0)
-		r = qdisc_spec_opts(&s, &opts, err, errlen);
-	if (r < 0)
-		return r;
-	if (s.shape == QDISC_SHAPE_DEFAULT)
-		return put_val(out, len, "default");
-	if (qdisc_opts_format(&opts, words, sizeof(words)) < 0)
-		return -ENOSPC;
-	rate[0] = '\0';
-	if (s.shape == QDISC_SHAPE_HTB && db_format_rate(s.htb_rate, rate, sizeof(rate)) < 0)
-		return -EINVAL;
-	n = snprintf(out, len, "%s%s%s%s%s%s", s.shape == QDISC_SHAPE_MQ ? "mq " : "",
-		     s.shape == QDISC_SHAPE_HTB ? "htb " : "", rate, rate[0] ? " " : "", s.kind,
-		     words[0] ? " " : "");
-	if (n < 0 || (size_t)n + strlen(words) >= len)
-		return -ENOSPC;
-	memcpy(out + n, words, strlen(words) + 1);
-	return 0;
-}
-
-static bool qdisc_values_equal(const char *a, const char *b)
-{
-	struct qdisc_spec sa, sb;
-	struct qdisc_opts oa, ob;
-	char err[8];
-
-	if (!strncmp(a, "other:", 6) || !strncmp(b, "other:", 6))
-		return !strcmp(a, b);
-	if (qdisc_spec_parse(a, &sa, err, sizeof(err)) < 0 ||
-	    qdisc_spec_parse(b, &sb, err, sizeof(err)) < 0 ||
-	    qdisc_spec_opts(&sa, &oa, err, sizeof(err)) < 0 ||
-	    qdisc_spec_opts(&sb, &ob, err, sizeof(err)) < 0)
-		return false;
-	if (sa.shape != sb.shape)
-		return false;
-	if (sa.shape == QDISC_SHAPE_DEFAULT)
-		return true;
-	return !strcmp(sa.kind, sb.kind) && sa.htb_rate == sb.htb_rate &&
-	       qdisc_opts_equal(&oa, &ob);
-}
-
 /* Equal after collapsing runs of blanks and trimming both ends. */
-static bool blanks_equal(const char *a, const char *b)
+bool knob_blanks_equal(const char *a, const char *b)
 {
 	for (;;) {
 		while (*a == ' ' || *a == '\t')
@@ -1145,35 +256,31 @@ static bool blanks_equal(const char *a, const char *b)
 	}
 }
 
-static bool numbers_equal(const char *a, const char *b, bool bql)
+bool knob_numbers_equal(const char *a, const char *b)
 {
 	uint64_t x, y;
 
-	if (bql && !strcmp(a, "max"))
-		a = "1879048192";
-	if (bql && !strcmp(b, "max"))
-		b = "1879048192";
-	return parse_number(a, UINT64_MAX, &x) == 0 && parse_number(b, UINT64_MAX, &y) == 0 &&
-	       x == y;
+	return knob_parse_number(a, UINT64_MAX, &x) == 0 &&
+	       knob_parse_number(b, UINT64_MAX, &y) == 0 && x == y;
 }
 
-int knob_value_equal(enum knob_kind kind, const char *a, const char *b)
+bool knob_words_equal(const char *a, const char *b)
 {
-	switch (kind) {
-	case KNOB_ROOT_QDISC:
-	case KNOB_INGRESS:
-		return qdisc_values_equal(a, b);
-	case KNOB_TXQUEUELEN:
-	case KNOB_RING_TX:
-	case KNOB_RING_RX:
-	case KNOB_GSO_MAX_SIZE:
-		return numbers_equal(a, b, false);
-	case KNOB_BQL_LIMIT_MAX:
-		return numbers_equal(a, b, true);
-	case KNOB_SYSCTL:
-		return blanks_equal(a, b);
-	case KNOB_OFFLOAD:
-		return !strcmp(a, b);
+	for (;;) {
+		while (isspace((unsigned char)*a))
+			a++;
+		while (isspace((unsigned char)*b))
+			b++;
+		if (!*a || !*b)
+			return !*a && !*b;
+		while (*a && !isspace((unsigned char)*a) && *a == *b)
+			a++, b++;
+		if ((*a && !isspace((unsigned char)*a)) || (*b && !isspace((unsigned char)*b)))
+			return false;
 	}
-	return 0;
+}
+
+bool knob_case_equal(const char *a, const char *b)
+{
+	return !strcasecmp(a, b);
 }

@@ -81,17 +81,32 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The registry: one row per kind of knob, ROW(enum constant, row), the row being a
+ * struct knob_type (fix/knob-type.h) in the file of its family. Adding a knob is a
+ * row here and its file; the order is the enum's (journals store names, not numbers).
+ */
+#define KNOB_ROWS(ROW)                                                                             \
+	ROW(KNOB_ROOT_QDISC, knob_root_qdisc)	    /* knob-root.c */                              \
+	ROW(KNOB_TXQUEUELEN, knob_txqueuelen)	    /* knob-link.c */                              \
+	ROW(KNOB_BQL_LIMIT_MAX, knob_bql_limit_max) /* knob-sysfs.c */                             \
+	ROW(KNOB_RING_TX, knob_ring_tx)		    /* knob-ethtool.c */                           \
+	ROW(KNOB_RING_RX, knob_ring_rx)		    /* knob-ethtool.c */                           \
+	ROW(KNOB_OFFLOAD, knob_offload)		    /* knob-ethtool.c */                           \
+	ROW(KNOB_SYSCTL, knob_sysctl)		    /* knob-sysfs.c */                             \
+	ROW(KNOB_GSO_MAX_SIZE, knob_gso_max_size)   /* knob-link.c */                              \
+	ROW(KNOB_INGRESS, knob_ingress)		    /* ingress-shape.c */                          \
+	ROW(KNOB_TX_USECS, knob_tx_usecs)	    /* knob-coalesce.c */
+
 enum knob_kind {
-	KNOB_ROOT_QDISC,
-	KNOB_TXQUEUELEN,
-	KNOB_BQL_LIMIT_MAX,
-	KNOB_RING_TX,
-	KNOB_RING_RX,
-	KNOB_OFFLOAD,
-	KNOB_SYSCTL,
-	KNOB_GSO_MAX_SIZE,
-	KNOB_INGRESS,
+#define KNOB_ROW_ENUM(kind, row) kind,
+	KNOB_ROWS(KNOB_ROW_ENUM)
+#undef KNOB_ROW_ENUM
 };
+
+/* How many kinds there are. */
+#define KNOB_ROW_ONE(kind, row) +1
+#define KNOB_KINDS		(0 KNOB_ROWS(KNOB_ROW_ONE))
 
 #define KNOB_VALUE_MAX 512
 

@@ -2,6 +2,7 @@
 /* plan.c - plan.h: the steps of a fix, from the same description and policy as audit. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,9 @@
 
 #include "base/array.h"
 #include "audit/drivers.h"
+#include "fix/knob-type.h"
 #include "fix/plan.h"
+#include "fix/root-spec.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
 #include "qdisc/qkind.h"
@@ -70,30 +73,16 @@ int plan_parse_rate(const char *s, uint64_t *bytes_per_sec)
 
 int plan_phase(enum knob_kind kind)
 {
-	switch (kind) {
-	case KNOB_ROOT_QDISC:
-	case KNOB_INGRESS:
-		return 0;
-	case KNOB_TXQUEUELEN:
-		return 1;
-	case KNOB_BQL_LIMIT_MAX:
-		return 2;
-	case KNOB_RING_TX:
-	case KNOB_RING_RX:
-		return 3;
-	case KNOB_OFFLOAD:
-	case KNOB_GSO_MAX_SIZE:
-		return 4;
-	case KNOB_SYSCTL:
-	default:
-		return 5;
-	}
+	const struct knob_type *t = knob_type_of(kind);
+
+	return t ? t->phase : INT_MAX;
 }
 
 bool plan_knob_optional(enum knob_kind kind)
 {
-	return kind == KNOB_RING_TX || kind == KNOB_RING_RX || kind == KNOB_OFFLOAD ||
-	       kind == KNOB_GSO_MAX_SIZE;
+	const struct knob_type *t = knob_type_of(kind);
+
+	return t && (t->flags & KNOB_OPTIONAL);
 }
 
 int plan_add_target(struct plan *p, const char *name)
@@ -292,7 +281,15 @@ static int plan_root(struct plan *p, int ti, const struct iface *ifc, const stru
 			shape = false;
 		}
 	}
-	if (shape && given) {
+	if (shape && given && sh.ceiling && sh.ceiling->mbps < ifc->speed_mbps) {
+		/* the user's rate on a board whose NIC or bus is the bottleneck: that is why */
+		say(why, sizeof(why),
+		    "%s has no BQL (%s): shape at %s as given (--shape), under the %u Mbit/s "
+		    "%s on %s moves%s, so the queue forms in the qdisc%s",
+		    ifc->driver, v->bql_reason, rate, sh.ceiling->mbps, sh.ceiling->driver,
+		    sh.ceiling->where,
+		    sh.ceiling->shared ? " for transmit and receive together" : "", was);
+	} else if (shape && given) {
 		say(why, sizeof(why),
 		    "shape at %s, below the bottleneck measured beyond %s, so the queue forms "
 		    "here%s",
@@ -380,6 +377,13 @@ static int plan_ingress(struct plan *p, int ti, const struct iface *ifc, const s
 		    "%s too, through an ifb device: both directions at half",
 		    t->shaper.ceiling->driver, t->shaper.ceiling->where, t->shaper.ceiling->mbps,
 		    ifc->name, rate);
+	else if (t->shaped && t->shaper.ceiling && t->shaper.ceiling->shared)
+		say(why, sizeof(why),
+		    "%s on %s moves %u Mbit/s for transmit and receive together: shape %s's "
+		    "ingress at %s (--ingress) through an ifb device, so that the download and "
+		    "the root shaper's %s split it as given",
+		    t->shaper.ceiling->driver, t->shaper.ceiling->where, t->shaper.ceiling->mbps,
+		    ifc->name, rate, t->shaper.spelled);
 	else
 		say(why, sizeof(why),
 		    "the download's queue builds upstream: shape %s's ingress at %s through an "
@@ -637,342 +641,20 @@ int plan_build(struct plan *p, const struct host *host, bool named)
 	return plan_host(p, host);
 }
 
-/* ---- root-qdisc specs ---- */
-
-enum opt_type { OPT_COUNT, OPT_SIZE, OPT_TIME, OPT_RATE, OPT_FLAG };
-
-/* A word of a spec that sets an option the plan compares by value (src/qdisc/'s QA_SPEC
- * attributes): where it is stored ("noecn" -> "ecn") and how its value reads. */
-struct opt_word {
-	const char *name;
-	enum opt_type type;
-	uint64_t flag_value; /* OPT_FLAG */
-};
-
-static enum opt_type opt_type_of(const struct qattr *a)
-{
-	switch (a->enc) {
-	case QENC_SIZE:
-		return OPT_SIZE;
-	case QENC_TIME_US:
-	case QENC_TIME_NS:
-		return OPT_TIME;
-	case QENC_RATE32:
-	case QENC_RATE64:
-		return OPT_RATE;
-	default:
-		return OPT_COUNT;
-	}
-}
-
-static bool find_word(const char *kind, const char *word, struct opt_word *out)
-{
-	const struct qkind *k = qkind_find(kind);
-	const struct qattr *a;
-	bool flag = false;
-
-	a = k ? qkind_spec_word(k, word, &flag, &out->flag_value) : NULL;
-	if (!a)
-		return false;
-	out->name = a->word;
-	out->type = flag ? OPT_FLAG : opt_type_of(a);
-	return true;
-}
-
-static int parse_count(const char *s, uint64_t *out)
-{
-	char *end;
-
-	if (!isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	*out = strtoull(s, &end, 10);
-	return errno || *end ? -EINVAL : 0;
-}
-
-static int parse_typed(enum opt_type type, const char *s, uint64_t *out)
-{
-	uint32_t u32;
-	int r;
-
-	switch (type) {
-	case OPT_COUNT:
-		return parse_count(s, out);
-	case OPT_SIZE:
-		r = db_parse_size(s, &u32);
-		if (!r)
-			*out = u32;
-		return r;
-	case OPT_TIME:
-		return db_parse_time_ns(s, out);
-	case OPT_RATE:
-		return db_parse_rate(s, out);
-	default:
-		return -EINVAL;
-	}
-}
-
-static struct plan_spec_opt *spec_slot(struct plan_spec *sp, const char *name)
-{
-	struct plan_spec_opt *o;
-
-	for (unsigned i = 0; i < sp->nopts; i++)
-		if (!strcmp(sp->opts[i].name, name))
-			return &sp->opts[i];
-	if (sp->nopts == PLAN_SPEC_MAX_OPTS || strlen(name) >= sizeof(o->name))
-		return NULL;
-	o = &sp->opts[sp->nopts++];
-	memset(o, 0, sizeof(*o));
-	say(o->name, sizeof(o->name), "%s", name);
-	return o;
-}
-
-static bool valid_kind(const char *w)
-{
-	size_t n = strlen(w);
-
-	if (!n || n >= QDISC_KIND_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)w[i]) && w[i] != '_' && w[i] != '-')
-			return false;
-	return true;
-}
-
-#define SPEC_MAX_WORDS 48
-
-int plan_spec_parse(const char *spec, struct plan_spec *out)
-{
-	char buf[KNOB_VALUE_MAX], *words[SPEC_MAX_WORDS], *save = NULL, *w;
-	struct plan_spec sp;
-	size_t nw = 0, i = 0;
-
-	if (strlen(spec) >= sizeof(buf))
-		return -EINVAL;
-	memset(&sp, 0, sizeof(sp));
-	say(buf, sizeof(buf), "%s", spec);
-	for (w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
-		if (nw == SPEC_MAX_WORDS)
-			return -EINVAL;
-		words[nw++] = w;
-	}
-	if (!nw)
-		return -EINVAL;
-	if (!strcmp(words[0], "mq") && nw > 1) {
-		sp.shape = SPEC_MQ;
-		i = 1;
-	} else if (!strcmp(words[0], "htb")) {
-		if (nw < 3 || db_parse_rate(words[1], &sp.htb_rate) < 0)
-			return -EINVAL;
-		sp.shape = SPEC_HTB;
-		i = 2;
-	}
-	if (!valid_kind(words[i]))
-		return -EINVAL;
-	say(sp.kind, sizeof(sp.kind), "%s", words[i++]);
-	while (i < nw) {
-		struct opt_word ow;
-		struct plan_spec_opt *o;
-
-		if (find_word(sp.kind, words[i], &ow)) {
-			o = spec_slot(&sp, ow.name);
-			if (!o)
-				return -EINVAL;
-			o->numeric = true;
-			if (ow.type == OPT_FLAG) {
-				o->v = ow.flag_value;
-				i++;
-				continue;
-			}
-			if (i + 1 >= nw || parse_typed(ow.type, words[i + 1], &o->v) < 0)
-				return -EINVAL;
-			i += 2;
-			continue;
-		}
-		/* An option this table does not know: a pair when a number follows, else a
-		 * flag. Compared as written. */
-		o = spec_slot(&sp, words[i]);
-		if (!o)
-			return -EINVAL;
-		if (i + 1 < nw && isdigit((unsigned char)words[i + 1][0])) {
-			if (strlen(words[i + 1]) >= sizeof(o->word))
-				return -EINVAL;
-			say(o->word, sizeof(o->word), "%s", words[i + 1]);
-			i += 2;
-		} else {
-			o->numeric = true;
-			o->v = 1;
-			i++;
-		}
-	}
-	*out = sp;
-	return 0;
-}
-
-static int spec_of_qdisc(const struct qdisc *q, struct plan_spec *out)
-{
-	const struct qkind *k = qkind_find(q->kind);
-
-	memset(out, 0, sizeof(*out));
-	out->shape = SPEC_PLAIN;
-	say(out->kind, sizeof(out->kind), "%s", q->kind);
-	/* Decoded option keys (host/qdisc.h) back to spec words, by the kind's table. */
-	for (unsigned i = 0; k && i < q->noptions; i++) {
-		const struct value *v = &q->options[i];
-		const struct qattr *a = qkind_spec_key(k, v->key);
-		struct plan_spec_opt *o;
-
-		if (!a)
-			continue;
-		o = spec_slot(out, a->word);
-		if (!o)
-			return -E2BIG;
-		o->numeric = true;
-		o->v = qkind_spec_value(a, v->u);
-	}
-	return 0;
-}
-
-static bool opts_equal(const struct plan_spec *a, const struct plan_spec *b)
-{
-	return plan_spec_covers(a, b) && plan_spec_covers(b, a);
-}
-
-int plan_spec_of_tree(const struct qdisc *root, struct plan_spec *out)
-{
-	struct plan_spec child, first;
-	int r;
-
-	if (!root)
-		return -ENOENT;
-	if (!strcmp(root->kind, "htb"))
-		return -ENOENT; /* the rate lives in class 1:1, which the tree does not carry */
-	if (strcmp(root->kind, "mq"))
-		return spec_of_qdisc(root, out);
-	/* mq: a spec only when every TX queue has the same child. */
-	if (!root->nchildren)
-		return -ENOENT;
-	r = spec_of_qdisc(&root->children[0], &first);
-	if (r < 0)
-		return r;
-	for (size_t i = 1; i < root->nchildren; i++) {
-		r = spec_of_qdisc(&root->children[i], &child);
-		if (r < 0)
-			return r;
-		if (strcmp(child.kind, first.kind) || !opts_equal(&child, &first))
-			return -ENOENT;
-	}
-	first.shape = SPEC_MQ;
-	*out = first;
-	return 0;
-}
-
-/*
- * The kernel's fixed defaults (the kinds' tables): knob_read leaves an option out when it
- * holds one, so "fq_codel limit 800" read back carries the "ecn" a plan asked for.
- * Link-dependent defaults (quantum from the MTU, pfifo's limit from txqueuelen) are not
- * there: a missing one never matches.
- */
-static bool is_fixed_default(const char *kind, const struct plan_spec_opt *o)
-{
-	const struct qkind *k = qkind_find(kind);
-	const struct qattr *a = k ? qkind_spec_name(k, o->name) : NULL;
-	uint64_t def;
-
-	if (!a || !qkind_spec_default(a, &def))
-		return false;
-	return o->numeric && o->v == def;
-}
-
-bool plan_spec_covers(const struct plan_spec *have, const struct plan_spec *want)
-{
-	if (have->shape != want->shape || strcmp(have->kind, want->kind))
-		return false;
-	if (want->shape == SPEC_HTB && have->htb_rate != want->htb_rate)
-		return false;
-	for (unsigned i = 0; i < want->nopts; i++) {
-		const struct plan_spec_opt *w = &want->opts[i], *h = NULL;
-
-		for (unsigned j = 0; j < have->nopts && !h; j++)
-			if (!strcmp(have->opts[j].name, w->name))
-				h = &have->opts[j];
-		if (!h) {
-			if (is_fixed_default(want->kind, w))
-				continue;
-			return false;
-		}
-		if (h->numeric != w->numeric)
-			return false;
-		if (w->numeric ? h->v != w->v : strcasecmp(h->word, w->word) != 0)
-			return false;
-	}
-	return true;
-}
-
-static bool root_equal(const char *have, const char *want, const struct iface *ifc)
-{
-	struct plan_spec h, w;
-
-	if (!strcmp(have, want))
-		return true;
-	if (!strncmp(have, "other:", 6) || !strcmp(want, "default"))
-		return false;
-	if (plan_spec_parse(want, &w) < 0)
-		return false;
-	if (!strcmp(have, "default")) {
-		if (!ifc || plan_spec_of_tree(ifc->qdisc, &h) < 0)
-			return false;
-	} else if (plan_spec_parse(have, &h) < 0) {
-		return false;
-	}
-	return plan_spec_covers(&h, &w);
-}
-
-/* Blanks collapsed, ends trimmed: "4096\t16384" == "4096 16384". */
-static bool words_equal(const char *a, const char *b)
-{
-	for (;;) {
-		while (isspace((unsigned char)*a))
-			a++;
-		while (isspace((unsigned char)*b))
-			b++;
-		if (!*a || !*b)
-			return !*a && !*b;
-		while (*a && !isspace((unsigned char)*a) && *a == *b)
-			a++, b++;
-		if ((*a && !isspace((unsigned char)*a)) || (*b && !isspace((unsigned char)*b)))
-			return false;
-	}
-}
 
 bool plan_value_equal(const struct knob *k, const char *have, const char *want,
 		      const struct iface *ifc)
 {
-	uint64_t a, b;
+	const struct knob_type *t = knob_type_of(k->kind);
 
+	if (!t)
+		return false;
 	/* The knob layer's own comparison first: it knows how knob_read spells things. */
-	if (knob_value_equal(k->kind, have, want) > 0)
+	if (t->equal(have, want))
 		return true;
-
-	switch (k->kind) {
-	case KNOB_ROOT_QDISC:
-		return root_equal(have, want, ifc);
-	case KNOB_INGRESS:
-		return false; /* knob_value_equal above compared the specs */
-	case KNOB_TXQUEUELEN:
-	case KNOB_BQL_LIMIT_MAX:
-	case KNOB_RING_TX:
-	case KNOB_RING_RX:
-	case KNOB_GSO_MAX_SIZE:
-		if (parse_count(have, &a) == 0 && parse_count(want, &b) == 0)
-			return a == b;
-		return words_equal(have, want);
-	case KNOB_OFFLOAD:
-		return !strcasecmp(have, want);
-	case KNOB_SYSCTL:
-	default:
-		return words_equal(have, want);
-	}
+	if (t->flags & KNOB_LIVE_TREE)
+		return root_spec_covers_text(have, want, ifc ? ifc->qdisc : NULL);
+	return t->loose_equal && t->loose_equal(have, want);
 }
 
 void plan_settle(struct plan *p)

@@ -202,31 +202,6 @@ bool plan_knob_optional(enum knob_kind kind);
 bool plan_value_equal(const struct knob *k, const char *have, const char *want,
 		      const struct iface *ifc);
 
-/* The root-qdisc spec parsed (knob.h's grammar), for comparisons and tests. */
-#define PLAN_SPEC_MAX_OPTS 16
-
-struct plan_spec_opt {
-	char name[24];
-	bool numeric;
-	uint64_t v;    /* numbers in base units: ns, bytes, bytes/s, packets; flags 0/1 */
-	char word[40]; /* when !numeric: the value as written */
-};
-
-struct plan_spec {
-	enum { SPEC_PLAIN, SPEC_MQ, SPEC_HTB } shape;
-	uint64_t htb_rate; /* bytes/s */
-	char kind[QDISC_KIND_MAX];
-	struct plan_spec_opt opts[PLAN_SPEC_MAX_OPTS];
-	unsigned nopts;
-};
-
-/* -EINVAL for anything outside the grammar (an unknown option value, too many). */
-int plan_spec_parse(const char *spec, struct plan_spec *out);
-/* The spec of a live tree, where it has one (no htb: its rate is in a class). -ENOENT. */
-int plan_spec_of_tree(const struct qdisc *root, struct plan_spec *out);
-/* Does have carry everything want asks for? */
-bool plan_spec_covers(const struct plan_spec *have, const struct plan_spec *want);
-
 /* A shaper's rate as tc spells it ("80mbit"), in bytes/s: 64 kbit/s to 100 Gbit/s.
  * -EINVAL outside that range or the spelling. */
 #define PLAN_SHAPE_MIN 8000ULL

@@ -73,29 +73,4 @@ bool qdisc_opts_equal(const struct qdisc_opts *a, const struct qdisc_opts *b);
  * kernel reports back as the class's buffer and cbuffer. */
 uint32_t qdisc_htb_burst_ticks(uint64_t rate, const struct knob_psched *clock);
 
-/* A root-qdisc spec (knob.h) taken apart. */
-enum qdisc_shape {
-	QDISC_SHAPE_DEFAULT, /* "default" */
-	QDISC_SHAPE_LEAF,    /* "KIND [OPTS]" */
-	QDISC_SHAPE_MQ,	     /* "mq KIND [OPTS]" */
-	QDISC_SHAPE_HTB,     /* "htb RATE KIND [OPTS]" */
-};
-
-#define QDISC_SPEC_WORDS 64
-
-struct qdisc_spec {
-	enum qdisc_shape shape;
-	const char *kind;	       /* the leaf's kind (in store) */
-	uint64_t htb_rate;	       /* QDISC_SHAPE_HTB: bytes per second */
-	char *words[QDISC_SPEC_WORDS]; /* the leaf's option words (in store) */
-	int nwords;
-	char store[KNOB_VALUE_MAX];
-};
-
-/* -EINVAL with a message for anything but the four shapes over a known leaf kind. The
- * option words are checked by qdisc_opts_encode / qdisc_spec_opts. */
-int qdisc_spec_parse(const char *text, struct qdisc_spec *out, char *err, size_t errlen);
-/* The leaf's options, canonical (encoded as tc would, then decoded). */
-int qdisc_spec_opts(const struct qdisc_spec *s, struct qdisc_opts *out, char *err, size_t errlen);
-
 #endif

@@ -16,6 +16,7 @@
 
 #include "fix/knob.h"
 #include "fix/qdisc-opts.h"
+#include "fix/root-spec.h"
 
 /* tc's defaults for an htb class: the packet size its rate tables cover, and the
  * resulting table cell (256 cells of 8 bytes). */
@@ -97,7 +98,7 @@ static void qdisc_header(struct nlbuf *b, uint16_t type, uint16_t flags, uint32_
 
 /* One qdisc of a leaf kind with its options: tc qdisc add|replace ... KIND OPTS. */
 static int leaf_request(struct nlbuf *b, uint16_t flags, uint32_t seq, int ifindex, uint32_t parent,
-			uint32_t handle, const struct qdisc_spec *s, char *err, size_t errlen)
+			uint32_t handle, const struct root_spec *s, char *err, size_t errlen)
 {
 	qdisc_header(b, RTM_NEWQDISC, flags, seq, ifindex, parent, handle);
 	nlbuf_str(b, TCA_KIND, s->kind);
@@ -138,7 +139,7 @@ static void htb_class_request(struct nlbuf *b, uint16_t flags, uint32_t seq, int
 	nlbuf_nest_end(b, nest);
 }
 
-static int tree_requests(const struct qdisc_spec *s, int ifindex, unsigned ntxq, int replace,
+static int tree_requests(const struct root_spec *s, int ifindex, unsigned ntxq, int replace,
 			 unsigned major, const struct knob_psched *c, uint32_t seq, struct nlbuf *b,
 			 char *err, size_t errlen)
 {
@@ -157,13 +158,13 @@ static int tree_requests(const struct qdisc_spec *s, int ifindex, unsigned ntxq,
 	int r;
 
 	switch (s->shape) {
-	case QDISC_SHAPE_DEFAULT:
+	case ROOT_SHAPE_DEFAULT:
 		qdisc_header(b, RTM_DELQDISC, NLM_F_REQUEST | NLM_F_ACK, seq, ifindex, TC_H_ROOT,
 			     0);
 		return b->err;
-	case QDISC_SHAPE_LEAF:
+	case ROOT_SHAPE_LEAF:
 		return leaf_request(b, flags, seq, ifindex, TC_H_ROOT, root, s, err, errlen);
-	case QDISC_SHAPE_MQ:
+	case ROOT_SHAPE_MQ:
 		/* Handles stay below the kernel's automatic ones (8000: and up). */
 		if (ntxq == 0 || ntxq > 0x7fff - major - 1) {
 			snprintf(err, errlen, "mq needs between 1 and %u TX queues, not %u",
@@ -179,7 +180,7 @@ static int tree_requests(const struct qdisc_spec *s, int ifindex, unsigned ntxq,
 				return r;
 		}
 		return b->err;
-	case QDISC_SHAPE_HTB:
+	case ROOT_SHAPE_HTB:
 		qdisc_header(b, RTM_NEWQDISC, flags, seq++, ifindex, TC_H_ROOT, root);
 		nlbuf_str(b, TCA_KIND, "htb");
 		nest = nlbuf_nest(b, TCA_OPTIONS);
@@ -196,7 +197,7 @@ int knob_qdisc_requests_at(const char *spec, int ifindex, unsigned ntxq, int rep
 			   unsigned major, const struct knob_psched *clock, uint32_t seq, void *buf,
 			   size_t len, char *err, size_t errlen)
 {
-	struct qdisc_spec s;
+	struct root_spec s;
 	struct nlbuf b;
 	int r;
 
@@ -206,11 +207,11 @@ int knob_qdisc_requests_at(const char *spec, int ifindex, unsigned ntxq, int rep
 		snprintf(err, errlen, "root handle %x: is not one of 1: to 7000:", major);
 		return -EINVAL;
 	}
-	r = qdisc_spec_parse(spec, &s, err, errlen);
+	r = root_spec_parse(spec, &s, err, errlen);
 	if (r < 0)
 		return r;
 	/* Below 1 kB/s the tick arithmetic leaves 32 bits (and no link is that slow). */
-	if (s.shape == QDISC_SHAPE_HTB && s.htb_rate < 1000) {
+	if (s.shape == ROOT_SHAPE_HTB && s.htb_rate < 1000) {
 		snprintf(err, errlen, "htb rate below 8kbit");
 		return -EINVAL;
 	}

@@ -16,7 +16,30 @@
 #ifndef DEBLOAT_HOST_AVAIL_H
 #define DEBLOAT_HOST_AVAIL_H
 
-#include "host/host.h"
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Where the host's files are; tests point these at a fake tree. */
+struct host_paths {
+	const char *sysfs;   /* "/sys" */
+	const char *procsys; /* "/proc/sys" */
+	const char *modules; /* "/lib/modules" (NULL: module lists not read) */
+	const char *kconfig; /* "/proc/config.gz" (NULL: not read) */
+};
+
+/* Whether the running kernel can make a qdisc kind (module present or built in). */
+enum qdisc_avail {
+	QDISC_AVAIL_UNKNOWN,
+	QDISC_AVAIL_NO,
+	QDISC_AVAIL_YES,
+};
+
+#define HOST_NQDISC_KINDS 8 /* fq_codel, fq, cake, codel, htb, tbf, pfifo_fast, pfifo */
+
+struct qdisc_kind_avail {
+	const char *kind;
+	enum qdisc_avail avail;
+};
 
 #define AVAIL_MAX_LINE	  512	     /* modules.dep lines: a module and its dependencies */
 #define AVAIL_MAX_KCONFIG (4u << 20) /* /proc/config.gz inflated: ~250 KB in practice */

@@ -39,9 +39,14 @@ static int ethtool_ioctl_ret(const char *ifname, void *cmd, int *ret)
 	return r < 0 ? r : 0;
 }
 
-static int ethtool_ioctl(const char *ifname, void *cmd)
+int ethtool_call(const char *ifname, void *cmd)
 {
 	return ethtool_ioctl_ret(ifname, cmd, NULL);
+}
+
+static int ethtool_ioctl(const char *ifname, void *cmd)
+{
+	return ethtool_call(ifname, cmd);
 }
 
 int ethtool_driver(const char *ifname, char *driver, size_t driver_len, char *bus, size_t bus_len)

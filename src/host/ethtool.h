@@ -21,6 +21,13 @@
 
 #include "iface.h"
 
+/*
+ * One command of the ioctl: cmd is the command's struct (struct ethtool_coalesce, ...),
+ * its first u32 the ETHTOOL_* number; the kernel fills it in or reads it. For a knob
+ * whose struct nothing else here needs (fix's coalescing knob). -errno.
+ */
+int ethtool_call(const char *ifname, void *cmd);
+
 int ethtool_driver(const char *ifname, char *driver, size_t driver_len, char *bus, size_t bus_len);
 /* speed 0 and IFACE_DUPLEX_UNKNOWN when the driver reports none (no carrier, virtio). */
 int ethtool_link(const char *ifname, uint32_t *speed_mbps, enum duplex *duplex);

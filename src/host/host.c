@@ -10,6 +10,7 @@
 #include "host/bql.h"
 #include "host/ethtool.h"
 #include "host/host.h"
+#include "host/kmod.h"
 #include "host/link.h"
 #include "host/machine.h"
 #include "host/qdisc.h"
@@ -179,6 +180,16 @@ int host_read(struct host *h, const struct host_paths *paths, char *const names[
 			s->value[0] = '\0';
 	}
 	read_kernel(&out, paths);
+	for (size_t i = 0; i < out.n && paths->modules && out.kernel_release[0]; i++) {
+		struct iface *ifc = &out.ifaces[i];
+
+		if (ifc->physical &&
+		    kmod_bql_module(paths->sysfs, paths->modules, out.kernel_release, ifc->name,
+				    ifc->bql_module, sizeof(ifc->bql_module),
+				    ifc->bql_module_path, sizeof(ifc->bql_module_path)) == 0)
+			ifc->bql_module_loaded =
+			    kmod_loaded_out_of_tree(paths->sysfs, ifc->bql_module) == 1;
+	}
 	free(qdiscs);
 	nl_close(nl);
 	*h = out;

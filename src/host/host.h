@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "avail.h"
 #include "iface.h"
 
 #define HOST_NSYSCTLS 4
@@ -24,20 +25,6 @@ struct sysctl_entry {
 	const char *name; /* "net.core.default_qdisc" */
 	char value[64];	  /* "" when err */
 	int err;
-};
-
-/* Whether the running kernel can make a qdisc kind (module present or built in). */
-enum qdisc_avail {
-	QDISC_AVAIL_UNKNOWN,
-	QDISC_AVAIL_NO,
-	QDISC_AVAIL_YES,
-};
-
-#define HOST_NQDISC_KINDS 8 /* fq_codel, fq, cake, codel, htb, tbf, pfifo_fast, pfifo */
-
-struct qdisc_kind_avail {
-	const char *kind;
-	enum qdisc_avail avail;
 };
 
 struct host {
@@ -59,14 +46,6 @@ struct host {
 	bool from_snapshot;
 	bool constructed;  /* a fixture written from documentation, not captured */
 	char source[256];  /* snapshot note: board, who captured it, or the fixture's basis */
-};
-
-/* Where the host's files are; tests point these at a fake tree. */
-struct host_paths {
-	const char *sysfs;   /* "/sys" */
-	const char *procsys; /* "/proc/sys" */
-	const char *modules; /* "/lib/modules" (NULL: module lists not read) */
-	const char *kconfig; /* "/proc/config.gz" (NULL: not read) */
 };
 
 extern const struct host_paths host_default_paths;

@@ -128,6 +128,11 @@ struct iface {
 	uint64_t tx_packets, tx_bytes;
 
 	char driver[32]; /* "" when unknown */
+	/* A driver module with BQL installed for this kernel (host/kmod.h): the module's
+	 * name and file, "" when none. */
+	char bql_module[56];
+	char bql_module_path[192];
+	bool bql_module_loaded; /* and the driver loaded now is out of tree (that one) */
 	char bus[32];
 	uint32_t speed_mbps; /* 0 when unknown */
 	uint32_t usb_speed_mbps; /* a USB NIC's bus speed (480: USB 2); 0 unknown or not USB */

@@ -9,6 +9,7 @@
 #include "audit/policy.h"
 #include "base/array.h"
 #include "base/say.h"
+#include "fix/knob-type.h"
 #include "host/snapshot.h"
 #include "lab/board.h"
 #include "qdisc/qkind.h"
@@ -297,31 +298,15 @@ int lab_board_profile(const struct host *h, size_t idx, struct lab_profile *out,
 
 /* ---- The plan ---- */
 
+/* The knob as the lab's step names it: its label without the interface. */
 static const char *knob_label(const struct knob *k, char *buf, size_t len)
 {
-	switch (k->kind) {
-	case KNOB_ROOT_QDISC:
-		return "root qdisc";
-	case KNOB_TXQUEUELEN:
-		return "txqueuelen";
-	case KNOB_BQL_LIMIT_MAX:
-		snprintf(buf, len, "BQL limit_max tx-%d", k->queue);
-		return buf;
-	case KNOB_RING_TX:
-		return "TX ring";
-	case KNOB_RING_RX:
-		return "RX ring";
-	case KNOB_OFFLOAD:
-		snprintf(buf, len, "offload %s", k->name);
-		return buf;
-	case KNOB_SYSCTL:
-		return k->name;
-	case KNOB_GSO_MAX_SIZE:
-		return "gso_max_size";
-	case KNOB_INGRESS:
-		return "ingress shaper";
-	}
-	return "?";
+	const struct knob_type *t = knob_type_of(k->kind);
+
+	if (!t)
+		return "?";
+	t->label(k, buf, len);
+	return buf;
 }
 
 /* The plan's root-qdisc spec as the lab's; 0, or -EOPNOTSUPP with why in why. */
@@ -351,85 +336,155 @@ static int plan_qdisc(const char *after, char *buf, size_t len, char *why, size_
 	return 0;
 }
 
+/*
+ * How the lab models one kind of knob: the profile key a step sets, with spec the
+ * value (left empty: the plan's value), or 0 with not set (out->lab then says why).
+ * One function per kind the lab knows, in one table; a kind without a row is listed
+ * as not modelled.
+ */
+struct lab_model {
+	int (*model)(const struct plan_step *s, const struct lab_profile *p,
+		     const struct lab_board *b, char *spec, size_t speclen, char *why,
+		     size_t whylen, const char **key);
+};
+
+static int model_root(const struct plan_step *s, const struct lab_profile *p,
+		      const struct lab_board *b, char *spec, size_t speclen, char *why,
+		      size_t whylen, const char **key)
+{
+	char w[LAB_BOARD_NOTE_MAX];
+
+	if (plan_qdisc(s->after, spec, speclen, w, sizeof(w)) < 0) {
+		snprintf(why, whylen, "not modelled: %s", w);
+		return 0;
+	}
+	*key = "qdisc";
+	return 0;
+}
+
+static int model_txqueuelen(const struct plan_step *s, const struct lab_profile *p,
+			    const struct lab_board *b, char *spec, size_t speclen, char *why,
+			    size_t whylen, const char **key)
+{
+	*key = "txqueuelen";
+	return 0;
+}
+
+static int model_bql(const struct plan_step *s, const struct lab_profile *p,
+		     const struct lab_board *b, char *spec, size_t speclen, char *why,
+		     size_t whylen, const char **key)
+{
+	if (s->knob.queue != 0)
+		snprintf(why, whylen,
+			 "not modelled: the lab has one TX queue; tx-0's limit stands for all");
+	else if (!p->bql)
+		snprintf(why, whylen, "not modelled: this board has no BQL");
+	else
+		*key = "bql_limit_max";
+	return 0;
+}
+
+static int model_ring_tx(const struct plan_step *s, const struct lab_profile *p,
+			 const struct lab_board *b, char *spec, size_t speclen, char *why,
+			 size_t whylen, const char **key)
+{
+	*key = "ring";
+	return 0;
+}
+
+static int model_ring_rx(const struct plan_step *s, const struct lab_profile *p,
+			 const struct lab_board *b, char *spec, size_t speclen, char *why,
+			 size_t whylen, const char **key)
+{
+	const struct driver_info *d = driver_lookup(b->driver);
+	unsigned long v;
+
+	if (d && d->lever == DRIVER_LEVER_RX_RING && sscanf(s->after, "%lu", &v) == 1 &&
+	    (long)v == d->lever_rx) {
+		snprintf(spec, speclen, "%d", d->lever_tx);
+		*key = "ring";
+		return 0;
+	}
+	snprintf(why, whylen, "not modelled: the lab's receive side has no ring to size");
+	return 0;
+}
+
+static int model_offload(const struct plan_step *s, const struct lab_profile *p,
+			 const struct lab_board *b, char *spec, size_t speclen, char *why,
+			 size_t whylen, const char **key)
+{
+	if (!strcmp(s->knob.name, "tx-generic-segmentation"))
+		*key = "gso";
+	else if (!strcmp(s->knob.name, "tx-tcp-segmentation"))
+		*key = "tso";
+	else
+		snprintf(why, whylen, "not modelled: the lab's board has no %s", s->knob.name);
+	return 0;
+}
+
+static int model_gso_max_size(const struct plan_step *s, const struct lab_profile *p,
+			      const struct lab_board *b, char *spec, size_t speclen, char *why,
+			      size_t whylen, const char **key)
+{
+	snprintf(why, whylen,
+		 "not modelled: the lab's GSO packets are as the board's TCP sends them");
+	return 0;
+}
+
+static int model_sysctl(const struct plan_step *s, const struct lab_profile *p,
+			const struct lab_board *b, char *spec, size_t speclen, char *why,
+			size_t whylen, const char **key)
+{
+	snprintf(why, whylen, "%s",
+		 !strcmp(s->knob.name, "net.core.default_qdisc")
+		     ? "nothing to model: the root qdisc is set"
+		     : "not modelled: the lab's endpoints keep their own sysctls");
+	return 0;
+}
+
+/* The ifb's root, as the lab's download shaper: the same spellings as a root shaper
+ * (cake bandwidth R, htb R LEAF). */
+static int model_ingress(const struct plan_step *s, const struct lab_profile *p,
+			 const struct lab_board *b, char *spec, size_t speclen, char *why,
+			 size_t whylen, const char **key)
+{
+	int r = model_root(s, p, b, spec, speclen, why, whylen, key);
+
+	if (*key)
+		*key = "ingress";
+	return r;
+}
+
+static const struct lab_model models[KNOB_KINDS] = {
+    [KNOB_ROOT_QDISC] = {model_root},
+    [KNOB_TXQUEUELEN] = {model_txqueuelen},
+    [KNOB_BQL_LIMIT_MAX] = {model_bql},
+    [KNOB_RING_TX] = {model_ring_tx},
+    [KNOB_RING_RX] = {model_ring_rx},
+    [KNOB_OFFLOAD] = {model_offload},
+    [KNOB_SYSCTL] = {model_sysctl},
+    [KNOB_GSO_MAX_SIZE] = {model_gso_max_size},
+    [KNOB_INGRESS] = {model_ingress},
+};
+
 static int apply_step(const struct plan_step *s, struct lab_profile *p, const struct lab_board *b,
 		      struct lab_board_step *out, char *err, size_t errlen)
 {
-	const struct driver_info *d;
-	char spec[LAB_SPEC_MAX], why[LAB_BOARD_NOTE_MAX];
+	const struct lab_model *m =
+	    (unsigned)s->knob.kind < KNOB_KINDS ? &models[s->knob.kind] : NULL;
+	char spec[LAB_SPEC_MAX], label[80];
 	const char *key = NULL;
-	unsigned long v;
 	int r;
 
 	spec[0] = '\0';
-	switch (s->knob.kind) {
-	case KNOB_ROOT_QDISC:
-		if (plan_qdisc(s->after, spec, sizeof(spec), why, sizeof(why)) < 0) {
-			snprintf(out->lab, sizeof(out->lab), "not modelled: %s", why);
-			return 0;
-		}
-		key = "qdisc";
-		break;
-	case KNOB_TXQUEUELEN:
-		key = "txqueuelen";
-		break;
-	case KNOB_BQL_LIMIT_MAX:
-		if (s->knob.queue != 0) {
-			snprintf(
-			    out->lab, sizeof(out->lab),
-			    "not modelled: the lab has one TX queue; tx-0's limit stands for all");
-			return 0;
-		}
-		if (!p->bql) {
-			snprintf(out->lab, sizeof(out->lab), "not modelled: this board has no BQL");
-			return 0;
-		}
-		key = "bql_limit_max";
-		break;
-	case KNOB_RING_TX:
-		key = "ring";
-		break;
-	case KNOB_RING_RX:
-		d = driver_lookup(b->driver);
-		if (d && d->lever == DRIVER_LEVER_RX_RING && sscanf(s->after, "%lu", &v) == 1 &&
-		    (long)v == d->lever_rx) {
-			snprintf(spec, sizeof(spec), "%d", d->lever_tx);
-			key = "ring";
-			break;
-		}
-		snprintf(out->lab, sizeof(out->lab),
-			 "not modelled: the lab's receive side has no ring to size");
+	if (!m || !m->model) {
+		snprintf(out->lab, sizeof(out->lab), "not modelled: the lab has no %s",
+			 knob_label(&s->knob, label, sizeof(label)));
 		return 0;
-	case KNOB_OFFLOAD:
-		if (!strcmp(s->knob.name, "tx-generic-segmentation"))
-			key = "gso";
-		else if (!strcmp(s->knob.name, "tx-tcp-segmentation"))
-			key = "tso";
-		else {
-			snprintf(out->lab, sizeof(out->lab),
-				 "not modelled: the lab's board has no %s", s->knob.name);
-			return 0;
-		}
-		break;
-	case KNOB_GSO_MAX_SIZE:
-		snprintf(out->lab, sizeof(out->lab),
-			 "not modelled: the lab's GSO packets are as the board's TCP sends them");
-		return 0;
-	case KNOB_SYSCTL:
-		snprintf(out->lab, sizeof(out->lab),
-			 !strcmp(s->knob.name, "net.core.default_qdisc")
-			     ? "nothing to model: the root qdisc is set"
-			     : "not modelled: the lab's endpoints keep their own sysctls");
-		return 0;
-	case KNOB_INGRESS:
-		/* The ifb's root, as the lab's download shaper: the same spellings as a
-		 * root shaper (cake bandwidth R, htb R LEAF). */
-		if (plan_qdisc(s->after, spec, sizeof(spec), why, sizeof(why)) < 0) {
-			snprintf(out->lab, sizeof(out->lab), "not modelled: %s", why);
-			return 0;
-		}
-		key = "ingress";
-		break;
 	}
+	r = m->model(s, p, b, spec, sizeof(spec), out->lab, sizeof(out->lab), &key);
+	if (r < 0 || !key)
+		return r;
 	if (!spec[0])
 		snprintf(spec, sizeof(spec), "%s", s->after);
 	r = lab_profile_set(p, key, spec, err, errlen);
@@ -555,15 +610,16 @@ out:
 
 const struct lab_board_entry lab_boards[] = {
     {"beaglebone-black", "BeagleBone Black", "its 2014 image (Debian 7, Linux 3.8)", "bbb-stock",
-     "bbb-bql", NULL, "the 2014 cpsw BQL patch"},
+     "bbb-bql-fq_codel", NULL, "the 2014 cpsw BQL patch"},
     {"raspberry-pi-3b", "Raspberry Pi 3B", "Raspberry Pi OS, Linux 6.12", "rpi3b", NULL, "bql=on",
      "usbnet's BQL of Linux 6.19"},
-    {"raspberry-pi-3bplus", "Raspberry Pi 3B+", "Raspberry Pi OS, Linux 6.12", "rpi3bplus", NULL,
-     NULL, NULL},
+    {"raspberry-pi-3bplus", "Raspberry Pi 3B+", "Raspberry Pi OS, Linux 6.12", "rpi3bplus",
+     "rpi3bplus-bql", NULL, "a lan78xx patched for BQL"},
     {"raspberry-pi-4", "Raspberry Pi 4", "Raspberry Pi OS, Linux 6.12", "rpi4", NULL, NULL, NULL},
     {"raspberry-pi-5", "Raspberry Pi 5", "Raspberry Pi OS, Linux 6.12", "rpi5", NULL, "bql=on",
      "macb's BQL of Linux 6.15"},
-    {"wandboard", "Wandboard", "Debian 12, Linux 6.1", "wandboard", NULL, NULL, NULL},
+    {"wandboard", "Wandboard", "Debian 12, Linux 6.1", "wandboard", "wandboard-bql", NULL,
+     "a fec patched for BQL"},
     {NULL, NULL, NULL, NULL, NULL, NULL, NULL},
 };
 

@@ -2,8 +2,9 @@
 /*
  * lab/compare-board.c - compare-int.h: `lab seed --board NAME`, a board of the 2014
  * thread as it ships (its hand-written profile) against the same board with `debloat
- * fix`'s plan for its snapshot applied (lab/board.h), plus its BQL variant, and a
- * header and footer that read the table for that board.
+ * fix`'s plan for its snapshot applied (lab/board.h) and with its driver's BQL under
+ * fq_codel, and a header and footer that read the table for that board (with
+ * --sending, what each keeps of stock's goodput when the board only sends).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,19 +14,27 @@
 #include <unistd.h>
 
 #include "base/cli.h"
-#include "plot/run-file.h"
 #include "base/print.h"
+#include "plot/lab-table.h"
+#include "plot/run-file.h"
 
 #include "compare-int.h"
 
-int lc_board_prepare(const struct lab_board_entry *e, struct lc_board *b, char *err, size_t errlen)
+int lc_board_prepare(const struct lab_board_entry *e, const struct plan_options *opts,
+		     struct lc_board *b, char *err, size_t errlen)
 {
-	static const struct plan_options opts = {0};
 	int r;
 
 	memset(b, 0, sizeof(*b));
 	b->stock = b->n++;
 	snprintf(b->path[b->stock], sizeof(b->path[0]), "%s", e->profile);
+	/* Then the cure that costs (fix's plan), then the driver's own (its BQL variant). */
+	b->fixed_run = b->n;
+	r = lab_board_load(e->snapshot, NULL, true, opts, &b->prof[b->n], &b->fixed, err, errlen);
+	if (r < 0)
+		return r;
+	snprintf(b->prof[b->n].name, sizeof(b->prof[0].name), "%s-fixed", e->profile);
+	b->write[b->n++] = true;
 	b->bql_run = LC_BOARD_RUNS;
 	if (e->bql_profile) {
 		b->bql_run = b->n++;
@@ -44,12 +53,6 @@ int lc_board_prepare(const struct lab_board_entry *e, struct lc_board *b, char *
 		b->write[b->n] = true;
 		b->bql_run = b->n++;
 	}
-	b->fixed_run = b->n;
-	r = lab_board_load(e->snapshot, NULL, true, &opts, &b->prof[b->n], &b->fixed, err, errlen);
-	if (r < 0)
-		return r;
-	snprintf(b->prof[b->n].name, sizeof(b->prof[0].name), "%s-fixed", e->profile);
-	b->write[b->n++] = true;
 	if (b->bql_run == LC_BOARD_RUNS)
 		b->bql_run = b->n;
 	return 0;
@@ -107,14 +110,29 @@ struct board_reading {
 	double loaded_ratio;	 /* stock loaded p50 / fixed loaded p50 */
 	double down_pct, up_pct; /* fixed goodput against stock */
 	double bql_ratio;	 /* stock loaded p50 / BQL variant's */
+	double bql_down_pct, bql_up_pct;
+	/* --sending: each setup's sending-only goodput over stock's */
+	double send_fixed, send_bql;
 };
+
+/* A sending-only goodput over another, NaN unless both ran. */
+static double send_ratio(const struct lc_run *a, const struct lc_run *b)
+{
+	return a && b && a->send_ok && b->send_ok ? ratio(a->send_mbps, b->send_mbps) : NAN;
+}
 
 static void board_read(const struct lc_args *a, const struct lc_run *runs, struct board_reading *br)
 {
 	const struct lc_board *b = a->boardp;
 
-	*br = (struct board_reading){
-	    .loaded_ratio = NAN, .down_pct = NAN, .up_pct = NAN, .bql_ratio = NAN};
+	*br = (struct board_reading){.loaded_ratio = NAN,
+				     .down_pct = NAN,
+				     .up_pct = NAN,
+				     .bql_ratio = NAN,
+				     .bql_down_pct = NAN,
+				     .bql_up_pct = NAN,
+				     .send_fixed = NAN,
+				     .send_bql = NAN};
 	br->stock = runs[b->stock].run ? &runs[b->stock] : NULL;
 	br->fixed = runs[b->fixed_run].run ? &runs[b->fixed_run] : NULL;
 	br->bql = b->bql_run < b->n && runs[b->bql_run].run ? &runs[b->bql_run] : NULL;
@@ -125,8 +143,23 @@ static void board_read(const struct lc_args *a, const struct lc_run *runs, struc
 		br->down_pct = pct(s1->download.sum_mbps, s0->download.sum_mbps);
 		br->up_pct = pct(s1->upload.sum_mbps, s0->upload.sum_mbps);
 	}
-	if (br->stock && br->bql)
-		br->bql_ratio = ratio(br->stock->run->s.loaded.p50, br->bql->run->s.loaded.p50);
+	if (br->stock && br->bql) {
+		const struct summary *s0 = &br->stock->run->s, *s2 = &br->bql->run->s;
+
+		br->bql_ratio = ratio(s0->loaded.p50, s2->loaded.p50);
+		br->bql_down_pct = pct(s2->download.sum_mbps, s0->download.sum_mbps);
+		br->bql_up_pct = pct(s2->upload.sum_mbps, s0->upload.sum_mbps);
+	}
+	/* the sending-only runs stand on their own: the RRUL run of a profile may fail */
+	br->send_fixed = send_ratio(&runs[b->fixed_run], &runs[b->stock]);
+	if (b->bql_run < b->n)
+		br->send_bql = send_ratio(&runs[b->bql_run], &runs[b->stock]);
+}
+
+/* The BQL variant's profile name: built in, or the one written for --set. */
+static const char *bql_name(const struct lab_board_entry *e, const struct lc_board *b)
+{
+	return e->bql_profile ? e->bql_profile : b->prof[b->bql_run].name;
 }
 
 void lc_board_header(struct printer *p, const struct lc_args *a)
@@ -134,12 +167,17 @@ void lc_board_header(struct printer *p, const struct lc_args *a)
 	const struct lab_board_entry *e = a->board;
 	const struct lc_board *b = a->boardp;
 	const struct lab_profile *fx = &b->prof[b->fixed_run];
+	char bql[192] = "";
 
+	if (b->bql_run < b->n)
+		snprintf(bql, sizeof(bql), ", and with %s instead (%s)", e->bql_why,
+			 bql_name(e, b));
 	print_text(p,
 		   "%s on %s: stock (%s) against the same board with `%s fix`'s plan for "
-		   "boards/%s.json applied (%s: qdisc %s)%s. RRUL, %g s each:",
-		   e->board, e->os, e->profile, PROG_NAME, e->snapshot, fx->name, fx->qdisc,
-		   b->bql_run < b->n ? ", and with BQL" : "", a->length_s);
+		   "boards/%s.json applied (%s: qdisc %s)%s. RRUL, %g s each%s:",
+		   e->board, e->os, e->profile, PROG_NAME, e->snapshot, fx->name, fx->qdisc, bql,
+		   a->length_s,
+		   a->sending ? "; then " LC_SEND_TEST ", the board sending only, as long" : "");
 	print_nl(p);
 	for (unsigned i = 0; i < b->fixed.nsteps; i++)
 		if (!b->fixed.steps[i].applied) {
@@ -180,6 +218,39 @@ static void queue_left(struct printer *p, const struct lc_args *a, const struct 
 	print_nl(p);
 }
 
+/* --sending: what each setup keeps of stock's goodput when the board only sends. */
+static void sending_line(struct printer *p, const struct lc_args *a, const struct lc_run *runs,
+			 const struct board_reading *br)
+{
+	const struct lc_board *b = a->boardp;
+	const struct lc_run *st = &runs[b->stock], *fx = &runs[b->fixed_run];
+	char s0[24], s1[24], s2[24], bql[96] = "";
+
+	if (!isfinite(br->send_fixed))
+		return;
+	lc_fmt_num(s0, sizeof(s0), st->send_mbps);
+	lc_fmt_num(s1, sizeof(s1), fx->send_mbps);
+	if (isfinite(br->send_bql)) {
+		lc_fmt_num(s2, sizeof(s2), runs[b->bql_run].send_mbps);
+		snprintf(bql, sizeof(bql), ", %s Mbit/s with BQL (x%.2f)", s2, br->send_bql);
+	}
+	print_text(p,
+		   "- Sending only (" LC_SEND_TEST ": the board sends, as an NFS or iSCSI server "
+		   "does): %s Mbit/s stock, %s Mbit/s fixed (x%.2f)%s.",
+		   s0, s1, br->send_fixed, bql);
+	print_nl(p);
+	if (b->prof[b->fixed_run].ceiling_shared && br->send_fixed < 0.75 && !a->plan.shape_rate &&
+	    !a->plan.ingress_rate) {
+		print_text(p,
+			   "  fix's shaper gives each direction half of the ceiling both share, "
+			   "whatever the mix: a board that mostly sends loses the other half. "
+			   "With BQL in the driver no shaper is needed. Else split it: %s fix "
+			   "--shape RATE --ingress RATE (docs/boards).",
+			   PROG_NAME);
+		print_nl(p);
+	}
+}
+
 void lc_board_footer(struct printer *p, const struct lc_args *a, const struct lc_run *runs)
 {
 	struct board_reading br;
@@ -202,10 +273,14 @@ void lc_board_footer(struct printer *p, const struct lc_args *a, const struct lc
 	}
 	if (isfinite(br.bql_ratio)) {
 		lc_fmt_num(s0, sizeof(s0), br.bql->run->s.loaded.p50);
-		print_text(p, "- With BQL (%s): %s ms, x%.2f of stock's loaded p50.", br.bql->stem,
-			   s0, br.bql_ratio);
+		print_text(p,
+			   "- With the driver's BQL and fq_codel (%s): %s ms, x%.2f (stock over "
+			   "BQL); goodput against stock: download %+.1f%%, upload %+.1f%%.",
+			   br.bql->stem, s0, br.bql_ratio, br.bql_down_pct, br.bql_up_pct);
 		print_nl(p);
 	}
+	if (a->sending)
+		sending_line(p, a, runs, &br);
 	if (br.stock)
 		queue_left(p, a, br.stock);
 	print_text(p, "- The lab models the queues (qdisc, ring, BQL, completions, switch), not a "
@@ -228,6 +303,14 @@ void lc_board_json(struct printer *p, const struct lc_args *a, const struct lc_r
 	print_double(p, "download_change_pct", br.down_pct, 2, PRINT_JSON_ONLY);
 	print_double(p, "upload_change_pct", br.up_pct, 2, PRINT_JSON_ONLY);
 	print_double(p, "bql_loaded_p50_ratio", br.bql_ratio, 2, PRINT_JSON_ONLY);
+	if (b->bql_run < b->n)
+		print_str(p, "bql_profile", bql_name(a->board, b), PRINT_JSON_ONLY);
+	else
+		print_null(p, "bql_profile", NULL, PRINT_JSON_ONLY);
+	print_double(p, "bql_download_change_pct", br.bql_down_pct, 2, PRINT_JSON_ONLY);
+	print_double(p, "bql_upload_change_pct", br.bql_up_pct, 2, PRINT_JSON_ONLY);
+	print_double(p, "sending_fixed_ratio", br.send_fixed, 3, PRINT_JSON_ONLY);
+	print_double(p, "sending_bql_ratio", br.send_bql, 3, PRINT_JSON_ONLY);
 	lc_json_num(p, "stock_ring_max_descriptors", br.stock ? br.stock->ring_max : NAN);
 	print_open_array(p, "plan");
 	for (unsigned i = 0; i < b->fixed.nsteps; i++) {

@@ -54,8 +54,8 @@ void lc_seed_json(struct printer *p, const struct seed_reading *sr);
 
 #define LC_BOARD_RUNS 3
 
-/* `lab seed --board`: the stock profile, a BQL variant where the board has one, and
- * the board's snapshot with fix's plan applied. */
+/* `lab seed --board`: the stock profile, the board's snapshot with fix's plan applied,
+ * and a BQL variant where the board has one, in that order. */
 struct lc_board {
 	struct lab_profile prof[LC_BOARD_RUNS]; /* those written to DIR */
 	bool write[LC_BOARD_RUNS];		/* prof[i] goes to a file (else built-in) */
@@ -66,8 +66,8 @@ struct lc_board {
 };
 
 /* Build the board's profiles (no files yet). 0, or -errno with a message. */
-int lc_board_prepare(const struct lab_board_entry *e, struct lc_board *b, char *err,
-		     size_t errlen);
+int lc_board_prepare(const struct lab_board_entry *e, const struct plan_options *opts,
+		     struct lc_board *b, char *err, size_t errlen);
 /* Write the profiles that need a file into dir and point a's profiles at them. */
 int lc_board_write(struct lc_board *b, const char *dir, struct lc_args *a, char *err,
 		   size_t errlen);

@@ -87,7 +87,8 @@ static int load_profiles(const struct lc_args *a, struct lc_run *runs)
 
 		lr->profile = a->profiles[i];
 		lr->bql_limit_p50 = lr->bql_limit_max = lr->ring_max = NAN;
-	lr->sched_p99_us = lr->sched_bound_us = NAN;
+		lr->sched_p99_us = lr->sched_bound_us = NAN;
+		lr->send_mbps = lr->send_loaded_p50 = NAN;
 		if (lab_profile_load(prof, a->profiles[i], err, sizeof(err)) < 0) {
 			cli_usage_error(a->cmd, a->usage, "%s", err);
 			goto out;
@@ -160,7 +161,7 @@ static void log_reason(const char *log, char *out, size_t len)
 
 /* The child: the lab around the test, output into the log. Never returns. */
 static void exec_run(const struct lc_args *a, const char *self, const char *dir,
-		     const struct lc_run *lr)
+		     const struct lc_run *lr, const char *test)
 {
 	/* The board's address is only known inside the lab: sh reads it. */
 	static const char inner[] =
@@ -198,7 +199,7 @@ static void exec_run(const struct lc_args *a, const char *self, const char *dir,
 	argv[n++] = "-c";
 	argv[n++] = inner;
 	argv[n++] = self; /* $0 */
-	argv[n++] = a->test;
+	argv[n++] = test;
 	argv[n++] = length;
 	argv[n++] = delay;
 	argv[n++] = lr->cc;
@@ -225,7 +226,7 @@ static void show_progress(const struct lc_args *a, size_t i, const struct lc_run
 			  double elapsed, double expect, bool tty)
 {
 	if (tty)
-		fprintf(stderr, "\r\033[K[%zu/%zu] %-18s %5.0f s of about %.0f s", i + 1,
+		fprintf(stderr, "\r\033[K[%zu/%zu] %-22s %5.0f s of about %.0f s", i + 1,
 			a->nprofiles, lr->stem, elapsed, expect);
 	else
 		fprintf(stderr, "[%zu/%zu] %s: running (about %.0f s)\n", i + 1, a->nprofiles,
@@ -449,7 +450,7 @@ static bool draw_plots(const struct lc_args *a, const char *dir, struct lc_run *
 }
 
 static void print_text_files(struct printer *p, const struct lc_run *runs, size_t n,
-			     const char *shown_dir, bool plotted)
+			     const char *shown_dir, bool plotted, bool sending)
 {
 	print_nl(p);
 	if (plotted) {
@@ -460,8 +461,9 @@ static void print_text_files(struct printer *p, const struct lc_run *runs, size_
 	}
 	print_text(p,
 		   "Per run P in %s/: P.svg (over time), P.json, P.flent.gz (flent -i FILE), "
-		   "P.lab.json, P.telemetry.json, P.log",
-		   shown_dir);
+		   "P.lab.json, P.telemetry.json, P.log%s",
+		   shown_dir,
+		   sending ? "; the same as P" LC_SEND_SUFFIX ".* for its sending-only run" : "");
 	print_nl(p);
 	if (!plotted)
 		return;
@@ -488,6 +490,7 @@ static void print_report(struct printer *p, const struct lc_args *a, const char 
 	if (print_is_json(p)) {
 		print_str(p, "command", a->seed ? "seed" : "compare", PRINT_JSON_ONLY);
 		print_str(p, "test", a->test, PRINT_JSON_ONLY);
+		print_str(p, "sending_test", a->sending ? LC_SEND_TEST : NULL, PRINT_JSON_ONLY);
 		print_double(p, "length_s", a->length_s, 1, PRINT_JSON_ONLY);
 		print_double(p, "delay_s", a->delay_s, 1, PRINT_JSON_ONLY);
 		print_str(p, "dir", dir, PRINT_JSON_ONLY);
@@ -505,11 +508,17 @@ static void print_report(struct printer *p, const struct lc_args *a, const char 
 		lc_seed_header(p, a);
 	lc_print_runs(p, dir, runs, a->nprofiles, base);
 	for (size_t i = 0; i < a->nprofiles; i++) {
-		if (runs[i].ok)
-			continue;
-		print_text(p, "%s FAILED: %s (log: %s/%s.log)", runs[i].stem, runs[i].error,
-			   shown_dir, runs[i].stem);
-		print_nl(p);
+		if (!runs[i].ok) {
+			print_text(p, "%s FAILED: %s (log: %s/%s.log)", runs[i].stem, runs[i].error,
+				   shown_dir, runs[i].stem);
+			print_nl(p);
+		}
+		if (runs[i].send_tried && !runs[i].send_ok) {
+			print_text(p, "%s%s FAILED: %s (log: %s/%s%s.log)", runs[i].stem,
+				   LC_SEND_SUFFIX, runs[i].send_error, shown_dir, runs[i].stem,
+				   LC_SEND_SUFFIX);
+			print_nl(p);
+		}
 	}
 	if (a->seed && base < a->nprofiles) {
 		print_nl(p);
@@ -518,7 +527,77 @@ static void print_report(struct printer *p, const struct lc_args *a, const char 
 		else
 			lc_seed_footer(p, &sr);
 	}
-	print_text_files(p, runs, a->nprofiles, shown_dir, plotted);
+	print_text_files(p, runs, a->nprofiles, shown_dir, plotted, a->sending);
+}
+
+/* One child run of profile lr->profile with test, its files under lr->stem; fills lr. */
+static void run_one(const struct lc_args *a, const char *self, const char *dir, size_t i,
+		    struct lc_run *lr, const char *test)
+{
+	char log[PATH_MAX];
+	pid_t pid;
+
+	if (cli_signal) {
+		snprintf(lr->error, sizeof(lr->error), "not run: interrupted");
+		return;
+	}
+	lc_file_path(log, sizeof(log), dir, lr->stem, ".log");
+	/* Stale files of an earlier run in the same directory must not pass for this one. */
+	for (size_t k = 0; k < COUNT(lc_run_files); k++) {
+		char old[PATH_MAX];
+
+		lc_file_path(old, sizeof(old), dir, lr->stem, lc_run_files[k][1]);
+		unlink(old);
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		snprintf(lr->error, sizeof(lr->error), "cannot start the lab: %s", strerror(errno));
+		return;
+	}
+	if (!pid)
+		exec_run(a, self, dir, lr, test);
+	wait_run(a, i, lr, pid, log);
+	if (lr->ok)
+		read_run(dir, lr);
+	if (lr->ok)
+		fprintf(stderr, "[%zu/%zu] %s: done in %.0f s\n", i + 1, a->nprofiles, lr->stem,
+			lr->elapsed_s);
+	else
+		fprintf(stderr, "[%zu/%zu] %s: FAILED after %.0f s: %s\n", i + 1, a->nprofiles,
+			lr->stem, lr->elapsed_s, lr->error);
+}
+
+/*
+ * --sending: the same profile again with LC_SEND_TEST, the board sending and the client
+ * only acknowledging (an NFS or iSCSI server's traffic), into DIR/STEM.send.*; what it
+ * measured goes into lr's send fields.
+ */
+static void run_sending(const struct lc_args *a, const char *self, const char *dir, size_t i,
+			struct lc_run *lr)
+{
+	struct lc_run *sr = calloc(1, sizeof(*sr));
+
+	lr->send_tried = true;
+	if (!sr) {
+		snprintf(lr->send_error, sizeof(lr->send_error), "out of memory");
+		return;
+	}
+	sr->profile = lr->profile;
+	memcpy(sr->cc, lr->cc, sizeof(sr->cc));
+	sr->bql = lr->bql;
+	snprintf(sr->stem, sizeof(sr->stem), "%s%s", lr->stem, LC_SEND_SUFFIX);
+	run_one(a, self, dir, i, sr, LC_SEND_TEST);
+	lr->send_ok = sr->ok;
+	snprintf(lr->send_error, sizeof(lr->send_error), "%s", sr->ok ? "" : sr->error);
+	if (sr->run) {
+		lr->send_mbps = sr->run->s.download.sum_mbps;
+		lr->send_loaded_p50 = sr->run->s.loaded.p50;
+		run_free(sr->run);
+		free(sr->run);
+	}
+	json_free(sr->doc);
+	free(sr);
 }
 
 /* This binary's path, for the children (the lab, and the test inside it). */
@@ -548,7 +627,7 @@ static void free_runs(struct lc_run *runs, size_t n)
 
 int lab_compare_run(struct lc_args *a)
 {
-	char self[PATH_MAX], dir[PATH_MAX], shown[PATH_MAX], cmp_path[PATH_MAX], log[PATH_MAX];
+	char self[PATH_MAX], dir[PATH_MAX], shown[PATH_MAX], cmp_path[PATH_MAX];
 	char berr[512];
 	struct sigaction sa = {.sa_handler = cli_on_signal}, old_int, old_term, old_hup;
 	struct printer *p = NULL;
@@ -563,7 +642,7 @@ int lab_compare_run(struct lc_args *a)
 			cli_error(a->cmd, "out of memory");
 			return 1;
 		}
-		r = lc_board_prepare(a->board, a->boardp, berr, sizeof(berr));
+		r = lc_board_prepare(a->board, &a->plan, a->boardp, berr, sizeof(berr));
 		if (r < 0) {
 			cli_error(a->cmd, "%s", berr);
 			free(a->boardp);
@@ -627,40 +706,9 @@ int lab_compare_run(struct lc_args *a)
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
 	for (size_t i = 0; i < a->nprofiles; i++) {
-		struct lc_run *lr = &runs[i];
-		pid_t pid;
-
-		if (cli_signal) {
-			snprintf(lr->error, sizeof(lr->error), "not run: interrupted");
-			continue;
-		}
-		lc_file_path(log, sizeof(log), dir, lr->stem, ".log");
-		/* Stale files of an earlier run in the same directory must not pass for this one.
-		 */
-		for (size_t k = 0; k < COUNT(lc_run_files); k++) {
-			char old[PATH_MAX];
-
-			lc_file_path(old, sizeof(old), dir, lr->stem, lc_run_files[k][1]);
-			unlink(old);
-		}
-		fflush(NULL);
-		pid = fork();
-		if (pid < 0) {
-			snprintf(lr->error, sizeof(lr->error), "cannot start the lab: %s",
-				 strerror(errno));
-			continue;
-		}
-		if (!pid)
-			exec_run(a, self, dir, lr);
-		wait_run(a, i, lr, pid, log);
-		if (lr->ok)
-			read_run(dir, lr);
-		if (lr->ok)
-			fprintf(stderr, "[%zu/%zu] %s: done in %.0f s\n", i + 1, a->nprofiles,
-				lr->stem, lr->elapsed_s);
-		else
-			fprintf(stderr, "[%zu/%zu] %s: FAILED after %.0f s: %s\n", i + 1,
-				a->nprofiles, lr->stem, lr->elapsed_s, lr->error);
+		run_one(a, self, dir, i, &runs[i], a->test);
+		if (a->sending)
+			run_sending(a, self, dir, i, &runs[i]);
 	}
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -680,7 +728,7 @@ int lab_compare_run(struct lc_args *a)
 		goto cleanup;
 	}
 	for (size_t i = 0; i < a->nprofiles; i++)
-		failed |= !runs[i].ok;
+		failed |= !runs[i].ok || (runs[i].send_tried && !runs[i].send_ok);
 	if (cli_signal)
 		cli_error(a->cmd, "interrupted");
 	ret = failed || cli_signal ? 1 : 0;

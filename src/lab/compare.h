@@ -18,9 +18,14 @@
  * DIR/compare.svg (plot/plot.h, kind compare) and one plot per run (DIR/P.svg).
  *
  * `seed --board NAME` is compare of one board of lab/board.h's lab_boards: its stock
- * profile, its BQL variant where it has one, and its snapshot with `debloat fix`'s
- * plan applied (written to DIR/PROFILE-fixed.conf first), read by compare-board.c;
- * its JSON has "board" instead of "seed" (docs/json.md).
+ * profile, its snapshot with `debloat fix`'s plan applied (written to
+ * DIR/PROFILE-fixed.conf first; --shape, --ingress and --no-ingress as fix's), and
+ * its driver with BQL under fq_codel where it has such a variant, read by
+ * compare-board.c; its JSON has "board" instead of "seed" (docs/json.md).
+ *
+ * --sending (compare and seed): each profile is run a second time with LC_SEND_TEST
+ * (plot/lab-table.h), the board sending only, into DIR/P.send.*; its goodput and
+ * loaded p50 are rows of the table and "sending" in the run's JSON.
  *
  * `seed` is compare of the four profiles of the 2014 email (bbb-stock, bbb-bql,
  * bbb-bql-fq, bbb-bql-fq_codel), with a header that tells that story and a footer
@@ -28,7 +33,7 @@
  * 4-10x; where the BQL limit settled, against its "two full size packets").
  *
  * JSON (--json; keys stable, units in the names, null where nothing was measured):
- *	{"command": "compare"|"seed", "test", "length_s", "delay_s", "dir",
+ *	{"command": "compare"|"seed", "test", "sending_test", "length_s", "delay_s", "dir",
  *	 "plot" (DIR/compare.svg or null),
  *	 "runs": [{"profile", "describe" (what the run modelled), "ok", "error" (null or
  *	           why the run failed), "elapsed_s", "summary" (the run's JSON
@@ -38,7 +43,9 @@
  *	           "bql_limit_max_bytes", "ring_max_descriptors",
  *	           "drops": {stage: packets}, "marks": {stage: packets},
  *	           "ratio": {"download_mbps", "upload_mbps", "latency_idle_p50_ms", ...},
- *	           "files": {"json", "flent", "lab_summary", "telemetry", "log", "plot"}}],
+ *	           "files": {"json", "flent", "lab_summary", "telemetry", "log", "plot"},
+ *	           "sending": null or {"test", "ok", "error", "download_mbps",
+ *	                               "latency_loaded_p50_ms", "ratio", "files"}}],
  *	 "seed": {"loaded_p50_ratio", "bql_loaded_p50_ratio", "bql_limit_bytes",
  *	          "bql_limit_frames", "worst_download_change_pct", "worst_upload_change_pct",
  *	          "bql_download_change_pct"} (seed only: the footer's numbers)}
@@ -52,6 +59,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "fix/plan.h"
 
 /* A terminal is only so wide; the runs are compared column by column. */
 #define LC_MAX_PROFILES 8
@@ -74,10 +83,13 @@ struct lc_args {
 	size_t nsets;
 	const char *dir;
 	bool json;
+	bool sending; /* --sending: each profile again with the board sending only */
 	const char *profiles[LC_MAX_PROFILES];
 	size_t nprofiles;
-	/* seed --board NAME: that board's runs instead of the BeagleBone's four. */
+	/* seed --board NAME: that board's runs instead of the BeagleBone's four, its fixed
+	 * run planned with these (--shape, --ingress, --no-ingress as fix's). */
 	const struct lab_board_entry *board;
+	struct plan_options plan;
 	struct lc_board *boardp; /* its profiles, made by lab_compare_run (compare-board.c) */
 };
 

@@ -20,7 +20,7 @@
 
 #include "emu.h"
 #include "base/print.h"
-#include "run.h"
+#include "run-stats.h"
 
 enum lab_telemetry_format {
 	LAB_TELEMETRY_JSON,

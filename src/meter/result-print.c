@@ -56,6 +56,7 @@ enum stage_part {
 	ST_HTTP_L,	  /* " 80.12 ms)", end of line */
 	ST_GOODPUT,	  /* "goodput 93.75 Mbit/s in 8 connections," */
 	ST_SATURATED,	  /* " saturated", end of line */
+	ST_CAPACITY,	  /* both ways at once: "download 47.10 Mbit/s in 4 connections, ..." */
 	ST_STABLE,	  /* verbose: "RPM stable," */
 	ST_INTERVALS,	  /* " 14 intervals" */
 	ST_DURATION,	  /* " in 14.5 s," */
@@ -69,6 +70,7 @@ enum section {
 	S_HEAD,	      /* "rrul to 192.0.2.1" */
 	S_HEAD_RUN,   /* " (IPv4): load 6.0 s, ..." or " (IPv4, h2 over TLS, sequential)" */
 	S_HEAD_LABEL, /* ", label "x", cc bbr", end of line */
+	S_RPM_DRAFT,  /* test rpm: "following draft-ietf-ippm-responsiveness-09" */
 	S_RPM_CONFIG, /* test rpm, verbose: the config URL */
 	S_RPM_PARAMS, /* test rpm, verbose: the draft's parameters; a blank line */
 	S_LATENCY,    /* the latency table */
@@ -288,6 +290,27 @@ static void print_summary(struct printer *p, const struct test_result *r, const 
 	print_table_end(p, &latency_layout);
 }
 
+/*
+ * Each direction's share of the goodput (JSON: every stage; null for a direction not
+ * loaded), in text for a stage that loaded both at once: the capacity each way.
+ */
+static void print_stage_capacity(struct printer *p, const struct result_rpm_stage *st, unsigned sec)
+{
+	static const char *const key[2][2] = {{"download_mbps", "download_connections"},
+					      {"upload_mbps", "upload_connections"}};
+	bool both = !strcmp(st->direction, "both");
+	char b[24];
+
+	to(p, both, sec + ST_CAPACITY);
+	for (int d = 0; d < 2; d++) {
+		print_double_phrase(p, key[d][0], st->dir_mbps[d], "%s %s Mbit/s",
+				    d ? ", upload" : "download", num(b, 24, st->dir_mbps[d], 2));
+		print_uint_phrase(p, key[d][1], st->dir_connections[d], " in %u connection%s",
+				  st->dir_connections[d], st->dir_connections[d] == 1 ? "" : "s");
+	}
+	print_nl(p);
+}
+
 static void print_rpm_stage(struct printer *p, const struct result_rpm *m, size_t i, bool verbose)
 {
 	const struct result_rpm_stage *st = &m->stages[i];
@@ -333,6 +356,7 @@ static void print_rpm_stage(struct printer *p, const struct result_rpm *m, size_
 	print_bool_phrase(p, "goodput_saturated", st->saturated, " %s",
 			  st->saturated ? "saturated" : "not saturated");
 	print_nl(p);
+	print_stage_capacity(p, st, sec);
 	to(p, verbose, sec + ST_STABLE);
 	print_bool_phrase(p, "rpm_stable", st->stable, "RPM %s,",
 			  st->stable ? "stable" : "not stable");
@@ -346,6 +370,7 @@ static void print_rpm_stage(struct printer *p, const struct result_rpm *m, size_
 			  st->self_probes);
 	print_nl(p);
 	to(p, verbose, sec + ST_DURATION);
+	print_double(p, "start_s", st->start_s, 3, PRINT_JSON_ONLY);
 	print_double_phrase(p, "duration_s", st->duration_s, " in %s s,",
 			    num(b, 24, st->duration_s, 1));
 	print_section(p, sec + ST_ERROR);
@@ -368,6 +393,11 @@ static void print_rpm(struct printer *p, const struct result_rpm *m, bool verbos
 	print_bool_phrase(p, "tls", m->tls, "%s", m->tls ? " over TLS" : "");
 	print_str_phrase(p, "mode", m->sequential ? "sequential" : "concurrent", ", %s)",
 			 m->sequential ? "sequential" : "concurrent");
+	print_section(p, S_RPM_DRAFT);
+	print_str_phrase(p, "draft", m->draft[0] ? m->draft : NULL, "%s%s",
+			 m->draft[0] ? "following " : "", m->draft);
+	if (m->draft[0])
+		print_nl(p);
 	to(p, verbose, S_RPM_CONFIG);
 	print_str_phrase(p, "config_url", m->config_url, "config %s",
 			 print_escape(safe, sizeof(safe), m->config_url));

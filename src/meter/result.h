@@ -61,16 +61,21 @@ struct result_rpm_stage {
 	double tcp_ms, http_f_ms, http_l_ms; /* trimmed means of tcp_f, http_f, http_l */
 	double tls_ms;			     /* of tls_f; NaN in cleartext */
 	double goodput_mbps;		     /* the last moving average of the goodput */
+	/* the same per direction, [0] download, [1] upload (concurrent mode: the
+	 * capacity of each); NaN, 0 connections for a direction the stage did not load */
+	double dir_mbps[2];
+	unsigned dir_connections[2];
 	unsigned connections, intervals;     /* load connections at the end; intervals run */
 	bool saturated, stable;		     /* goodput saturated; RPM stable */
 	char confidence[8];		     /* "high", "medium", "low" */
 	uint32_t foreign_probes, self_probes; /* samples taken */
-	double duration_s;
+	double start_s, duration_s;	      /* start: seconds after the result's t0 */
 	char error[128];		     /* why the stage stopped early, or "" */
 };
 
 struct result_rpm {
 	bool present;		/* a test rpm result */
+	char draft[48];		/* the draft followed (debloat/rpm.h RPM_DRAFT), or "" */
 	char protocol[12];	/* "h2c", "h2" (over TLS) or "http/1.1" */
 	bool tls;		/* https: every connection ran TLS */
 	bool sequential;

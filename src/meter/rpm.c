@@ -64,6 +64,7 @@ struct run {
 	double stage_t0, rate;
 	unsigned interval;
 	struct rpm_window goodput, responsiveness;
+	struct rpm_window dir_goodput[2]; /* download, upload: averages only */
 	struct load_conn load[MAX_LOAD];
 	size_t nload;
 	struct foreign_probe foreign[RPM_MAX_FOREIGN];
@@ -75,6 +76,7 @@ struct run {
 	/* the result's grid */
 	size_t step;		  /* the next value to write, x = step * step_s */
 	uint64_t step_bytes[2];	  /* download, upload bytes in the current step */
+	uint64_t tick_bytes[2];	  /* download, upload bytes since the last progress call */
 	double step_sum[S_KINDS]; /* probe samples in the current step */
 	unsigned step_n[S_KINDS];
 };
@@ -165,6 +167,7 @@ static void load_data(void *ctx, const uint8_t *d, size_t n)
 	(void)d;
 	lc->bytes += n;
 	lc->run->step_bytes[lc->dir == RPM_UPLOAD] += n;
+	lc->run->tick_bytes[lc->dir == RPM_UPLOAD] += n;
 }
 
 static void load_done(void *ctx, int err)
@@ -386,25 +389,41 @@ static double window_mean(struct run *run, enum sample_kind kind, double *buf)
 	return rpm_trimmed_mean(buf, n, run->p->tmp);
 }
 
+/*
+ * The trimmed means of the samples of the last MAD intervals (the current one
+ * included) into st's latencies, and their score. -ENOMEM.
+ */
+static int window_score(struct run *run, struct result_rpm_stage *st, struct rpm_score *score)
+{
+	double *buf = malloc((run->nsamples ? run->nsamples : 1) * sizeof(*buf));
+
+	if (!buf)
+		return -ENOMEM;
+	st->tcp_ms = window_mean(run, S_TCP, buf);
+	st->http_f_ms = window_mean(run, S_HTTP_F, buf);
+	st->http_l_ms = window_mean(run, S_HTTP_L, buf);
+	st->tls_ms = run->p->tls ? window_mean(run, S_TLS, buf) : NAN;
+	free(buf);
+	rpm_score(st->tcp_ms, st->tls_ms, st->http_f_ms, st->http_l_ms, score);
+	return 0;
+}
+
 /* The end of interval run->interval: true when the stage is over. */
 static bool end_interval(struct run *run)
 {
 	const struct rpm_params *p = run->p;
 	struct result_rpm_stage *st = run->st;
 	struct rpm_score score;
-	uint64_t bytes = 0;
-	double *buf = malloc((run->nsamples ? run->nsamples : 1) * sizeof(*buf)), goodput_Bps;
+	uint64_t bytes = 0, dir_bytes[2] = {0, 0};
+	double goodput_Bps;
 
-	if (!buf) {
-		stage_fail(run, -ENOMEM, "%s", "out of memory");
-		return true;
-	}
 	for (size_t i = 0; i < run->nload; i++) {
 		struct load_conn *lc = &run->load[i];
 		double conn_Bps = (double)(lc->bytes - lc->bytes_at_interval) / p->id_s;
 		double lowat = conn_Bps * 0.005; /* the draft: throughput x 5 ms */
 
 		bytes += lc->bytes - lc->bytes_at_interval;
+		dir_bytes[lc->dir == RPM_UPLOAD] += lc->bytes - lc->bytes_at_interval;
 		lc->bytes_at_interval = lc->bytes;
 		if (lc->connected)
 			hc_set_lowat(lc->c,
@@ -414,12 +433,16 @@ static bool end_interval(struct run *run)
 		st->saturated = true;
 	goodput_Bps = rpm_window_average(&run->goodput) / p->id_s;
 	st->goodput_mbps = goodput_Bps * 8 / 1e6;
-	st->tcp_ms = window_mean(run, S_TCP, buf);
-	st->http_f_ms = window_mean(run, S_HTTP_F, buf);
-	st->http_l_ms = window_mean(run, S_HTTP_L, buf);
-	st->tls_ms = p->tls ? window_mean(run, S_TLS, buf) : NAN;
-	free(buf);
-	rpm_score(st->tcp_ms, st->tls_ms, st->http_f_ms, st->http_l_ms, &score);
+	for (int d = 0; d < 2; d++) {
+		if (!(run->dirs & (d ? RPM_UPLOAD : RPM_DOWNLOAD)))
+			continue;
+		rpm_window_add(&run->dir_goodput[d], (double)dir_bytes[d]);
+		st->dir_mbps[d] = rpm_window_average(&run->dir_goodput[d]) / p->id_s * 8 / 1e6;
+	}
+	if (window_score(run, st, &score) < 0) {
+		stage_fail(run, -ENOMEM, "%s", "out of memory");
+		return true;
+	}
 	st->rpm = score.rpm, st->foreign_rpm = score.foreign_rpm, st->loaded_rpm = score.loaded_rpm;
 	st->stable = isfinite(score.rpm) && rpm_window_add(&run->responsiveness, score.rpm);
 	st->intervals = ++run->interval;
@@ -455,11 +478,39 @@ static void stage_close(struct run *run)
 	run->nsamples = 0;
 }
 
+/* The progress callback's view of the stage, the goodput since the last call. */
+static void progress(struct run *run, double now, double *last)
+{
+	struct result_rpm_stage scratch = *run->st; /* window_score writes latencies */
+	struct rpm_progress pr = {
+	    .stage = (unsigned)run->r->rpm.nstages,
+	    .nstages = run->p->dirs == RPM_BOTH && run->p->sequential ? 2 : 1,
+	    .direction = run->st->direction,
+	    .elapsed_s = now - run->stage_t0,
+	    .max_s = run->p->max_s,
+	};
+	struct rpm_score score = {.rpm = NAN};
+
+	for (int d = 0; d < 2; d++) {
+		bool loaded = run->dirs & (d ? RPM_UPLOAD : RPM_DOWNLOAD);
+
+		pr.conns[d] = load_count(run, d ? RPM_UPLOAD : RPM_DOWNLOAD);
+		pr.mbps[d] =
+		    loaded && now > *last ? run->tick_bytes[d] * 8.0 / (now - *last) / 1e6 : NAN;
+	}
+	if (window_score(run, &scratch, &score) < 0)
+		score.rpm = NAN; /* out of memory: the next second may do */
+	pr.rpm = score.rpm;
+	memset(run->tick_bytes, 0, sizeof(run->tick_bytes));
+	*last = now;
+	run->p->progress(run->p->progress_ctx, &pr);
+}
+
 static int run_stage(struct run *run, enum rpm_dirs dirs)
 {
 	const struct rpm_params *p = run->p;
 	struct result_rpm_stage *st = &run->r->rpm.stages[run->r->rpm.nstages++];
-	double now = hc_now(), next_interval, next_probe, next_step;
+	double now = hc_now(), next_interval, next_probe, next_step, next_tick, last_tick;
 
 	run->st = st;
 	run->dirs = dirs;
@@ -469,15 +520,22 @@ static int run_stage(struct run *run, enum rpm_dirs dirs)
 				      : "download");
 	st->rpm = st->foreign_rpm = st->loaded_rpm = NAN;
 	st->tcp_ms = st->tls_ms = st->http_f_ms = st->http_l_ms = st->goodput_mbps = NAN;
+	st->dir_mbps[0] = st->dir_mbps[1] = NAN;
+	st->start_s = now - run->t0;
 	snprintf(st->confidence, sizeof(st->confidence), "low");
 	rpm_window_init(&run->goodput, p->mad, p->sdt);
 	rpm_window_init(&run->responsiveness, p->mad, p->sdt);
+	rpm_window_init(&run->dir_goodput[0], p->mad, p->sdt);
+	rpm_window_init(&run->dir_goodput[1], p->mad, p->sdt);
+	memset(run->tick_bytes, 0, sizeof(run->tick_bytes));
 	run->interval = 0;
 	run->rate = p->mps;
 	run->stage_t0 = now;
 	next_interval = now + p->id_s;
 	next_probe = now;
 	next_step = run->t0 + (run->step + 1) * run->r->step_s;
+	last_tick = now;
+	next_tick = p->progress ? now + 1 : INFINITY;
 	for (int d = RPM_DOWNLOAD; d <= RPM_UPLOAD; d <<= 1) /* INP: one per direction */
 		if (dirs & d)
 			load_add(run, (enum rpm_dirs)d);
@@ -499,18 +557,26 @@ static int run_stage(struct run *run, enum rpm_dirs dirs)
 				break;
 			next_interval += p->id_s;
 		}
+		if (now >= next_tick) {
+			progress(run, now, &last_tick);
+			next_tick += 1;
+			if (next_tick < now)
+				next_tick = now + 1;
+		}
 		if (now >= next_probe) {
 			probe_pair(run);
 			next_probe += 1 / run->rate;
 			if (next_probe < now)
 				next_probe = now; /* never catch up with a burst */
 		}
-		wake = fmin(fmin(next_step, next_interval), next_probe) - now;
+		wake = fmin(fmin(fmin(next_step, next_interval), next_probe), next_tick) - now;
 		r = hc_poll(run->cl, wake);
 		if (r < 0 && r != -EINTR)
 			stage_fail(run, r, "cannot wait for events: %s", strerror(-r));
 	}
 	st->connections = (unsigned)run->nload;
+	for (int d = 0; d < 2; d++)
+		st->dir_connections[d] = load_count(run, d ? RPM_UPLOAD : RPM_DOWNLOAD);
 	st->duration_s = hc_now() - run->stage_t0;
 	if (run->err)
 		snprintf(st->error, sizeof(st->error), "%s", run->why);

@@ -61,6 +61,22 @@ enum rpm_dirs {
 	RPM_BOTH = 3,
 };
 
+/*
+ * What a person watching the test sees, once a second while a stage runs (the
+ * progress callback of rpm_params; networkQuality prints the same). Index 0 is the
+ * download direction, 1 the upload; a direction the stage does not load has 0
+ * connections and NaN goodput.
+ */
+struct rpm_progress {
+	unsigned stage, nstages; /* 1-based: stage of nstages */
+	const char *direction;	 /* "download", "upload", "both" */
+	double elapsed_s;	 /* since the stage began */
+	double max_s;		 /* the longest the stage may run */
+	unsigned conns[2];	 /* load connections open */
+	double mbps[2];		 /* goodput over the last second, Mbit/s */
+	double rpm;		 /* from the probes of the last MAD intervals so far; NaN: none */
+};
+
 struct rpm_params {
 	unsigned mad, tmp, mnp, mps;
 	double id_s, sdt, ptc;
@@ -71,6 +87,9 @@ struct rpm_params {
 	enum rpm_dirs dirs;
 	bool sequential;			/* with RPM_BOTH: one stage per direction */
 	const volatile sig_atomic_t *interrupt; /* nonzero: stop now, keep what ran */
+	/* NULL, or called about once a second from inside rpm_run (never after it) */
+	void (*progress)(void *ctx, const struct rpm_progress *pr);
+	void *progress_ctx;
 };
 
 /* Defaults: the draft's. */

@@ -264,20 +264,50 @@ static const struct series *find_series(const struct test_result *r, const char 
 	return NULL;
 }
 
+/*
+ * The time a flow of this kind loaded the path: the load period, but in a sequential
+ * test rpm result only the stage of its own direction (the other stage's zeros are
+ * not its goodput). Stages without a start (older files) follow one another.
+ */
+static void flow_window(const struct test_result *r, enum series_kind kind, const struct windows *w,
+			struct windows *out)
+{
+	const char *dir = kind == SERIES_UPLOAD ? "upload" : "download";
+	double start = 0;
+
+	*out = *w;
+	if (!r->rpm.present || !r->rpm.sequential)
+		return;
+	for (size_t i = 0; i < r->rpm.nstages && i < RESULT_RPM_MAX_STAGES; i++) {
+		const struct result_rpm_stage *st = &r->rpm.stages[i];
+
+		if (isfinite(st->start_s))
+			start = st->start_s;
+		if (!strcmp(st->direction, dir) && isfinite(st->duration_s)) {
+			out->load_start = start;
+			out->load_end = start + st->duration_s;
+			return;
+		}
+		start += isfinite(st->duration_s) ? st->duration_s : 0;
+	}
+}
+
 /* A flow's mean over the load period, and the p50 of its TCP RTT sub-series. */
 static void flow_of(const struct test_result *r, const struct series *s, const struct windows *w,
 		    double *buf, struct flow_summary *f)
 {
 	char rtt_name[sizeof(s->name) + 16];
 	const struct series *rtt;
+	struct windows fw;
 	double sum = 0;
 	size_t n = 0;
 
 	snprintf(f->name, sizeof(f->name), "%s", s->name);
 	f->kind = s->kind;
 	f->tos = s->tos;
+	flow_window(r, s->kind, w, &fw);
 	for (size_t i = 0; i < r->nsteps; i++) {
-		if (isnan(s->values[i]) || !in_window(w, WINDOW_LOAD, step_mid(r, i)))
+		if (isnan(s->values[i]) || !in_window(&fw, WINDOW_LOAD, step_mid(r, i)))
 			continue;
 		sum += s->values[i];
 		n++;
@@ -289,7 +319,7 @@ static void flow_of(const struct test_result *r, const struct series *s, const s
 	rtt = find_series(r, rtt_name);
 	if (rtt) { /* buf holds the biggest series */
 		n = 0;
-		collect(r, rtt, w, WINDOW_LOAD, buf, &n);
+		collect(r, rtt, &fw, WINDOW_LOAD, buf, &n);
 		f->tcp_rtt_p50_ms = summary_percentile(buf, n, 50);
 	}
 }

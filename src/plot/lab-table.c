@@ -45,8 +45,6 @@ int lc_fmt_num(char *buf, size_t len, double v)
 	return snprintf(buf, len, "%.0f", v);
 }
 
-#define LABEL_W 22
-
 static const struct probe_summary *find_probe(const struct summary *s, const char *name)
 {
 	for (size_t k = 0; k < s->nprobes; k++)
@@ -110,6 +108,17 @@ static bool stage_first_seen(const struct lc_run *runs, size_t i, size_t k)
 	return find_stage(&runs[i], name) == &runs[i].stages[k];
 }
 
+#define SEND_MBPS_ROW "sending only Mbit/s"
+#define SEND_P50_ROW  "sending only p50 ms"
+
+static bool any_sending(const struct lc_run *runs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (runs[i].send_tried)
+			return true;
+	return false;
+}
+
 /*
  * The table's rows in their order, named before any cell: the cells come run by run
  * (the JSON's order), the rows metric by metric.
@@ -120,8 +129,14 @@ static void table_rows(struct printer *p, const struct lc_run *runs, size_t n, s
 	char label[64];
 
 	print_table_row(p, "");
-	for (size_t m = 0; m < compare_nmetrics; m++)
+	for (size_t m = 0; m < compare_nmetrics; m++) {
 		print_table_row(p, compare_metrics[m].label);
+		/* the sending-only runs' goodput under the goodput of the test's own */
+		if (!strcmp(compare_metrics[m].key, "upload_mbps") && any_sending(runs, n)) {
+			print_table_row(p, SEND_MBPS_ROW);
+			print_table_row(p, SEND_P50_ROW);
+		}
+	}
 	print_table_row(p, "grade");
 	print_table_row(p, "latency per probe, ms (p50 / p99):");
 	/* per probe, "p50 / p99" idle and loaded, in the probe order of the first run */
@@ -266,6 +281,70 @@ static void print_timing_note(struct printer *p, const struct lc_run *lr, bool n
 	print_section(p, 0);
 }
 
+/* A value and, beside it, its ratio to the base run's (none for the base itself). */
+static void value_ratio_cell(struct printer *p, const char *key, double v, double base_v,
+			     bool is_base, size_t col, const char *row)
+{
+	double q = compare_ratio(v, base_v);
+	char a[24];
+
+	lc_fmt_num(a, sizeof(a), v);
+	lc_json_num(p, key, v);
+	if (!is_base && isfinite(v) && isfinite(q))
+		print_cell(p, col, row, q < 0.095 ? "%s (x%.3f)" : "%s (x%.2f)", a, q);
+	else
+		print_cell(p, col, row, "%s", a);
+}
+
+/*
+ * The sending-only run of a run (--sending): JSON's "sending" (null when there was
+ * none), and its cells, with ratios to the base run's sending-only run.
+ */
+static void sending_cells(struct printer *p, const char *dir, const struct lc_run *runs, size_t n,
+			  size_t i, size_t base)
+{
+	const struct lc_run *lr = &runs[i];
+	const struct lc_run *br = base < n ? &runs[base] : NULL;
+	char stem[sizeof(lr->stem) + sizeof(LC_SEND_SUFFIX)], path[PATH_MAX];
+
+	if (!lr->send_tried) {
+		print_null(p, "sending", "-", PRINT_JSON_ONLY);
+		return;
+	}
+	print_open_object(p, "sending");
+	print_str(p, "test", LC_SEND_TEST, PRINT_JSON_ONLY);
+	print_bool(p, "ok", lr->send_ok, PRINT_JSON_ONLY);
+	print_str(p, "error", lr->send_ok ? NULL : lr->send_error, PRINT_JSON_ONLY);
+	if (!lr->send_ok) {
+		lc_json_num(p, "download_mbps", NAN);
+		lc_json_num(p, "latency_loaded_p50_ms", NAN);
+		print_cell(p, i, SEND_MBPS_ROW, "failed");
+		print_cell(p, i, SEND_P50_ROW, "failed");
+	} else {
+		value_ratio_cell(p, "download_mbps", lr->send_mbps, br ? br->send_mbps : NAN,
+				 i == base, i, SEND_MBPS_ROW);
+		value_ratio_cell(p, "latency_loaded_p50_ms", lr->send_loaded_p50,
+				 br ? br->send_loaded_p50 : NAN, i == base, i, SEND_P50_ROW);
+	}
+	print_open_object(p, "ratio");
+	print_double(p, "download_mbps",
+		     br && lr->send_ok ? compare_ratio(lr->send_mbps, br->send_mbps) : NAN, 4,
+		     PRINT_JSON_ONLY);
+	print_double(p, "latency_loaded_p50_ms",
+		     br && lr->send_ok ? compare_ratio(lr->send_loaded_p50, br->send_loaded_p50)
+				       : NAN,
+		     4, PRINT_JSON_ONLY);
+	print_close(p);
+	snprintf(stem, sizeof(stem), "%s%s", lr->stem, LC_SEND_SUFFIX);
+	print_open_object(p, "files");
+	for (size_t k = 0; k < COUNT(lc_run_files); k++) {
+		lc_file_path(path, sizeof(path), dir, stem, lc_run_files[k][1]);
+		print_str(p, lc_run_files[k][0], access(path, F_OK) ? NULL : path, PRINT_JSON_ONLY);
+	}
+	print_close(p);
+	print_close(p);
+}
+
 /* ---- JSON ---- */
 
 static void emit_jval(struct printer *p, const char *key, const struct jval *v);
@@ -326,14 +405,14 @@ void lc_json_num(struct printer *p, const char *key, double v)
 
 /* One run once: its object of "runs", and its column of the table. */
 static void print_run(struct printer *p, const char *dir, const struct lc_run *runs, size_t n,
-		      size_t i, size_t base, bool notes)
+		      size_t i, size_t base, bool notes, size_t cut)
 {
 	const struct lc_run *lr = &runs[i];
 	const struct lc_run *br = base < n ? &runs[base] : NULL;
 	char path[PATH_MAX], a[24];
 
 	print_open_object(p, NULL);
-	print_str_cell(p, "profile", lr->stem, i, "", "%s", lr->stem);
+	print_str_cell(p, "profile", lr->stem, i, "", "%s", lr->stem + cut);
 	print_str(p, "describe", lr->describe[0] ? lr->describe : NULL, PRINT_JSON_ONLY);
 	print_bool(p, "ok", lr->ok, PRINT_JSON_ONLY);
 	print_str(p, "error", lr->ok ? NULL : lr->error, PRINT_JSON_ONLY);
@@ -378,20 +457,47 @@ static void print_run(struct printer *p, const char *dir, const struct lc_run *r
 		print_str(p, lc_run_files[k][0], access(path, F_OK) ? NULL : path, PRINT_JSON_ONLY);
 	}
 	print_close(p);
+	sending_cells(p, dir, runs, n, i, base);
 	print_close(p);
+}
+
+/*
+ * From four runs on, the length of the prefix up to a '-' that every run's name shares
+ * and none is ("bbb-" of the seed's four), which the table's heading leaves out to fit
+ * 80 columns; else 0.
+ */
+static size_t common_prefix(const struct lc_run *runs, size_t n)
+{
+	size_t cut = 0;
+
+	if (n < 4)
+		return 0;
+	for (size_t k = 0; runs[0].stem[k]; k++) {
+		for (size_t i = 1; i < n; i++)
+			if (runs[i].stem[k] != runs[0].stem[k])
+				return cut;
+		if (runs[0].stem[k] == '-') {
+			for (size_t i = 0; i < n; i++)
+				if (!runs[i].stem[k + 1])
+					return cut;
+			cut = k + 1;
+		}
+	}
+	return cut;
 }
 
 void lc_print_runs(struct printer *p, const char *dir, const struct lc_run *runs, size_t n,
 		   size_t base)
 {
-	struct print_table_layout layout = {
-	    .label_w = LABEL_W, .col_w = 16, .sep = " ", .trim_last = true};
+	size_t cut = common_prefix(runs, n);
+
+	/* Each column as wide as its widest cell: four runs fit in 80 columns, and more
+	 * go on in a second block below. */
+	static const struct print_table_layout layout = {
+	    .sep = "  ", .trim_last = true, .fit = true};
 
 	/* No table when no run worked: the text says why each failed. */
 	if (base < n) {
-		for (size_t i = 0; i < n; i++)
-			if (strlen(runs[i].stem) > layout.col_w)
-				layout.col_w = (unsigned)strlen(runs[i].stem);
 		print_table_begin(p);
 		table_rows(p, runs, n, base);
 	}
@@ -399,7 +505,7 @@ void lc_print_runs(struct printer *p, const char *dir, const struct lc_run *runs
 	print_section(p, 0);
 	print_open_array(p, "runs");
 	for (size_t i = 0; i < n; i++)
-		print_run(p, dir, runs, n, i, base, base < n);
+		print_run(p, dir, runs, n, i, base, base < n, cut);
 	print_close(p);
 	print_section(p, 0);
 	if (base < n)
@@ -408,7 +514,9 @@ void lc_print_runs(struct printer *p, const char *dir, const struct lc_run *runs
 	if (base >= n)
 		return;
 	if (n > 1) {
-		print_text(p, "(xN: the run's value over %s's)", runs[base].stem);
+		print_text(p, "(xN: the run's value over %s's%s%.*s%s)", runs[base].stem,
+			   cut ? "; each run's name less " : "", (int)cut, runs[0].stem,
+			   cut ? " at the head of its column" : "");
 		print_nl(p);
 	}
 }

@@ -55,7 +55,19 @@ struct lc_run {
 	struct lc_stage stages[LC_MAX_STAGES];
 	size_t nstages;
 	bool plotted; /* P.svg was written */
+
+	/* The sending-only run beside it (lab compare --sending): the same profile with
+	 * LC_SEND_TEST, its files under STEM LC_SEND_SUFFIX. */
+	bool send_tried, send_ok;
+	char send_error[320];
+	double send_mbps;	/* the board's goodput (the test's download); NaN: none */
+	double send_loaded_p50; /* ms; NaN: none */
 };
+
+/* The sending-only test: the client downloads, so the board sends (as an NFS or iSCSI
+ * server does) and receives only ACKs; several flows, as several clients. */
+#define LC_SEND_TEST   "tcp_ndown"
+#define LC_SEND_SUFFIX ".send"
 
 /* DIR/STEM.EXT into out. */
 void lc_file_path(char *out, size_t len, const char *dir, const char *stem, const char *ext);

@@ -13,11 +13,17 @@
 #include "plot/svg.h"
 #include "plot/telemetry-file.h"
 
-/* The page: y tick labels and the y title on the left, the legend on the right. */
-#define PAGE_W	   1000.0
-#define LEFT	   82.0
-#define LEGEND_W   200.0
-#define PLOT_W	   (PAGE_W - LEFT - LEGEND_W - 18.0)
+/*
+ * The page: y tick labels and the y title on the left, the legend on the right. The
+ * legend is as wide as its widest label (plot_render draws twice when the first
+ * drawing finds one wider than LEGEND_W), up to LEGEND_MAX_W; the page grows with it.
+ */
+#define LEFT	     82.0
+#define LEGEND_W     200.0
+#define LEGEND_MAX_W 600.0
+#define PLOT_W	     700.0
+#define PAGE_W(c)    (LEFT + PLOT_W + (c)->legend_w + 18.0)
+#define LABEL_MAX_W  320.0 /* a run's name under a panel, slanted when it does not fit */
 #define PANEL_H	   180.0
 #define LEGEND_ROW 17.0
 #define TICK_FONT  11.0
@@ -66,6 +72,8 @@ struct canvas {
 	struct svg body;
 	double y; /* where the next block goes */
 	unsigned nclip;
+	double legend_w;    /* the legend's width on this drawing */
+	double legend_need; /* the widest legend label met, with its swatch */
 };
 
 /* ---- ticks ---- */
@@ -172,6 +180,46 @@ static void fit_text(char *buf, size_t len, const char *s, double font, double w
 	}
 }
 
+/*
+ * s in lines of at most width pixels, broken at blanks (a word wider than a line is
+ * cut with "..."), the first at baseline y, each next one 1.3 fonts lower. Returns the
+ * number of lines (at least 1; at most 8, the last cut with "...").
+ */
+static unsigned wrap_text(struct canvas *c, double x, double y, const char *cls, double font,
+			  double width, const char *s)
+{
+	char line[1024], fitted[1024];
+	unsigned n = 0;
+
+	while (n < 8) {
+		size_t len = strlen(s), take = len, fit = 0;
+
+		/* the longest prefix ending at a blank (or the end) that fits */
+		for (size_t i = 0; i <= len && i < sizeof(line); i++) {
+			if (i < len && s[i] != ' ')
+				continue;
+			snprintf(line, sizeof(line), "%.*s", (int)i, s);
+			if (text_width(line, font) > width)
+				break;
+			fit = i;
+		}
+		if (fit)
+			take = fit;
+		if (n == 7 && take < len)
+			take = len; /* the last line: the rest, cut */
+		snprintf(line, sizeof(line), "%.*s",
+			 (int)(take < sizeof(line) ? take : sizeof(line) - 1), s);
+		fit_text(fitted, sizeof(fitted), line, font, width);
+		text(c, x, y + 1.3 * font * n++, cls, NULL, fitted);
+		s += take;
+		while (*s == ' ')
+			s++;
+		if (!*s)
+			break;
+	}
+	return n ? n : 1;
+}
+
 /* ---- panels ---- */
 
 static void panel_open(struct canvas *c, struct panel *p, const char *id, double h)
@@ -250,7 +298,8 @@ static void legend_entry(struct canvas *c, struct panel *p, const char *swatch, 
 			   "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"26\" "
 			   "height=\"10\"/>\n",
 			   swatch, x, y - 5);
-	fit_text(fitted, sizeof(fitted), label, TEXT_FONT, LEGEND_W - 50);
+	c->legend_need = fmax(c->legend_need, text_width(label, TEXT_FONT) + 50);
+	fit_text(fitted, sizeof(fitted), label, TEXT_FONT, c->legend_w - 50);
 	text(c, x + 32, y + 4, "legend", NULL, fitted);
 	p->nlegend++;
 }
@@ -313,11 +362,27 @@ static void series_open(struct canvas *c, unsigned style, const char *name)
 	svg_printf(&c->body, "</title>\n");
 }
 
-/* "TCP download EF" -> "EF", "TCP upload::3" -> "flow 3", "Ping (ms) UDP EF" -> "UDP EF". */
+/*
+ * "TCP download EF" -> "EF", "TCP upload::3" -> "flow 3", "Ping (ms) UDP EF" -> "UDP EF";
+ * test rpm's probe series (meter/rpm.h) by what each times: they are latencies, not RPM.
+ */
 static void short_name(char *buf, size_t len, const char *name)
 {
 	static const char *const prefixes[] = {"TCP download ", "TCP upload ", "Ping (ms) "};
+	static const char *const rpm_probes[][2] = {
+	    {"Ping (ms) RPM foreign TCP", "TCP handshake (foreign)"},
+	    {"Ping (ms) RPM foreign TLS", "TLS handshake (foreign)"},
+	    {"Ping (ms) RPM foreign HTTP", "HTTP GET (foreign)"},
+	    {"Ping (ms) RPM self HTTP", "HTTP GET on the load (self)"},
+	    {"Ping (ms) RPM self TCP_INFO", "TCP RTT of the load (self)"},
+	};
 	const char *sep = strstr(name, "::");
+
+	for (size_t i = 0; i < COUNT(rpm_probes); i++)
+		if (!strcmp(name, rpm_probes[i][0])) {
+			snprintf(buf, len, "%s", rpm_probes[i][1]);
+			return;
+		}
 
 	if (sep) {
 		snprintf(buf, len, "flow %s", sep + 2);
@@ -672,7 +737,8 @@ static void legend_note(struct canvas *c, struct panel *p, const char *s)
 
 	if (LEGEND_ROW * (p->nlegend + 1) > p->h - 4)
 		return;
-	fit_text(fitted, sizeof(fitted), s, TICK_FONT, LEGEND_W - 20);
+	c->legend_need = fmax(c->legend_need, text_width(s, TICK_FONT) + 20);
+	fit_text(fitted, sizeof(fitted), s, TICK_FONT, c->legend_w - 20);
 	text(c, p->x + p->w + 16, p->y + 14 + LEGEND_ROW * p->nlegend++, "note", NULL, fitted);
 }
 
@@ -777,9 +843,8 @@ static void time_plots(struct canvas *c, const struct run *runs, size_t nruns, e
 		if (nruns > 1) {
 			run_caption(caption, sizeof(caption), &runs[i]);
 			snprintf(head, sizeof(head), "%s: %s", runs[i].name, caption);
-			fit_text(caption, sizeof(caption), head, 14, PAGE_W - 2 * LEFT);
-			text(c, 16, c->y + 2, "run", NULL, caption);
-			c->y += 16;
+			c->y += 16 * (double)wrap_text(c, 16, c->y + 2, "run", 14,
+						       PAGE_W(c) - 2 * LEFT, head);
 		}
 		if (down)
 			time_panel(c, runs, nruns, i, SERIES_DOWNLOAD, true, !up && !lat);
@@ -977,24 +1042,44 @@ static void draw_box(struct canvas *c, const struct panel *p, const struct box *
 	svg_printf(&c->body, "</g>\n");
 }
 
-/* Category labels under a panel of runs: each run's name, cut to its slot. */
-static void run_labels(struct canvas *c, const struct panel *p, const struct run *runs,
-		       size_t nruns)
+/*
+ * Category labels under a panel of runs: each run's name under its slot, or, when one
+ * is wider than its slot, every name slanted down to the right (30 degrees, so that
+ * the last one still ends on the page) and none cut short of LABEL_MAX_W. Returns
+ * the height the slanted names take beyond the usual x title's.
+ */
+static double run_labels(struct canvas *c, const struct panel *p, const struct run *runs,
+			 size_t nruns)
 {
-	double slot = p->w / (double)nruns;
+	double slot = p->w / (double)nruns, widest = 0;
 	char name[128];
 
+	for (size_t i = 0; i < nruns; i++)
+		widest = fmax(widest, text_width(runs[i].name, TEXT_FONT));
 	for (size_t i = 0; i < nruns; i++) {
-		fit_text(name, sizeof(name), runs[i].name, TEXT_FONT, slot - 8);
-		text(c, p->x + slot * ((double)i + 0.5), p->y + p->h + 16, "legend", "middle",
-		     name);
+		double x = p->x + slot * ((double)i + 0.5), y = p->y + p->h + 16;
+
+		if (widest <= slot - 8) {
+			text(c, x, y, "legend", "middle", runs[i].name);
+			continue;
+		}
+		fit_text(name, sizeof(name), runs[i].name, TEXT_FONT, LABEL_MAX_W);
+		svg_printf(&c->body,
+			   "<text class=\"legend\" "
+			   "transform=\"translate(%.1f %.1f) rotate(30)\">",
+			   x - 4, y);
+		svg_escaped(&c->body, name);
+		svg_printf(&c->body, "</text>\n");
 	}
+	if (widest <= slot - 8)
+		return 0;
+	return fmax(0, 0.5 * fmin(widest, LABEL_MAX_W) + 8 - 40);
 }
 
 static void box_panel(struct canvas *c, const struct run *runs, size_t nruns)
 {
 	struct box *boxes = calloc(2 * nruns, sizeof(*boxes));
-	double ymax = 0, slot = PLOT_W / (double)nruns, w;
+	double ymax = 0, slot = PLOT_W / (double)nruns, w, below;
 	struct panel p;
 
 	if (!boxes) {
@@ -1029,7 +1114,7 @@ static void box_panel(struct canvas *c, const struct run *runs, size_t nruns)
 		snprintf(title, sizeof(title), "%s: under load", runs[i].name);
 		draw_box(c, &p, &boxes[2 * i + 1], xc + w * 0.6, w, "box-load", title);
 	}
-	run_labels(c, &p, runs, nruns);
+	below = run_labels(c, &p, runs, nruns);
 	legend_entry(c, &p, "box-idle", 0, "idle");
 	legend_entry(c, &p, "box-load", 0, "under load");
 	p.nlegend++;
@@ -1039,13 +1124,14 @@ static void box_panel(struct canvas *c, const struct run *runs, size_t nruns)
 	text(c, p.x + p.w + 16, p.y + 14 + LEGEND_ROW * p.nlegend++, "note", NULL,
 	     "whiskers: 5th-95th");
 	panel_close(c, &p, true);
+	c->y += below;
 	free(boxes);
 }
 
 /* Download and upload of each run (the summary's sums), side by side. */
 static void bar_panel(struct canvas *c, const struct run *runs, size_t nruns)
 {
-	double ymax = 0, slot = PLOT_W / (double)nruns, w = fmin(60, slot * 0.32);
+	double ymax = 0, slot = PLOT_W / (double)nruns, w = fmin(60, slot * 0.32), below;
 	struct panel p;
 
 	for (size_t i = 0; i < nruns; i++)
@@ -1084,10 +1170,11 @@ static void bar_panel(struct canvas *c, const struct run *runs, size_t nruns)
 				text(c, x + w / 2, py(&p, v) - 4, "tick", "middle", num);
 		}
 	}
-	run_labels(c, &p, runs, nruns);
+	below = run_labels(c, &p, runs, nruns);
 	legend_entry(c, &p, "bar-down", 0, "download");
 	legend_entry(c, &p, "bar-up", 0, "upload");
 	panel_close(c, &p, true);
+	c->y += below;
 }
 
 /* ---- the document ---- */
@@ -1115,7 +1202,7 @@ static const char style_sheet[] =
 static void title_block(struct canvas *c, const struct run *runs, size_t nruns, const char *title)
 {
 	const struct test_result *r = &runs[0].r;
-	char main[512], sub[1024], fitted[1024];
+	char main[512], sub[1024];
 	size_t off = 0;
 
 	if (title)
@@ -1148,11 +1235,9 @@ static void title_block(struct canvas *c, const struct run *runs, size_t nruns, 
 						 i ? "," : ":", runs[i].name, date);
 		}
 	}
-	fit_text(fitted, sizeof(fitted), main, 18, PAGE_W - 32);
-	text(c, 16, 28, "title", NULL, fitted);
-	fit_text(fitted, sizeof(fitted), sub, 12, PAGE_W - 32);
-	text(c, 16, 48, "sub", NULL, fitted);
-	c->y = 68;
+	c->y = 28 + 24 * (double)(wrap_text(c, 16, 28, "title", 18, PAGE_W(c) - 32, main) - 1);
+	c->y += 20;
+	c->y += 16 * (double)wrap_text(c, 16, c->y, "sub", 12, PAGE_W(c) - 32, sub) + 4;
 }
 
 int plot_kind_parse(const char *word, enum plot_kind *out)
@@ -1167,38 +1252,52 @@ int plot_kind_parse(const char *word, enum plot_kind *out)
 	return -EINVAL;
 }
 
+/* Every panel of the drawing into c, whose legend_w is set. */
+static void draw(struct canvas *c, const struct run *runs, size_t nruns,
+		 const struct plot_options *o)
+{
+	title_block(c, runs, nruns, o->title);
+	switch (o->kind) {
+	case PLOT_ALL:
+	case PLOT_LATENCY:
+	case PLOT_THROUGHPUT:
+		time_plots(c, runs, nruns, o->kind);
+		break;
+	case PLOT_CDF:
+		cdf_panel(c, runs, nruns, false, "panel-cdf");
+		break;
+	case PLOT_BOX:
+		box_panel(c, runs, nruns);
+		break;
+	case PLOT_COMPARE:
+		cdf_panel(c, runs, nruns, true, "panel-cdf");
+		bar_panel(c, runs, nruns);
+		break;
+	}
+}
+
 int plot_render(const struct run *runs, size_t nruns, const struct plot_options *o, char **out,
 		size_t *len)
 {
-	struct canvas c = {0};
+	struct canvas c = {.legend_w = LEGEND_W};
 	struct svg doc = {0};
 	int ret;
 
 	if (!nruns)
 		return -EINVAL;
-	title_block(&c, runs, nruns, o->title);
-	switch (o->kind) {
-	case PLOT_ALL:
-	case PLOT_LATENCY:
-	case PLOT_THROUGHPUT:
-		time_plots(&c, runs, nruns, o->kind);
-		break;
-	case PLOT_CDF:
-		cdf_panel(&c, runs, nruns, false, "panel-cdf");
-		break;
-	case PLOT_BOX:
-		box_panel(&c, runs, nruns);
-		break;
-	case PLOT_COMPARE:
-		cdf_panel(&c, runs, nruns, true, "panel-cdf");
-		bar_panel(&c, runs, nruns);
-		break;
+	draw(&c, runs, nruns, o);
+	if (c.legend_need > c.legend_w) { /* again, with room for the widest label */
+		double need = fmin(ceil(c.legend_need), LEGEND_MAX_W);
+
+		svg_free(&c.body);
+		c = (struct canvas){.legend_w = need};
+		draw(&c, runs, nruns, o);
 	}
 	svg_printf(&doc,
 		   "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		   "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
 		   "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">\n",
-		   PAGE_W, c.y, PAGE_W, c.y);
+		   PAGE_W(&c), c.y, PAGE_W(&c), c.y);
 	svg_printf(&doc, "<defs><style type=\"text/css\"><![CDATA[\n%s", style_sheet);
 	svg_printf(&doc, "]]></style></defs>\n<rect width=\"100%%\" height=\"100%%\" "
 			 "fill=\"#ffffff\"/>\n");

@@ -185,10 +185,16 @@ static int ours_drain(const struct jval *j, struct summary *s)
 	return 0;
 }
 
-/* The file's own headline numbers over what summary_compute got from per-step values. */
-static int ours_summary(const struct jval *doc, struct summary *s, char *err, size_t errlen)
+/*
+ * The file's own headline numbers over what summary_compute got from per-step values;
+ * but a sequential test rpm result's goodput is summary_compute's, over each
+ * direction's own stage (files written before it was averaged over both stages).
+ */
+static int ours_summary(const struct jval *doc, const struct test_result *r, struct summary *s,
+			char *err, size_t errlen)
 {
 	struct jval *j = json_get(doc, "summary");
+	double down = s->download.sum_mbps, up = s->upload.sum_mbps;
 	char grade[8];
 
 	if (!j)
@@ -205,6 +211,8 @@ static int ours_summary(const struct jval *doc, struct summary *s, char *err, si
 	    get_string(j, "grade", grade, sizeof(grade)) < 0 || ours_drain(j, s) < 0)
 		return say_einval(err, errlen, "\"summary\" has a value of the wrong type");
 	snprintf(s->grade, sizeof(s->grade), "%s", grade);
+	if (r->rpm.present && r->rpm.sequential)
+		s->download.sum_mbps = down, s->upload.sum_mbps = up;
 	return 0;
 }
 
@@ -219,6 +227,7 @@ static int ours_rpm(const struct jval *doc, struct result_rpm *m, char *err, siz
 	stages = json_get(j, "stages");
 	if (json_kind_of(j) != JSON_KIND_OBJECT ||
 	    get_string(j, "protocol", m->protocol, sizeof(m->protocol)) < 0 ||
+	    get_string(j, "draft", m->draft, sizeof(m->draft)) < 0 ||
 	    get_string(j, "mode", mode, sizeof(mode)) < 0 ||
 	    get_string(j, "config_url", m->config_url, sizeof(m->config_url)) < 0 ||
 	    get_number(j, "rpm", &m->rpm) < 0 ||
@@ -240,7 +249,11 @@ static int ours_rpm(const struct jval *doc, struct result_rpm *m, char *err, siz
 		    get_number(st, "tls_f_ms", &o->tls_ms) < 0 ||
 		    get_number(st, "http_f_ms", &o->http_f_ms) < 0 ||
 		    get_number(st, "http_l_ms", &o->http_l_ms) < 0 ||
-		    get_number(st, "goodput_mbps", &o->goodput_mbps) < 0)
+		    get_number(st, "goodput_mbps", &o->goodput_mbps) < 0 ||
+		    get_number(st, "download_mbps", &o->dir_mbps[0]) < 0 ||
+		    get_number(st, "upload_mbps", &o->dir_mbps[1]) < 0 ||
+		    get_number(st, "start_s", &o->start_s) < 0 ||
+		    get_number(st, "duration_s", &o->duration_s) < 0)
 			return say_einval(err, errlen,
 					  "\"rpm\" stage %zu has a value of the wrong type", i);
 		m->nstages = i + 1;
@@ -520,7 +533,7 @@ int run_parse(const char *buf, size_t len, const char *file_name, struct run *ou
 	if (!ret)
 		ret = summary_compute(&run->r, &run->s);
 	if (!ret && run->format == RUN_FORMAT_DEBLOAT)
-		ret = ours_summary(doc, &run->s, err, errlen);
+		ret = ours_summary(doc, &run->r, &run->s, err, errlen);
 	if (ret < 0)
 		goto out;
 	if (run->r.label[0])

@@ -5,7 +5,8 @@
 #
 #   tests/vm/image.sh KERNEL DEBLOAT GUEST_SCRIPT OUTDIR
 #
-# KERNEL is one of the pinned kernels (kernels.txt: NAME PACKAGE PATTERN ...), whose
+# KERNEL is one of the pinned kernels (kernels.txt, or the file VM_KERNELS names:
+# NAME PACKAGE PATTERN ...), whose
 # name begins with its Debian architecture (amd64-, armhf-, arm64-): the named
 # package is fetched with `apt-get download PACKAGE:ARCH` into $DEBLOAT_VM_CACHE
 # (default /var/cache/debloat-vm) once; when Debian no longer carries it, the newest
@@ -30,8 +31,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${DEBLOAT_VM_CACHE:-/var/cache/debloat-vm}
 mkdir -p "$cache" "$out"
 
-line=$(awk -v n="$name" '$1 == n' "$here/kernels.txt")
-[ -n "$line" ] || { echo "image: unknown kernel \"$name\" (tests/vm/kernels.txt)" >&2; exit 2; }
+# VM_KERNELS: another list of the same form (tests/kmod/kernels.txt).
+kernels=${VM_KERNELS:-$here/kernels.txt}
+line=$(awk -v n="$name" '$1 == n' "$kernels")
+[ -n "$line" ] || { echo "image: unknown kernel \"$name\" ($kernels)" >&2; exit 2; }
 read -r _ pkg pattern modules mode _ <<<"$line"
 arch=${name%%-*}
 host_arch=$(dpkg --print-architecture)

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kmod.h - whether a driver module with BQL is installed for a NIC: debloat's own
+ * (kmod/ in the source tree builds the BeagleBone's, the Wandboard's and the Pi 3B+'s
+ * drivers with BQL) put where depmod prefers it to the kernel's, by `make -C kmod
+ * install` (MODULES/RELEASE/updates/debloat/) or by DKMS (MODULES/RELEASE/updates/dkms/).
+ *
+ * The NIC's module is the one its driver belongs to, SYSFS/class/net/IF/device/driver/
+ * module (a symlink to SYSFS/module/NAME). A module found there need not be loaded:
+ * the driver in use may still be the kernel's own until the module is reloaded.
+ */
+#ifndef DEBLOAT_HOST_KMOD_H
+#define DEBLOAT_HOST_KMOD_H
+
+#include <stddef.h>
+
+/*
+ * The module name of ifname's driver into module, and the installed file into path
+ * (MODULES/RELEASE/updates/debloat/NAME.ko, or the dkms folder; .ko.xz and .ko.zst
+ * too). 0 when found; -ENOENT when the NIC has no module (built in, virtual) or none
+ * is installed; -EINVAL for a release or name that is not one plain path element;
+ * -ENAMETOOLONG when a buffer is too short. module and path are untouched on error.
+ */
+int kmod_bql_module(const char *sysfs_root, const char *modules_root, const char *release,
+		    const char *ifname, char *module, size_t module_len, char *path, size_t path_len);
+
+/*
+ * 1 when the loaded module NAME is out of tree (its SYSFS/module/NAME/taint has the
+ * letter O: not the kernel's own build, as ours are), 0 when it is the kernel's,
+ * -errno when it is not loaded or the file cannot be read.
+ */
+int kmod_loaded_out_of_tree(const char *sysfs_root, const char *module);
+
+#endif
