@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "audit/report.h"
+#include "base/clock.h"
 #include "base/cli.h"
 #include "base/print.h"
 #include "fix/apply.h"
@@ -591,6 +592,7 @@ static int try_wait(struct fix_run *r)
 {
 	struct sigaction sa = {.sa_handler = cli_on_signal}, old[3];
 	static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+	uint64_t start = mono_ns();
 	int ret;
 
 	cli_error("fix",
@@ -615,11 +617,17 @@ static int try_wait(struct fix_run *r)
 	}
 	ret = apply_rollback(&r->plan, &r->journal, &r->before_run, r->journal_existed, &r->env);
 	if (ret < 0) {
-		fail(r, "not confirmed, and undoing it failed: %s; run `%s undo`", strerror(-ret),
-		     PROG_NAME);
+		fail(r, "not confirmed, and undoing it failed: %s; run `%s undo%s%s`",
+		     strerror(-ret), PROG_NAME, r->a.state_dir ? " --state-dir " : "",
+		     r->a.state_dir ? r->a.state_dir : "");
 		return ret;
 	}
-	fail(r, "not confirmed within %u s: everything was put back", r->a.try_seconds);
+	/* Ended by a signal (prove ending its trial, a Ctrl-C): say so, not a timeout. */
+	if (cli_signal)
+		fail(r, "ended after %.0f s by %s, not confirmed: everything was put back",
+		     (double)(mono_ns() - start) / 1e9, strsignal(cli_signal));
+	else
+		fail(r, "not confirmed within %u s: everything was put back", r->a.try_seconds);
 	r->result = "rolled-back";
 	return -ETIMEDOUT;
 }
