@@ -30,7 +30,7 @@
 
 static const char usage[] =
     "Usage: " PROG_NAME " prove SERVER [IFACE...] [--test NAME] [-l SECONDS] [-d SECONDS]\n"
-    "           [--shape RATE] [--ingress] [--min-gain X] [--max-loss F]\n"
+    "           [--shape RATE] [--ingress | --no-ingress] [--min-gain X] [--max-loss F]\n"
     "           [--role host|server] [--keep | --undo] [-o DIR] [--json] [-p PORT]\n"
     "           [--key FILE] [--cc ALGO] [--state-dir DIR]\n"
     "\n"
@@ -38,17 +38,18 @@ static const char usage[] =
     "under load, apply `" PROG_NAME " fix` on trial, measure again, and keep the change\n"
     "only when the second run is better: induced latency at least --min-gain times\n"
     "lower and no direction's goodput down by more than --max-loss. Otherwise\n"
-    "everything is put back at once. When the upload's bottleneck is beyond this host\n"
-    "(its goodput well below the link speed) or the driver has no BQL, the fix shapes\n"
-    "the egress just below the measured rate, virtual links included; with --ingress,\n"
-    "the download too, through an ifb device. IFACE: the interfaces to fix (default:\n"
-    "the one the route to SERVER leaves by). Needs root.\n"
+    "everything is put back at once. Each direction is judged on its own: its rate\n"
+    "from this host's own TCP counters (in a run loading it alone), its queue from the\n"
+    "probes' one-way delays. A direction whose queue grew is shaped just below its\n"
+    "rate: the upload at the egress, the download through an ifb device. IFACE: the\n"
+    "interfaces to fix (default: the one the route to SERVER leaves by). Needs root.\n"
     "\n"
     "  -t, --test NAME       the test of both runs (default rrul; see `" PROG_NAME " test`)\n"
     "  -l, --length SECONDS  load per run (default 30)\n"
     "  -d, --delay SECONDS   idle time before and after each load (default 5)\n"
     "      --shape RATE      shape at RATE (as tc spells it: 80mbit), not as measured\n"
-    "      --ingress         shape the download too, at its goodput (ifb + mirred)\n"
+    "      --ingress         shape the download whatever its delay (ifb + mirred)\n"
+    "      --no-ingress      never shape the download\n"
     "      --min-gain X      keep only if induced latency is X times lower (2)\n"
     "      --max-loss F      keep only if goodput fell by at most F, 0 to 1 or a\n"
     "                        percentage (0.15)\n"
@@ -121,6 +122,7 @@ static int parse_args(int argc, char *argv[], struct proof_opts *a)
 	    {"key", 0, CLI_STR, CLI_TO(&a->keyfile)},
 	    {"cc", 0, CLI_STR, CLI_TO(&a->cc)},
 	    {"ingress", 0, CLI_FLAG, CLI_TO(&a->ingress)},
+	    {"no-ingress", 0, CLI_FLAG, CLI_TO(&a->no_ingress)},
 	    {"state-dir", 's', CLI_STR, CLI_TO(&a->state_dir)},
 	    CLI_OPTION_HELP,
 	    {0},
@@ -132,6 +134,8 @@ static int parse_args(int argc, char *argv[], struct proof_opts *a)
 		return c;
 	if (a->keep && a->undo)
 		return cli_usage_error("prove", usage, "--keep or --undo, not both");
+	if (a->ingress && a->no_ingress)
+		return cli_usage_error("prove", usage, "--ingress or --no-ingress, not both");
 	if (optind >= argc)
 		return cli_usage_error("prove", usage, "missing SERVER");
 	a->server = argv[optind++];

@@ -2,6 +2,7 @@
 #include "prove/proof.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -47,7 +48,8 @@ bool proof_put_back_now(void)
 
 static const char *const file_names[PROOF_NFILES] = {
     "before.json", "before.flent.gz", "after.json", "after.flent.gz",
-    "fix.json",	   "fix.log",	      "compare.svg", "prove.json"};
+    "fix.json",	   "fix.log",	      "compare.svg", "prove.json",
+    "capacity-up.json", "capacity-down.json"};
 
 static int make_dir(struct proof *r)
 {
@@ -125,16 +127,19 @@ static void progress(void *ctx, const struct engine_progress *p)
 		c->r->a.progress(c->r->a.ctx, c->label, p);
 }
 
-/* One test run into its files. 0, or -errno with why filled. */
-static int measure(struct proof *r, const char *label, enum proof_file json, enum proof_file flent,
-		   struct prove_numbers *out, struct prove_watch *watch, char *why, size_t whylen)
+/* One run of test into its files (flent: PROOF_NFILES for none). 0, or -errno with why
+ * filled. */
+static int measure_test(struct proof *r, const char *test, double length_s, double delay_s,
+			const char *label, enum proof_file json, enum proof_file flent,
+			struct prove_numbers *out, struct prove_watch *watch, char *why,
+			size_t whylen)
 {
 	struct progress_ctx pc = {r, label, watch};
-	struct engine_opts o = {.test = r->a.test,
+	struct engine_opts o = {.test = test,
 				.host = r->a.server,
 				.port = (uint16_t)r->a.port,
-				.length_s = r->a.length_s,
-				.delay_s = r->a.delay_s,
+				.length_s = length_s,
+				.delay_s = delay_s,
 				.step_s = 0.2,
 				.label = label,
 				.cc = r->a.cc};
@@ -150,7 +155,7 @@ static int measure(struct proof *r, const char *label, enum proof_file json, enu
 	o.progress = progress;
 	o.progress_ctx = &pc;
 	watch_open(watch, r->ifc->name);
-	say(r, "%s: %s for %.0f s against %s", label, r->a.test, r->a.length_s + 2 * r->a.delay_s, r->a.server);
+	say(r, "%s: %s for %.0f s against %s", label, test, length_s + 2 * delay_s, r->a.server);
 	ret = engine_run(&o, res, &notes, why, whylen);
 	watch_close(watch);
 	if (r->a.progress)
@@ -160,9 +165,9 @@ static int measure(struct proof *r, const char *label, enum proof_file json, enu
 	if (res->nsteps && summary_compute(res, &s) == 0) {
 		egress_info(r->a.server, &res->egress_info_json, &res->sysctls_json);
 		if (result_write_json(r->path[json], res, &s) < 0 ||
-		    flent_write(r->path[flent], res) < 0)
+		    (flent < PROOF_NFILES && flent_write(r->path[flent], res) < 0))
 			say(r, "cannot write %s's files in %s", label, r->dir);
-		prove_numbers_of(&s, out);
+		prove_numbers_of(&s, res, out);
 	} else if (ret == 0) {
 		snprintf(why, whylen, "the test measured nothing");
 		ret = -EIO;
@@ -170,6 +175,45 @@ static int measure(struct proof *r, const char *label, enum proof_file json, enu
 	result_free(res);
 	free(res);
 	return ret;
+}
+
+static int measure(struct proof *r, const char *label, enum proof_file json, enum proof_file flent,
+		   struct prove_numbers *out, struct prove_watch *watch, char *why, size_t whylen)
+{
+	return measure_test(r, r->a.test, r->a.length_s, r->a.delay_s, label, json, flent, out,
+			    watch, why, whylen);
+}
+
+/*
+ * Each direction's capacity by a run that loads it alone, when the baseline loaded
+ * both (a single-direction baseline is that run already). A run that fails leaves
+ * the baseline's numbers for its direction, and says so.
+ */
+static void measure_capacity(struct proof *r)
+{
+	static const struct {
+		const char *test, *label;
+		enum proof_file file;
+	} runs[] = {
+	    {"tcp_upload", "capacity up", PROOF_CAP_UP},
+	    {"tcp_download", "capacity down", PROOF_CAP_DOWN},
+	};
+	double length = r->a.length_s < PROOF_CAPACITY_S ? r->a.length_s : PROOF_CAPACITY_S;
+	struct prove_numbers *out[2] = {&r->cap_up, &r->cap_down};
+	bool *have[2] = {&r->have_cap_up, &r->have_cap_down};
+	struct prove_watch w;
+	char why[256];
+
+	if (isnan(r->before.up_mbps) || isnan(r->before.down_mbps))
+		return;
+	for (size_t i = 0; i < 2; i++) {
+		if (measure_test(r, runs[i].test, length, PROOF_CAPACITY_DELAY_S, runs[i].label,
+				 runs[i].file, PROOF_NFILES, out[i], &w, why, sizeof(why)) == 0)
+			*have[i] = true;
+		else
+			say(r, "%s failed (%s): the baseline's rate stands for it", runs[i].label,
+			    why);
+	}
 }
 
 /* fix's arguments for the trial: IFACE... --json --try S [--shape R] [--role] [--state-dir]. */
@@ -195,6 +239,8 @@ static int fix_argv(struct proof *r, char **argv, size_t max, char *try_s, char 
 			return -EINVAL;
 		argv[n++] = "--ingress";
 		argv[n++] = down;
+	} else if (r->a.no_ingress) {
+		argv[n++] = "--no-ingress";
 	}
 	if (r->a.role) {
 		argv[n++] = "--role";
@@ -283,6 +329,10 @@ int proof_setup(struct proof *r)
 			return -EINVAL;
 		}
 	r->ifc = &r->host.ifaces[0];
+	/* The state directory in use is in every hint: plain undo would find no journal. */
+	snprintf(r->undo_cmd, sizeof(r->undo_cmd), "%s undo%s%s %s", PROG_NAME,
+		 r->a.state_dir ? " --state-dir " : "", r->a.state_dir ? r->a.state_dir : "",
+		 r->ifc->name);
 	policy_iface(r->ifc, &r->host, &r->audit);
 	ret = make_dir(r);
 	if (ret < 0) {
@@ -315,8 +365,9 @@ static int judge_trial(struct proof *r)
 		read_fix(r);
 		r->outcome = "failed";
 		snprintf(r->why, sizeof(r->why),
-			 "the second test failed (%s): the change was %s", why,
-			 ret < 0 ? "not put back: run `debloat undo`" : "put back");
+			 "the second test failed (%s): the change was %s%s%s", why,
+			 ret < 0 ? "not put back: run `" : "put back", ret < 0 ? r->undo_cmd : "",
+			 ret < 0 ? "`" : "");
 		return -1;
 	}
 	r->have_after = true;
@@ -343,9 +394,10 @@ static int judge_trial(struct proof *r)
 	proof_trial_pid = 0;
 	read_fix(r);
 	r->outcome = "put-back";
-	snprintf(r->why, sizeof(r->why), "%s%s%s", r->verdict.why,
+	snprintf(r->why, sizeof(r->why), "%s%s%s%s%s", r->verdict.why,
 		 r->a.undo && r->verdict.kept ? " (put back anyway: --undo)" : "",
-		 ret < 0 ? "; putting it back failed: run `debloat undo`" : "; everything was put back");
+		 ret < 0 ? "; putting it back failed: run `" : "; everything was put back",
+		 ret < 0 ? r->undo_cmd : "", ret < 0 ? "`" : "");
 	return ret < 0 ? -1 : 1;
 }
 
@@ -356,11 +408,10 @@ int proof_run(struct proof *r)
 	int ret;
 
 	r->already = journaled(r);
-	say(r, "%s (%s): a baseline, then fix on trial and a second run; "
-		  "interrupted or killed, prove puts everything back (should that fail too, `%s "
-		  "undo %s` restores it)",
-		  r->ifc->name, r->ifc->driver[0] ? r->ifc->driver : r->ifc->kind, PROG_NAME,
-		  r->ifc->name);
+	say(r,
+	    "%s (%s): a baseline, then fix on trial and a second run; interrupted or killed, "
+	    "prove puts everything back (should that fail too, `%s` restores it)",
+	    r->ifc->name, r->ifc->driver[0] ? r->ifc->driver : r->ifc->kind, r->undo_cmd);
 	ret = measure(r, "before", PROOF_BEFORE, PROOF_BEFORE_FLENT, &r->before, &r->watch_before, why,
 		      sizeof(why));
 	if (ret < 0) {
@@ -370,8 +421,24 @@ int proof_run(struct proof *r)
 		return -1;
 	}
 	r->have_before = true;
-	prove_capacity(&r->before, r->ifc->speed_mbps, r->audit.bql_in_use,
-		       r->already ? 0 : r->a.shape, r->a.ingress, &r->cap);
+	if (!r->already)
+		measure_capacity(r);
+	{
+		struct prove_capacity_in in = {
+		    .before = &r->before,
+		    .up = r->have_cap_up ? &r->cap_up : NULL,
+		    .down = r->have_cap_down ? &r->cap_down : NULL,
+		    .link_mbps = r->ifc->speed_mbps,
+		    .bql = r->audit.bql_in_use,
+		    .given = r->already ? 0 : r->a.shape,
+		    .ingress = r->a.no_ingress ? PROVE_INGRESS_OFF
+			       : r->a.ingress	? PROVE_INGRESS_FORCE
+						: PROVE_INGRESS_AUTO,
+		    .egress_where = watch_where(&r->watch_before, r->ifc->mtu),
+		};
+
+		prove_capacity(&in, &r->cap);
+	}
 	{
 		size_t n = strlen(r->cap.why);
 
@@ -395,9 +462,9 @@ int proof_run(struct proof *r)
 			snprintf(r->why, sizeof(r->why),
 				 "debloat's change is in place, but induced latency is still %.1f ms: "
 				 "prove does not shape below its own change; the queue may be "
-				 "elsewhere (the download's, upstream); `debloat undo %s` and prove "
-				 "again to start over",
-				 r->before.induced_ms, r->ifc->name);
+				 "elsewhere (the download's, upstream); `%s` and prove again to "
+				 "start over",
+				 r->before.induced_ms, r->undo_cmd);
 		return 0;
 	}
 	if (fix_argv(r, argv, COUNT(argv), try_s, rate, down) < 0) {
@@ -452,6 +519,7 @@ void proof_report(const struct proof *r, struct prove_report *rep)
 	    .outcome = r->outcome,
 	    .why = r->why,
 	    .verdict = &r->verdict,
+	    .undo_cmd = r->undo_cmd,
 	    .min_gain = r->a.min_gain,
 	    .max_loss = r->a.max_loss,
 	};

@@ -31,6 +31,9 @@
 #include "prove/watch.h"
 
 #define PROOF_MAX_IFACES 8
+/* The capacity runs: each direction alone, this long at most, this idle each side. */
+#define PROOF_CAPACITY_S       10.0
+#define PROOF_CAPACITY_DELAY_S 1.0
 
 struct jval;
 
@@ -41,7 +44,7 @@ struct proof_opts {
 	double length_s, delay_s, min_gain, max_loss;
 	uint64_t shape;
 	unsigned port;
-	bool keep, undo, json, ingress;
+	bool keep, undo, json, ingress, no_ingress;
 	/* a sentence for the user as the proof goes (may be NULL) */
 	void (*note)(void *ctx, const char *text);
 	/* every step of a test: its label and progress (may be NULL) */
@@ -58,6 +61,8 @@ enum proof_file {
 	PROOF_FIX_LOG,
 	PROOF_PLOT,
 	PROOF_PROVE,
+	PROOF_CAP_UP,
+	PROOF_CAP_DOWN,
 	PROOF_NFILES
 };
 
@@ -70,13 +75,16 @@ struct proof {
 	char dir[1024];
 	char path[PROOF_NFILES][1100]; /* files in dir, by enum proof_file */
 	struct prove_numbers before, after;
+	struct prove_numbers cap_up, cap_down; /* each direction's capacity run */
+	bool have_cap_up, have_cap_down;
 	struct prove_watch watch_before, watch_after; /* the first interface's counters */
 	bool have_before, have_after;
 	struct prove_capacity cap;
 	struct prove_verdict verdict;
 	const char *outcome; /* "kept", "put-back", "already-fixed", "nothing-to-change",
 				"failed" */
-	char why[512];
+	char why[1024];
+	char undo_cmd[1200]; /* the command that puts the change back, for hints */
 	bool already; /* the journal holds debloat's change to these interfaces */
 	struct jval *fix; /* fix's JSON report, when it ran */
 	struct trial trial;
