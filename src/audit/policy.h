@@ -218,12 +218,13 @@ uint32_t policy_drain_mbps(const struct iface *ifc, const struct host *host);
 #define POLICY_FIFO_10M	 50
 unsigned policy_fifo_len(const struct iface *ifc, uint64_t rate);
 /*
- * The FIFO of a download shaper (an ifb after an interface's ingress) counts bytes:
- * packets arrive there as GRO built them, up to 64 KB, which no gso_max_size caps. About
- * POLICY_FIFO_MS at rate, and never less than three such packets (one refused at every
- * turn would stall a flow).
+ * The FIFO of a download shaper (an ifb after an interface's ingress) by the egress's
+ * rule: POLICY_FIFO_MS at rate, never less than POLICY_FIFO_MIN of the egress's capped
+ * packets (policy_gso_cap), in bytes. Packets arrive there as GRO built them, up to
+ * 64 KB, which would not fit such a FIFO (one refused at every turn stalls a flow), so
+ * the plan turns the interface's GRO off with it: then they are frames.
  */
-uint32_t policy_ingress_fifo_bytes(uint64_t rate);
+uint32_t policy_ingress_fifo_bytes(const struct iface *ifc, uint64_t rate);
 uint32_t policy_gso_cap(const struct iface *ifc);
 
 const char *grade_name(enum grade g);
