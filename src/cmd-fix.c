@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "audit/report.h"
+#include "base/array.h"
 #include "base/clock.h"
 #include "base/cli.h"
 #include "base/print.h"
@@ -436,6 +437,53 @@ static void assume_available(struct host *h)
 				h->qdisc_kinds[i].avail = QDISC_AVAIL_YES;
 }
 
+/* A root-qdisc spec that shapes: someone chose a rate for it. */
+static bool shaper_spec(const char *v)
+{
+	static const char *const shapers[] = {"htb ", "tbf ", "hfsc "};
+
+	for (size_t i = 0; i < COUNT(shapers); i++)
+		if (!strncmp(v, shapers[i], strlen(shapers[i])))
+			return true;
+	return !strncmp(v, "cake ", 5) && strstr(v, "bandwidth ");
+}
+
+/*
+ * A shaper tree at a root that debloat's journal does not hold is the user's own (an
+ * htb at their line's rate over their FIFO): replacing it loses their rate and queue,
+ * so the target is refused, naming them, unless --force (undo then rebuilds it).
+ */
+static void refuse_user_shapers(struct fix_run *r)
+{
+	char path[APPLY_PATH_MAX], err[256];
+	struct journal j = {0};
+	bool have = apply_state_path(&r->env, "journal", path, sizeof(path)) == 0 &&
+		    journal_read_file(path, &j, err, sizeof(err)) == 0;
+
+	for (size_t i = 0; i < r->plan.nsteps; i++) {
+		struct plan_step *s = &r->plan.steps[i];
+		struct plan_target *t = s->target >= 0 ? &r->plan.targets[s->target] : NULL;
+
+		if (!t || s->status != STEP_PLANNED || s->knob.kind != KNOB_ROOT_QDISC ||
+		    !shaper_spec(s->before) || (have && journal_find(&j, &s->knob)))
+			continue;
+		if (r->a.opts.force) {
+			snprintf(s->msg, sizeof(s->msg),
+				 "replaces your own shaper \"%s\" (--force): undo rebuilds it",
+				 s->before);
+			continue;
+		}
+		t->refused = true;
+		snprintf(t->refused_why, sizeof(t->refused_why),
+			 "%s's root is a shaper debloat did not make (\"%s\"): replacing it "
+			 "would lose its rate and its queue; --force replaces it (undo rebuilds "
+			 "it)",
+			 t->name, s->before);
+	}
+	if (have)
+		journal_free(&j);
+}
+
 /* The plan for r->host (or from the persisted file of `ifname`), its befores read. */
 static int make_plan(struct fix_run *r, const char *ifname)
 {
@@ -457,6 +505,8 @@ static int make_plan(struct fix_run *r, const char *ifname)
 		return ret;
 	}
 	plan_settle(&r->plan);
+	if (!r->a.apply_persisted)
+		refuse_user_shapers(r);
 	return 0;
 }
 
