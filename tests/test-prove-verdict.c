@@ -220,6 +220,11 @@ TEST(kept_only_with_the_gain_and_within_the_loss)
 	prove_judge(&b, &costly, 2, 0.15, &v);
 	CHECK(!v.kept);
 	CHECK(strstr(v.why, "upload goodput fell to 21%") != NULL);
+	/* This host's counters judge the goodput, not a server's report of it. */
+	good.up_mbps = 20;
+	prove_judge(&b, &good, 2, 0.15, &v);
+	CHECK(v.kept);
+	CHECK(fabs(v.upload_ratio - 91.0 / 95) < 1e-9);
 	/* A looser bound keeps the costly one. */
 	prove_judge(&b, &costly, 2, 0.9, &v);
 	CHECK(v.kept);

@@ -255,8 +255,12 @@ void prove_judge(const struct prove_numbers *before, const struct prove_numbers 
 	bool lost_up, lost_down;
 
 	memset(out, 0, sizeof(*out));
-	out->upload_ratio = ratio(after->up_mbps, before->up_mbps);
-	out->download_ratio = ratio(after->down_mbps, before->down_mbps);
+	out->upload_ratio = ratio(after->own_up_mbps, before->own_up_mbps);
+	out->download_ratio = ratio(after->own_down_mbps, before->own_down_mbps);
+	if (isnan(out->upload_ratio))
+		out->upload_ratio = ratio(after->up_mbps, before->up_mbps);
+	if (isnan(out->download_ratio))
+		out->download_ratio = ratio(after->down_mbps, before->down_mbps);
 	if (isnan(before->induced_ms) || isnan(after->induced_ms)) {
 		out->latency_ratio = NAN;
 		snprintf(out->why, sizeof(out->why),

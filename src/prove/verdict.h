@@ -38,7 +38,8 @@
  * The verdict. Latency gain is the baseline's induced latency over the second run's,
  * each floored at PROVE_LATENCY_FLOOR_MS (a queue below a millisecond is no queue: 0.2
  * against 0.1 ms is no 2x gain). Goodput ratios are after over before per direction,
- * for directions the test loads (NaN otherwise, and ignored). The change is kept when
+ * from this host's own TCP counters (the test's counts when a run has none), for
+ * directions the test loads (NaN otherwise, and ignored). The change is kept when
  * the gain is at least min_gain and no direction lost more than max_loss; why says
  * which bound decided, with the numbers.
  *
