@@ -36,8 +36,10 @@ int apply_default_state_dir(char *buf, size_t len)
 	struct stat self, host;
 	int n;
 
-	if (stat("/proc/self/ns/net", &self) < 0 || stat("/proc/1/ns/net", &host) < 0 ||
-	    (self.st_ino == host.st_ino && self.st_dev == host.st_dev))
+	/* PID 1's namespace unreadable (a sandbox): keyed all the same, never shared. */
+	if (stat("/proc/self/ns/net", &self) < 0 ||
+	    (stat("/proc/1/ns/net", &host) == 0 && self.st_ino == host.st_ino &&
+	     self.st_dev == host.st_dev))
 		n = snprintf(buf, len, "%s", APPLY_STATE_DIR);
 	else
 		n = snprintf(buf, len, "%s/netns-%llu", APPLY_STATE_DIR,

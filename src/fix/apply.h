@@ -7,8 +7,9 @@
  * The state directory holds what fix knows of one network namespace's interfaces, so
  * its default is one per namespace: /var/lib/debloat in the host's (PID 1's),
  * /var/lib/debloat/netns-INODE in any other (INODE: the namespace's, as
- * /proc/self/ns/net names it), and two fixes or proves in two namespaces never share
- * a lock or a journal. It holds:
+ * /proc/self/ns/net names it; in every namespace when PID 1's cannot be read, as in a
+ * sandbox), and two fixes or proves in two namespaces never share a lock or a journal.
+ * It holds:
  *	journal   what fix changed (journal.h)
  *	lock      flock()ed by a running fix or undo: one at a time
  *	confirm   written by `debloat fix --confirm` for a `--try` run waiting on it
@@ -50,7 +51,7 @@ struct apply_env {
 
 /*
  * The default state directory of this process's network namespace into buf (above).
- * When the namespaces cannot be told apart (no /proc), the host's. -ENAMETOOLONG.
+ * Without /proc/self/ns/net, the host's. -ENAMETOOLONG.
  */
 int apply_default_state_dir(char *buf, size_t len);
 
