@@ -327,6 +327,15 @@ void prove_report_print(struct printer *p, const struct prove_report *r)
 		print_double(p, "max_loss", r->max_loss, 2, PRINT_BARE);
 		print_text(p, ")");
 		print_nl(p);
+		if (r->before) {
+			/* each direction's queue before and after, in the text: the JSON has
+			 * both runs' numbers */
+			print_indent(p, 1);
+			print_text(p, "one-way induced: up %.1f -> %.1f ms, down %.1f -> %.1f ms",
+				   r->before->owd_up_ms, r->after->owd_up_ms, r->before->owd_down_ms,
+				   r->after->owd_down_ms);
+			print_nl(p);
+		}
 	}
 	print_close(p);
 	if (r->undo_cmd && !strcmp(r->outcome, "kept")) {
