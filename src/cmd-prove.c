@@ -30,9 +30,9 @@
 
 static const char usage[] =
     "Usage: " PROG_NAME " prove SERVER [IFACE...] [--test NAME] [-l SECONDS] [-d SECONDS]\n"
-    "           [--shape RATE] [--ingress | --no-ingress] [--min-gain X] [--max-loss F]\n"
-    "           [--role host|server] [--keep | --undo] [-o DIR] [--json] [-p PORT]\n"
-    "           [--key FILE] [--cc ALGO] [--state-dir DIR]\n"
+    "           [--shape RATE] [--ingress | --no-ingress] [--min-gain X]\n"
+    "           [--max-loss F] [--role host|server] [--keep | --undo] [-o DIR]\n"
+    "           [--json] [-p PORT] [--key FILE] [--cc ALGO] [--state-dir DIR]\n"
     "\n"
     "Prove a fix on this host against `" PROG_NAME " server` on SERVER: measure latency\n"
     "under load, apply `" PROG_NAME " fix` on trial, measure again, and keep the change\n"

@@ -369,10 +369,12 @@ static int plan_ingress(struct plan *p, int ti, const struct iface *ifc, const s
 		say(spec, sizeof(spec), "htb %s bfifo limit %u", rate, limit);
 		target_note(t,
 			    "this kernel has no cake nor fq_codel: the download's shaper holds a "
-			    "FIFO of %u bytes, %u ms at %s as the egress's; GRO off so that "
-			    "frames, not 64 KB packets, fill it",
-			    limit, POLICY_FIFO_MS, rate);
-		if (ifc->gro == FEATURE_ON) {
+			    "FIFO of %u bytes (%u ms at %s as the egress's, or three of the "
+			    "largest packets that arrive%s)",
+			    limit, POLICY_FIFO_MS, rate,
+			    policy_ingress_frames_only(ifc) ? ": frames, with GRO off"
+							    : ": 64 KB on a virtual link");
+		if (ifc->gro == FEATURE_ON && policy_ingress_frames_only(ifc)) {
 			struct knob g = knob_of(KNOB_OFFLOAD, ifc->name, 0, "rx-gro");
 			int e = plan_add_step(p, ti, &g, "off", true,
 					      "GRO builds packets of up to 64 KB, longer than the "
