@@ -86,3 +86,34 @@ TEST(text_of_no_address)
 	peer_text(&none, ip, sizeof(ip));
 	CHECK_STR(ip, "?");
 }
+
+TEST(same_net_is_a_v6_prefix)
+{
+	struct sockaddr_storage a = v6("2001:db8:1:2::1", 1, 0),
+				b = v6("2001:db8:1:2:ffff::9", 2, 0),
+				c = v6("2001:db8:1:3::1", 1, 0), d = v6("2001:db8:1:2::1", 7, 0);
+	struct sockaddr_storage x = v4("192.0.2.1", 1), y = v4("192.0.2.2", 1),
+				xm = v6("::ffff:192.0.2.1", 5, 0);
+
+	CHECK(peer_same_net(&a, &b, 64) && peer_same_net(&b, &a, 64));
+	CHECK(!peer_same_net(&a, &c, 64));
+	CHECK(peer_same_net(&a, &c, 63)); /* 2001:db8:1:2 and :3 share 63 bits */
+	CHECK(peer_same_net(&a, &c, 60));
+	CHECK(!peer_same_net(&a, &b, 128)); /* per address */
+	CHECK(!peer_same_net(&a, &b, 0));
+	CHECK(peer_same_net(&a, &d, 128));
+	/* IPv4: per address whatever the v6 prefix; mapped or not */
+	CHECK(!peer_same_net(&x, &y, 64));
+	CHECK(!peer_same_net(&x, &y, 1));
+	CHECK(peer_same_net(&x, &xm, 64));
+	CHECK(!peer_same_net(&x, &a, 64));
+}
+
+TEST(same_net_keeps_links_apart)
+{
+	struct sockaddr_storage l1 = v6("fe80::1", 1, 1), l1b = v6("fe80::2", 1, 1),
+				l2 = v6("fe80::2", 1, 2);
+
+	CHECK(peer_same_net(&l1, &l1b, 64));
+	CHECK(!peer_same_net(&l1, &l2, 64));
+}

@@ -2,6 +2,7 @@
 /* meter/peer.c - meter/peer.h: a client's address as the servers see it. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,6 +48,28 @@ bool peer_same(const struct sockaddr_storage *a, const struct sockaddr_storage *
 		       ((const struct sockaddr_in *)(const void *)&pb)->sin_addr.s_addr;
 	return !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr)) &&
 	       a6->sin6_scope_id == b6->sin6_scope_id;
+}
+
+bool peer_same_net(const struct sockaddr_storage *a, const struct sockaddr_storage *b,
+		   unsigned v6_bits)
+{
+	struct sockaddr_storage pa, pb;
+	const uint8_t *x = ((const struct sockaddr_in6 *)(const void *)&pa)->sin6_addr.s6_addr;
+	const uint8_t *y = ((const struct sockaddr_in6 *)(const void *)&pb)->sin6_addr.s6_addr;
+	unsigned whole;
+
+	peer_addr(a, &pa);
+	peer_addr(b, &pb);
+	if (pa.ss_family != AF_INET6 || v6_bits >= 128 || !v6_bits)
+		return peer_same(&pa, &pb);
+	if (pb.ss_family != AF_INET6 ||
+	    ((const struct sockaddr_in6 *)(const void *)&pa)->sin6_scope_id !=
+		((const struct sockaddr_in6 *)(const void *)&pb)->sin6_scope_id)
+		return false;
+	whole = v6_bits / 8;
+	if (memcmp(x, y, whole))
+		return false;
+	return !(v6_bits % 8) || !((x[whole] ^ y[whole]) & (uint8_t)(0xff00u >> (v6_bits % 8)));
 }
 
 void peer_text(const struct sockaddr_storage *a, char *buf, size_t len)

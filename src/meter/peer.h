@@ -20,6 +20,19 @@ void peer_addr(const struct sockaddr_storage *in, struct sockaddr_storage *out);
 /* Are a and b the same peer (each made a peer first, so raw socket addresses do)? */
 bool peer_same(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
 
+/*
+ * Are a and b in the same network, the unit a server counts its clients in: one host
+ * is given a whole IPv6 prefix (a /64 on most links) and picks addresses from it at
+ * will, so counting IPv6 clients per address lets one host take every slot. IPv6
+ * addresses are compared on their first v6_bits bits (1 to 128; 128 is per address),
+ * IPv4 ones on all 32 (a host rarely holds more than one, and a /24 is many
+ * neighbours). Link-local addresses compare their scope too.
+ */
+bool peer_same_net(const struct sockaddr_storage *a, const struct sockaddr_storage *b,
+		   unsigned v6_bits);
+
+#define PEER_V6_BITS_DEFAULT 64
+
 /* The IP of a (no port, no brackets) into buf, or "?" when it has none. */
 void peer_text(const struct sockaddr_storage *a, char *buf, size_t len);
 
