@@ -312,6 +312,41 @@ TEST(a_full_server_keeps_its_downloads)
 	loop_free(l);
 }
 
+/* At an address's share, its downloads in progress (HTTP/1.1 and HTTP/2) are kept and
+ * its newcomer refused; another address is served. */
+TEST(an_address_at_its_share_keeps_its_downloads)
+{
+	static const char req[] = "GET /api/v1/large HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct loop *l = loop_new();
+	struct hserver *h;
+	struct hserver_config c;
+	uint8_t buf[256];
+	int d1, d2, fd;
+
+	REQUIRE(l);
+	config(&c);
+	c.max_conns_per_addr = 2;
+	REQUIRE_EQ(hserver_new(l, &c, &h), 0);
+	d1 = connect_from(h, "198.51.100.1");
+	d2 = connect_from(h, "198.51.100.1");
+	REQUIRE(d1 >= 0 && d2 >= 0);
+	REQUIRE(send_all(d1, req, sizeof(req) - 1));
+	REQUIRE(h2_open(d2, -1));
+	REQUIRE(send_all(d2, buf, h2_get(buf, 1, "/api/v1/large", true)));
+	pump(l, 100);
+	fd = connect_from(h, "198.51.100.1");
+	CHECK(!small_get(l, fd));
+	close(fd);
+	fd = connect_from(h, "192.0.2.7");
+	CHECK(small_get(l, fd));
+	CHECK_EQ(hserver_conns(h), 3);
+	close(fd);
+	close(d1);
+	close(d2);
+	hserver_free(h);
+	loop_free(l);
+}
+
 /* One host with sixteen addresses of its /64 holds its share, not every slot: a
  * neighbour in another /64 is served. */
 TEST(one_v6_host_counts_as_its_prefix)

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* test-peer.c - a client's address as the servers see it (meter/peer.h). */
+/* test-peer.c - a client's address as the servers see it (base/peer.h). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <string.h>
 
+#include "base/peer.h"
 #include "harness.h"
-#include "meter/peer.h"
 
 static struct sockaddr_storage v4(const char *ip, uint16_t port)
 {
@@ -116,4 +116,29 @@ TEST(same_net_keeps_links_apart)
 
 	CHECK(peer_same_net(&l1, &l1b, 64));
 	CHECK(!peer_same_net(&l1, &l2, 64));
+}
+
+TEST(scope_of_addresses)
+{
+	struct {
+		struct sockaddr_storage a;
+		enum peer_scope want;
+	} cases[] = {
+	    {v4("127.0.0.1", 1), PEER_SCOPE_HOST},
+	    {v4("127.9.8.7", 1), PEER_SCOPE_HOST},
+	    {v4("0.0.0.0", 1), PEER_SCOPE_HOST},
+	    {v6("::ffff:127.0.0.1", 1, 0), PEER_SCOPE_HOST},
+	    {v6("::1", 1, 0), PEER_SCOPE_HOST},
+	    {v6("::", 1, 0), PEER_SCOPE_HOST},
+	    {v4("169.254.1.1", 1), PEER_SCOPE_LINK},
+	    {v6("fe80::1", 1, 2), PEER_SCOPE_LINK},
+	    {v4("192.0.2.1", 1), PEER_SCOPE_GLOBAL},
+	    {v4("128.0.0.1", 1), PEER_SCOPE_GLOBAL},
+	    {v4("169.253.1.1", 1), PEER_SCOPE_GLOBAL},
+	    {v6("2001:db8::1", 1, 0), PEER_SCOPE_GLOBAL},
+	    {v6("fec0::1", 1, 0), PEER_SCOPE_GLOBAL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_EQ(peer_scope(&cases[i].a), cases[i].want);
 }

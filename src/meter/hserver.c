@@ -12,11 +12,11 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "base/peer.h"
 #include "meter/hserver.h"
 #include "meter/http1req.h"
 #include "meter/loop.h"
 #include "meter/nqserve.h"
-#include "meter/peer.h"
 #include "meter/tls.h"
 
 #define NS_PER_MS 1000000ull

@@ -23,7 +23,7 @@
  *
  * Limits (struct hserver_config). Every one holds against a client that sends slowly,
  * opens many connections, or keeps what it opened idle:
- *  - connections in all and per client network (meter/peer.h: an IPv4 address, an
+ *  - connections in all and per client network (base/peer.h: an IPv4 address, an
  *    IPv6 /v6_prefix). At either limit the connection that made no progress for the
  *    longest among those waiting for a head or between requests (never one moving a
  *    body) is closed to make room, the network's own at its share; when there is none,
@@ -85,7 +85,7 @@ struct hserver_transfer {
 struct hserver_config {
 	unsigned max_conns;	     /* connections at once, in all */
 	unsigned max_conns_per_addr; /* ... from one client network (see v6_prefix) */
-	unsigned v6_prefix;	     /* IPv6 clients counted per /v6_prefix (meter/peer.h) */
+	unsigned v6_prefix;	     /* IPv6 clients counted per /v6_prefix (base/peer.h) */
 	unsigned max_streams;	     /* HTTP/2 streams open at once, all connections */
 	uint32_t max_time_ms;	     /* the longest download or upload */
 	uint32_t idle_ms;	     /* a connection that makes no progress this long is closed */

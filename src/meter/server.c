@@ -26,9 +26,9 @@
 #include <unistd.h>
 
 #include "base/hist.h"
+#include "base/peer.h"
 #include "meter/cc.h"
 #include "meter/loop.h"
-#include "meter/peer.h"
 #include "meter/server.h"
 #include "meter/tokens.h"
 

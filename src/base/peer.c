@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* meter/peer.c - meter/peer.h: a client's address as the servers see it. */
+/* base/peer.c - base/peer.h: a client's address as the servers see it. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "meter/peer.h"
+#include "base/peer.h"
 
 void peer_addr(const struct sockaddr_storage *in, struct sockaddr_storage *out)
 {
@@ -70,6 +70,26 @@ bool peer_same_net(const struct sockaddr_storage *a, const struct sockaddr_stora
 	if (memcmp(x, y, whole))
 		return false;
 	return !(v6_bits % 8) || !((x[whole] ^ y[whole]) & (uint8_t)(0xff00u >> (v6_bits % 8)));
+}
+
+enum peer_scope peer_scope(const struct sockaddr_storage *a)
+{
+	struct sockaddr_storage p;
+	const struct in6_addr *a6 = &((const struct sockaddr_in6 *)(const void *)&p)->sin6_addr;
+	uint32_t a4;
+
+	peer_addr(a, &p);
+	if (p.ss_family == AF_INET) {
+		a4 = ntohl(((const struct sockaddr_in *)(const void *)&p)->sin_addr.s_addr);
+		if ((a4 >> 24) == 127 || a4 == 0)
+			return PEER_SCOPE_HOST;
+		return (a4 >> 16) == 0xa9fe ? PEER_SCOPE_LINK : PEER_SCOPE_GLOBAL;
+	}
+	if (p.ss_family != AF_INET6)
+		return PEER_SCOPE_GLOBAL;
+	if (IN6_IS_ADDR_LOOPBACK(a6) || IN6_IS_ADDR_UNSPECIFIED(a6))
+		return PEER_SCOPE_HOST;
+	return IN6_IS_ADDR_LINKLOCAL(a6) ? PEER_SCOPE_LINK : PEER_SCOPE_GLOBAL;
 }
 
 void peer_text(const struct sockaddr_storage *a, char *buf, size_t len)
