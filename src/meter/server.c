@@ -1436,7 +1436,8 @@ int server_new(const struct server_config *cfg, struct server **out)
 	}
 	s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if ((r = loop_add(s->loop, s->tcp, EPOLLIN, on_accept, s)) < 0 ||
-	    (r = loop_add(s->loop, s->udp, EPOLLIN, on_probe, s)) < 0)
+	    (r = loop_add(s->loop, s->udp, EPOLLIN, on_probe, s)) < 0 ||
+	    (r = loop_set_urgent(s->loop, s->udp)) < 0)
 		goto fail;
 	if (cfg->rpm) {
 		if ((r = open_socket(&s->cfg, s->family, SOCK_STREAM, cfg->rpm_port)) < 0)
