@@ -55,7 +55,9 @@ static const char usage[] =
     "  -i, --interval S        seconds between textfile writes (default 15)\n"
     "  -1, --once              one scrape: write the textfile, or print to standard\n"
     "                          output without --textfile; then exit\n"
-    "  -s, --state-dir DIR     fix's journal (default " APPLY_STATE_DIR ")\n"
+    "  -s, --state-dir DIR     fix's journal (default fix's own: " APPLY_STATE_DIR ",\n"
+    "                          or " APPLY_STATE_DIR "/netns-INODE in another network\n"
+    "                          namespace)\n"
     "      --list-metrics      print every metric family (name, type, help) and exit\n"
     "  -h, --help              show this help\n";
 
@@ -242,8 +244,8 @@ static int print_once(struct exporter *e)
 
 int cmd_exporter(int argc, char *argv[])
 {
-	struct exporter_args a = {.state_dir = APPLY_STATE_DIR,
-				  .interval = EXPORTER_DEFAULT_INTERVAL};
+	struct exporter_args a = {.interval = EXPORTER_DEFAULT_INTERVAL};
+	char state_dir[64];
 	struct sigaction sa = {.sa_handler = cli_on_signal};
 	struct exporter e = {.a = &a};
 	struct http_server s = {.fd = -1, .path = "/metrics", .stop = &cli_signal};
@@ -253,6 +255,11 @@ int cmd_exporter(int argc, char *argv[])
 	r = parse_args(argc, argv, &a);
 	if (r >= 0)
 		return r;
+	/* fix's default, so a journal written without --state-dir is found */
+	if (!a.state_dir)
+		a.state_dir = apply_default_state_dir(state_dir, sizeof(state_dir)) == 0
+				  ? state_dir
+				  : APPLY_STATE_DIR;
 	if (a.list) {
 		list_metrics();
 		return fflush(stdout) == EOF ? 1 : 0;

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "audit/report.h"
+#include "base/array.h"
+#include "base/clock.h"
 #include "base/cli.h"
 #include "base/print.h"
 #include "fix/apply.h"
@@ -63,8 +65,8 @@ static const char usage[] =
     "      --confirm         confirm the `--try` run that is waiting\n"
     "  -p, --persist         also apply it at boot: /etc/debloat/IFACE.conf, a\n"
     "                        systemd unit bound to the device, an ifupdown hook\n"
-    "  -f, --force           replace a root qdisc undo cannot rebuild (a user's htb\n"
-    "                        tree); undo then restores the kernel's default\n"
+    "  -f, --force           replace a root qdisc undo cannot rebuild (undo then\n"
+    "                        restores the kernel's default) or a user's own shaper\n"
     "  -r, --role ROLE       host (default: fq_codel) or server (fq, for pacing)\n"
     "      --shape RATE      shape every named interface at RATE (tc's spelling:\n"
     "                        80mbit), virtual links too: for a bottleneck beyond\n"
@@ -435,6 +437,53 @@ static void assume_available(struct host *h)
 				h->qdisc_kinds[i].avail = QDISC_AVAIL_YES;
 }
 
+/* A root-qdisc spec that shapes: someone chose a rate for it. */
+static bool shaper_spec(const char *v)
+{
+	static const char *const shapers[] = {"htb ", "tbf ", "hfsc "};
+
+	for (size_t i = 0; i < COUNT(shapers); i++)
+		if (!strncmp(v, shapers[i], strlen(shapers[i])))
+			return true;
+	return !strncmp(v, "cake ", 5) && strstr(v, "bandwidth ");
+}
+
+/*
+ * A shaper tree at a root that debloat's journal does not hold is the user's own (an
+ * htb at their line's rate over their FIFO): replacing it loses their rate and queue,
+ * so the target is refused, naming them, unless --force (undo then rebuilds it).
+ */
+static void refuse_user_shapers(struct fix_run *r)
+{
+	char path[APPLY_PATH_MAX], err[256];
+	struct journal j = {0};
+	bool have = apply_state_path(&r->env, "journal", path, sizeof(path)) == 0 &&
+		    journal_read_file(path, &j, err, sizeof(err)) == 0;
+
+	for (size_t i = 0; i < r->plan.nsteps; i++) {
+		struct plan_step *s = &r->plan.steps[i];
+		struct plan_target *t = s->target >= 0 ? &r->plan.targets[s->target] : NULL;
+
+		if (!t || s->status != STEP_PLANNED || s->knob.kind != KNOB_ROOT_QDISC ||
+		    !shaper_spec(s->before) || (have && journal_find(&j, &s->knob)))
+			continue;
+		if (r->a.opts.force) {
+			snprintf(s->msg, sizeof(s->msg),
+				 "replaces your own shaper \"%s\" (--force): undo rebuilds it",
+				 s->before);
+			continue;
+		}
+		t->refused = true;
+		snprintf(t->refused_why, sizeof(t->refused_why),
+			 "%s's root is a shaper debloat did not make (\"%s\"): replacing it "
+			 "would lose its rate and its queue; --force replaces it (undo rebuilds "
+			 "it)",
+			 t->name, s->before);
+	}
+	if (have)
+		journal_free(&j);
+}
+
 /* The plan for r->host (or from the persisted file of `ifname`), its befores read. */
 static int make_plan(struct fix_run *r, const char *ifname)
 {
@@ -456,6 +505,8 @@ static int make_plan(struct fix_run *r, const char *ifname)
 		return ret;
 	}
 	plan_settle(&r->plan);
+	if (!r->a.apply_persisted)
+		refuse_user_shapers(r);
 	return 0;
 }
 
@@ -463,6 +514,69 @@ static int make_plan(struct fix_run *r, const char *ifname)
  * The plan for a snapshot's host (the names given, else all): nothing is read from
  * this host, so every step's before is "unknown" and none is settled or refused here.
  */
+static const struct iface *snapshot_iface(const struct host *h, const char *name)
+{
+	for (size_t i = 0; i < h->n; i++)
+		if (!strcmp(h->ifaces[i].name, name))
+			return &h->ifaces[i];
+	return NULL;
+}
+
+/*
+ * A step's "before" as the snapshot recorded it, in knob_read's spelling, or "unknown"
+ * where the snapshot has no such value (a root qdisc's whole spec, a value it could not
+ * read).
+ */
+static void snapshot_before(const struct host *h, const struct plan_step *s, char *buf,
+			    size_t len)
+{
+	const struct iface *ifc = snapshot_iface(h, s->knob.ifname);
+	const struct sysctl_entry *e;
+	enum feature_state f = FEATURE_UNKNOWN;
+	int64_t v = -1;
+
+	snprintf(buf, len, "unknown");
+	switch (s->knob.kind) {
+	case KNOB_SYSCTL:
+		e = host_sysctl(h, s->knob.name);
+		if (e && !e->err)
+			snprintf(buf, len, "%s", e->value);
+		return;
+	case KNOB_TXQUEUELEN:
+		v = ifc ? (int64_t)ifc->txqueuelen : -1;
+		break;
+	case KNOB_GSO_MAX_SIZE:
+		v = ifc && ifc->gso_max_size ? (int64_t)ifc->gso_max_size : -1;
+		break;
+	case KNOB_RING_TX:
+		v = ifc ? ifc->ring_tx : -1;
+		break;
+	case KNOB_RING_RX:
+		v = ifc ? ifc->ring_rx : -1;
+		break;
+	case KNOB_BQL_LIMIT_MAX:
+		for (size_t i = 0; ifc && i < ifc->nbql; i++)
+			if ((int)ifc->bql[i].queue == s->knob.queue && ifc->bql[i].present)
+				v = ifc->bql[i].limit_max;
+		break;
+	case KNOB_OFFLOAD:
+		if (!ifc)
+			return;
+		f = !strcmp(s->knob.name, "tx-tcp-segmentation")	   ? ifc->tso
+		    : !strcmp(s->knob.name, "tx-generic-segmentation") ? ifc->gso
+		    : !strcmp(s->knob.name, "rx-gro")		   ? ifc->gro
+		    : !strcmp(s->knob.name, "rx-lro")		   ? ifc->lro
+									   : FEATURE_UNKNOWN;
+		if (f != FEATURE_UNKNOWN)
+			snprintf(buf, len, "%s", f == FEATURE_ON ? "on" : "off");
+		return;
+	default:
+		return;
+	}
+	if (v >= 0)
+		snprintf(buf, len, "%lld", (long long)v);
+}
+
 static int plan_snapshot(struct fix_run *r, char *const names[], size_t nnames)
 {
 	char err[512];
@@ -487,8 +601,16 @@ static int plan_snapshot(struct fix_run *r, char *const names[], size_t nnames)
 		fail(r, "cannot build the plan: %s", strerror(-ret));
 		return ret;
 	}
-	for (size_t i = 0; i < r->plan.nsteps; i++)
-		snprintf(r->plan.steps[i].before, sizeof(r->plan.steps[i].before), "unknown");
+	/* The snapshot's values as "before": a step already done there is left out. */
+	for (size_t i = 0; i < r->plan.nsteps; i++) {
+		struct plan_step *s = &r->plan.steps[i];
+		const struct plan_target *t = s->target >= 0 ? &r->plan.targets[s->target] : NULL;
+
+		snapshot_before(&r->host, s, s->before, sizeof(s->before));
+		if (s->status == STEP_PLANNED && strcmp(s->before, "unknown") &&
+		    plan_value_equal(&s->knob, s->before, s->after, t ? t->ifc : NULL))
+			s->status = STEP_SAME;
+	}
 	return 0;
 }
 
@@ -591,6 +713,7 @@ static int try_wait(struct fix_run *r)
 {
 	struct sigaction sa = {.sa_handler = cli_on_signal}, old[3];
 	static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+	uint64_t start = mono_ns();
 	int ret;
 
 	cli_error("fix",
@@ -615,11 +738,17 @@ static int try_wait(struct fix_run *r)
 	}
 	ret = apply_rollback(&r->plan, &r->journal, &r->before_run, r->journal_existed, &r->env);
 	if (ret < 0) {
-		fail(r, "not confirmed, and undoing it failed: %s; run `%s undo`", strerror(-ret),
-		     PROG_NAME);
+		fail(r, "not confirmed, and undoing it failed: %s; run `%s undo%s%s`",
+		     strerror(-ret), PROG_NAME, r->a.state_dir ? " --state-dir " : "",
+		     r->a.state_dir ? r->a.state_dir : "");
 		return ret;
 	}
-	fail(r, "not confirmed within %u s: everything was put back", r->a.try_seconds);
+	/* Ended by a signal (prove ending its trial, a Ctrl-C): say so, not a timeout. */
+	if (cli_signal)
+		fail(r, "ended after %.0f s by %s, not confirmed: everything was put back",
+		     (double)(mono_ns() - start) / 1e9, strsignal(cli_signal));
+	else
+		fail(r, "not confirmed within %u s: everything was put back", r->a.try_seconds);
 	r->result = "rolled-back";
 	return -ETIMEDOUT;
 }

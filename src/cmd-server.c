@@ -25,9 +25,10 @@ static const char usage[] =
     "                      [--max-duration S] [--min-interval MS] [--max-probe-len B]\n"
     "                      [--key-file F] [--allow-cc NAME[,NAME...]]\n"
     "                      [--udp-buffer KB] [--max-hold MS]\n"
-    "                      [--stats-interval S] [--json]\n"
+    "                      [--stats-interval S] [--v6-prefix BITS] [--json]\n"
     "                      [--rpm [PORT]] [--rpm-max-time S] [--rpm-max-conns N]\n"
-    "                      [--rpm-per-addr N] [--rpm-idle S] [--cert FILE --key FILE]\n"
+    "                      [--rpm-per-addr N] [--rpm-idle S] [--rpm-head S]\n"
+    "                      [--rpm-max-streams N] [--cert FILE --key FILE]\n"
     "\n"
     "Serve latency-under-load tests (debloat rrul, debloat test) on one TCP and UDP\n"
     "port until SIGINT or SIGTERM. Each test gets a token bound to the client's\n"
@@ -56,6 +57,8 @@ static const char usage[] =
     "                          (default 2)\n"
     "      --stats-interval S  log the probes' hold and processing times every S\n"
     "                          seconds (default 60; 0: only at exit)\n"
+    "      --v6-prefix BITS    per-address limits count an IPv6 client per /BITS\n"
+    "                          (default 64: one host holds a /64; 128: per address)\n"
     "      --rpm [PORT]        also serve the responsiveness test (debloat test rpm,\n"
     "                          or any client of draft-ietf-ippm-responsiveness) over\n"
     "                          HTTP/2 cleartext and HTTP/1.1 on its own TCP port\n"
@@ -64,6 +67,9 @@ static const char usage[] =
     "      --rpm-max-conns N   its connections at once (default 512)\n"
     "      --rpm-per-addr N    ... from one client address (default 64)\n"
     "      --rpm-idle S        close its connections idle this long (default 10)\n"
+    "      --rpm-head S        longest TLS handshake and request head (default 5)\n"
+    "      --rpm-max-streams N its HTTP/2 streams at once, all connections\n"
+    "                          (default 16384)\n"
     "      --cert FILE         with --key: the rpm port also speaks TLS (https://,\n"
     "                          ALPN h2 or http/1.1) with this PEM certificate chain\n"
     "      --key FILE          ... and this PEM private key (not --key-file's key)\n"
@@ -164,6 +170,12 @@ static int parse_args(int argc, char *argv[], struct server_args *a)
 	     .max = 65536, .bad = "bad rpm per-address limit \"%s\": want 1 to 65536"},
 	    {"rpm-idle", 0, CLI_UINT, CLI_TO(&a->cfg.rpm_cfg.idle_ms), .min = 1, .max = 3600,
 	     .scale = 1000, .bad = "bad rpm idle time \"%s\": want 1 to 3600 s"},
+	    {"rpm-head", 0, CLI_UINT, CLI_TO(&a->cfg.rpm_cfg.head_ms), .min = 1, .max = 3600,
+	     .scale = 1000, .bad = "bad rpm head time \"%s\": want 1 to 3600 s"},
+	    {"rpm-max-streams", 0, CLI_UINT, CLI_TO(&a->cfg.rpm_cfg.max_streams), .min = 1,
+	     .max = 1 << 20, .bad = "bad rpm stream limit \"%s\": want 1 to 1048576"},
+	    {"v6-prefix", 0, CLI_UINT, CLI_TO(&a->cfg.v6_prefix), .min = 1, .max = 128,
+	     .bad = "bad IPv6 prefix \"%s\": want 1 to 128 bits"},
 	    {"cert", 0, CLI_STR, CLI_TO(&a->cert)},
 	    {"key", 0, CLI_STR, CLI_TO(&a->tls_key)},
 	    {"json", 'j', CLI_FLAG, CLI_TO(&a->json)},

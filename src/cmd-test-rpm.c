@@ -5,6 +5,7 @@
  * URL (meter/rpm.h). cmd-test.c hands `test rpm` over to here. Prints the summary (or
  * JSON) and writes -o; a stage cut short still prints what it measured, then exits 1.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -17,12 +18,13 @@
 #include <unistd.h>
 
 #include "base/cli.h"
+#include "base/peer.h"
+#include "base/print.h"
 #include "debloat/rpm.h"
 #include "meter/result-print.h"
 #include "meter/rpm.h"
 #include "meter/summary.h"
 #include "meter/tls.h"
-#include "base/print.h"
 
 #define CONFIG_TIMEOUT_S 10
 
@@ -214,6 +216,27 @@ static int resolve(const char *host, const char *port, int family, struct sockad
 	return 0;
 }
 
+/*
+ * Whether the test may go to target, the address the config at cfg_addr sent it to: a
+ * config is a stranger's, and one served from elsewhere must not steer the test's
+ * GETs and endless POST into this host (loopback) or its links (link-local). It may
+ * when it is served from an address of that scope itself. Prints its own error.
+ */
+static bool target_ok(const struct rpm_args *a, const struct sockaddr_storage *cfg_addr,
+		      const struct sockaddr_storage *target, const char *port)
+{
+	enum peer_scope want = peer_scope(target);
+	char ip[INET6_ADDRSTRLEN];
+
+	if (want == PEER_SCOPE_GLOBAL || peer_scope(cfg_addr) == want)
+		return true;
+	peer_text(target, ip, sizeof(ip));
+	cli_error("test rpm", "refusing %s port %s: the config at %s sends the test to %s", ip,
+		  port, a->url, want == PEER_SCOPE_HOST ? "this host" : "a link-local address");
+	cli_note("test rpm", "a config may do that only when it is served from there itself");
+	return false;
+}
+
 /* The client's TLS context: ALPN offers both protocols unless one was asked for. */
 static int make_tls(const struct rpm_args *a, struct tls_ctx **out)
 {
@@ -262,7 +285,7 @@ int cmd_test_rpm(int argc, char *argv[])
 	struct progress_out progress = {0};
 	struct test_result *r = calloc(1, sizeof(*r));
 	struct sigaction sa = {.sa_handler = on_interrupt};
-	struct sockaddr_storage ss;
+	struct sockaddr_storage ss, cfg_ss;
 	struct nq_config cfg;
 	struct nq_url url;
 	struct tls_ctx *tls = NULL;
@@ -308,9 +331,18 @@ int cmd_test_rpm(int argc, char *argv[])
 		goto cleanup;
 	a.p.tls = cfg.large.tls ? tls : NULL;
 	a.p.server_name = cfg.large.host;
+	cfg_ss = ss;
 	if (resolve(cfg.test_endpoint[0] ? cfg.test_endpoint : cfg.large.host, cfg.large.port,
-		    a.family, &ss, &len) < 0)
+		    a.family, &ss, &len) < 0 ||
+	    !target_ok(&a, &cfg_ss, &ss, cfg.large.port))
 		goto cleanup;
+	{
+		char ip[INET6_ADDRSTRLEN];
+
+		peer_text(&ss, ip, sizeof(ip));
+		cli_note("test rpm", "testing %s port %s (%s)", ip, cfg.large.port,
+			 cfg.test_endpoint[0] ? cfg.test_endpoint : cfg.large.host);
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

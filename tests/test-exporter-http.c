@@ -1,17 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-exporter-http.c - src/exporter/http.c's request and --listen parsers, and
- * src/exporter/textfile.c's atomic write and refusals, in a temporary directory.
+ * test-exporter-http.c - src/exporter/http.c's request and --listen parsers, its
+ * server under a slot-holding attack (a child process serving on loopback, clients
+ * from 127.0.0.1 and 127.0.0.2), and src/exporter/textfile.c's atomic write and
+ * refusals, in a temporary directory.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "base/clock.h"
 
 #include "exporter/http.h"
 #include "exporter/textfile.h"
@@ -185,4 +194,143 @@ TEST(textfile_refuses_odd_targets_and_changes_nothing)
 	CHECK_EQ(textfile_check(file), 0);
 	unlink(file);
 	rmdir(dir);
+}
+
+/* ---- the server under attack ---- */
+
+static int serve_small(void *ctx, struct http_body *b)
+{
+	(void)ctx;
+	b->data = strdup("up 1\n");
+	b->len = 5;
+	b->content_type = "text/plain";
+	return b->data ? 0 : -ENOMEM;
+}
+
+/* http_serve in a child on 127.0.0.1, an ephemeral port: its pid, *port set. */
+static pid_t serve_child(uint16_t *port)
+{
+	struct sockaddr_storage ss = {0};
+	struct sockaddr_in *in = (void *)&ss;
+	socklen_t len = sizeof(*in);
+	int fd;
+	pid_t pid;
+
+	in->sin_family = AF_INET;
+	in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (http_listen(&ss, len, &fd) < 0 || getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return -1;
+	*port = ntohs(in->sin_port);
+	pid = fork();
+	if (pid == 0) {
+		static volatile sig_atomic_t stop;
+		struct http_server s = {
+		    .fd = fd, .path = "/metrics", .serve = serve_small, .stop = &stop};
+
+		alarm(30);
+		_exit(http_serve(&s) < 0);
+	}
+	close(fd);
+	return pid;
+}
+
+/* A connection from 127.0.0.N to the server, non-blocking once connected. */
+static int connect_from(int n, uint16_t port)
+{
+	struct sockaddr_in from = {.sin_family = AF_INET}, to = {.sin_family = AF_INET};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	from.sin_addr.s_addr = htonl(INADDR_LOOPBACK - 1 + (uint32_t)n);
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	to.sin_port = htons(port);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&from, sizeof(from)) < 0 ||
+	    connect(fd, (struct sockaddr *)&to, sizeof(to)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	return fd;
+}
+
+/* A scrape from 127.0.0.N: whether it got its 200 within ms. */
+static bool scrape(int n, uint16_t port, int ms)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	int64_t end = (int64_t)(mono_ns() / 1000000) + ms;
+	char buf[512];
+	size_t got = 0;
+	int fd = connect_from(n, port);
+	bool ok = false;
+
+	if (fd < 0 || send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL) != sizeof(req) - 1)
+		goto out;
+	for (int64_t left; !ok && (left = end - (int64_t)(mono_ns() / 1000000)) > 0;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		ssize_t r;
+
+		if (poll(&p, 1, (int)left) <= 0)
+			break;
+		r = recv(fd, buf + got, sizeof(buf) - 1 - got, 0);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+		buf[got] = '\0';
+		ok = strstr(buf, "\r\n\r\nup 1\n") && !strncmp(buf, "HTTP/1.1 200", 12);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
+static void stop_child(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* One address holds every slot and the backlog with heads it never finishes: scrapes
+ * from another address and from the attacker's own still get through at once. */
+TEST(a_scrape_succeeds_while_one_address_holds_every_slot)
+{
+	enum { HOLD = 80 };
+	int att[HOLD], opened = 0;
+	uint16_t port;
+	pid_t pid = serve_child(&port);
+
+	REQUIRE(pid > 0);
+	for (int i = 0; i < HOLD; i++) {
+		att[i] = connect_from(1, port);
+		if (att[i] < 0)
+			break;
+		opened++;
+		send(att[i], "GET /metrics HTTP/1.1\r\n", 23, MSG_NOSIGNAL);
+	}
+	CHECK_EQ(opened, HOLD);
+	usleep(200 * 1000);
+	CHECK(scrape(2, port, 1500));
+	CHECK(scrape(1, port, 1500));
+	for (int i = 0; i < opened; i++)
+		close(att[i]);
+	stop_child(pid);
+}
+
+/* A head never finished is closed at HTTP_HEAD_MS, not at the whole-response time. */
+TEST(an_unfinished_head_is_closed_at_its_deadline)
+{
+	uint16_t port;
+	pid_t pid = serve_child(&port);
+	struct pollfd p;
+	char buf[64];
+	int fd;
+
+	REQUIRE(pid > 0);
+	fd = connect_from(1, port);
+	REQUIRE(fd >= 0);
+	send(fd, "GET /met", 8, MSG_NOSIGNAL);
+	p = (struct pollfd){.fd = fd, .events = POLLIN};
+	CHECK(poll(&p, 1, HTTP_HEAD_MS + 1500) == 1 && recv(fd, buf, sizeof(buf), 0) == 0);
+	close(fd);
+	stop_child(pid);
 }

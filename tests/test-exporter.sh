@@ -15,8 +15,8 @@
 # and tun0's qdiscs equals tc -s's within 1%; promtool
 # check metrics passes; tun0's speed is 100 Mbit/s; an interface added or removed
 # between scrapes comes and goes; other paths 404, other methods 405, HEAD has no body,
-# an oversized head 431, garbage 400, idle clients at the connection limit are dropped
-# after the timeout while a scrape waits; the Grafana dashboard's queries run;
+# an oversized head 431, garbage 400, 16 idle clients of one address hold no scrape out
+# and are all dropped (4 a client, 2 s for a head); the Grafana dashboard's queries run;
 # --textfile writes whole files (a reader never sees half of one; node_exporter's
 # textfile collector serves them) and refuses odd
 # targets; bad --listen values exit 2; after `debloat fix tun0` (in the namespace, with
@@ -141,8 +141,9 @@ assert_eq "a request head over 8 KB is 431" 431 "$code"
 reply=$(in_ns timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$PORT; printf 'NOT HTTP\r\n\r\n' >&3; head -n 1 <&3")
 assert_eq "a malformed request is 400" "HTTP/1.1 400 Bad Request" "${reply%$'\r'}"
 
-# 16 idle clients take every connection: a scrape waits in the backlog until the server
-# drops them, 10 s after they connected (and it does drop all 16).
+# 16 idle clients from one address try to take every connection: the address holds 4
+# (the rest are closed as they come or make room), each for 2 s at most without a
+# whole request, and a scrape is served at once meanwhile.
 ip netns exec "$NS" timeout 20 python3 -c '
 import socket, sys, time
 socks = [socket.create_connection(("127.0.0.1", int(sys.argv[1]))) for _ in range(16)]
@@ -162,11 +163,7 @@ print(closed)
 idle=$!
 for _ in $(seq 100); do [ -e "$T/idle.ready" ] && break; sleep 0.05; done
 code=$(in_ns curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://127.0.0.1:$PORT/metrics" || true)
-assert_eq "with 16 idle connections open, a scrape waits (no answer within 2 s)" 000 "$code"
-t0=$SECONDS
-code=$(in_ns curl -s -o /dev/null -w '%{http_code}' --max-time 15 "http://127.0.0.1:$PORT/metrics" || true)
-assert_eq "and is served once the idle ones time out" 200 "$code"
-assert_true "not before the timeout ($((SECONDS - t0)) s after the 2 s try)" test $((SECONDS - t0)) -ge 5
+assert_eq "with 16 idle connections from one address, a scrape is served at once" 200 "$code"
 wait "$idle" || true
 assert_eq "the server closed all 16 idle connections" 16 "$(cat "$T/idle.out")"
 

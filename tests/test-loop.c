@@ -5,8 +5,12 @@
  * Time is passed in (loop_run_timers, or a clock of the test's own for loop_once), so
  * nothing here waits.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "meter/loop.h"
@@ -285,4 +289,65 @@ TEST(loop_new_runs_on_the_monotonic_clock)
 	CHECK(b >= before && b - before < 1000000000ULL);
 	loop_free(l);
 	loop_free(m);
+}
+
+/* ---- the urgent fd ---- */
+
+struct busy {
+	int order; /* when the urgent fd ran: how many busy callbacks had run */
+	int ran;
+};
+
+static void busy_cb(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct busy *b = ctx;
+	uint64_t end = loop_now_ns() + 200000; /* 200 us of work */
+	char c;
+
+	(void)events;
+	while (loop_now_ns() < end)
+		;
+	if (read(fd, &c, 1) == 1)
+		b->ran++;
+	loop_del(l, fd);
+}
+
+static void urgent_cb(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct busy *b = ctx;
+	char c;
+
+	(void)l, (void)events;
+	if (read(fd, &c, 1) == 1 && b->order < 0)
+		b->order = b->ran;
+}
+
+/* Forty busy connections ready at once: the urgent fd, ready too and registered last,
+ * runs after a few of them, not after the whole batch. */
+TEST(an_urgent_fd_waits_for_no_whole_batch)
+{
+	enum { N = 40 };
+	struct loop *l = loop_new();
+	struct busy b = {.order = -1};
+	int p[N][2], u[2];
+
+	REQUIRE(l);
+	for (int i = 0; i < N; i++) {
+		REQUIRE(pipe(p[i]) == 0);
+		REQUIRE(write(p[i][1], "x", 1) == 1);
+		REQUIRE(loop_add(l, p[i][0], EPOLLIN, busy_cb, &b) == 0);
+	}
+	REQUIRE(pipe2(u, O_NONBLOCK) == 0);
+	REQUIRE(loop_add(l, u[0], EPOLLIN, urgent_cb, &b) == 0);
+	CHECK_EQ(loop_set_urgent(l, u[0]), 0);
+	CHECK_EQ(loop_set_urgent(l, 999), -ENOENT);
+	REQUIRE(write(u[1], "u", 1) == 1);
+	loop_once(l, 100);
+	CHECK_EQ(b.ran, N);
+	CHECK(b.order >= 0 && b.order <= 3);
+	loop_del(l, u[0]);
+	for (int i = 0; i < N; i++)
+		close(p[i][0]), close(p[i][1]);
+	close(u[0]), close(u[1]);
+	loop_free(l);
 }

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* test-peer.c - a client's address as the servers see it (meter/peer.h). */
+/* test-peer.c - a client's address as the servers see it (base/peer.h). */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <string.h>
 
+#include "base/peer.h"
 #include "harness.h"
-#include "meter/peer.h"
 
 static struct sockaddr_storage v4(const char *ip, uint16_t port)
 {
@@ -85,4 +85,60 @@ TEST(text_of_no_address)
 	memset(&none, 0, sizeof(none));
 	peer_text(&none, ip, sizeof(ip));
 	CHECK_STR(ip, "?");
+}
+
+TEST(same_net_is_a_v6_prefix)
+{
+	struct sockaddr_storage a = v6("2001:db8:1:2::1", 1, 0),
+				b = v6("2001:db8:1:2:ffff::9", 2, 0),
+				c = v6("2001:db8:1:3::1", 1, 0), d = v6("2001:db8:1:2::1", 7, 0);
+	struct sockaddr_storage x = v4("192.0.2.1", 1), y = v4("192.0.2.2", 1),
+				xm = v6("::ffff:192.0.2.1", 5, 0);
+
+	CHECK(peer_same_net(&a, &b, 64) && peer_same_net(&b, &a, 64));
+	CHECK(!peer_same_net(&a, &c, 64));
+	CHECK(peer_same_net(&a, &c, 63)); /* 2001:db8:1:2 and :3 share 63 bits */
+	CHECK(peer_same_net(&a, &c, 60));
+	CHECK(!peer_same_net(&a, &b, 128)); /* per address */
+	CHECK(!peer_same_net(&a, &b, 0));
+	CHECK(peer_same_net(&a, &d, 128));
+	/* IPv4: per address whatever the v6 prefix; mapped or not */
+	CHECK(!peer_same_net(&x, &y, 64));
+	CHECK(!peer_same_net(&x, &y, 1));
+	CHECK(peer_same_net(&x, &xm, 64));
+	CHECK(!peer_same_net(&x, &a, 64));
+}
+
+TEST(same_net_keeps_links_apart)
+{
+	struct sockaddr_storage l1 = v6("fe80::1", 1, 1), l1b = v6("fe80::2", 1, 1),
+				l2 = v6("fe80::2", 1, 2);
+
+	CHECK(peer_same_net(&l1, &l1b, 64));
+	CHECK(!peer_same_net(&l1, &l2, 64));
+}
+
+TEST(scope_of_addresses)
+{
+	struct {
+		struct sockaddr_storage a;
+		enum peer_scope want;
+	} cases[] = {
+	    {v4("127.0.0.1", 1), PEER_SCOPE_HOST},
+	    {v4("127.9.8.7", 1), PEER_SCOPE_HOST},
+	    {v4("0.0.0.0", 1), PEER_SCOPE_HOST},
+	    {v6("::ffff:127.0.0.1", 1, 0), PEER_SCOPE_HOST},
+	    {v6("::1", 1, 0), PEER_SCOPE_HOST},
+	    {v6("::", 1, 0), PEER_SCOPE_HOST},
+	    {v4("169.254.1.1", 1), PEER_SCOPE_LINK},
+	    {v6("fe80::1", 1, 2), PEER_SCOPE_LINK},
+	    {v4("192.0.2.1", 1), PEER_SCOPE_GLOBAL},
+	    {v4("128.0.0.1", 1), PEER_SCOPE_GLOBAL},
+	    {v4("169.253.1.1", 1), PEER_SCOPE_GLOBAL},
+	    {v6("2001:db8::1", 1, 0), PEER_SCOPE_GLOBAL},
+	    {v6("fec0::1", 1, 0), PEER_SCOPE_GLOBAL},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_EQ(peer_scope(&cases[i].a), cases[i].want);
 }

@@ -184,6 +184,26 @@ TEST(unknown_speed_leaves_the_delay_and_the_grade_unknown)
 	CHECK_STR(v.ungraded_why, "link speed unknown");
 }
 
+TEST(the_download_fifo_is_time_at_rate_as_the_egress_unless_super_packets_arrive)
+{
+	struct iface ifc = board(NULL, NULL, 0);
+
+	/* A NIC (GRO turned off with it): 10 ms at the rate, at least eight capped packets. */
+	CHECK_EQ(policy_ingress_fifo_bytes(&ifc, 50000000 / 8), 62500);
+	CHECK_EQ(policy_ingress_fifo_bytes(&ifc, 1000000000 / 8), 1250000);
+	CHECK_EQ(policy_ingress_fifo_bytes(&ifc, 1000000 / 8), 8 * 3028);
+	CHECK(policy_ingress_frames_only(&ifc));
+	/* LRO builds super packets in hardware: three of them at least. */
+	ifc.lro = FEATURE_ON;
+	CHECK(!policy_ingress_frames_only(&ifc));
+	CHECK_EQ(policy_ingress_fifo_bytes(&ifc, 50000000 / 8), 3 * 65536);
+	/* A veth passes its peer's GSO packets through: the same. */
+	ifc.lro = FEATURE_OFF;
+	ifc.physical = false;
+	CHECK_EQ(policy_ingress_fifo_bytes(&ifc, 50000000 / 8), 3 * 65536);
+	CHECK_EQ(policy_ingress_fifo_bytes(&ifc, 1000000000 / 8), 1250000);
+}
+
 TEST(bfifo_limit_is_bytes)
 {
 	struct qdisc root = q_root("bfifo");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-prove-verdict.c - src/prove/verdict.c: where prove shapes and at what rate, and
+ * test-prove-verdict.c - src/prove/verdict.c: where prove shapes and at what rate (each
+ * direction from its own counters and one-way delays, never from a server alone), and
  * when it keeps a change, from hand-made numbers.
  */
 #include <math.h>
@@ -15,8 +16,25 @@ static struct prove_numbers nums(double induced, double up, double down)
 				  .loaded_p50_ms = 1 + induced,
 				  .induced_ms = induced,
 				  .up_mbps = up,
-				  .down_mbps = down};
+				  .down_mbps = down,
+				  .own_up_mbps = up,
+				  .own_down_mbps = down,
+				  .owd_up_ms = NAN,
+				  .owd_down_ms = NAN};
 	return n;
+}
+
+/* The capacity from the baseline alone; ingress forced or left to the delays. */
+static void capacity(const struct prove_numbers *b, uint32_t link_mbps, enum tristate bql,
+		     uint64_t given, bool ingress, struct prove_capacity *c)
+{
+	struct prove_capacity_in in = {.before = b,
+				       .link_mbps = link_mbps,
+				       .bql = bql,
+				       .given = given,
+				       .ingress = ingress ? PROVE_INGRESS_FORCE : PROVE_INGRESS_AUTO};
+
+	prove_capacity(&in, c);
 }
 
 TEST(a_bottleneck_beyond_the_link_is_shaped_at_the_goodput_in_whole_kbit)
@@ -24,12 +42,12 @@ TEST(a_bottleneck_beyond_the_link_is_shaped_at_the_goodput_in_whole_kbit)
 	struct prove_numbers b = nums(250, 95.6384, NAN);
 	struct prove_capacity c;
 
-	prove_capacity(&b, 10000, TRI_NO, 0, false, &c);
+	capacity(&b, 10000, TRI_NO, 0, false, &c);
 	CHECK_STR(c.source, "measured");
 	CHECK_EQ(c.shape_rate, 95638ULL * 125);
 	CHECK(strstr(c.why, "beyond this host") != NULL);
 	/* Speed unknown (a tunnel): shaped too. */
-	prove_capacity(&b, 0, TRI_UNKNOWN, 0, false, &c);
+	capacity(&b, 0, TRI_UNKNOWN, 0, false, &c);
 	CHECK_STR(c.source, "measured");
 	CHECK_EQ(c.shape_rate, 95638ULL * 125);
 }
@@ -39,10 +57,10 @@ TEST(a_full_link_with_bql_is_not_shaped_without_bql_it_is)
 	struct prove_numbers b = nums(40, 930, 900);
 	struct prove_capacity c;
 
-	prove_capacity(&b, 1000, TRI_YES, 0, false, &c);
+	capacity(&b, 1000, TRI_YES, 0, false, &c);
 	CHECK_STR(c.source, "link");
 	CHECK_EQ(c.shape_rate, 0);
-	prove_capacity(&b, 1000, TRI_NO, 0, false, &c);
+	capacity(&b, 1000, TRI_NO, 0, false, &c);
 	CHECK_STR(c.source, "measured");
 	CHECK_EQ(c.shape_rate, 930000ULL * 125);
 	CHECK(strstr(c.why, "no BQL") != NULL);
@@ -53,13 +71,13 @@ TEST(ingress_shapes_the_download_at_its_goodput_when_there_is_one)
 	struct prove_numbers b = nums(40, 930, 85.5), up_only = nums(40, 50, NAN);
 	struct prove_capacity c;
 
-	prove_capacity(&b, 1000, TRI_YES, 0, true, &c);
+	capacity(&b, 1000, TRI_YES, 0, true, &c);
 	CHECK_STR(c.source, "link");
 	CHECK_EQ(c.shape_rate, 0);
 	CHECK_EQ(c.shape_down_rate, 85500ULL * 125);
-	prove_capacity(&b, 1000, TRI_YES, 0, false, &c);
+	capacity(&b, 1000, TRI_YES, 0, false, &c);
 	CHECK_EQ(c.shape_down_rate, 0);
-	prove_capacity(&up_only, 1000, TRI_YES, 0, true, &c);
+	capacity(&up_only, 1000, TRI_YES, 0, true, &c);
 	CHECK_EQ(c.shape_down_rate, 0);
 }
 
@@ -68,12 +86,120 @@ TEST(a_given_rate_wins_and_no_upload_means_no_shaper)
 	struct prove_numbers b = nums(40, 50, 50), d = nums(40, NAN, 50);
 	struct prove_capacity c;
 
-	prove_capacity(&b, 100, TRI_NO, 1000000, false, &c);
+	capacity(&b, 100, TRI_NO, 1000000, false, &c);
 	CHECK_STR(c.source, "given");
 	CHECK_EQ(c.shape_rate, 1000000);
-	prove_capacity(&d, 100, TRI_NO, 0, false, &c);
+	capacity(&d, 100, TRI_NO, 0, false, &c);
 	CHECK_STR(c.source, "none");
 	CHECK_EQ(c.shape_rate, 0);
+}
+
+TEST(a_lying_server_never_sets_the_rate_this_hosts_counters_do)
+{
+	/* The server says 1 Mbit/s; this host's TCP counters saw 9400. */
+	struct prove_numbers b = nums(250, 1, NAN);
+	struct prove_capacity c;
+
+	b.own_up_mbps = 9400;
+	capacity(&b, 10000, TRI_NO, 0, false, &c);
+	CHECK_STR(c.source, "measured");
+	CHECK_EQ(c.shape_rate, 9400000ULL * 125);
+	CHECK(c.up.disagree);
+	CHECK(strstr(c.why, "the server reported 1.0 Mbit/s up") != NULL);
+	CHECK(strstr(c.why, "the counters set the rate") != NULL);
+	/* Within the tolerance it is no disagreement. */
+	b.up_mbps = 9000;
+	capacity(&b, 10000, TRI_NO, 0, false, &c);
+	CHECK(!c.up.disagree);
+	CHECK(strstr(c.why, "server reported") == NULL);
+	/* Without the counters, a report alone sets nothing. */
+	b.own_up_mbps = NAN;
+	capacity(&b, 10000, TRI_NO, 0, false, &c);
+	CHECK_STR(c.source, "none");
+	CHECK_EQ(c.shape_rate, 0);
+	CHECK(strstr(c.why, "alone never sets a shaper") != NULL);
+	/* Nor does a download rate: the download is not shaped on a server's word. */
+	b = nums(250, 50, 80);
+	b.own_down_mbps = NAN;
+	capacity(&b, 10000, TRI_NO, 0, true, &c);
+	CHECK_EQ(c.shape_down_rate, 0);
+	CHECK(strstr(c.why, "not shaped on a server's word") != NULL);
+}
+
+TEST(each_direction_is_shaped_when_its_one_way_delay_grew_and_where_it_is_said)
+{
+	struct prove_numbers b = nums(250, 40, 80), up = nums(5, 45, NAN), down = nums(5, NAN, 90);
+	struct prove_capacity_in in = {.before = &b, .up = &up, .down = &down,
+				       .link_mbps = 1000, .bql = TRI_YES};
+	struct prove_capacity c;
+
+	/* Both queued: each shaped at its own run's rate, beyond this host both ways. */
+	b.owd_up_ms = 120, b.owd_down_ms = 200;
+	prove_capacity(&in, &c);
+	CHECK_STR(c.source, "measured");
+	CHECK_EQ(c.shape_rate, 45000ULL * 125);
+	CHECK_EQ(c.shape_down_rate, 90000ULL * 125);
+	CHECK_STR(c.up.where, "upstream");
+	CHECK_STR(c.down.where, "downstream");
+	CHECK(fabs(c.up_mbps - 45) < 1e-9 && fabs(c.down_mbps - 90) < 1e-9);
+	/* The download only: no upload shaper. */
+	b.owd_up_ms = 0.4;
+	prove_capacity(&in, &c);
+	CHECK_STR(c.source, "none");
+	CHECK_EQ(c.shape_rate, 0);
+	CHECK_EQ(c.shape_down_rate, 90000ULL * 125);
+	CHECK_STR(c.up.where, "none");
+	CHECK(strstr(c.why, "no queue to move") != NULL);
+	/* ... unless this host's own qdisc held the queue. */
+	in.egress_where = "here";
+	prove_capacity(&in, &c);
+	CHECK_STR(c.up.where, "here");
+	CHECK_STR(c.source, "measured");
+	CHECK_EQ(c.shape_rate, 45000ULL * 125);
+	in.egress_where = NULL;
+	/* The upload only: no download shaper, and --no-ingress never shapes it. */
+	b.owd_up_ms = 120, b.owd_down_ms = 3;
+	prove_capacity(&in, &c);
+	CHECK_EQ(c.shape_rate, 45000ULL * 125);
+	CHECK_EQ(c.shape_down_rate, 0);
+	CHECK_STR(c.down.where, "none");
+	b.owd_down_ms = 200;
+	in.ingress = PROVE_INGRESS_OFF;
+	prove_capacity(&in, &c);
+	CHECK_EQ(c.shape_down_rate, 0);
+	/* No one-way delays (a probe kind without timestamps): where is unknown. */
+	b.owd_up_ms = b.owd_down_ms = NAN;
+	in.ingress = PROVE_INGRESS_AUTO;
+	prove_capacity(&in, &c);
+	CHECK_STR(c.up.where, "unknown");
+	CHECK_STR(c.down.where, "unknown");
+	CHECK_EQ(c.shape_down_rate, 0);
+}
+
+TEST(one_way_delays_change_from_idle_to_loaded_and_the_offset_cancels)
+{
+	/* delay 2 s, load 10 s: idle before 2, loaded [3, 11). Offset +5000 ms up,
+	 * -4990 down; the loaded up delay is 80 ms more, down 3 ms more. */
+	struct owd_sample s[64];
+	size_t n = 0;
+	double up, down;
+
+	for (int i = 0; i < 8; i++)
+		s[n++] = (struct owd_sample){0.25 * i, 5000 + 1 + (i % 2) * 0.2, -4990 + 1};
+	for (int i = 0; i < 40; i++) {
+		double t = 2 + 0.25 * i;
+		bool loaded = t >= 3 && t < 11;
+
+		s[n++] = (struct owd_sample){t, 5000 + 1 + (loaded ? 80 : 0), -4990 + 1 + (loaded ? 3 : 0)};
+	}
+	prove_owd(s, n, 2, 10, &up, &down);
+	CHECK(fabs(up - 80) < 0.3);
+	CHECK(fabs(down - 3) < 1e-9);
+	/* Nothing idle: NaN. */
+	prove_owd(s + 8, n - 8, 2, 10, &up, &down);
+	CHECK(isnan(up) && isnan(down));
+	prove_owd(NULL, 0, 2, 10, &up, &down);
+	CHECK(isnan(up) && isnan(down));
 }
 
 TEST(kept_only_with_the_gain_and_within_the_loss)
@@ -94,6 +220,11 @@ TEST(kept_only_with_the_gain_and_within_the_loss)
 	prove_judge(&b, &costly, 2, 0.15, &v);
 	CHECK(!v.kept);
 	CHECK(strstr(v.why, "upload goodput fell to 21%") != NULL);
+	/* This host's counters judge the goodput, not a server's report of it. */
+	good.up_mbps = 20;
+	prove_judge(&b, &good, 2, 0.15, &v);
+	CHECK(v.kept);
+	CHECK(fabs(v.upload_ratio - 91.0 / 95) < 1e-9);
 	/* A looser bound keeps the costly one. */
 	prove_judge(&b, &costly, 2, 0.9, &v);
 	CHECK(v.kept);

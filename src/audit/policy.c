@@ -496,9 +496,20 @@ unsigned policy_fifo_len(const struct iface *ifc, uint64_t rate)
 	return n < POLICY_FIFO_MIN ? POLICY_FIFO_MIN : n > most ? most : (unsigned)n;
 }
 
-uint32_t policy_ingress_fifo_bytes(uint64_t rate)
+bool policy_ingress_frames_only(const struct iface *ifc)
 {
-	uint64_t b = rate * POLICY_FIFO_MS / 1000, least = 3 * POLICY_SUPER_PACKET;
+	return ifc->physical && ifc->lro != FEATURE_ON;
+}
+
+uint32_t policy_ingress_fifo_bytes(const struct iface *ifc, uint64_t rate)
+{
+	uint64_t b = rate * POLICY_FIFO_MS / 1000,
+		 least = (uint64_t)POLICY_FIFO_MIN * policy_gso_cap(ifc);
+	uint64_t big = 3 * (uint64_t)(policy_ingress_frames_only(ifc) ? policy_gso_cap(ifc)
+								      : POLICY_SUPER_PACKET);
+
+	if (big > least)
+		least = big;
 
 	return b < least ? (uint32_t)least : b > UINT32_MAX ? UINT32_MAX : (uint32_t)b;
 }

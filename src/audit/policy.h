@@ -218,12 +218,17 @@ uint32_t policy_drain_mbps(const struct iface *ifc, const struct host *host);
 #define POLICY_FIFO_10M	 50
 unsigned policy_fifo_len(const struct iface *ifc, uint64_t rate);
 /*
- * The FIFO of a download shaper (an ifb after an interface's ingress) counts bytes:
- * packets arrive there as GRO built them, up to 64 KB, which no gso_max_size caps. About
- * POLICY_FIFO_MS at rate, and never less than three such packets (one refused at every
- * turn would stall a flow).
+ * The FIFO of a download shaper (an ifb after an interface's ingress) by the egress's
+ * rule: POLICY_FIFO_MS at rate, never less than POLICY_FIFO_MIN of the egress's capped
+ * packets (policy_gso_cap), in bytes, and never less than three of the largest packets
+ * that arrive (one refused at every turn stalls a flow). On a physical NIC without LRO
+ * those are frames once the plan turns its GRO off with the FIFO; a virtual link
+ * (veth, tun) passes its peer's GSO packets of up to POLICY_SUPER_PACKET through
+ * whatever its GRO says, so there the floor stays three of them.
  */
-uint32_t policy_ingress_fifo_bytes(uint64_t rate);
+uint32_t policy_ingress_fifo_bytes(const struct iface *ifc, uint64_t rate);
+/* Do only frames reach the ifb once GRO is off: a physical NIC without LRO. */
+bool policy_ingress_frames_only(const struct iface *ifc);
 uint32_t policy_gso_cap(const struct iface *ifc);
 
 const char *grade_name(enum grade g);

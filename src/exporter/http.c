@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/peer.h"
 #include "exporter/http.h"
 
 /* ---- the request parser ---- */
@@ -188,11 +189,12 @@ int http_listen(const struct sockaddr_storage *ss, socklen_t len, int *out)
 
 struct conn {
 	int fd; /* -1: free slot */
+	struct sockaddr_storage peer; /* base/peer.h's */
 	char in[HTTP_MAX_REQUEST];
 	size_t inlen;
 	char *out; /* the whole response, once the request is read */
 	size_t outlen, outoff;
-	int64_t deadline_ms;
+	int64_t since_ms, deadline_ms; /* accepted; closed at deadline_ms whatever it does */
 };
 
 static int64_t now_ms(void)
@@ -290,6 +292,7 @@ static int conn_read(const struct http_server *s, struct conn *c)
 	parsed = http_parse_request(c->in, c->inlen, &req);
 	if (parsed == 0)
 		return 0;
+	c->deadline_ms = c->since_ms + HTTP_TIMEOUT_MS; /* the head is in: time to read on */
 	return answer(s, c, parsed, &req);
 }
 
@@ -304,16 +307,77 @@ static int conn_write(struct conn *c)
 	return c->outoff == c->outlen;
 }
 
+/* A connection still sending its head (no response made): what may be evicted. */
+static bool evictable(const struct conn *c)
+{
+	return c->fd >= 0 && !c->out;
+}
+
+/* The oldest evictable connection, from peer's network (NULL: any); how many from it. */
+static struct conn *oldest_waiting(struct conn *conns, const struct sockaddr_storage *peer,
+				   unsigned *from_net)
+{
+	struct conn *oldest = NULL;
+
+	*from_net = 0;
+	for (size_t i = 0; i < HTTP_MAX_CONNECTIONS; i++) {
+		struct conn *c = &conns[i];
+
+		if (c->fd < 0 || (peer && !peer_same_net(&c->peer, peer, PEER_V6_BITS_DEFAULT)))
+			continue;
+		(*from_net)++;
+		if (evictable(c) && (!oldest || c->since_ms < oldest->since_ms))
+			oldest = c;
+	}
+	return oldest;
+}
+
+/*
+ * Take one connection. At its network's share the network's oldest connection still
+ * sending a head makes room (none: the new one is closed); with every slot taken, the
+ * oldest such of anyone's. So one host that opens connections and sends nothing can
+ * hold HTTP_MAX_PER_ADDR slots for HTTP_HEAD_MS at most, and never the rest.
+ */
 static void accept_one(const struct http_server *s, struct conn *conns)
 {
-	for (size_t i = 0; i < HTTP_MAX_CONNECTIONS; i++) {
-		if (conns[i].fd >= 0)
-			continue;
-		conns[i].fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (conns[i].fd >= 0)
-			conns[i].deadline_ms = now_ms() + HTTP_TIMEOUT_MS;
+	struct sockaddr_storage ss, peer;
+	socklen_t len = sizeof(ss);
+	struct conn *c = NULL, *victim;
+	unsigned n;
+	int fd = accept4(s->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	peer_addr(&ss, &peer);
+	victim = oldest_waiting(conns, &peer, &n);
+	if (n >= HTTP_MAX_PER_ADDR) {
+		if (!victim) {
+			close(fd);
+			return;
+		}
+		conn_close(victim);
+	}
+	for (size_t i = 0; i < HTTP_MAX_CONNECTIONS && !c; i++)
+		if (conns[i].fd < 0)
+			c = &conns[i];
+	if (!c && (c = oldest_waiting(conns, NULL, &n)))
+		conn_close(c);
+	if (!c) {
+		close(fd);
 		return;
 	}
+	c->fd = fd;
+	c->peer = peer;
+	c->since_ms = now_ms();
+	c->deadline_ms = c->since_ms + HTTP_HEAD_MS;
+}
+
+static bool any_evictable(const struct conn *conns)
+{
+	for (size_t i = 0; i < HTTP_MAX_CONNECTIONS; i++)
+		if (evictable(&conns[i]))
+			return true;
+	return false;
 }
 
 int http_serve(const struct http_server *s)
@@ -363,8 +427,9 @@ int http_serve(const struct http_server *s)
 			if (wait < 0 || c->deadline_ms - now < wait)
 				wait = c->deadline_ms - now;
 		}
-		/* At the limit the listener is not polled: new clients wait in the backlog. */
-		pfd[0].fd = used < HTTP_MAX_CONNECTIONS ? s->fd : -1;
+		/* At the limit, with no connection to evict, the listener is not polled: new
+		 * clients wait in the backlog. */
+		pfd[0].fd = used < HTTP_MAX_CONNECTIONS || any_evictable(conns) ? s->fd : -1;
 		pfd[0].events = POLLIN;
 		if (wait >= 0) {
 			ts.tv_sec = wait / 1000;

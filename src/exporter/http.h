@@ -6,9 +6,15 @@
  * clients. Each client sends one request of at most HTTP_MAX_REQUEST bytes (request
  * line and headers; a body is not read) and gets one response, then the connection is
  * closed ("Connection: close"): a scrape every 15 s gains nothing from keep-alive, and
- * one request per connection keeps the state to a buffer. A client has
- * HTTP_TIMEOUT_MS from its connect to the end of its response, whatever it does; at
- * the connection limit, new clients wait in the listen backlog.
+ * one request per connection keeps the state to a buffer.
+ *
+ * Limits, so that no client keeps a scrape out: a client has HTTP_HEAD_MS from its
+ * connect to the end of its request head and HTTP_TIMEOUT_MS to the end of its
+ * response, whatever it does. One client network (base/peer.h: an IPv4 address, an
+ * IPv6 /64) holds at most HTTP_MAX_PER_ADDR connections. At either limit the oldest
+ * connection still sending its head (of the network, or of anyone when every slot is
+ * taken) is closed for the new one; a response being sent is never cut. Only when
+ * every slot is sending a response do new clients wait in the listen backlog.
  *
  * Answers: GET or HEAD of the one path served (query strings ignored) gets 200 and
  * whatever serve() produced (HEAD: headers only), or 500 when serve() fails; another
@@ -29,6 +35,8 @@
 #define HTTP_MAX_REQUEST     8192
 #define HTTP_MAX_CONNECTIONS 16
 #define HTTP_TIMEOUT_MS	     10000
+#define HTTP_HEAD_MS	     2000
+#define HTTP_MAX_PER_ADDR    4
 #define HTTP_PATH_MAX	     1024
 
 enum http_method {

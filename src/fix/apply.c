@@ -31,11 +31,29 @@ static unsigned env_step(const char *name)
 	return *end || n > UINT_MAX ? 0 : (unsigned)n;
 }
 
+int apply_default_state_dir(char *buf, size_t len)
+{
+	struct stat self, host;
+	int n;
+
+	/* PID 1's namespace unreadable (a sandbox): keyed all the same, never shared. */
+	if (stat("/proc/self/ns/net", &self) < 0 ||
+	    (stat("/proc/1/ns/net", &host) == 0 && self.st_ino == host.st_ino &&
+	     self.st_dev == host.st_dev))
+		n = snprintf(buf, len, "%s", APPLY_STATE_DIR);
+	else
+		n = snprintf(buf, len, "%s/netns-%llu", APPLY_STATE_DIR,
+			     (unsigned long long)self.st_ino);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 void apply_env_init(struct apply_env *e, const char *state_dir)
 {
 	memset(e, 0, sizeof(*e));
 	e->knobs.sysfs_root = "/sys";
 	e->knobs.proc_root = "/proc";
+	if (!state_dir && apply_default_state_dir(e->default_dir, sizeof(e->default_dir)) == 0)
+		state_dir = e->default_dir;
 	e->state_dir = state_dir ? state_dir : APPLY_STATE_DIR;
 	e->crash_after = env_step("DEBLOAT_FIX_CRASH_AFTER");
 	e->crash_before = env_step("DEBLOAT_FIX_CRASH_BEFORE");

@@ -4,7 +4,12 @@
  * (journal.h) so that a failure rolls back, a crash leaves a journal undo restores
  * from, and `debloat undo` returns every knob to its value before the first fix.
  *
- * The state directory (default /var/lib/debloat) holds:
+ * The state directory holds what fix knows of one network namespace's interfaces, so
+ * its default is one per namespace: /var/lib/debloat in the host's (PID 1's),
+ * /var/lib/debloat/netns-INODE in any other (INODE: the namespace's, as
+ * /proc/self/ns/net names it; in every namespace when PID 1's cannot be read, as in a
+ * sandbox), and two fixes or proves in two namespaces never share a lock or a journal.
+ * It holds:
  *	journal   what fix changed (journal.h)
  *	lock      flock()ed by a running fix or undo: one at a time
  *	confirm   written by `debloat fix --confirm` for a `--try` run waiting on it
@@ -40,10 +45,18 @@
 struct apply_env {
 	struct knob_env knobs;
 	const char *state_dir;
+	char default_dir[64]; /* the default state_dir, of this network namespace */
 	unsigned crash_after, crash_before, fail_at; /* test hooks; 0 = off */
 };
 
-/* knobs "/sys" and "/proc", the given state dir, hooks from the environment. */
+/*
+ * The default state directory of this process's network namespace into buf (above).
+ * Without /proc/self/ns/net, the host's. -ENAMETOOLONG.
+ */
+int apply_default_state_dir(char *buf, size_t len);
+
+/* knobs "/sys" and "/proc", the given state dir (NULL: apply_default_state_dir), hooks
+ * from the environment. */
 void apply_env_init(struct apply_env *e, const char *state_dir);
 
 /* STATE_DIR/NAME into buf. -ENAMETOOLONG. */

@@ -361,11 +361,25 @@ static int plan_ingress(struct plan *p, int ti, const struct iface *ifc, const s
 	} else if (have_kind(h, "htb") && have_kind(h, "fq_codel")) {
 		say(spec, sizeof(spec), "htb %s fq_codel ecn", rate);
 	} else if (have_kind(h, "htb")) {
-		say(spec, sizeof(spec), "htb %s bfifo limit %u", rate, policy_ingress_fifo_bytes(r));
+		uint32_t limit = policy_ingress_fifo_bytes(ifc, r);
+
+		say(spec, sizeof(spec), "htb %s bfifo limit %u", rate, limit);
 		target_note(t,
 			    "this kernel has no cake nor fq_codel: the download's shaper holds a "
-			    "FIFO of %u bytes (GRO's packets are up to 64 KB; no cap reaches them)",
-			    policy_ingress_fifo_bytes(r));
+			    "FIFO of %u bytes (%u ms at %s as the egress's, or three of the "
+			    "largest packets that arrive%s)",
+			    limit, POLICY_FIFO_MS, rate,
+			    policy_ingress_frames_only(ifc) ? ": frames, with GRO off"
+							    : ": 64 KB on a virtual link");
+		if (ifc->gro == FEATURE_ON && policy_ingress_frames_only(ifc)) {
+			struct knob g = knob_of(KNOB_OFFLOAD, ifc->name, 0, "rx-gro");
+			int e = plan_add_step(p, ti, &g, "off", true,
+					      "GRO builds packets of up to 64 KB, longer than the "
+					      "download's short FIFO holds");
+
+			if (e < 0)
+				return e;
+		}
 	} else {
 		target_note(t, "this kernel has neither cake nor htb: the download is not shaped");
 		return 0;
@@ -502,6 +516,15 @@ static int plan_rings(struct plan *p, int ti, const struct iface *ifc, const str
 	return plan_add_step(p, ti, &k, val, true, why);
 }
 
+static bool plan_has_step(const struct plan *p, const struct knob *k)
+{
+	for (size_t i = 0; i < p->nsteps; i++)
+		if (p->steps[i].knob.kind == k->kind && !strcmp(p->steps[i].knob.ifname, k->ifname) &&
+		    !strcmp(p->steps[i].knob.name, k->name))
+			return true;
+	return false;
+}
+
 static int plan_offloads(struct plan *p, int ti, const struct iface *ifc)
 {
 	static const struct {
@@ -526,6 +549,8 @@ static int plan_offloads(struct plan *p, int ti, const struct iface *ifc)
 		if (*s != FEATURE_ON)
 			continue;
 		k = knob_of(KNOB_OFFLOAD, ifc->name, 0, features[i].feature);
+		if (plan_has_step(p, &k))
+			continue; /* the download's FIFO turned it off already */
 		say(why, sizeof(why),
 		    "%s builds 64 KB super-packets: %lld.%lld ms each at %u Mbit/s, and a queue "
 		    "always overshoots by one",

@@ -70,6 +70,8 @@ struct flow_state {
 	size_t report_step;		     /* upload: the step the last REPORT went to */
 	double report_dt;		     /* upload: the seconds it holds there */
 	struct series *goodput, *tcp_rtt;
+	uint64_t own_bytes; /* TCP_INFO's bytes acked (upload) or received (download) */
+	uint64_t own_mono;  /* when own_bytes was read; 0: never */
 };
 
 struct probe_state {
@@ -614,6 +616,10 @@ static void on_probe_readable(struct loop *l, int fd, uint32_t events, void *ctx
 		p->step_sum[i] += rtt_ms;
 		p->step_count[i]++;
 		e->last_latency_ms = rtt_ms;
+		if (rep.owd && result_add_owd(e->r, x, rep.up_ns / 1e6, rep.down_ns / 1e6) < 0) {
+			fail(e, -ENOMEM, "out of memory");
+			return;
+		}
 	}
 	if (r < 0)
 		fail(e, r, "cannot read %s replies: %s", p->series->name, strerror(-r));
@@ -967,11 +973,25 @@ static void set_phase(struct engine *e, double x)
 	}
 }
 
+/*
+ * glibc's struct tcp_info ends before the kernel's byte counters (Linux 4.1 and later):
+ * the kernel's layout past it, which is its ABI (linux/tcp.h cannot be included beside
+ * netinet/tcp.h).
+ */
+struct tcp_info_counters {
+	struct tcp_info ti;
+	uint64_t pacing_rate, max_pacing_rate;
+	uint64_t bytes_acked, bytes_received;
+};
+_Static_assert(offsetof(struct tcp_info_counters, bytes_acked) == 120,
+	       "tcpi_bytes_acked is at offset 120 of the kernel's struct tcp_info");
+
 static void sample_flow(struct engine *e, struct flow_state *f, size_t i, double dt, double t,
 			double *down)
 {
+	struct tcp_info_counters tc;
 	struct tcp_info ti;
-	socklen_t tl = sizeof(ti);
+	socklen_t tl = sizeof(tc);
 	double v;
 
 	if (f->fd < 0 || !f->header_sent)
@@ -983,9 +1003,18 @@ static void sample_flow(struct engine *e, struct flow_state *f, size_t i, double
 		series_add_raw(f->goodput, t, v, (uint32_t)i);
 		*down += v;
 	}
-	memset(&ti, 0, sizeof(ti));
-	if (getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &ti, &tl) == 0) {
-		uint32_t us = f->spec->direction == PROTO_UPLOAD ? ti.tcpi_rtt : ti.tcpi_rcv_rtt;
+	memset(&tc, 0, sizeof(tc));
+	if (getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &tc, &tl) == 0) {
+		bool up = f->spec->direction == PROTO_UPLOAD;
+		uint32_t us;
+
+		ti = tc.ti;
+		us = up ? ti.tcpi_rtt : ti.tcpi_rcv_rtt;
+		/* the kernel's own count of what crossed the path */
+		if (tl >= offsetof(struct tcp_info_counters, bytes_received) + sizeof(uint64_t)) {
+			f->own_bytes = up ? tc.bytes_acked : tc.bytes_received;
+			f->own_mono = mono_ns();
+		}
 
 		if (us) {
 			f->tcp_rtt->values[i] = us / 1000.0;
@@ -1049,6 +1078,27 @@ static void on_step(struct loop *l, uint64_t id, void *ctx)
 		};
 		e->o->progress(e->o->progress_ctx, &pr);
 	}
+}
+
+/* Each direction's goodput from its flows' own TCP counters, over the load. */
+static void own_goodput(struct engine *e)
+{
+	double sum[2] = {0, 0};
+	bool any[2] = {false, false};
+
+	for (size_t i = 0; i < e->spec.nflows; i++) {
+		const struct flow_state *f = &e->flows[i];
+		int d = f->spec->direction == PROTO_UPLOAD ? 0 : 1;
+		double s;
+
+		if (!f->own_mono || f->own_mono <= e->load_mono)
+			continue;
+		s = (double)(f->own_mono - e->load_mono) / 1e9;
+		sum[d] += (double)f->own_bytes * 8 / s / 1e6;
+		any[d] = true;
+	}
+	e->r->own_upload_mbps = any[0] ? sum[0] : NAN;
+	e->r->own_download_mbps = any[1] ? sum[1] : NAN;
 }
 
 /* Per-step probe means onto the grid. */
@@ -1186,6 +1236,7 @@ int engine_run(const struct engine_opts *o, struct test_result *r, struct engine
 		e->phase = PHASE_IDLE_AFTER; /* ping: no load, all idle */
 	ret = run_loop(e);
 	finish_probes(e);
+	own_goodput(e);
 out:
 	if (e->phase == PHASE_LOAD)
 		cpu_check(e);

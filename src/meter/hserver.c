@@ -12,11 +12,11 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "base/peer.h"
 #include "meter/hserver.h"
 #include "meter/http1req.h"
 #include "meter/loop.h"
 #include "meter/nqserve.h"
-#include "meter/peer.h"
 #include "meter/tls.h"
 
 #define NS_PER_MS 1000000ull
@@ -32,6 +32,23 @@
 #define H2_STREAM_WINDOW (4 << 20)
 #define H2_CONN_WINDOW	 (16 << 20)
 #define H2_MAX_STREAMS	 128
+/*
+ * The header list a request may carry (SETTINGS_MAX_HEADER_LIST_SIZE, RFC 9113 section
+ * 6.5.2: names, values and 32 bytes per field, decoded): what HTTP/1.1 heads get. HPACK
+ * lets a few bytes on the wire name a 4 KB field again and again, so it is the decoded
+ * size that is bounded; a block past it ends the connection (ENHANCE_YOUR_CALM): a
+ * client that ignores the setting we advertised is not worth a stream reset per block.
+ */
+#define H2_MAX_HEADER_LIST HTTP1REQ_MAX_HEAD
+/*
+ * One connection's work in one wake-up of the loop, in bytes handed to nghttp2 plus
+ * header bytes it decoded: the latency test's probes share this loop, and ~256 KB is
+ * ~100 us of work. Input is fed to nghttp2 in pieces of H2_PIECE; what is left when
+ * the budget is spent waits in the connection (its backlog) for the next turn of the
+ * loop, and the socket is not read meanwhile.
+ */
+#define H2_WORK_BUDGET (256 << 10)
+#define H2_PIECE       4096
 
 static const char h2_preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 #define H2_PREFACE_LEN (sizeof(h2_preface) - 1)
@@ -43,12 +60,19 @@ enum h1_state {
 	H1_STREAM, /* sending the endless body */
 };
 
+/*
+ * A stream holds what its state needs and no more: a stream open with headers only
+ * is this struct (~100 bytes) and nghttp2's own. The path and authority live on the
+ * heap while the request's headers come in and are freed once it is routed; a body
+ * is allocated when the answer is made and freed once it is sent.
+ */
 struct h2stream {
 	struct conn *c;
 	int32_t id;
 	enum nq_route route;
-	char method[16], path[HTTP1REQ_PATH_MAX], authority[HTTP1REQ_HOST_MAX];
-	char body[NQ_CONFIG_MAX]; /* config, small, error text */
+	char method[HTTP1REQ_METHOD_MAX];
+	char *path, *authority; /* until routed */
+	char *body;		/* the answer's body, until sent */
 	size_t bodylen, bodyoff;
 	uint64_t bytes, start_ns;
 	bool answered;
@@ -61,10 +85,14 @@ struct conn {
 	struct sockaddr_storage peer; /* normalized: v4-mapped made IPv4, port 0 */
 	char local_auth[64];	      /* our address and port, "[::1]:4043" */
 	enum conn_proto proto;
+	/* the last progress: bytes of HTTP/1.1; over HTTP/2 a request or body bytes, not
+	 * PINGs, SETTINGS or window updates, which keep no client's test going */
 	uint64_t last_io_ns;
+	uint64_t head_since_ns; /* the head being waited for began (TLS included) */
 	/* TLS: none until the first byte says so (tls_checked) */
 	struct tls_conn *tls;
 	bool tls_checked, handshaking;
+	bool alpn_h2;	     /* ALPN chose h2: the HTTP/2 preface or nothing */
 	bool read_wants_out; /* a TLS read waits for the socket to take a write */
 	/* input: detection and HTTP/1.1 heads */
 	char in[HTTP1REQ_MAX_HEAD];
@@ -81,6 +109,13 @@ struct conn {
 	const uint8_t *pend;
 	size_t pendlen;
 	struct h2stream *streams;
+	unsigned moving;  /* streams moving a body (st_moving), kept by st_set */
+	size_t hdr_list;  /* the header block being decoded, RFC 9113 section 6.5.2 bytes */
+	bool calm;	  /* past H2_MAX_HEADER_LIST: GOAWAY sent, input ignored */
+	size_t work;	  /* this wake-up's, against H2_WORK_BUDGET */
+	uint8_t *backlog; /* input read but not yet fed for want of budget */
+	size_t backlen, backoff;
+	uint64_t resume_timer;
 	bool dead;
 	struct conn *next, *prev;
 };
@@ -90,6 +125,7 @@ struct hserver {
 	struct loop *loop;
 	struct conn *conns;
 	unsigned nconns;
+	unsigned nstreams; /* HTTP/2 streams of all connections, against cfg.max_streams */
 	uint64_t sweep_timer;
 	uint8_t *zeros, *sink; /* IO_LEN each */
 };
@@ -101,6 +137,9 @@ void hserver_config_defaults(struct hserver_config *c)
 	    .max_conns_per_addr = 64,
 	    .max_time_ms = 90000,
 	    .idle_ms = 10000,
+	    .head_ms = 5000,
+	    .max_streams = 16384,
+	    .v6_prefix = PEER_V6_BITS_DEFAULT,
 	    .lowat = 16384,
 	};
 }
@@ -139,14 +178,14 @@ static ssize_t conn_recv(struct conn *c, void *buf, size_t len)
 	if (c->tls) {
 		n = tls_read(c->tls, buf, len);
 		c->read_wants_out = n == -EAGAIN && tls_want(c->tls) == TLS_WANT_WRITE;
-		if (n > 0)
+		if (n > 0 && c->proto != PROTO_H2)
 			c->last_io_ns = loop_now_ns();
 		return n;
 	}
 	n = read(c->fd, buf, len);
 	if (n < 0)
 		return -errno;
-	if (n > 0)
+	if (n > 0 && c->proto != PROTO_H2)
 		c->last_io_ns = loop_now_ns();
 	return n;
 }
@@ -158,14 +197,14 @@ static ssize_t conn_send(struct conn *c, const void *buf, size_t len)
 
 	if (c->tls) {
 		n = tls_write(c->tls, buf, len);
-		if (n > 0)
+		if (n > 0 && c->proto != PROTO_H2)
 			c->last_io_ns = loop_now_ns();
 		return n;
 	}
 	n = send(c->fd, buf, len, MSG_NOSIGNAL);
 	if (n < 0)
 		return -errno;
-	if (n > 0)
+	if (n > 0 && c->proto != PROTO_H2)
 		c->last_io_ns = loop_now_ns();
 	return n;
 }
@@ -194,6 +233,31 @@ static void report(struct conn *c, const char *kind, const char *end, uint64_t b
 	c->h->cfg.on_transfer(c->h->cfg.ctx, &t);
 }
 
+/* A download answered, or an upload not yet: a transfer the stream is moving. */
+static bool st_moving(const struct h2stream *st)
+{
+	return (st->route == NQ_LARGE && st->answered) || (st->route == NQ_SLURP && !st->answered);
+}
+
+/* Every change of a stream's route or answer goes here, to keep c->moving. */
+static void st_set(struct h2stream *st, enum nq_route route, bool answered)
+{
+	st->c->moving -= st_moving(st);
+	st->route = route;
+	st->answered = answered;
+	st->c->moving += st_moving(st);
+}
+
+static void h2stream_free(struct h2stream *st)
+{
+	st->c->moving -= st_moving(st);
+	st->c->h->nstreams--;
+	free(st->path);
+	free(st->authority);
+	free(st->body);
+	free(st);
+}
+
 /* Free a connection; report = false while the server itself is being freed. */
 static void conn_free(struct conn *c, bool reporting)
 {
@@ -212,10 +276,12 @@ static void conn_free(struct conn *c, bool reporting)
 		else if (reporting && st->route == NQ_SLURP && !st->answered)
 			report(c, "upload", "closed", st->bytes, st->start_ns);
 		c->streams = st->next;
-		free(st);
+		h2stream_free(st);
 	}
 	if (c->sess)
 		nghttp2_session_del(c->sess);
+	free(c->backlog);
+	loop_timer_del(h->loop, c->resume_timer);
 	tls_conn_free(c->tls);
 	loop_del(h->loop, c->fd);
 	close(c->fd);
@@ -310,6 +376,7 @@ static void h1_request(struct conn *c, const struct http1_req *r)
 	int n;
 
 	inbuf_consume(c, r->head_len);
+	c->head_since_ns = loop_now_ns(); /* for the next head, when it begins */
 	c->close_after = r->close;
 	if (r->chunked)
 		return h1_error(c, 501, true); /* we read no chunked bodies */
@@ -403,21 +470,26 @@ static ssize_t h2_read_body(nghttp2_session *sess, int32_t id, uint8_t *buf, siz
 		if (loop_now_ns() - st->start_ns >= (uint64_t)h->cfg.max_time_ms * NS_PER_MS) {
 			*flags |= NGHTTP2_DATA_FLAG_EOF;
 			report(st->c, "download", "max-time", st->bytes, st->start_ns);
-			st->route = NQ_NOT_FOUND; /* reported */
+			st_set(st, NQ_NOT_FOUND, st->answered); /* reported */
 			return 0;
 		}
 		n = length < IO_LEN ? length : IO_LEN;
 		memset(buf, 0, n);
 		st->bytes += n;
+		st->c->last_io_ns = loop_now_ns();
 		return (ssize_t)n;
 	}
 	n = st->bodylen - st->bodyoff;
 	if (n > length)
 		n = length;
-	memcpy(buf, st->body + st->bodyoff, n);
+	if (n)
+		memcpy(buf, st->body + st->bodyoff, n);
 	st->bodyoff += n;
-	if (st->bodyoff == st->bodylen)
+	if (st->bodyoff == st->bodylen) {
 		*flags |= NGHTTP2_DATA_FLAG_EOF;
+		free(st->body);
+		st->body = NULL;
+	}
 	return (ssize_t)n;
 }
 
@@ -433,11 +505,15 @@ static void h2_respond(struct h2stream *st, int status, const char *type, const 
 	nghttp2_data_provider dp = {.source.ptr = st, .read_callback = h2_read_body};
 
 	snprintf(code, sizeof(code), "%03d", status);
-	if (n > sizeof(st->body))
-		n = sizeof(st->body);
-	memcpy(st->body, body, n);
+	if (n && !(st->body = malloc(n))) {
+		nghttp2_submit_rst_stream(st->c->sess, NGHTTP2_FLAG_NONE, st->id,
+					  NGHTTP2_INTERNAL_ERROR);
+		return;
+	}
+	if (n)
+		memcpy(st->body, body, n);
 	st->bodylen = n;
-	st->answered = true;
+	st_set(st, st->route, true);
 	nghttp2_submit_response(st->c->sess, st->id, nv, 3,
 				(n || st->route == NQ_LARGE) ? &dp : NULL);
 }
@@ -447,13 +523,16 @@ static void h2_request(struct h2stream *st)
 	char body[NQ_CONFIG_MAX];
 	int n;
 
-	st->route = nq_route(st->method, st->path);
+	st_set(st, nq_route(st->method, st->path ? st->path : ""), false);
 	st->start_ns = loop_now_ns();
+	free(st->path);
+	st->path = NULL;
 	switch (st->route) {
 	case NQ_CONFIG:
 		n = nq_config_write(body, sizeof(body), st->c->tls ? "https" : "http",
-				    nq_authority_ok(st->authority) ? st->authority
-								   : st->c->local_auth);
+				    st->authority && nq_authority_ok(st->authority)
+					? st->authority
+					: st->c->local_auth);
 		if (n < 0)
 			return h2_respond(st, 400, "text/plain", "400 Bad Request\n", 16);
 		return h2_respond(st, 200, "application/json", body, (size_t)n);
@@ -475,11 +554,18 @@ static int h2_begin_headers(nghttp2_session *sess, const nghttp2_frame *f, void 
 	struct conn *c = ud;
 	struct h2stream *st;
 
+	c->hdr_list = 0;
 	if (f->hd.type != NGHTTP2_HEADERS || f->headers.cat != NGHTTP2_HCAT_REQUEST)
 		return 0;
+	/* the server-wide budget: past it, the stream is refused (reset), the
+	 * connection goes on */
+	if (c->h->nstreams >= c->h->cfg.max_streams)
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return NGHTTP2_ERR_CALLBACK_FAILURE;
+	c->h->nstreams++;
+	c->last_io_ns = loop_now_ns();
 	st->c = c;
 	st->id = f->hd.stream_id;
 	st->route = NQ_NOT_FOUND;
@@ -500,22 +586,47 @@ static bool copy_field(char *dst, size_t cap, const uint8_t *v, size_t n)
 	return true;
 }
 
+/* copy_field into a string of the heap (*dst replaced), at most cap - 1 bytes. */
+static bool dup_field(char **dst, size_t cap, const uint8_t *v, size_t n)
+{
+	char *p;
+
+	if (n >= cap || memchr(v, '\0', n) || !(p = malloc(n + 1)))
+		return false;
+	memcpy(p, v, n);
+	p[n] = '\0';
+	free(*dst);
+	*dst = p;
+	return true;
+}
+
 static int h2_header(nghttp2_session *sess, const nghttp2_frame *f, const uint8_t *name,
 		     size_t namelen, const uint8_t *value, size_t valuelen, uint8_t flags, void *ud)
 {
 	struct h2stream *st = nghttp2_session_get_stream_user_data(sess, f->hd.stream_id);
+	struct conn *c = ud;
 	bool ok = true;
 
-	(void)flags, (void)ud;
+	(void)flags;
+	c->hdr_list += namelen + valuelen + 32;
+	c->work += namelen + valuelen + 32;
+	if (c->hdr_list > H2_MAX_HEADER_LIST) {
+		/* the GOAWAY goes out, no more input is fed (h2_feed_some), then we close */
+		if (!c->calm)
+			nghttp2_session_terminate_session(sess, NGHTTP2_ENHANCE_YOUR_CALM);
+		c->calm = true;
+		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
+	}
 	if (!st || f->hd.type != NGHTTP2_HEADERS)
 		return 0;
 	if (namelen == 7 && !memcmp(name, ":method", 7))
 		ok = copy_field(st->method, sizeof(st->method), value, valuelen);
 	else if (namelen == 5 && !memcmp(name, ":path", 5)) {
-		ok = copy_field(st->path, sizeof(st->path), value, valuelen);
-		st->path[strcspn(st->path, "?")] = '\0';
+		ok = dup_field(&st->path, HTTP1REQ_PATH_MAX, value, valuelen);
+		if (ok)
+			st->path[strcspn(st->path, "?")] = '\0';
 	} else if (namelen == 10 && !memcmp(name, ":authority", 10))
-		ok = copy_field(st->authority, sizeof(st->authority), value, valuelen);
+		ok = dup_field(&st->authority, HTTP1REQ_HOST_MAX, value, valuelen);
 	/* too long for its field: this stream is reset, the connection goes on */
 	return ok ? 0 : NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 }
@@ -523,7 +634,7 @@ static int h2_header(nghttp2_session *sess, const nghttp2_frame *f, const uint8_
 static void h2_upload_done(struct h2stream *st, const char *end)
 {
 	report(st->c, "upload", end, st->bytes, st->start_ns);
-	st->route = NQ_NOT_FOUND; /* reported */
+	st_set(st, NQ_NOT_FOUND, st->answered); /* reported */
 	h2_respond(st, 200, "text/plain", "", 0);
 }
 
@@ -534,8 +645,11 @@ static int h2_frame_recv(nghttp2_session *sess, const nghttp2_frame *f, void *ud
 	(void)ud;
 	if (!st)
 		return 0;
-	if (f->hd.type == NGHTTP2_HEADERS && f->headers.cat == NGHTTP2_HCAT_REQUEST)
+	if (f->hd.type == NGHTTP2_HEADERS && f->headers.cat == NGHTTP2_HCAT_REQUEST) {
 		h2_request(st);
+		free(st->authority);
+		st->authority = NULL;
+	}
 	if ((f->hd.type == NGHTTP2_HEADERS || f->hd.type == NGHTTP2_DATA) &&
 	    (f->hd.flags & NGHTTP2_FLAG_END_STREAM) && st->route == NQ_SLURP && !st->answered)
 		h2_upload_done(st, "complete");
@@ -547,9 +661,10 @@ static int h2_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const
 {
 	struct h2stream *st = nghttp2_session_get_stream_user_data(sess, id);
 
-	(void)flags, (void)data, (void)ud;
+	(void)flags, (void)data;
 	if (st)
 		st->bytes += len;
+	((struct conn *)ud)->last_io_ns = loop_now_ns();
 	return 0;
 }
 
@@ -572,7 +687,7 @@ static int h2_stream_close(nghttp2_session *sess, int32_t id, uint32_t err, void
 	if (st->next)
 		st->next->prev = st->prev;
 	nghttp2_session_set_stream_user_data(sess, id, NULL);
-	free(st);
+	h2stream_free(st);
 	return 0;
 }
 
@@ -582,6 +697,7 @@ static int h2_start(struct conn *c)
 	nghttp2_settings_entry iv[] = {
 	    {NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS, H2_MAX_STREAMS},
 	    {NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE, H2_STREAM_WINDOW},
+	    {NGHTTP2_SETTINGS_MAX_HEADER_LIST_SIZE, H2_MAX_HEADER_LIST},
 	};
 	int r;
 
@@ -596,7 +712,7 @@ static int h2_start(struct conn *c)
 	nghttp2_session_callbacks_del(cb);
 	if (r)
 		return -ENOMEM;
-	if (nghttp2_submit_settings(c->sess, NGHTTP2_FLAG_NONE, iv, 2) ||
+	if (nghttp2_submit_settings(c->sess, NGHTTP2_FLAG_NONE, iv, 3) ||
 	    nghttp2_session_set_local_window_size(c->sess, NGHTTP2_FLAG_NONE, 0, H2_CONN_WINDOW))
 		return -ENOMEM;
 	c->proto = PROTO_H2;
@@ -605,6 +721,68 @@ static int h2_start(struct conn *c)
 
 /* ---- reading and writing ---- */
 
+static void conn_resume(struct loop *l, uint64_t id, void *ctx);
+
+/* Feed nghttp2 from buf while this wake-up's budget lasts: the bytes fed, or -errno. */
+static ssize_t h2_feed_some(struct conn *c, const uint8_t *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (c->calm)
+		return (ssize_t)len;
+	while (off < len && c->work < H2_WORK_BUDGET && !c->calm) {
+		size_t n = len - off < H2_PIECE ? len - off : H2_PIECE;
+
+		if (nghttp2_session_mem_recv(c->sess, buf + off, n) < 0)
+			return -EPROTO;
+		off += n;
+		c->work += n;
+	}
+	return (ssize_t)off;
+}
+
+/* A timer due at once brings the connection back after the loop's other events. */
+static int resume_later(struct conn *c)
+{
+	if (!c->resume_timer)
+		c->resume_timer = loop_timer_at(c->h->loop, loop_now_ns(), conn_resume, c);
+	return c->resume_timer ? 0 : -ENOMEM;
+}
+
+/* Fresh input: what the budget leaves becomes the backlog. 0, or -errno (dead). */
+static int h2_feed(struct conn *c, const uint8_t *buf, size_t len)
+{
+	ssize_t n = h2_feed_some(c, buf, len);
+
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n == len)
+		return 0;
+	c->backlog = malloc(len - (size_t)n);
+	if (!c->backlog)
+		return -ENOMEM;
+	memcpy(c->backlog, buf + n, len - (size_t)n);
+	c->backlen = len - (size_t)n;
+	c->backoff = 0;
+	return resume_later(c);
+}
+
+/* The backlog, under this wake-up's budget. 0, or -errno (dead). */
+static int h2_feed_backlog(struct conn *c)
+{
+	ssize_t n = h2_feed_some(c, c->backlog + c->backoff, c->backlen - c->backoff);
+
+	if (n < 0)
+		return (int)n;
+	c->backoff += (size_t)n;
+	if (c->backoff < c->backlen)
+		return resume_later(c);
+	free(c->backlog);
+	c->backlog = NULL;
+	c->backlen = c->backoff = 0;
+	return 0;
+}
+
 /* HTTP/2 or HTTP/1.1, from the first bytes. */
 static void detect(struct conn *c)
 {
@@ -612,12 +790,12 @@ static void detect(struct conn *c)
 
 	if (memcmp(c->in, h2_preface, n)) {
 		c->proto = PROTO_H1;
+		c->dead = c->alpn_h2; /* HTTP/1.1 after agreeing on h2 */
 		return;
 	}
 	if (c->inlen < H2_PREFACE_LEN)
 		return; /* a prefix of the preface: wait */
-	if (h2_start(c) < 0 ||
-	    nghttp2_session_mem_recv(c->sess, (const uint8_t *)c->in, c->inlen) < 0)
+	if (h2_start(c) < 0 || h2_feed(c, (const uint8_t *)c->in, c->inlen) < 0)
 		c->dead = true;
 	c->inlen = 0;
 }
@@ -630,8 +808,10 @@ static void conn_readable(struct conn *c)
 		ssize_t n;
 
 		if (c->proto == PROTO_H2) {
+			if (c->backlog)
+				return; /* the budget is spent: the rest waits its turn */
 			n = conn_recv(c, h->sink, IO_LEN);
-			if (n > 0 && nghttp2_session_mem_recv(c->sess, h->sink, (size_t)n) < 0)
+			if (n > 0 && h2_feed(c, h->sink, (size_t)n) < 0)
 				c->dead = true;
 		} else if (c->proto == PROTO_H1 && c->state == H1_BODY) {
 			n = conn_recv(c, h->sink, c->body_left < IO_LEN ? c->body_left : IO_LEN);
@@ -650,6 +830,8 @@ static void conn_readable(struct conn *c)
 			}
 			n = conn_recv(c, c->in + c->inlen, sizeof(c->in) - c->inlen);
 			if (n > 0) {
+				if (!c->inlen)
+					c->head_since_ns = loop_now_ns();
 				c->inlen += (size_t)n;
 				if (c->proto == PROTO_DETECT)
 					detect(c);
@@ -777,7 +959,7 @@ static bool wants_read(const struct conn *c)
 	if (c->handshaking)
 		return tls_want(c->tls) == TLS_WANT_READ;
 	if (c->proto == PROTO_H2)
-		return true;
+		return !c->backlog;
 	return c->inlen < sizeof(c->in) || (c->proto == PROTO_H1 && c->state == H1_BODY);
 }
 
@@ -812,7 +994,11 @@ static bool tls_ready(struct conn *c)
 		if (r != TLS_DONE)
 			return false;
 		c->handshaking = false;
-		c->last_io_ns = loop_now_ns();
+		c->last_io_ns = c->head_since_ns = loop_now_ns();
+		/* the protocol is the one ALPN agreed on; none: the first bytes say */
+		if (!strcmp(tls_alpn(c->tls), "http/1.1"))
+			c->proto = PROTO_H1;
+		c->alpn_h2 = !strcmp(tls_alpn(c->tls), "h2");
 	}
 	return !c->dead;
 }
@@ -831,6 +1017,7 @@ static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	struct conn *c = ctx;
 
 	(void)fd;
+	c->work = 0;
 	if (c->h->cfg.tls && (!c->tls_checked || c->handshaking) && !tls_ready(c)) {
 		if (c->dead)
 			conn_free(c, true);
@@ -856,14 +1043,62 @@ static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	loop_mod(l, c->fd, (wants_read(c) ? EPOLLIN : 0) | (wants_write(c) ? EPOLLOUT : 0));
 }
 
+/* The backlog's turn: fed under a fresh budget, then the connection's usual events. */
+static void conn_resume(struct loop *l, uint64_t id, void *ctx)
+{
+	struct conn *c = ctx;
+
+	(void)id;
+	c->resume_timer = 0;
+	c->work = 0;
+	if (c->backlog && h2_feed_backlog(c) < 0)
+		c->dead = true;
+	if (!c->dead)
+		conn_writable(c);
+	if (c->dead) {
+		conn_free(c, true);
+		return;
+	}
+	loop_mod(l, c->fd, (wants_read(c) ? EPOLLIN : 0) | (wants_write(c) ? EPOLLOUT : 0));
+}
+
 /* ---- time limits ---- */
+
+/*
+ * Waiting for a request head (or the TLS handshake before it) that has begun or is
+ * due: it must be whole within head_ms, whatever the bytes trickle in at. A complete
+ * head is answered as soon as it is read, so a head still in the input of a connection
+ * with nothing to send is a part of one.
+ */
+static bool waiting_head(const struct conn *c)
+{
+	if (c->handshaking || c->proto == PROTO_DETECT)
+		return true;
+	return c->proto == PROTO_H1 && c->state == H1_HEAD && c->inlen && c->outoff == c->outlen &&
+	       !c->close_after;
+}
+
+/*
+ * What a full server may close to take a new connection: one waiting for a head, or
+ * one between requests (HTTP/1.1 with nothing to send, HTTP/2 with no download or
+ * upload going). Never a transfer in progress: a test's load connections are safe.
+ */
+static bool evictable(const struct conn *c)
+{
+	if (waiting_head(c))
+		return true;
+	if (c->proto == PROTO_H1)
+		return c->state == H1_HEAD && c->outoff == c->outlen;
+	return !c->moving;
+}
 
 static void conn_limits(struct conn *c, uint64_t now)
 {
 	const struct hserver_config *cfg = &c->h->cfg;
 	uint64_t max = (uint64_t)cfg->max_time_ms * NS_PER_MS;
 
-	if (now - c->last_io_ns >= (uint64_t)cfg->idle_ms * NS_PER_MS) {
+	if (now - c->last_io_ns >= (uint64_t)cfg->idle_ms * NS_PER_MS ||
+	    (waiting_head(c) && now - c->head_since_ns >= (uint64_t)cfg->head_ms * NS_PER_MS)) {
 		c->dead = true;
 		return;
 	}
@@ -879,12 +1114,23 @@ static void conn_limits(struct conn *c, uint64_t now)
 		conn_readable_all(c); /* bytes the TLS layer held while the input was full */
 	if (c->dead || c->proto != PROTO_H2)
 		return;
-	for (struct h2stream *st = c->streams; st; st = st->next)
+	for (struct h2stream *st = c->streams; st; st = st->next) {
 		if (st->route == NQ_SLURP && !st->answered && now - st->start_ns >= max) {
 			h2_upload_done(st, "max-time");
 			nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id,
 						  NGHTTP2_NO_ERROR);
 		}
+		/* a download ends in its data provider (below), which nghttp2 calls only
+		 * while the window is open: one still going a sweep past its time has a
+		 * window held shut, and is reset */
+		if (st->route == NQ_LARGE && st->answered &&
+		    now - st->start_ns >= max + SWEEP_MS * NS_PER_MS) {
+			report(c, "download", "max-time", st->bytes, st->start_ns);
+			st_set(st, NQ_NOT_FOUND, st->answered); /* reported */
+			nghttp2_submit_rst_stream(c->sess, NGHTTP2_FLAG_NONE, st->id,
+						  NGHTTP2_NO_ERROR);
+		}
+	}
 	/* a download past its time ends in its data provider, which needs a write turn */
 	conn_writable(c);
 }
@@ -913,25 +1159,43 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 void hserver_accept(struct hserver *h, int fd, const struct sockaddr_storage *peer)
 {
 	struct sockaddr_storage addr;
-	unsigned from_addr = 0;
+	unsigned from_net = 0;
 	int lowat = (int)h->cfg.lowat, one = 1;
-	struct conn *c;
+	struct conn *c, *oldest = NULL, *oldest_net = NULL;
 
 	peer_addr(peer, &addr);
-	if (h->nconns >= h->cfg.max_conns)
-		goto refuse;
-	/* a walk of at most max_conns: only on accept, cheaper than a table to keep */
-	for (c = h->conns; c; c = c->next)
-		from_addr += peer_same(&c->peer, &addr);
-	if (from_addr >= h->cfg.max_conns_per_addr)
-		goto refuse;
+	/*
+	 * A walk of at most max_conns, only on accept: cheaper than a table to keep. At a
+	 * limit, the connection that made no progress for the longest among the evictable
+	 * ones makes room: the network's own at its share, anyone's when all are taken.
+	 */
+	for (c = h->conns; c; c = c->next) {
+		bool same = peer_same_net(&c->peer, &addr, h->cfg.v6_prefix);
+
+		from_net += same;
+		if (!evictable(c))
+			continue;
+		if (!oldest || c->last_io_ns < oldest->last_io_ns)
+			oldest = c;
+		if (same && (!oldest_net || c->last_io_ns < oldest_net->last_io_ns))
+			oldest_net = c;
+	}
+	if (from_net >= h->cfg.max_conns_per_addr) {
+		if (!oldest_net)
+			goto refuse;
+		conn_free(oldest_net, true);
+	} else if (h->nconns >= h->cfg.max_conns) {
+		if (!oldest)
+			goto refuse;
+		conn_free(oldest, true);
+	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto refuse;
 	c->h = h;
 	c->fd = fd;
 	c->peer = addr;
-	c->last_io_ns = loop_now_ns();
+	c->last_io_ns = c->head_since_ns = loop_now_ns();
 	local_authority(fd, c->local_auth, sizeof(c->local_auth));
 	if (lowat > 0)
 		setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof(lowat));
@@ -954,7 +1218,8 @@ int hserver_new(struct loop *l, const struct hserver_config *cfg, struct hserver
 {
 	struct hserver *h;
 
-	if (!cfg->max_conns || !cfg->max_conns_per_addr || !cfg->max_time_ms || !cfg->idle_ms)
+	if (!cfg->max_conns || !cfg->max_conns_per_addr || !cfg->max_time_ms || !cfg->idle_ms ||
+	    !cfg->head_ms || !cfg->max_streams)
 		return -EINVAL;
 	h = calloc(1, sizeof(*h));
 	if (!h)

@@ -5,10 +5,10 @@
  * server.h opens the listener and accepts), served in the server's own event loop
  * (meter/loop.h), no threads. What is served is meter/nqserve.h's.
  *
- * Protocols. The first bytes decide: the HTTP/2 connection preface ("PRI * HTTP/2.0")
- * makes an HTTP/2 cleartext connection with prior knowledge (RFC 9113 section 3.3;
- * the framing is libnghttp2's server session, the I/O ours), anything else is
- * HTTP/1.1 (meter/http1req.h): keep-alive, one request at a time (pipelined requests
+ * Protocols. In cleartext the first bytes decide: the HTTP/2 connection preface ("PRI
+ * * HTTP/2.0") makes an HTTP/2 cleartext connection with prior knowledge (RFC 9113
+ * section 3.3; the framing is libnghttp2's server session, the I/O ours), anything else
+ * is HTTP/1.1 (meter/http1req.h): keep-alive, one request at a time (pipelined requests
  * wait in the input buffer until the response before them is complete).
  *
  * Bodies. The large download has no end: over HTTP/1.1 a close-delimited body
@@ -21,20 +21,39 @@
  * as the draft asks of load connections, so a sender's backlog stays in the network,
  * not in the server's socket.
  *
- * Limits (struct hserver_config): connections in all and per client address (beyond
- * either, an accepted connection is closed at once; counting one address walks the
- * open connections, at most max_conns); a request head of HTTP1REQ_MAX_HEAD bytes
- * (431), a malformed one 400, and over HTTP/2 a header value too long for its field
- * resets the stream; max_time_ms for any one download or upload (then the HTTP/1.1
- * connection is closed; an HTTP/2 download ends its body, an upload is answered 200
- * and reset with NO_ERROR, RFC 9113 section 8.1); idle_ms in which a connection moves no
- * byte closes it. The timers are one sweep a second.
+ * Limits (struct hserver_config). Every one holds against a client that sends slowly,
+ * opens many connections, or keeps what it opened idle:
+ *  - connections in all and per client network (base/peer.h: an IPv4 address, an
+ *    IPv6 /v6_prefix). At either limit the connection that made no progress for the
+ *    longest among those waiting for a head or between requests (never one moving a
+ *    body) is closed to make room, the network's own at its share; when there is none,
+ *    the new connection is closed. Counting walks the open connections (<= max_conns);
+ *  - head_ms for the TLS handshake and then for each request head, from its first
+ *    byte (the first request's from the connection): a head sent a byte at a time
+ *    does not hold a connection past it;
+ *  - a request head of HTTP1REQ_MAX_HEAD bytes (431), a malformed one 400; over
+ *    HTTP/2 SETTINGS_MAX_HEADER_LIST_SIZE of the same size is advertised and enforced
+ *    on the decoded list (past it, the connection ends with ENHANCE_YOUR_CALM: HPACK
+ *    names a large field again with a byte), a header value too long for its field
+ *    resets the stream, and max_streams streams in all (past it, new streams are
+ *    reset; a stream open with headers only costs ~100 bytes here besides nghttp2's);
+ *  - one connection's work in one wake-up of the loop is bounded (bytes fed to
+ *    nghttp2 and header bytes decoded), so the probes sharing the loop wait behind no
+ *    connection; the rest waits for the next turn;
+ *  - max_time_ms for any one download or upload (then the HTTP/1.1 connection is
+ *    closed; an HTTP/2 download ends its body, or is reset when its window is held shut,
+ *    an upload is answered 200 and reset with NO_ERROR, RFC 9113 section 8.1);
+ *  - idle_ms without progress closes a connection: bytes over HTTP/1.1; over HTTP/2 a
+ *    request or body bytes (PINGs and SETTINGS keep nothing alive).
+ * The timers are one sweep a second.
  *
  * TLS (meter/tls.h): with a server context in the config, a connection whose first
  * byte is a TLS handshake record (0x16, which no HTTP request starts with) is TLS,
  * any other stays cleartext, so one port serves https:// and http://. After the
- * handshake the decrypted bytes go through the same detection: ALPN "h2" clients send
- * the HTTP/2 preface, "http/1.1" ones a request. The config then names https:// URLs.
+ * handshake the protocol is the one ALPN chose: "h2" must send the HTTP/2 preface
+ * (anything else closes the connection), "http/1.1" is HTTP/1.1 whatever its first
+ * bytes; a client that offered no ALPN goes through the cleartext detection. The
+ * config then names https:// URLs.
  * A connection's bytes go through one read and one write function (conn_recv,
  * conn_send in hserver.c) and nothing else touches its socket.
  *
@@ -65,9 +84,12 @@ struct hserver_transfer {
 
 struct hserver_config {
 	unsigned max_conns;	     /* connections at once, in all */
-	unsigned max_conns_per_addr; /* ... from one client address */
+	unsigned max_conns_per_addr; /* ... from one client network (see v6_prefix) */
+	unsigned v6_prefix;	     /* IPv6 clients counted per /v6_prefix (base/peer.h) */
+	unsigned max_streams;	     /* HTTP/2 streams open at once, all connections */
 	uint32_t max_time_ms;	     /* the longest download or upload */
-	uint32_t idle_ms;	     /* a connection that moves nothing this long is closed */
+	uint32_t idle_ms;	     /* a connection that makes no progress this long is closed */
+	uint32_t head_ms;	     /* the longest TLS handshake, and request head */
 	unsigned lowat;		     /* TCP_NOTSENT_LOWAT of accepted connections, bytes */
 	struct tls_ctx *tls;	     /* a server context (not owned), or NULL: cleartext only */
 	void (*on_transfer)(void *ctx, const struct hserver_transfer *t);

@@ -54,6 +54,17 @@ int loop_mod(struct loop *l, int fd, uint32_t events);
 /* Forget fd (call before close). Unknown fds are ignored. */
 void loop_del(struct loop *l, int fd);
 
+/*
+ * Make fd (registered, read-ready events) urgent: while a batch of other callbacks
+ * runs, it is looked at every 50 us or so (one poll()) and its callback runs as soon as
+ * it is readable, so that it never waits behind a whole batch of busy connections
+ * (the latency test's probes beside the responsiveness test's HTTP). Its callback may
+ * then run again for an event of the same batch when nothing is left to read: the fd
+ * must be non-blocking. One fd at a time; loop_del forgets it. -ENOENT for an fd not
+ * registered.
+ */
+int loop_set_urgent(struct loop *l, int fd);
+
 /* A timer firing once at `when` (loop_now's ns). Its id (> 0), or 0 on ENOMEM. */
 uint64_t loop_timer_at(struct loop *l, uint64_t when, loop_timer_fn fn, void *ctx);
 /* Forget a timer that has not run yet; ids of timers gone already are ignored. */

@@ -260,6 +260,9 @@ static int parse_udp(struct probe_stream *ps, const uint8_t *p, size_t n, struct
 	held = pr.server_tx_ns >= pr.server_rx_ns ? pr.server_tx_ns - pr.server_rx_ns : 0;
 	if (held < reply->rtt_ns)
 		reply->rtt_ns -= held;
+	reply->up_ns = (int64_t)(pr.server_rx_ns - pr.client_ns);
+	reply->down_ns = (int64_t)(reply->rx_ns - pr.server_tx_ns);
+	reply->owd = true;
 	return 1;
 }
 

@@ -54,6 +54,14 @@ struct probe_reply {
 	uint32_t seq;
 	uint64_t rx_ns;	 /* when the reply arrived (CLOCK_REALTIME) */
 	uint64_t rtt_ns; /* round trip less the server's processing time */
+	/*
+	 * UDP only (owd set): each way's delay plus the offset between the server's clock
+	 * and ours, which is the same for every probe of a test: up the server's receive
+	 * time less our send time, down our receive time less the server's send time. A
+	 * change from idle to loaded is that way's queue; the offset cancels.
+	 */
+	int64_t up_ns, down_ns;
+	bool owd;
 };
 
 /*

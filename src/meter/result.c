@@ -17,6 +17,7 @@ int result_init(struct test_result *r, size_t nsteps)
 	/* The series arrays are allocated as series are added; keep nsteps for them. */
 	r->nsteps = nsteps;
 	r->nseries = 0;
+	r->own_upload_mbps = r->own_download_mbps = NAN;
 	return 0;
 }
 
@@ -58,6 +59,21 @@ int series_add_raw(struct series *s, double t, double val, uint32_t seq)
 	return 0;
 }
 
+int result_add_owd(struct test_result *r, double t, double up_ms, double down_ms)
+{
+	if (r->nowd == r->owd_cap) {
+		size_t cap = r->owd_cap ? 2 * r->owd_cap : 256;
+		struct owd_sample *n = realloc(r->owd, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->owd = n;
+		r->owd_cap = cap;
+	}
+	r->owd[r->nowd++] = (struct owd_sample){t, up_ms, down_ms};
+	return 0;
+}
+
 struct series *result_find_series(struct test_result *r, const char *name)
 {
 	for (size_t i = 0; i < r->nseries; i++)
@@ -76,6 +92,9 @@ void result_free(struct test_result *r)
 		r->series[i].nraw = r->series[i].raw_cap = 0;
 	}
 	r->nseries = 0;
+	free(r->owd);
+	r->owd = NULL;
+	r->nowd = r->owd_cap = 0;
 	free(r->egress_info_json);
 	free(r->sysctls_json);
 	r->egress_info_json = NULL;

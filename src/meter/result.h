@@ -50,6 +50,16 @@ struct series {
 #define RESULT_MAX_SERIES 48
 
 /*
+ * One UDP probe's one-way delays (probe.h's up_ns and down_ns, in ms), each with the
+ * clock offset between the server and this host in it: only their changes mean
+ * anything. t: seconds from T0 (the probe's send time on the grid).
+ */
+struct owd_sample {
+	double t;
+	double up_ms, down_ms;
+};
+
+/*
  * The draft-ietf-ippm-responsiveness figures of `debloat test rpm` (meter/rpm.h), one
  * stage per direction in sequential mode, one in concurrent mode. Latencies are the
  * trimmed means over the stage's last MAD intervals, in ms; NaN when not measured.
@@ -109,6 +119,18 @@ struct test_result {
 	uint32_t granted_interval_us, granted_probe_len, granted_duration_ms;
 	struct result_rpm rpm; /* test rpm only: the draft's figures */
 
+	/*
+	 * This host's own view of the load, which no server report enters: each direction's
+	 * goodput from its flows' TCP counters (tcpi_bytes_acked of the uploads,
+	 * tcpi_bytes_received of the downloads) from the load's start to the flows' last
+	 * sample, summed over flows, Mbit/s; NaN without flows that way or without
+	 * TCP_INFO. And every answered UDP probe's one-way delays. Neither is written
+	 * to the result's files.
+	 */
+	double own_upload_mbps, own_download_mbps;
+	struct owd_sample *owd;
+	size_t nowd, owd_cap;
+
 	/* EGRESS_INFO and SYSCTLS for flent's metadata: JSON text from an audit of the
 	 * local interface the test used (may be NULL). */
 	char *egress_info_json;
@@ -120,6 +142,8 @@ int result_init(struct test_result *r, size_t nsteps);
 /* Add a series; NULL when RESULT_MAX_SERIES are in use. */
 struct series *result_add_series(struct test_result *r, const char *name, const char *unit,
 				 enum series_kind kind, uint8_t tos);
+/* Append a probe's one-way delays (grows the array). -ENOMEM. */
+int result_add_owd(struct test_result *r, double t, double up_ms, double down_ms);
 /* Append a raw sample (grows the array). -ENOMEM. */
 int series_add_raw(struct series *s, double t, double val, uint32_t seq);
 struct series *result_find_series(struct test_result *r, const char *name);

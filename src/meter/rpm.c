@@ -775,9 +775,13 @@ int rpm_fetch_config(const struct rpm_params *p, const struct sockaddr *addr, so
 		snprintf(err, errlen, "no answer within %g s", timeout_s);
 	} else if (f->err) {
 		ret = f->err;
+		/* a server that closes before any answer is full or refusing us; one that
+		 * answers the HTTP/2 preface with something else may speak HTTP/1.1 only */
 		snprintf(err, errlen, "%s%s%s", f->why[0] ? f->why : strerror(-f->err),
 			 f->err == -EKEYREJECTED ? " (-k, --insecure: do not verify)" : "",
-			 f->proto == HC_H2C && f->connected && !f->status
+			 f->connected && !f->status && f->err == -ECONNRESET
+			     ? " (the server closed the connection without an answer: busy?)"
+			 : f->proto == HC_H2C && f->connected && !f->status
 			     ? " (an HTTP/1.1-only server? try --http1)"
 			     : "");
 	} else if (f->status != 200) {

@@ -26,9 +26,9 @@
 #include <unistd.h>
 
 #include "base/hist.h"
+#include "base/peer.h"
 #include "meter/cc.h"
 #include "meter/loop.h"
-#include "meter/peer.h"
 #include "meter/server.h"
 #include "meter/tokens.h"
 
@@ -178,6 +178,7 @@ void server_config_defaults(struct server_config *c)
 	    .max_pending = 256,
 	    .max_tests_per_addr = 4,
 	    .max_pending_per_addr = 16,
+	    .v6_prefix = PEER_V6_BITS_DEFAULT,
 	    .max_duration_ms = 180000,
 	    .min_interval_us = 10000,
 	    .max_probe_len = 1472,
@@ -396,15 +397,16 @@ static uint32_t clamp32(uint32_t v, uint32_t lo, uint32_t hi)
 
 /* true when c became the test's control connection; else c may be gone. */
 /*
- * Tests running for peer's address: a scan of the running tests, only at HELLO (10000
- * tests: ~50 us per HELLO, against a TCP handshake's cost; not worth a second table).
+ * Tests running for peer's network (its address, an IPv6 one's prefix): a scan of the running
+ * tests, only at HELLO (10000 tests: ~50 us per HELLO, against a TCP handshake's cost; not worth a
+ * second table).
  */
 static unsigned tests_from(const struct server *s, const struct sockaddr_storage *peer)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < s->ntests; i++)
-		n += peer_same(&s->tests[i]->addr, peer);
+		n += peer_same_net(&s->tests[i]->addr, peer, s->cfg.v6_prefix);
 	return n;
 }
 
@@ -728,7 +730,7 @@ static bool accept_shed(struct server *s)
 }
 
 /*
- * The oldest connection that has not said what it is yet, from peer's address (NULL:
+ * The oldest connection that has not said what it is yet, from peer's network (NULL:
  * any), and how many there are from that address. A walk of the open connections,
  * only when the pending table or an address's share of it is full.
  */
@@ -739,7 +741,8 @@ static struct conn *oldest_pending(const struct server *s, const struct sockaddr
 
 	*n = 0;
 	for (struct conn *c = s->conns; c; c = c->next) {
-		if (c->kind != CONN_NEW || (peer && !peer_same(peer, &c->peer)))
+		if (c->kind != CONN_NEW ||
+		    (peer && !peer_same_net(peer, &c->peer, s->cfg.v6_prefix)))
 			continue;
 		(*n)++;
 		if (!oldest || c->since_ns <= oldest->since_ns)
@@ -1439,7 +1442,8 @@ int server_new(const struct server_config *cfg, struct server **out)
 	}
 	s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if ((r = loop_add(s->loop, s->tcp, EPOLLIN, on_accept, s)) < 0 ||
-	    (r = loop_add(s->loop, s->udp, EPOLLIN, on_probe, s)) < 0)
+	    (r = loop_add(s->loop, s->udp, EPOLLIN, on_probe, s)) < 0 ||
+	    (r = loop_set_urgent(s->loop, s->udp)) < 0)
 		goto fail;
 	if (cfg->rpm) {
 		if ((r = open_socket(&s->cfg, s->family, SOCK_STREAM, cfg->rpm_port)) < 0)
@@ -1448,7 +1452,10 @@ int server_new(const struct server_config *cfg, struct server **out)
 		if ((r = bound_port(s->rpm_fd)) < 0)
 			goto fail;
 		s->rpm_port = (uint16_t)r;
-		if ((r = hserver_new(s->loop, &cfg->rpm_cfg, &s->rpm)) < 0 ||
+		struct hserver_config rc = cfg->rpm_cfg;
+
+		rc.v6_prefix = cfg->v6_prefix;
+		if ((r = hserver_new(s->loop, &rc, &s->rpm)) < 0 ||
 		    (r = loop_add(s->loop, s->rpm_fd, EPOLLIN, on_rpm_accept, s)) < 0)
 			goto fail;
 	}

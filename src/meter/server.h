@@ -126,6 +126,9 @@ struct server_config {
 	/* One address may hold at most this many tests and pending connections, so that it
 	 * cannot lock everyone else out; a full pending table evicts its oldest. */
 	unsigned max_tests_per_addr, max_pending_per_addr;
+	/* ... where an IPv6 "address" is its first v6_prefix bits (base/peer.h: one host
+	 * holds a whole /64), here and in the rpm server's limits; IPv4 is per address. */
+	unsigned v6_prefix;
 	uint32_t max_duration_ms;
 	uint32_t min_interval_us;
 	uint16_t max_probe_len;

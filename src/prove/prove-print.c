@@ -8,6 +8,7 @@
 
 #include "base/json.h"
 #include "audit/policy.h"
+#include "host/avail.h"
 
 
 static void print_ms(struct printer *p, const char *key, double v)
@@ -68,7 +69,44 @@ static void print_numbers(struct printer *p, const char *key, const char *title,
 	print_text(p, "Mbit/s, grade");
 	print_str(p, "grade", n->grade[0] ? n->grade : "-", PRINT_BARE);
 	print_nl(p);
+	print_indent(p, 2);
+	print_text(p, "one-way induced up");
+	print_ms(p, "owd_up_induced_ms", n->owd_up_ms);
+	print_text(p, "down");
+	print_ms(p, "owd_down_induced_ms", n->owd_down_ms);
+	print_text(p, "ms; own TCP counters up");
+	print_ms(p, "own_upload_mbps", n->own_up_mbps);
+	print_text(p, "down");
+	print_ms(p, "own_download_mbps", n->own_down_mbps);
+	print_text(p, "Mbit/s");
+	print_nl(p);
+	print_bool(p, "server_overloaded", n->server_overloaded, PRINT_JSON_ONLY);
+	if (n->server_overloaded) {
+		print_indent(p, 2);
+		print_text(p, "the server flagged itself overloaded: it, not the path, may have "
+			      "limited this run");
+		print_nl(p);
+	}
 	print_queue(p, w, mtu);
+	print_close(p);
+}
+
+/* One direction of the capacity: its rate, the report beside it, its queue. */
+static void print_direction(struct printer *p, const char *key,
+			    const struct prove_direction *d)
+{
+	print_open_object(p, key);
+	print_indent(p, 1);
+	print_text(p, "%-5s", !strcmp(key, "up") ? "up:" : "down:");
+	print_ms(p, "mbps", d->mbps);
+	print_text(p, "Mbit/s (server's count");
+	print_ms(p, "reported_mbps", d->reported_mbps);
+	print_text(p, "), one-way +");
+	print_ms(p, "induced_ms", d->induced_ms);
+	print_text(p, "ms, queue");
+	print_str(p, "where", d->where ? d->where : "unknown", PRINT_BARE);
+	print_bool(p, "disagree", d->disagree, PRINT_JSON_ONLY);
+	print_nl(p);
 	print_close(p);
 }
 
@@ -97,6 +135,38 @@ static void board_name(char *buf, size_t len)
 		buf[strcspn(buf, "\n")] = '\0';
 		fclose(f);
 	}
+}
+
+static const char *avail_word(enum qdisc_avail a)
+{
+	return a == QDISC_AVAIL_YES ? "yes" : a == QDISC_AVAIL_NO ? "no" : "unknown";
+}
+
+/* Whether this kernel has fq_codel and cake, and what lacking both costs. */
+static void print_kernel_qdiscs(struct printer *p, const struct prove_report *r)
+{
+	enum qdisc_avail fqc = avail_of(r->host->qdisc_kinds, HOST_NQDISC_KINDS, "fq_codel");
+	enum qdisc_avail cake = avail_of(r->host->qdisc_kinds, HOST_NQDISC_KINDS, "cake");
+
+	print_open_object(p, "kernel_qdiscs");
+	print_indent(p, 0);
+	print_text(p, "kernel qdiscs: fq_codel");
+	print_str(p, "fq_codel", avail_word(fqc), PRINT_BARE);
+	print_text(p, ", cake");
+	print_str(p, "cake", avail_word(cake), PRINT_BARE);
+	print_nl(p);
+	if (fqc == QDISC_AVAIL_NO && cake == QDISC_AVAIL_NO) {
+		print_indent(p, 1);
+		print_str(p, "cost",
+			  "without both, a shaper can only hold a short FIFO: no flow "
+			  "isolation, so the upload's ACKs wait in the same FIFO as the "
+			  "download's data, and one flow's burst delays every other",
+			  PRINT_BARE);
+		print_nl(p);
+	} else {
+		print_null(p, "cost", NULL, PRINT_JSON_ONLY);
+	}
+	print_close(p);
 }
 
 static void print_interfaces(struct printer *p, const struct prove_report *r)
@@ -140,6 +210,7 @@ static void print_interfaces(struct printer *p, const struct prove_report *r)
 		print_close(p);
 	}
 	print_close(p);
+	print_kernel_qdiscs(p, r);
 }
 
 /* What fix changed (or would have), from its report. */
@@ -218,6 +289,10 @@ void prove_report_print(struct printer *p, const struct prove_report *r)
 			print_null(p, "shape_down", NULL, PRINT_JSON_ONLY);
 		}
 		print_nl(p);
+		print_open_object(p, "directions");
+		print_direction(p, "up", &r->cap->up);
+		print_direction(p, "down", &r->cap->down);
+		print_close(p);
 		print_indent(p, 1);
 		print_str(p, "why", r->cap->why, PRINT_BARE);
 		print_nl(p);
@@ -252,8 +327,25 @@ void prove_report_print(struct printer *p, const struct prove_report *r)
 		print_double(p, "max_loss", r->max_loss, 2, PRINT_BARE);
 		print_text(p, ")");
 		print_nl(p);
+		if (r->before) {
+			/* each direction's queue before and after, in the text: the JSON has
+			 * both runs' numbers */
+			print_indent(p, 1);
+			print_text(p, "one-way induced: up %.1f -> %.1f ms, down %.1f -> %.1f ms",
+				   r->before->owd_up_ms, r->after->owd_up_ms, r->before->owd_down_ms,
+				   r->after->owd_down_ms);
+			print_nl(p);
+		}
 	}
 	print_close(p);
+	if (r->undo_cmd && !strcmp(r->outcome, "kept")) {
+		print_indent(p, 0);
+		print_text(p, "to put it back:");
+		print_str(p, "undo", r->undo_cmd, PRINT_BARE);
+		print_nl(p);
+	} else {
+		print_null(p, "undo", NULL, PRINT_JSON_ONLY);
+	}
 	print_indent(p, 0);
 	print_text(p, "files in %s", r->dir);
 	print_nl(p);

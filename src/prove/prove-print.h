@@ -27,6 +27,7 @@ struct prove_report {
 	const struct prove_capacity *cap;
 	const struct jval *fix; /* fix's JSON report, or NULL */
 	const char *outcome, *why;
+	const char *undo_cmd; /* what puts a kept change back, with the state directory */
 	const struct prove_verdict *verdict;
 	double min_gain, max_loss;
 };

@@ -2,10 +2,13 @@
 #include "prove/verdict.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-void prove_numbers_of(const struct summary *s, struct prove_numbers *out)
+void prove_numbers_of(const struct summary *s, const struct test_result *r,
+		      struct prove_numbers *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->idle_p50_ms = s->idle.p50;
@@ -15,46 +18,195 @@ void prove_numbers_of(const struct summary *s, struct prove_numbers *out)
 	out->rpm = s->rpm;
 	out->up_mbps = s->upload.nflows ? s->upload.sum_mbps : NAN;
 	out->down_mbps = s->download.nflows ? s->download.sum_mbps : NAN;
+	out->own_up_mbps = s->upload.nflows ? r->own_upload_mbps : NAN;
+	out->own_down_mbps = s->download.nflows ? r->own_download_mbps : NAN;
+	prove_owd(r->owd, r->nowd, r->delay_s, r->length_s, &out->owd_up_ms, &out->owd_down_ms);
+	out->server_overloaded = r->server_overloaded;
 	snprintf(out->grade, sizeof(out->grade), "%s", s->grade);
 }
 
-static void egress(const struct prove_numbers *before, uint32_t link_mbps, enum tristate bql,
-		   uint64_t given, struct prove_capacity *out);
-
-void prove_capacity(const struct prove_numbers *before, uint32_t link_mbps, enum tristate bql,
-		    uint64_t given, bool ingress, struct prove_capacity *out)
+static int cmp_double(const void *a, const void *b)
 {
-	double d = before->down_mbps;
+	double x = *(const double *)a, y = *(const double *)b;
 
-	egress(before, link_mbps, bql, given, out);
-	if (ingress && d > 0)
-		out->shape_down_rate = (uint64_t)(d * 1000) * 125;
+	return x < y ? -1 : x > y;
 }
 
-static void egress(const struct prove_numbers *before, uint32_t link_mbps, enum tristate bql,
-		   uint64_t given, struct prove_capacity *out)
+/* The median (nearest rank) of v[0..n), sorted in place; NaN when n is 0. */
+static double median(double *v, size_t n)
 {
-	double g = before->up_mbps;
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return v[(n + 1) / 2 - 1];
+}
+
+void prove_owd(const struct owd_sample *s, size_t n, double delay_s, double length_s,
+	       double *up_ms, double *down_ms)
+{
+	double ramp = length_s > 2 * SUMMARY_RAMP_S ? SUMMARY_RAMP_S : 0;
+	double *v = n ? malloc(4 * n * sizeof(*v)) : NULL;
+	double *iu = v, *id = v + n, *lu = v + 2 * n, *ld = v + 3 * n;
+	size_t ni = 0, nl = 0;
+
+	*up_ms = *down_ms = NAN;
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].t < delay_s) {
+			iu[ni] = s[i].up_ms;
+			id[ni++] = s[i].down_ms;
+		} else if (s[i].t >= delay_s + ramp && s[i].t < delay_s + length_s - ramp) {
+			lu[nl] = s[i].up_ms;
+			ld[nl++] = s[i].down_ms;
+		}
+	}
+	if (ni && nl) {
+		*up_ms = median(lu, nl) - median(iu, ni);
+		*down_ms = median(ld, nl) - median(id, ni);
+	}
+	free(v);
+}
+
+/* One direction: the rate from this host's counters, checked against the report. */
+static void direction(const struct prove_numbers *run, const struct prove_numbers *base,
+		      bool up, struct prove_direction *d)
+{
+	double own = up ? run->own_up_mbps : run->own_down_mbps;
+	double rep = up ? run->up_mbps : run->down_mbps;
+
+	d->mbps = own > 0 ? own : NAN;
+	d->reported_mbps = rep;
+	d->induced_ms = up ? base->owd_up_ms : base->owd_down_ms;
+	d->disagree = d->mbps > 0 && rep >= 0 && fabs(rep - own) > PROVE_REPORT_TOLERANCE * own;
+}
+
+static bool queued(const struct prove_direction *d)
+{
+	return d->induced_ms >= PROVE_QUEUE_MS;
+}
+
+static const char *where_up(const struct prove_direction *d, const char *egress)
+{
+	if (egress && (!strcmp(egress, "here") || !strcmp(egress, "driver")))
+		return egress;
+	if (isnan(d->induced_ms))
+		return "unknown";
+	return queued(d) ? "upstream" : "none";
+}
+
+static const char *where_down(const struct prove_direction *d)
+{
+	if (isnan(d->induced_ms))
+		return "unknown";
+	return queued(d) ? "downstream" : "none";
+}
+
+static void egress(const struct prove_capacity_in *in, struct prove_capacity *out);
+
+/* In whole kbit/s, as tc would spell it. */
+static uint64_t rate_of(double mbps)
+{
+	return (uint64_t)(mbps * 1000) * 125;
+}
+
+static void append(struct prove_capacity *out, const char *fmt, ...)
+{
+	size_t n = strlen(out->why);
+	va_list ap;
+
+	if (n >= sizeof(out->why) - 1)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(out->why + n, sizeof(out->why) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void say_disagree(struct prove_capacity *out, const char *dir,
+			 const struct prove_direction *d)
+{
+	if (d->disagree)
+		append(out,
+		       "; the server reported %.1f Mbit/s %s, this host's own TCP counters saw "
+		       "%.1f: the counters set the rate",
+		       d->reported_mbps, dir, d->mbps);
+}
+
+void prove_capacity(const struct prove_capacity_in *in, struct prove_capacity *out)
+{
+	const struct prove_numbers *b = in->before;
+	struct prove_direction *dn;
 
 	memset(out, 0, sizeof(*out));
-	out->up_mbps = before->up_mbps;
-	out->down_mbps = before->down_mbps;
-	out->link_mbps = link_mbps;
-	if (given) {
+	direction(in->up ? in->up : b, b, true, &out->up);
+	direction(in->down ? in->down : b, b, false, &out->down);
+	out->up.where = where_up(&out->up, in->egress_where);
+	out->down.where = where_down(&out->down);
+	out->up_mbps = out->up.mbps;
+	out->down_mbps = out->down.mbps;
+	out->link_mbps = in->link_mbps;
+	egress(in, out);
+	say_disagree(out, "up", &out->up);
+	dn = &out->down;
+	if (in->ingress == PROVE_INGRESS_OFF || isnan(dn->reported_mbps))
+		return;
+	if (!(dn->mbps > 0)) {
+		append(out,
+		       "; the download's rate comes from no TCP counters of this host: it is "
+		       "not shaped on a server's word");
+		return;
+	}
+	if (in->ingress == PROVE_INGRESS_FORCE) {
+		out->shape_down_rate = rate_of(dn->mbps);
+		append(out, "; the download shaped at its %.1f Mbit/s (--ingress)", dn->mbps);
+	} else if (queued(dn)) {
+		out->shape_down_rate = rate_of(dn->mbps);
+		append(out,
+		       "; the download's one-way delay grew %.1f ms under load (its queue is "
+		       "downstream, before this host): shape it at its %.1f Mbit/s",
+		       dn->induced_ms, dn->mbps);
+	}
+	if (out->shape_down_rate)
+		say_disagree(out, "down", dn);
+}
+
+static void egress(const struct prove_capacity_in *in, struct prove_capacity *out)
+{
+	const struct prove_direction *u = &out->up;
+	double g = u->mbps;
+	uint32_t link_mbps = in->link_mbps;
+
+	if (in->given) {
 		out->source = "given";
-		out->shape_rate = given;
+		out->shape_rate = in->given;
 		snprintf(out->why, sizeof(out->why), "the shaper's rate was given (--shape)");
 		return;
 	}
-	if (!(g > 0)) {
+	if (isnan(u->reported_mbps)) {
 		out->source = "none";
 		snprintf(out->why, sizeof(out->why),
 			 "the test sent nothing upstream: no upload capacity to size a shaper "
 			 "from (give --shape, or test with uploads)");
 		return;
 	}
-	/* In whole kbit/s, as tc would spell it. */
-	uint64_t measured = (uint64_t)(g * 1000) * 125;
+	if (!(g > 0)) {
+		out->source = "none";
+		snprintf(out->why, sizeof(out->why),
+			 "this host's own TCP counters gave no upload rate (the server reported "
+			 "%.1f Mbit/s, which alone never sets a shaper): give --shape",
+			 u->reported_mbps);
+		return;
+	}
+	if (!isnan(u->induced_ms) && !queued(u) && strcmp(u->where, "here") &&
+	    strcmp(u->where, "driver")) {
+		out->source = "none";
+		snprintf(out->why, sizeof(out->why),
+			 "the upload's one-way delay grew only %.1f ms under load at %.1f Mbit/s: "
+			 "no queue to move, no upload shaper",
+			 u->induced_ms, g);
+		return;
+	}
+	uint64_t measured = rate_of(g);
 
 	if (!link_mbps || g < PROVE_BOTTLENECK_FRACTION * link_mbps) {
 		out->source = "measured";
@@ -71,7 +223,7 @@ static void egress(const struct prove_numbers *before, uint32_t link_mbps, enum 
 				 g, g);
 		return;
 	}
-	if (bql == TRI_NO) {
+	if (in->bql == TRI_NO) {
 		out->source = "measured";
 		out->shape_rate = measured;
 		snprintf(out->why, sizeof(out->why),
@@ -103,8 +255,12 @@ void prove_judge(const struct prove_numbers *before, const struct prove_numbers 
 	bool lost_up, lost_down;
 
 	memset(out, 0, sizeof(*out));
-	out->upload_ratio = ratio(after->up_mbps, before->up_mbps);
-	out->download_ratio = ratio(after->down_mbps, before->down_mbps);
+	out->upload_ratio = ratio(after->own_up_mbps, before->own_up_mbps);
+	out->download_ratio = ratio(after->own_down_mbps, before->own_down_mbps);
+	if (isnan(out->upload_ratio))
+		out->upload_ratio = ratio(after->up_mbps, before->up_mbps);
+	if (isnan(out->download_ratio))
+		out->download_ratio = ratio(after->down_mbps, before->down_mbps);
 	if (isnan(before->induced_ms) || isnan(after->induced_ms)) {
 		out->latency_ratio = NAN;
 		snprintf(out->why, sizeof(out->why),

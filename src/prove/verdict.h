@@ -3,10 +3,26 @@
  * verdict.h - what `debloat prove` decides from its two measurements, as pure functions
  * of their summaries (meter/summary.h), so tests feed them numbers.
  *
- * The capacity. From the baseline, the rate a shaper on this host's egress should run
- * at, or none:
+ * Each direction on its own. A direction's capacity is measured by a run that loads
+ * it alone (in a run loading both, each is depressed by the other's ACKs and queue),
+ * and its rate is what this host's own TCP counters saw cross the path
+ * (own_up_mbps, own_down_mbps: TCP_INFO's bytes acked and received). A server's report
+ * is only a cross-check: when it differs from the counters by more than
+ * PROVE_REPORT_TOLERANCE the report says so, and without the counters no rate is
+ * derived at all, so a lying server can never set a shaper below what this host saw.
+ * A direction's induced latency is the change of its one-way delay from idle to loaded
+ * (owd_up_ms, owd_down_ms, the probes' medians: the offset between the two clocks is
+ * in both and cancels). A direction needs a shaper when its one-way delay grew by at
+ * least PROVE_QUEUE_MS under load; where its queue is (prove_where) comes from that
+ * and from this host's own counters (watch.h): "here" (this host's qdisc), "driver",
+ * "upstream" or "downstream" (beyond this host), "none", or "unknown" (no one-way
+ * delays: a server or probe kind without timestamps).
+ *
+ * The capacity. The rate a shaper on this host's egress should run at, or none:
  *   - a rate given (--shape) is used as it is (source "given");
- *   - a test without uploads measures no upload capacity: no shaper ("none");
+ *   - a test without uploads measures no upload capacity: no shaper ("none"); neither
+ *     does an upload whose one-way delay did not grow (no queue to move) nor one
+ *     without this host's own counters;
  *   - the upload's goodput G below PROVE_BOTTLENECK_FRACTION of the link speed (or the
  *     speed unknown: a virtual link, a tunnel) means the bottleneck is beyond this host,
  *     and a driver without BQL means the queue builds in its ring: both shape at G
@@ -15,14 +31,15 @@
  *     wire than the bottleneck delivered: just below it, as it must be to own the queue;
  *   - otherwise (BQL and the link itself the bottleneck) fix's own plan, no shaper
  *     ("link").
- * With ingress, the download is shaped too, at its goodput in whole kbit/s (always: a
- * host cannot tell from its own side where the download's queue is, but it is never
- * on the host's egress), when the test downloaded anything.
+ * The download is shaped (through an ifb) at its own counters' goodput in whole kbit/s
+ * when its one-way delay grew by PROVE_QUEUE_MS or more, or always with --ingress
+ * (PROVE_INGRESS_FORCE), never with --no-ingress; when the test downloaded anything.
  *
  * The verdict. Latency gain is the baseline's induced latency over the second run's,
  * each floored at PROVE_LATENCY_FLOOR_MS (a queue below a millisecond is no queue: 0.2
  * against 0.1 ms is no 2x gain). Goodput ratios are after over before per direction,
- * for directions the test loads (NaN otherwise, and ignored). The change is kept when
+ * from this host's own TCP counters (the test's counts when a run has none), for
+ * directions the test loads (NaN otherwise, and ignored). The change is kept when
  * the gain is at least min_gain and no direction lost more than max_loss; why says
  * which bound decided, with the numbers.
  *
@@ -43,28 +60,64 @@
 #define PROVE_GOOD_MS		  30.0
 #define PROVE_DEFAULT_MIN_GAIN	  2.0
 #define PROVE_DEFAULT_MAX_LOSS	  0.15
+#define PROVE_QUEUE_MS		  10.0
+#define PROVE_REPORT_TOLERANCE	  0.10
 
-/* One run's numbers, from its summary; NaN where the summary has none. */
+/* One run's numbers, from its summary and result; NaN where it has none. */
 struct prove_numbers {
 	double idle_p50_ms, loaded_p50_ms, loaded_p99_ms, induced_ms, rpm;
-	double up_mbps, down_mbps; /* NaN when the test has no flow that way */
+	double up_mbps, down_mbps;	   /* as the test counted them (uploads: the server's
+					      reports); NaN when no flow went that way */
+	double own_up_mbps, own_down_mbps; /* this host's own TCP counters; NaN */
+	double owd_up_ms, owd_down_ms;	   /* induced one-way delay per direction; NaN */
+	bool server_overloaded;
 	char grade[3];
 };
 
-void prove_numbers_of(const struct summary *s, struct prove_numbers *out);
+void prove_numbers_of(const struct summary *s, const struct test_result *r,
+		      struct prove_numbers *out);
+
+/*
+ * Each direction's induced one-way delay of a result's probes: the median of the loaded
+ * window (summary.h's, ramps left out) less the median of the idle window before the
+ * load. NaN for a direction without samples in either window.
+ */
+void prove_owd(const struct owd_sample *s, size_t n, double delay_s, double length_s,
+	       double *up_ms, double *down_ms);
+
+enum prove_ingress { PROVE_INGRESS_AUTO, PROVE_INGRESS_FORCE, PROVE_INGRESS_OFF };
+
+/* One direction as the capacity saw it. */
+struct prove_direction {
+	double mbps;	    /* the rate used: this host's counters; NaN */
+	double reported_mbps; /* as the test counted it (the server's reports up) */
+	double induced_ms;  /* its one-way delay's growth, from the baseline; NaN */
+	const char *where;  /* "here", "driver", "upstream", "downstream", "none", "unknown" */
+	bool disagree;	    /* the report and the counters differ by more than tolerated */
+};
 
 struct prove_capacity {
-	double up_mbps, down_mbps; /* the baseline's goodput; NaN without flows */
+	struct prove_direction up, down;
+	double up_mbps, down_mbps; /* each direction's rate (its own counters); NaN */
 	uint32_t link_mbps;	   /* 0: unknown */
 	uint64_t shape_rate;	   /* bytes/s of the egress shaper; 0: none */
 	uint64_t shape_down_rate;  /* bytes/s of the download shaper (ingress); 0: none */
 	const char *source;	   /* "given", "measured", "link", "none" */
-	char why[384];
+	char why[768];
 };
 
-/* given: bytes/s from --shape, or 0; ingress: shape the download too. */
-void prove_capacity(const struct prove_numbers *before, uint32_t link_mbps, enum tristate bql,
-		    uint64_t given, bool ingress, struct prove_capacity *out);
+struct prove_capacity_in {
+	const struct prove_numbers *before;   /* the baseline: its one-way delays */
+	const struct prove_numbers *up, *down; /* each direction's own run; NULL: the
+						  baseline's numbers */
+	uint32_t link_mbps;		      /* 0: unknown */
+	enum tristate bql;
+	uint64_t given;			      /* bytes/s from --shape, or 0 */
+	enum prove_ingress ingress;
+	const char *egress_where;	      /* watch_where() of the baseline, or NULL */
+};
+
+void prove_capacity(const struct prove_capacity_in *in, struct prove_capacity *out);
 
 struct prove_verdict {
 	bool kept;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* meter/peer.c - meter/peer.h: a client's address as the servers see it. */
+/* base/peer.c - base/peer.h: a client's address as the servers see it. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "meter/peer.h"
+#include "base/peer.h"
 
 void peer_addr(const struct sockaddr_storage *in, struct sockaddr_storage *out)
 {
@@ -47,6 +48,48 @@ bool peer_same(const struct sockaddr_storage *a, const struct sockaddr_storage *
 		       ((const struct sockaddr_in *)(const void *)&pb)->sin_addr.s_addr;
 	return !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr)) &&
 	       a6->sin6_scope_id == b6->sin6_scope_id;
+}
+
+bool peer_same_net(const struct sockaddr_storage *a, const struct sockaddr_storage *b,
+		   unsigned v6_bits)
+{
+	struct sockaddr_storage pa, pb;
+	const uint8_t *x = ((const struct sockaddr_in6 *)(const void *)&pa)->sin6_addr.s6_addr;
+	const uint8_t *y = ((const struct sockaddr_in6 *)(const void *)&pb)->sin6_addr.s6_addr;
+	unsigned whole;
+
+	peer_addr(a, &pa);
+	peer_addr(b, &pb);
+	if (pa.ss_family != AF_INET6 || v6_bits >= 128 || !v6_bits)
+		return peer_same(&pa, &pb);
+	if (pb.ss_family != AF_INET6 ||
+	    ((const struct sockaddr_in6 *)(const void *)&pa)->sin6_scope_id !=
+		((const struct sockaddr_in6 *)(const void *)&pb)->sin6_scope_id)
+		return false;
+	whole = v6_bits / 8;
+	if (memcmp(x, y, whole))
+		return false;
+	return !(v6_bits % 8) || !((x[whole] ^ y[whole]) & (uint8_t)(0xff00u >> (v6_bits % 8)));
+}
+
+enum peer_scope peer_scope(const struct sockaddr_storage *a)
+{
+	struct sockaddr_storage p;
+	const struct in6_addr *a6 = &((const struct sockaddr_in6 *)(const void *)&p)->sin6_addr;
+	uint32_t a4;
+
+	peer_addr(a, &p);
+	if (p.ss_family == AF_INET) {
+		a4 = ntohl(((const struct sockaddr_in *)(const void *)&p)->sin_addr.s_addr);
+		if ((a4 >> 24) == 127 || a4 == 0)
+			return PEER_SCOPE_HOST;
+		return (a4 >> 16) == 0xa9fe ? PEER_SCOPE_LINK : PEER_SCOPE_GLOBAL;
+	}
+	if (p.ss_family != AF_INET6)
+		return PEER_SCOPE_GLOBAL;
+	if (IN6_IS_ADDR_LOOPBACK(a6) || IN6_IS_ADDR_UNSPECIFIED(a6))
+		return PEER_SCOPE_HOST;
+	return IN6_IS_ADDR_LINKLOCAL(a6) ? PEER_SCOPE_LINK : PEER_SCOPE_GLOBAL;
 }
 
 void peer_text(const struct sockaddr_storage *a, char *buf, size_t len)
