@@ -189,10 +189,12 @@ static void print_device_queue(struct printer *p, const struct iface *ifc, const
 	print_maybe(p, "rx", ifc->ring_rx, UNIT_NONE);
 	print_maybe(p, "rx_max", ifc->ring_rx_max, UNIT_NONE);
 	print_close(p);
-	if (v->ring_from_table) {
+	if (v->ring_from_table && v->ring_urb_bytes)
+		print_text(p, "(%s usually queues %lld TX URBs of %u KB)", ifc->driver,
+			   (long long)v->ring_tx, v->ring_urb_bytes / 1024);
+	else if (v->ring_from_table)
 		print_text(p, "(%s usually queues %lld TX frames)", ifc->driver,
 			   (long long)v->ring_tx);
-	}
 	print_text(p, "offloads");
 	print_open_object(p, "offloads");
 	print_feature(p, "tso", ifc->tso);
