@@ -247,6 +247,16 @@ TEST(fifo_under_htb_has_an_unknown_delay)
 	CHECK_EQ(f->delay_us, -1);
 	CHECK(!v.graded);
 	CHECK(strstr(f->recommendation, "parent 1:10 fq_codel") != NULL);
+
+	/* With the class's rate read (the classic bloated modem): graded at that rate. */
+	leaf.class_rate_bps = 10000000;
+	ifc.gso_max_size = 1538; /* full frames only: 1000 x 1538 B at 10 Mbit/s */
+	policy_iface(&ifc, NULL, &v);
+	f = find(&v, "fifo-qdisc");
+	REQUIRE(f);
+	CHECK_EQ(f->delay_us, 1230400);
+	CHECK(v.graded);
+	CHECK_EQ(v.grade, GRADE_F);
 }
 
 TEST(fifo_under_tbf_drains_at_tbf_rate)

@@ -172,16 +172,19 @@ static void fifo_limit(const struct iface *ifc, const struct qdisc *q, uint64_t 
 /*
  * The rate a FIFO drains at. At the root, or under a qdisc that only spreads packets
  * over TX queues or bands, that is the link's speed; under tbf it is tbf's rate;
- * under anything else that can shape (htb, hfsc, cake, ...) it is a class rate this
- * audit does not read yet, so the delay is unknown rather than optimistic.
+ * under a shaping class (htb) it is that class's rate, as the host or the snapshot
+ * read it; under anything else that can shape (hfsc, a class not read, ...) it is
+ * unknown rather than optimistic.
  */
-static uint64_t drain_rate_bps(const struct iface *ifc, const struct qdisc *parent,
-			       const char **why)
+static uint64_t drain_rate_bps(const struct iface *ifc, const struct qdisc *q,
+			       const struct qdisc *parent, const char **why)
 {
 	static const char *const line_rate_parents[] = {"mq", "mqprio", "multiq", "prio"};
 	const struct value *rate;
 
 	*why = NULL;
+	if (q->class_rate_bps)
+		return q->class_rate_bps;
 	if (parent && !strcmp(parent->kind, "tbf")) {
 		rate = host_qdisc_option(parent, "rate_bps");
 		if (rate && rate->u)
@@ -193,7 +196,7 @@ static uint64_t drain_rate_bps(const struct iface *ifc, const struct qdisc *pare
 		for (size_t i = 0; i < COUNT(line_rate_parents); i++)
 			line_rate |= !strcmp(parent->kind, line_rate_parents[i]);
 		if (!line_rate) {
-			*why = "the rate of the shaper class above it is not read yet";
+			*why = "the rate of the shaper class above it could not be read";
 			return 0;
 		}
 	}
@@ -223,7 +226,7 @@ static void scan_fifos(struct fifo_scan *s, const struct qdisc *q, const struct 
 		int64_t dmin;
 
 		fifo_limit(s->ifc, q, &packets, &bytes);
-		rate = drain_rate_bps(s->ifc, parent, &why);
+		rate = drain_rate_bps(s->ifc, q, parent, &why);
 		frames = packets * ((uint64_t)s->ifc->mtu + POLICY_FRAME_OVERHEAD);
 		/* Packets as TCP hands them (GSO), as far as TSQ lets flows queue them. */
 		most = packets > UINT64_MAX / s->gso_bytes ? UINT64_MAX : packets * s->gso_bytes;

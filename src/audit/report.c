@@ -61,6 +61,11 @@ static void print_qdisc(struct printer *p, const struct qdisc *q, unsigned level
 		print_value(p, &q->options[i], 0);
 	if (q->options_err)
 		print_bool(p, "options_malformed", true, 0);
+	if (q->class_rate_bps) {
+		struct value rate = value_uint("class_rate_bps", q->class_rate_bps, UNIT_BPS);
+
+		print_value(p, &rate, 0);
+	}
 	print_nl(p);
 	print_open_array(p, "children");
 	for (size_t i = 0; i < q->nchildren; i++) {
