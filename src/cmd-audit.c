@@ -132,7 +132,7 @@ static void print_commands(struct printer *p, const struct plan *pl, int target)
 			nl = strchr(line, '\n');
 			*nl = '\0';
 			print_indent(p, 2);
-			print_str(p, NULL, line, PRINT_BARE | PRINT_NOWRAP);
+			print_str(p, NULL, line, PRINT_BARE | PRINT_COMMAND);
 			print_nl(p);
 		}
 	}

@@ -97,6 +97,36 @@ TEST(text_fits_80_columns_and_commands_stay_whole)
 	free(c.buf);
 }
 
+TEST(a_long_command_breaks_with_a_shell_continuation)
+{
+	static const char cmd[] = "tc filter add dev eth0 parent ffff: protocol all u32 match u32 "
+				  "0 0 action mirred egress redirect dev ifb4eth0";
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+	const char *nl;
+
+	REQUIRE(p);
+	print_indent(p, 2);
+	print_str(p, NULL, cmd, PRINT_BARE | PRINT_COMMAND);
+	print_nl(p);
+	REQUIRE_EQ(stop(&c, p), 0);
+	for (const char *l = c.buf; *l; l = nl + 1) {
+		nl = strchr(l, '\n');
+		REQUIRE(nl);
+		CHECK((size_t)(nl - l) <= 80);
+	}
+	CHECK_STR(c.buf, "    tc filter add dev eth0 parent ffff: protocol all u32 match u32 0 0 "
+			 "action \\\n      mirred egress redirect dev ifb4eth0\n");
+	free(c.buf);
+	/* JSON keeps it whole */
+	p = start(&c, PRINT_MODE_JSON);
+	REQUIRE(p);
+	print_str(p, "cmd", cmd, PRINT_BARE | PRINT_COMMAND);
+	REQUIRE_EQ(stop(&c, p), 0);
+	CHECK(strstr(c.buf, cmd) != NULL);
+	free(c.buf);
+}
+
 TEST(one_call_makes_json_with_raw_units)
 {
 	struct capture c;

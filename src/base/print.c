@@ -32,6 +32,7 @@ struct printer {
 	unsigned col;		 /* columns written on this line */
 	unsigned pending_spaces; /* blanks held back until the next word shows where it goes */
 	bool nowrap;		 /* the value being written is not to be broken */
+	bool command;		 /* ... or broken with a shell continuation (PRINT_COMMAND) */
 	bool line_start;	 /* nothing written on this line yet */
 	bool need_space;	 /* the next value needs a separator */
 
@@ -229,8 +230,11 @@ static void put_word(struct printer *p, const char *s, size_t n)
 
 		line_begin(p, p->indent * 2);
 		p->pending_spaces = blanks;
-	} else if (p->width && p->pending_spaces && p->col + p->pending_spaces + n > p->width &&
+	} else if (p->width && p->pending_spaces &&
+		   p->col + p->pending_spaces + n + (p->command ? 2 : 0) > p->width &&
 		   p->col > p->indent * 2 + 2) {
+		if (p->command)
+			fputs(" \\", p->out);
 		fputc('\n', p->out);
 		line_begin(p, p->indent * 2 + 2);
 	}
@@ -468,9 +472,10 @@ static void text_item(struct printer *p, const char *key, enum unit unit, unsign
 		snprintf(item, sizeof(item), "%.*s%c%s", (int)n, key, NBSP, value);
 		value = item;
 	}
-	p->nowrap = flags & PRINT_NOWRAP;
+	p->nowrap = (flags & PRINT_NOWRAP) && !(flags & PRINT_COMMAND);
+	p->command = flags & PRINT_COMMAND;
 	text_write(p, value);
-	p->nowrap = false;
+	p->nowrap = p->command = false;
 }
 
 /* Three significant digits at most, trailing zeros dropped: 123, 12.3, 1.23, 5. */
