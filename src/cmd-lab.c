@@ -463,11 +463,11 @@ static int check_cc(const struct lab_profile *p)
 static void board_notes(const struct lab_args *a, const struct lab_board *b)
 {
 	for (unsigned i = 0; i < b->nnotes; i++)
-		fprintf(stderr, "lab: %s: %s\n", a->snapshot, b->notes[i]);
+		cli_note("lab", "%s: %s", a->snapshot, b->notes[i]);
 	for (unsigned i = 0; i < b->nsteps; i++)
 		if (!b->steps[i].applied)
-			fprintf(stderr, "lab: fix's step %s -> %s: %s\n", b->steps[i].knob,
-				b->steps[i].value, b->steps[i].lab);
+			cli_note("lab", "fix's step %s -> %s: %s", b->steps[i].knob,
+				 b->steps[i].value, b->steps[i].lab);
 }
 
 static int lab_main(const struct lab_args *a)
