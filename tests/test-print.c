@@ -61,7 +61,7 @@ TEST(one_call_makes_text)
 	emit(p);
 	REQUIRE_EQ(stop(&c, p), 0);
 	/* Past PRINT_WIDTH the line breaks between words, the rest two columns in. */
-	CHECK_STR(c.buf, "delay 123 ms speed 100Mbit limit 1792Mb limit 1000p duplex unknown "
+	CHECK_STR(c.buf, "delay 123 ms speed 100Mbit limit 1792MiB limit 1000p duplex unknown "
 			 "pfifo_fast\n  ecn yes (text only)\nkind fq_codel\n");
 	free(c.buf);
 }
@@ -256,10 +256,10 @@ TEST(units_read_like_tc)
 	CHECK_STR(fmt(2500000000ULL, UNIT_BPS), "2.5Gbit");
 	CHECK_STR(fmt(100, UNIT_MBPS), "100Mbit");
 	CHECK_STR(fmt(10000, UNIT_MBPS), "10Gbit");
-	CHECK_STR(fmt(833, UNIT_BYTES), "833b");
-	CHECK_STR(fmt(65536, UNIT_BYTES), "64Kb");
-	CHECK_STR(fmt(4194304, UNIT_BYTES), "4Mb");
-	CHECK_STR(fmt(1000000, UNIT_BYTES), "1000000b");
+	CHECK_STR(fmt(833, UNIT_BYTES), "833B");
+	CHECK_STR(fmt(65536, UNIT_BYTES), "64KiB");
+	CHECK_STR(fmt(4194304, UNIT_BYTES), "4MiB");
+	CHECK_STR(fmt(1000000, UNIT_BYTES), "1000000B");
 	CHECK_STR(fmt(1000, UNIT_PACKETS), "1000p");
 	CHECK_STR(fmt(16, UNIT_HEX), "0x10");
 }

@@ -531,17 +531,21 @@ static void format_rate_bps(char *buf, size_t len, uint64_t bps)
 	format_decimal(buf, len, bps, units, COUNT(units));
 }
 
-/* tc's spelling: exact binary multiples get Kb/Mb/Gb, anything else stays in bytes. */
+/*
+ * Bytes as bytes: exact binary multiples get KiB/MiB/GiB, anything else stays in bytes
+ * ("B"). Not tc's "Kb"/"Mb"/"b", which people read as bits beside our Mbit rates; the
+ * commands fix prints keep tc's words (qkind_spell).
+ */
 static void format_bytes(char *buf, size_t len, uint64_t b)
 {
 	if (b >= (1ULL << 30) && b % (1ULL << 30) == 0)
-		snprintf(buf, len, "%" PRIu64 "Gb", b >> 30);
+		snprintf(buf, len, "%" PRIu64 "GiB", b >> 30);
 	else if (b >= (1ULL << 20) && b % (1ULL << 20) == 0)
-		snprintf(buf, len, "%" PRIu64 "Mb", b >> 20);
+		snprintf(buf, len, "%" PRIu64 "MiB", b >> 20);
 	else if (b >= (1ULL << 10) && b % (1ULL << 10) == 0)
-		snprintf(buf, len, "%" PRIu64 "Kb", b >> 10);
+		snprintf(buf, len, "%" PRIu64 "KiB", b >> 10);
 	else
-		snprintf(buf, len, "%" PRIu64 "b", b);
+		snprintf(buf, len, "%" PRIu64 "B", b);
 }
 
 void print_format_size(char *buf, size_t len, uint64_t b)
