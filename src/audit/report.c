@@ -85,9 +85,9 @@ static void print_bql(struct printer *p, const struct iface *ifc, const struct v
 		print_null(p, "in_use", "unknown", 0);
 	else
 		print_bool(p, "in_use", v->bql_in_use == TRI_YES, 0);
-	print_text(p, "(");
-	print_str(p, "reason", v->bql_reason, PRINT_BARE);
-	print_text(p, ")");
+	/* One text item, so that the parenthesis never runs past the width on its own. */
+	print_str(p, "reason", v->bql_reason, PRINT_JSON_ONLY);
+	print_text(p, "(%s)", v->bql_reason);
 	print_nl(p);
 	print_indent(p, 2);
 	print_open_array(p, "queues");
