@@ -64,6 +64,7 @@ trap 'rm -rf "$tmp"' EXIT
 run_command() { # COMMAND OUTFILE
 	(
 		cd "$top"
+		# shellcheck disable=SC2317 # called by the command, through export -f
 		debloat() { "$DEBLOAT" "$@"; }
 		export -f debloat
 		COLUMNS=80 LC_ALL=C.UTF-8 TZ=UTC bash -c "$1" </dev/null >"$2" 2>"$tmp/stderr"

@@ -608,8 +608,8 @@ static int prove(struct prove_run *r)
 	int ret;
 
 	r->already = journaled(r);
-	cli_error("prove", "%s (%s): a baseline, then fix on trial and a second run",
-		  r->ifc->name, r->ifc->driver[0] ? r->ifc->driver : r->ifc->kind);
+	cli_error("prove", "%s (%s): a baseline, then fix on trial and a second run", r->ifc->name,
+		  r->ifc->driver[0] ? r->ifc->driver : r->ifc->kind);
 	cli_error("prove", "interrupted or killed, it puts everything back (else: %s undo %s)",
 		  PROG_NAME, r->ifc->name);
 	ret = measure(r, "before", F_BEFORE, F_BEFORE_FLENT, &r->before, &r->watch_before, why,

@@ -115,7 +115,7 @@ struct verdict {
 	const struct driver_info *driver;	 /* src/audit/drivers.c's entry, or NULL */
 	int64_t ring_tx;			 /* TX queue in frames (URBs); -1 unknown */
 	bool ring_from_table;			 /* ring_tx is the driver table's, not ethtool's */
-	uint64_t ring_bytes; /* what the full TX queue holds; 0 when ring_tx is unknown */
+	uint64_t ring_bytes;	 /* what the full TX queue holds; 0 when ring_tx is unknown */
 	uint32_t ring_urb_bytes; /* the table's URB size where frames are packed, or 0 */
 	int64_t qdisc_delay_us, device_delay_us; /* each layer's largest known delay */
 	struct finding findings[POLICY_MAX_FINDINGS];

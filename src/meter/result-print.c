@@ -168,11 +168,11 @@ static void latency_table_begin(struct printer *p, const struct summary *s)
 	for (size_t c = 0; c < COUNT(head); c++)
 		print_cell(p, c, "latency (ms)", "%s%*s",
 			   c == COL_LOADED || c == COL_INDUCED ? " " : "",
-			   c == COL_LOSS		? 6
+			   c == COL_LOSS ? 6
 			   : c == COL_IDLE + 1 || c == COL_IDLE + 2 || c == COL_LOADED + 1 ||
 				   c == COL_LOADED + 2
-				? 7
-				: 8,
+			       ? 7
+			       : 8,
 			   head[c]);
 	for (size_t i = 0; i < s->nprobes; i++)
 		print_table_row(p, probe_row(&s->probes[i]));
