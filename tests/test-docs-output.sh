@@ -25,7 +25,7 @@ scratch=$(mktemp -d)
 trap 'rc=$?; set +e; rm -rf "$scratch"; (exit $rc); cleanup' EXIT
 mkdir -p "$scratch/docs"
 good() {
-	cat >"$scratch/docs/a.md" <<'MD'
+	cat >"$scratch/docs/NAME.md" <<'MD'
 # a
 
 <!-- output of: debloat audit --from boards/wandboard.json eth0 | grep -c grade -->
@@ -44,28 +44,28 @@ good
 run "$gen" --check --top "$scratch"
 assert_status "a scratch doc that quotes the output right passes" 0
 
-sed -i 's/^1$/2/' "$scratch/docs/a.md"
+sed -i 's/^1$/2/' "$scratch/docs/NAME.md"
 run "$gen" --check --top "$scratch"
 assert_status "a quoted output that differs fails the check" 1
 assert_contains "... naming the doc and the command" "$ERR" \
-	"docs/a.md: the output of \`debloat audit --from boards/wandboard.json eth0 | grep -c grade\`"
+	"docs/NAME.md: the output of \`debloat audit --from boards/wandboard.json eth0 | grep -c grade\`"
 run "$gen" --top "$scratch"
 assert_status "gen-docs.sh rewrites it" 0
-assert_eq "... with the command's output" 1 "$(sed -n '5p' "$scratch/docs/a.md")"
+assert_eq "... with the command's output" 1 "$(sed -n '5p' "$scratch/docs/NAME.md")"
 run "$gen" --check --top "$scratch"
 assert_status "... after which the check passes" 0
 
 good
-sed -i 's/measured 2026-12-06/measured recently/' "$scratch/docs/a.md"
+sed -i 's/measured 2026-12-06/measured recently/' "$scratch/docs/NAME.md"
 run "$gen" --check --top "$scratch"
 assert_status "a figure without a date fails the check" 1
 assert_contains "... saying what the marker needs" "$ERR" "(measured YYYY-MM-DD)"
 
 good
-sed -i 's/eth0 | grep -c grade/--no-such-option/' "$scratch/docs/a.md"
-cp "$scratch/docs/a.md" "$scratch/before"
+sed -i 's/eth0 | grep -c grade/--no-such-option/' "$scratch/docs/NAME.md"
+cp "$scratch/docs/NAME.md" "$scratch/before"
 run "$gen" --top "$scratch"
 assert_status "a command that fails fails the run" 1
 assert_contains "... naming it" "$ERR" "the command failed: debloat audit --from"
-assert_eq "... and the doc keeps what it quoted" "" "$(diff "$scratch/before" "$scratch/docs/a.md")"
+assert_eq "... and the doc keeps what it quoted" "" "$(diff "$scratch/before" "$scratch/docs/NAME.md")"
 finish
