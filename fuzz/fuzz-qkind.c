@@ -4,6 +4,9 @@
  * Input: byte 0 picks the kind (qkind_at, modulo the number of kinds); the rest is the
  * payload of TCA_OPTIONS as a kernel dump would hold it.
  *
+ * The same payload also goes to the kind's class_rate, where it has one (htb: the
+ * payload of a class's TCA_OPTIONS).
+ *
  * Invariants: no crash; the audit's values are at most what it was given room for, each
  * with a key; a failed decode reports nothing; the words a decode spells, once they
  * have been through tc's encoding, are a fixed point (encode, decode and spell them
@@ -130,6 +133,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fail("a value without a key", k, "");
 	} else if (shown.n != 0) {
 		fail("a failed show reported values", k, "");
+	}
+
+	if (k->class_rate) {
+		uint64_t bps = 7;
+
+		/* A class's rate: no crash, and a refusal leaves the output alone. */
+		if (k->class_rate(data, size, &bps) < 0 && bps != 7)
+			fail("a failed class rate wrote its output", k, "");
 	}
 
 	if (qkind_decode(k, data, size, wire, &n) < 0)

@@ -26,7 +26,14 @@ static const char usage[] =
     "  -j, --json        print one JSON document (keys: docs/json.md)\n"
     "  -f, --from FILE   audit a snapshot (`" PROG_NAME " snapshot`, docs/snapshot.md)\n"
     "                    instead of this host\n"
-    "  -h, --help        show this help\n";
+    "  -h, --help        show this help\n"
+    "\n"
+    "The grade is the DSLReports scale on the worst-case delay the egress path can\n"
+    "add, the qdisc's queue plus the device's: A+ under 5 ms, A under 30, B 60,\n"
+    "C 200, D 400, else F. A device queue of unknown size (URBs, a ring ethtool does\n"
+    "not report) counts at the drivers table's usual size, or leaves the interface\n"
+    "ungraded; never as empty. A FIFO under a shaper drains at the shaper's rate.\n"
+    "The whole rule: docs/grades.md.\n";
 
 struct audit_args {
 	bool json;
@@ -125,7 +132,7 @@ static void print_commands(struct printer *p, const struct plan *pl, int target)
 			nl = strchr(line, '\n');
 			*nl = '\0';
 			print_indent(p, 2);
-			print_str(p, NULL, line, PRINT_BARE | PRINT_NOWRAP);
+			print_str(p, NULL, line, PRINT_BARE | PRINT_COMMAND);
 			print_nl(p);
 		}
 	}

@@ -229,22 +229,38 @@ static int lab_profiles(int argc, char *argv[])
 {
 	struct lab_profile p;
 	char describe[512], err[256];
+	struct printer *pr;
+	int ret;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
 		return fputs(usage, stdout) == EOF ? 1 : 0;
 	if (argc > 1)
 		return cli_usage_error("lab profiles", usage, "unexpected argument \"%s\"",
 				       argv[1]);
+	pr = print_new(stdout, PRINT_MODE_TEXT);
+	if (!pr)
+		return 1;
+	/* The name, then what it is and what it models, wrapped at 80 columns. */
 	for (const struct lab_builtin_profile *b = lab_builtin_profiles; b->name; b++) {
 		if (lab_profile_load(&p, b->name, err, sizeof(err)) < 0) {
+			print_free(pr);
 			cli_error("lab", "built-in profile %s: %s", b->name, err);
 			return 1;
 		}
 		if (lab_profile_describe(&p, describe, sizeof(describe)) < 0)
 			describe[0] = '\0';
-		printf("%-18s %s\n%-18s models: %s\n", b->name, p.description, "", describe);
+		print_indent(pr, 0);
+		print_text(pr, "%s", b->name);
+		print_nl(pr);
+		print_indent(pr, 1);
+		print_text(pr, "%s", p.description);
+		print_nl(pr);
+		print_text(pr, "models: %s", describe);
+		print_nl(pr);
 	}
-	return fflush(stdout) == EOF ? 1 : 0;
+	ret = cli_print_finish("lab", pr, "the profiles");
+	print_free(pr);
+	return ret < 0 ? 1 : 0;
 }
 
 /* The shaper's rate of a "shaper rate R ..." spec, bytes/s; 0 when not a shaper. */
@@ -490,11 +506,11 @@ static int check_cc(const struct lab_profile *p)
 static void board_notes(const struct lab_args *a, const struct lab_board *b)
 {
 	for (unsigned i = 0; i < b->nnotes; i++)
-		fprintf(stderr, "lab: %s: %s\n", a->snapshot, b->notes[i]);
+		cli_note("lab", "%s: %s", a->snapshot, b->notes[i]);
 	for (unsigned i = 0; i < b->nsteps; i++)
 		if (!b->steps[i].applied)
-			fprintf(stderr, "lab: fix's step %s -> %s: %s\n", b->steps[i].knob,
-				b->steps[i].value, b->steps[i].lab);
+			cli_note("lab", "fix's step %s -> %s: %s", b->steps[i].knob,
+				 b->steps[i].value, b->steps[i].lab);
 }
 
 static int lab_main(const struct lab_args *a)

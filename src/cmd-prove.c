@@ -64,6 +64,11 @@ static const char usage[] =
     "  -s, --state-dir DIR   fix's journal (default " APPLY_STATE_DIR ")\n"
     "  -h, --help            show this help\n"
     "\n"
+    "Each run's grade is the worst of the DSLReports scale on its induced latency\n"
+    "(A+ under 5 ms, A 30, B 60, C 200, D 400, else F), the same scale at twice its\n"
+    "bounds on its tail (loaded p99 - idle p50), and its probe loss (above 5%: B at\n"
+    "best, above 25%: C at best): docs/grades.md.\n"
+    "\n"
     "Exit status: 0 kept (or nothing to change), 3 put back (not proven better),\n"
     "1 the proof could not run (everything put back), 2 bad options.\n";
 

@@ -62,6 +62,11 @@
     "  -j, --json             print the JSON result on stdout instead of the summary\n" \
     "  -h, --help             show this help\n" \
     "\n" \
+    "The grade is the worst of: the DSLReports scale on the induced latency (loaded\n" \
+    "p50 - idle p50: A+ under 5 ms, A 30, B 60, C 200, D 400, else F); the same\n" \
+    "scale at twice its bounds on the tail (loaded p99 - idle p50); and the probes'\n" \
+    "loss (above 5%: B at best, above 25%: C at best). docs/grades.md.\n" \
+    "\n" \
     "Exit status: 0 done, 1 the test could not run or was cut short, 2 bad options.\n"
 
 static const char usage_test[] = "Usage: " PROG_NAME " test [OPTIONS] NAME HOST\n"

@@ -142,9 +142,14 @@ assert_eq "dbt1 htb has one leaf" 1 "$(jq "$i.qdisc.children | length" <<<"$j")"
 assert_eq "dbt1 leaf kind" pfifo "$(jq -r "$i.qdisc.children[0].kind" <<<"$j")"
 assert_eq "dbt1 leaf parent" "1:10" "$(jq -r "$i.qdisc.children[0].parent" <<<"$j")"
 assert_eq "dbt1 leaf limit" 100 "$(jq -r "$i.qdisc.children[0].limit_packets" <<<"$j")"
-assert_eq "a leaf under htb drains at an unread class rate: delay unknown" null \
-	"$(jq "$i.findings[] | select(.code == \"fifo-qdisc\") | .delay_us" <<<"$j")"
-assert_eq "so dbt1 is not graded" null "$(jq -r "$i.grade" <<<"$j")"
+assert_eq "dbt1 leaf: its htb class's rate, read from the class dump" 10000000 \
+	"$(jq -r "$i.qdisc.children[0].class_rate_bps" <<<"$j")"
+assert_eq "the leaf's FIFO drains at the class's rate" 10000000 \
+	"$(jq -r "$i.findings[] | select(.code == \"fifo-qdisc\") | .evidence.rate_bps" <<<"$j")"
+assert_eq "... so its delay is known" true \
+	"$(jq "$i.findings[] | select(.code == \"fifo-qdisc\") | .delay_us > 100000" <<<"$j")"
+assert_eq "so dbt1 is graded (a 100-packet FIFO at 10 Mbit/s)" true \
+	"$(jq "$i.grade != null" <<<"$j")"
 
 # --- dbt2 and dbt3: bfifo and tbf ---
 run nsrun "$DEBLOAT" audit dbt2 dbt3 --json

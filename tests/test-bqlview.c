@@ -307,7 +307,7 @@ TEST(table_redraws_from_home_and_clears_leftovers)
 	CHECK(strstr(second, "\033[J"));
 	CHECK(strstr(second, "LIMIT_MAX"));
 	CHECK(strstr(second, "STALL_CNT"));
-	CHECK(strstr(second, "1792Mb"));
+	CHECK(strstr(second, "1792MiB"));
 	CHECK(strstr(second, "1Mbit")); /* 125000 bytes in 1 s */
 	CHECK(strstr(second, "100"));	/* packets per second */
 	CHECK_EQ(count_lines(second), 2 + 2 + 1);

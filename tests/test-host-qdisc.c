@@ -290,6 +290,54 @@ TEST(message_without_kind_or_with_a_long_kind_is_ebadmsg)
 	CHECK_EQ(q.ifindex, 42);
 }
 
+/* An RTM_NEWTCLASS of htb: TCA_OPTIONS nests TCA_HTB_PARMS (and TCA_HTB_RATE64). */
+static size_t build_htb_class(unsigned char *buf, uint32_t handle, uint32_t rate_bytes,
+			      uint64_t rate64, size_t parms_len)
+{
+	unsigned char opts[128] = {0};
+	struct tc_htb_opt parms = {.rate = {.rate = rate_bytes}};
+	struct nlattr a = {.nla_len = (uint16_t)(4 + parms_len), .nla_type = TCA_HTB_PARMS};
+	size_t len;
+
+	memcpy(opts, &a, 4);
+	memcpy(opts + 4, &parms, parms_len);
+	len = NLA_ALIGN(a.nla_len);
+	if (rate64) {
+		a.nla_len = 4 + 8;
+		a.nla_type = TCA_HTB_RATE64;
+		memcpy(opts + len, &a, 4);
+		memcpy(opts + len + 4, &rate64, 8);
+		len += 12;
+	}
+	len = build_qdisc_msg(buf, handle, 0x00010000, "htb", opts, len);
+	((struct nlmsghdr *)buf)->nlmsg_type = RTM_NEWTCLASS;
+	return len;
+}
+
+TEST(htb_class_rate_in_bits_per_second)
+{
+	unsigned char buf[512];
+	uint32_t handle = 0;
+	uint64_t bps = 7;
+
+	build_htb_class(buf, 0x00010010, 1250000, 0, sizeof(struct tc_htb_opt));
+	REQUIRE_EQ(host_class_from_msg((struct nlmsghdr *)buf, &handle, &bps), 0);
+	CHECK_EQ(handle, 0x00010010);
+	CHECK_EQ(bps, 10000000); /* 1250000 bytes/s */
+	/* above 4 GB/s the 32-bit field saturates and TCA_HTB_RATE64 carries it */
+	build_htb_class(buf, 0x00010010, UINT32_MAX, 5000000000ULL, sizeof(struct tc_htb_opt));
+	REQUIRE_EQ(host_class_from_msg((struct nlmsghdr *)buf, &handle, &bps), 0);
+	CHECK_EQ(bps, 40000000000ULL);
+	/* a short TCA_HTB_PARMS is malformed, and the rate is left alone */
+	bps = 7;
+	build_htb_class(buf, 0x00010010, 1250000, 0, 8);
+	CHECK_EQ(host_class_from_msg((struct nlmsghdr *)buf, &handle, &bps), -EBADMSG);
+	CHECK_EQ(bps, 7);
+	/* a class of a kind that does not shape has no rate */
+	build_qdisc_msg(buf, 0x00010001, 0x00010000, "prio", NULL, 0);
+	CHECK_EQ(host_class_from_msg((struct nlmsghdr *)buf, &handle, &bps), -ENOENT);
+}
+
 static struct qdisc flat(int ifindex, const char *kind, uint32_t handle, uint32_t parent)
 {
 	struct qdisc q = {.ifindex = ifindex, .handle = handle, .parent = parent};

@@ -267,6 +267,16 @@ TEST(fifo_under_htb_has_an_unknown_delay)
 	CHECK_EQ(f->delay_us, -1);
 	CHECK(!v.graded);
 	CHECK(strstr(f->recommendation, "parent 1:10 fq_codel") != NULL);
+
+	/* With the class's rate read (the classic bloated modem): graded at that rate. */
+	leaf.class_rate_bps = 10000000;
+	ifc.gso_max_size = 1538; /* full frames only: 1000 x 1538 B at 10 Mbit/s */
+	policy_iface(&ifc, NULL, &v);
+	f = find(&v, "fifo-qdisc");
+	REQUIRE(f);
+	CHECK_EQ(f->delay_us, 1230400);
+	CHECK(v.graded);
+	CHECK_EQ(v.grade, GRADE_F);
 }
 
 TEST(fifo_under_tbf_drains_at_tbf_rate)
@@ -318,8 +328,51 @@ TEST(bql_files_at_zero_are_unknown_until_traffic_then_no)
 	CHECK(strstr(f->message, "e1000e does not use BQL") != NULL);
 	CHECK(strstr(f->recommendation, "cake bandwidth 95mbit") != NULL);
 	CHECK_EQ(f->delay_us, -1); /* its ring is unknown */
-	CHECK(!f->grades);
+	CHECK(f->grades);	   /* ... which voids the grade rather than counting as empty */
+	CHECK(!v.graded);
+	CHECK_STR(v.ungraded_why, "TX ring size unknown");
+}
+
+/* A USB driver's URBs are not an ethtool ring: the drivers table's count and size stand. */
+TEST(urb_queue_counts_at_what_the_drivers_table_knows)
+{
+	struct qdisc root = q_root("fq_codel");
+	struct bql_queue q0 = bql_q(0, 0, 0);
+	struct iface ifc = board(&root, &q0, 1);
+	const struct finding *f;
+	struct verdict v;
+
+	strcpy(ifc.driver, "lan78xx");
+	ifc.speed_mbps = 1000;
+	ifc.have_stats = true;
+	ifc.tx_packets = 5000;
+	policy_iface(&ifc, NULL, &v);
+	CHECK_EQ(v.ring_tx, 10);
+	CHECK(v.ring_from_table);
+	CHECK_EQ(v.ring_bytes, 10 * 16384);
+	f = find(&v, "no-bql");
+	REQUIRE(f);
+	/* 163840 bytes at 1000 Mbit/s (no USB speed known, so no ceiling): 1.31 ms */
+	CHECK_EQ(f->delay_us, 1311);
+	CHECK(f->grades);
 	CHECK(v.graded);
+	CHECK_EQ(v.worst_delay_us, 1311);
+
+	ifc.usb_speed_mbps = 480; /* USB 2: 150 Mbit/s each way drains it in 8.7 ms */
+	policy_iface(&ifc, NULL, &v);
+	f = find(&v, "no-bql");
+	REQUIRE(f);
+	CHECK_EQ(f->delay_us, 8738);
+	CHECK(strstr(f->message, "10 TX URBs of 16 KB") != NULL);
+	CHECK(v.graded);
+	CHECK_EQ(v.grade, GRADE_A);
+
+	strcpy(ifc.driver, "macb"); /* no kernel release: BQL unknown by version, sysfs says no */
+	ifc.usb_speed_mbps = 0;
+	policy_iface(&ifc, NULL, &v);
+	CHECK_EQ(v.ring_tx, 512);
+	CHECK(v.graded);
+	CHECK_EQ(v.grade, GRADE_A);
 }
 
 TEST(bql_verdicts)

@@ -61,7 +61,7 @@ TEST(one_call_makes_text)
 	emit(p);
 	REQUIRE_EQ(stop(&c, p), 0);
 	/* Past PRINT_WIDTH the line breaks between words, the rest two columns in. */
-	CHECK_STR(c.buf, "delay 123 ms speed 100Mbit limit 1792Mb limit 1000p duplex unknown "
+	CHECK_STR(c.buf, "delay 123 ms speed 100Mbit limit 1792MiB limit 1000p duplex unknown "
 			 "pfifo_fast\n  ecn yes (text only)\nkind fq_codel\n");
 	free(c.buf);
 }
@@ -94,6 +94,36 @@ TEST(text_fits_80_columns_and_commands_stay_whole)
 	/* the command on a line of its own, whole */
 	CHECK(strstr(c.buf, "as root:\n    tc qdisc replace dev eth0 root handle 1: fq_codel "
 			    "limit 800 ecn\n") != NULL);
+	free(c.buf);
+}
+
+TEST(a_long_command_breaks_with_a_shell_continuation)
+{
+	static const char cmd[] = "tc filter add dev eth0 parent ffff: protocol all u32 match u32 "
+				  "0 0 action mirred egress redirect dev ifb4eth0";
+	struct capture c;
+	struct printer *p = start(&c, PRINT_MODE_TEXT);
+	const char *nl;
+
+	REQUIRE(p);
+	print_indent(p, 2);
+	print_str(p, NULL, cmd, PRINT_BARE | PRINT_COMMAND);
+	print_nl(p);
+	REQUIRE_EQ(stop(&c, p), 0);
+	for (const char *l = c.buf; *l; l = nl + 1) {
+		nl = strchr(l, '\n');
+		REQUIRE(nl);
+		CHECK((size_t)(nl - l) <= 80);
+	}
+	CHECK_STR(c.buf, "    tc filter add dev eth0 parent ffff: protocol all u32 match u32 0 0 "
+			 "action \\\n      mirred egress redirect dev ifb4eth0\n");
+	free(c.buf);
+	/* JSON keeps it whole */
+	p = start(&c, PRINT_MODE_JSON);
+	REQUIRE(p);
+	print_str(p, "cmd", cmd, PRINT_BARE | PRINT_COMMAND);
+	REQUIRE_EQ(stop(&c, p), 0);
+	CHECK(strstr(c.buf, cmd) != NULL);
 	free(c.buf);
 }
 
@@ -226,10 +256,10 @@ TEST(units_read_like_tc)
 	CHECK_STR(fmt(2500000000ULL, UNIT_BPS), "2.5Gbit");
 	CHECK_STR(fmt(100, UNIT_MBPS), "100Mbit");
 	CHECK_STR(fmt(10000, UNIT_MBPS), "10Gbit");
-	CHECK_STR(fmt(833, UNIT_BYTES), "833b");
-	CHECK_STR(fmt(65536, UNIT_BYTES), "64Kb");
-	CHECK_STR(fmt(4194304, UNIT_BYTES), "4Mb");
-	CHECK_STR(fmt(1000000, UNIT_BYTES), "1000000b");
+	CHECK_STR(fmt(833, UNIT_BYTES), "833B");
+	CHECK_STR(fmt(65536, UNIT_BYTES), "64KiB");
+	CHECK_STR(fmt(4194304, UNIT_BYTES), "4MiB");
+	CHECK_STR(fmt(1000000, UNIT_BYTES), "1000000B");
 	CHECK_STR(fmt(1000, UNIT_PACKETS), "1000p");
 	CHECK_STR(fmt(16, UNIT_HEX), "0x10");
 }

@@ -54,20 +54,40 @@ TEST(jain_equal_unequal_and_degenerate)
 
 TEST(grade_boundaries)
 {
-	CHECK_STR(summary_grade(-3), "A+");
-	CHECK_STR(summary_grade(0), "A+");
-	CHECK_STR(summary_grade(4.999), "A+");
-	CHECK_STR(summary_grade(5), "A");
-	CHECK_STR(summary_grade(29.99), "A");
-	CHECK_STR(summary_grade(30), "B");
-	CHECK_STR(summary_grade(59.99), "B");
-	CHECK_STR(summary_grade(60), "C");
-	CHECK_STR(summary_grade(199.9), "C");
-	CHECK_STR(summary_grade(200), "D");
-	CHECK_STR(summary_grade(399.9), "D");
-	CHECK_STR(summary_grade(400), "F");
-	CHECK_STR(summary_grade(5000), "F");
-	CHECK_STR(summary_grade(NAN), "");
+	CHECK_STR(summary_grade(-3, NAN, NAN), "A+");
+	CHECK_STR(summary_grade(0, NAN, NAN), "A+");
+	CHECK_STR(summary_grade(4.999, NAN, NAN), "A+");
+	CHECK_STR(summary_grade(5, NAN, NAN), "A");
+	CHECK_STR(summary_grade(29.99, NAN, NAN), "A");
+	CHECK_STR(summary_grade(30, NAN, NAN), "B");
+	CHECK_STR(summary_grade(59.99, NAN, NAN), "B");
+	CHECK_STR(summary_grade(60, NAN, NAN), "C");
+	CHECK_STR(summary_grade(199.9, NAN, NAN), "C");
+	CHECK_STR(summary_grade(200, NAN, NAN), "D");
+	CHECK_STR(summary_grade(399.9, NAN, NAN), "D");
+	CHECK_STR(summary_grade(400, NAN, NAN), "F");
+	CHECK_STR(summary_grade(5000, NAN, NAN), "F");
+	CHECK_STR(summary_grade(NAN, NAN, NAN), "");
+}
+
+TEST(grade_weighs_the_tail_and_the_loss)
+{
+	/* the tail is held to twice the scale's bounds */
+	CHECK_STR(summary_grade(4, 9.99, 0), "A+");
+	CHECK_STR(summary_grade(4, 10, 0), "A");
+	CHECK_STR(summary_grade(20, 59.9, 0), "A");
+	CHECK_STR(summary_grade(20, 60, 0), "B");
+	/* a loaded p99 of 225 ms beside a B median: C */
+	CHECK_STR(summary_grade(45, 225, 0), "C");
+	CHECK_STR(summary_grade(160, 408, 0), "D");
+	/* the tail never improves a grade */
+	CHECK_STR(summary_grade(250, 0, 0), "D");
+	/* more than 5% probe loss never grades A; more than 25%, never B */
+	CHECK_STR(summary_grade(1, 2, 5), "A+");
+	CHECK_STR(summary_grade(1, 2, 5.01), "B");
+	CHECK_STR(summary_grade(19.98, 28.67, 35.78), "C");
+	/* ... and never improves one either */
+	CHECK_STR(summary_grade(450, 500, 30), "F");
 }
 
 TEST(rrul_latency_windows_exclude_ramp)

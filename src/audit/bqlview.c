@@ -258,7 +258,7 @@ static void print_lines(const struct bqlview *v, struct printer *p)
 	}
 }
 
-/* A value for a person ("1514b", "1792Mb", "1000 ms"), "-" when unknown. */
+/* A value for a person ("1514B", "1792MiB", "1000 ms"), "-" when unknown. */
 static const char *human(char *buf, size_t len, int64_t x, enum unit unit)
 {
 	if (x < 0)

@@ -34,10 +34,11 @@ static const struct driver_info drivers[] = {
      .board = "Raspberry Pi 4"},
     /* "net: cadence: macb: Implement BQL" was applied in February 2025, after the 6.14
      * merge window: 6.15 is the first release with it. */
+    /* macb's default TX ring: 512 descriptors (ethtool -G changes it). */
     {.names = {"macb"},
      .bql = DRIVER_BQL_SINCE,
      .since = "6.15",
-     .tx_ring = -1,
+     .tx_ring = 512,
      .lever = DRIVER_LEVER_TX_RING,
      .board = "Raspberry Pi 5 (RP1)"},
     /* ~60 URBs of 1518 B at USB2 plus the chip's FIFO; a 2025 usbnet BQL patch exists,
@@ -53,9 +54,12 @@ static const struct driver_info drivers[] = {
      .bql = DRIVER_BQL_RUNTIME,
      .tx_ring = 60,
      .lever = DRIVER_LEVER_NONE},
+    /* Not usbnet: a pool of 10 TX URBs of 16 KB into which waiting frames are packed
+     * (about 10 full frames each); the queue stops when what waits would not fit. */
     {.names = {"lan78xx"},
      .bql = DRIVER_BQL_NO,
-     .tx_ring = -1,
+     .tx_ring = 10,
+     .tx_urb_bytes = 16384,
      .lever = DRIVER_LEVER_NONE,
      .board = "Raspberry Pi 3B+"},
     {.names = {"r8152"},

@@ -41,6 +41,10 @@ struct driver_info {
 	enum driver_bql bql;
 	const char *since; /* DRIVER_BQL_SINCE: "6.15" */
 	int32_t tx_ring;   /* default TX queue in frames (descriptors, URBs); -1 unknown */
+	/* A USB driver that packs the waiting frames into URBs of this many bytes
+	 * (lan78xx): tx_ring then counts URBs, and the queue holds tx_ring x tx_urb_bytes
+	 * bytes. 0: one frame per entry. */
+	uint32_t tx_urb_bytes;
 	enum driver_lever lever;
 	int32_t lever_rx; /* DRIVER_LEVER_RX_RING: the RX size that leaves lever_tx TX */
 	int32_t lever_tx;

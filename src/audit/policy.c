@@ -172,16 +172,19 @@ static void fifo_limit(const struct iface *ifc, const struct qdisc *q, uint64_t 
 /*
  * The rate a FIFO drains at. At the root, or under a qdisc that only spreads packets
  * over TX queues or bands, that is the link's speed; under tbf it is tbf's rate;
- * under anything else that can shape (htb, hfsc, cake, ...) it is a class rate this
- * audit does not read yet, so the delay is unknown rather than optimistic.
+ * under a shaping class (htb) it is that class's rate, as the host or the snapshot
+ * read it; under anything else that can shape (hfsc, a class not read, ...) it is
+ * unknown rather than optimistic.
  */
-static uint64_t drain_rate_bps(const struct iface *ifc, const struct qdisc *parent,
-			       const char **why)
+static uint64_t drain_rate_bps(const struct iface *ifc, const struct qdisc *q,
+			       const struct qdisc *parent, const char **why)
 {
 	static const char *const line_rate_parents[] = {"mq", "mqprio", "multiq", "prio"};
 	const struct value *rate;
 
 	*why = NULL;
+	if (q->class_rate_bps)
+		return q->class_rate_bps;
 	if (parent && !strcmp(parent->kind, "tbf")) {
 		rate = host_qdisc_option(parent, "rate_bps");
 		if (rate && rate->u)
@@ -193,7 +196,7 @@ static uint64_t drain_rate_bps(const struct iface *ifc, const struct qdisc *pare
 		for (size_t i = 0; i < COUNT(line_rate_parents); i++)
 			line_rate |= !strcmp(parent->kind, line_rate_parents[i]);
 		if (!line_rate) {
-			*why = "the rate of the shaper class above it is not read yet";
+			*why = "the rate of the shaper class above it could not be read";
 			return 0;
 		}
 	}
@@ -223,7 +226,7 @@ static void scan_fifos(struct fifo_scan *s, const struct qdisc *q, const struct 
 		int64_t dmin;
 
 		fifo_limit(s->ifc, q, &packets, &bytes);
-		rate = drain_rate_bps(s->ifc, parent, &why);
+		rate = drain_rate_bps(s->ifc, q, parent, &why);
 		frames = packets * ((uint64_t)s->ifc->mtu + POLICY_FRAME_OVERHEAD);
 		/* Packets as TCP hands them (GSO), as far as TSQ lets flows queue them. */
 		most = packets > UINT64_MAX / s->gso_bytes ? UINT64_MAX : packets * s->gso_bytes;
@@ -574,23 +577,34 @@ static void resolve_bql(const struct iface *ifc, const struct host *host, struct
 		v->bql_in_use = has ? TRI_YES : TRI_NO;
 }
 
-/* ethtool's TX ring when it reports one, else the driver table's usual one. */
+/*
+ * ethtool's TX ring when it reports one, else the driver table's usual one. A USB
+ * driver's URBs are not what ethtool reports: there the table's count stands, and
+ * each URB holds as many frames as fit in its bytes.
+ */
 static void resolve_ring(const struct iface *ifc, struct verdict *v)
 {
+	uint32_t urb = v->driver ? v->driver->tx_urb_bytes : 0;
+
 	v->ring_tx = -1;
-	if (ifc->ring_tx > 0) {
+	if (ifc->ring_tx > 0 && !urb) {
 		v->ring_tx = ifc->ring_tx;
 	} else if (v->driver && v->driver->tx_ring > 0) {
 		v->ring_tx = v->driver->tx_ring;
 		v->ring_from_table = true;
+		v->ring_urb_bytes = urb;
 	}
+	if (v->ring_tx > 0 && (uint64_t)v->ring_tx <= UINT32_MAX)
+		v->ring_bytes = (uint64_t)v->ring_tx * (urb ? urb : frame_bytes(ifc));
 }
 
-static int64_t ring_delay_us(const struct iface *ifc, const struct verdict *v)
+/* The full TX queue's drain time at the rate that drains it; -1 when unknown. */
+static int64_t ring_delay_us(const struct iface *ifc, const struct host *host,
+			     const struct verdict *v)
 {
-	if (v->ring_tx < 0)
+	if (!v->ring_bytes)
 		return -1;
-	return policy_fifo_delay_us((uint64_t)v->ring_tx, ifc->mtu, ifc->speed_mbps);
+	return policy_bytes_delay_us(v->ring_bytes, policy_drain_mbps(ifc, host));
 }
 
 /* The shaper of docs/design/bql-and-drivers.md section 5, in the form this kernel can make. */
@@ -649,15 +663,25 @@ static void find_no_bql(const struct iface *ifc, const struct host *host, struct
 		    ifc->name);
 		return;
 	}
-	/* Without BQL the whole ring fills: its drain time is what this adds. */
-	f->delay_us = ring_delay_us(ifc, v);
+	/* Without BQL the whole ring fills: its drain time is what this adds. An unknown
+	 * one grades too, so that it voids the grade rather than counting as empty. */
+	f->delay_us = ring_delay_us(ifc, host, v);
+	f->grades = true;
 	if (f->delay_us >= 0) {
-		f->grades = true;
 		evidence(f, value_uint("ring_tx", (uint64_t)v->ring_tx, UNIT_NONE));
-		evidence(f, value_uint("frame_bytes", frame_bytes(ifc), UNIT_BYTES));
-		say(ring, sizeof(ring), "; its %lld-frame TX queue adds up to %lld.%lld ms",
-		    (long long)v->ring_tx, (long long)(f->delay_us / 1000),
-		    (long long)(f->delay_us % 1000 / 100));
+		if (v->ring_urb_bytes) {
+			evidence(f, value_uint("urb_bytes", v->ring_urb_bytes, UNIT_BYTES));
+			say(ring, sizeof(ring),
+			    "; its %lld TX URBs of %u KB (the usual ones of %s) add up to "
+			    "%lld.%lld ms",
+			    (long long)v->ring_tx, v->ring_urb_bytes / 1024, drv,
+			    (long long)(f->delay_us / 1000), (long long)(f->delay_us % 1000 / 100));
+		} else {
+			evidence(f, value_uint("frame_bytes", frame_bytes(ifc), UNIT_BYTES));
+			say(ring, sizeof(ring), "; its %lld-frame TX queue adds up to %lld.%lld ms",
+			    (long long)v->ring_tx, (long long)(f->delay_us / 1000),
+			    (long long)(f->delay_us % 1000 / 100));
+		}
 	} else {
 		f->delay_unknown_why =
 		    ifc->speed_mbps ? "TX ring size unknown" : "link speed unknown";
@@ -696,7 +720,8 @@ static void find_no_bql(const struct iface *ifc, const struct host *host, struct
 static void find_big_tx_ring(const struct iface *ifc, const struct host *host, struct verdict *v)
 {
 	const struct driver_info *d = v->driver;
-	int64_t delay = ring_delay_us(ifc, v);
+	int64_t delay = ring_delay_us(ifc, host, v);
+	uint32_t drain = policy_drain_mbps(ifc, host);
 	struct finding *f;
 
 	if (!ifc->physical || v->bql_in_use != TRI_NO || delay < POLICY_RING_OK_US ||
@@ -709,14 +734,21 @@ static void find_big_tx_ring(const struct iface *ifc, const struct host *host, s
 	evidence(f, value_uint("ring_tx", (uint64_t)v->ring_tx, UNIT_NONE));
 	if (ifc->ring_tx_max > 0)
 		evidence(f, value_uint("ring_tx_max", (uint64_t)ifc->ring_tx_max, UNIT_NONE));
-	evidence(f, value_uint("frame_bytes", frame_bytes(ifc), UNIT_BYTES));
+	if (v->ring_urb_bytes)
+		evidence(f, value_uint("urb_bytes", v->ring_urb_bytes, UNIT_BYTES));
+	else
+		evidence(f, value_uint("frame_bytes", frame_bytes(ifc), UNIT_BYTES));
 	evidence(f, value_uint("speed_mbps", ifc->speed_mbps, UNIT_MBPS));
+	if (drain != ifc->speed_mbps)
+		evidence(f, value_uint("drain_mbps", drain, UNIT_MBPS));
 	evidence(f, value_bool("ring_from_driver_table", v->ring_from_table));
 	say(f->message, sizeof(f->message),
-	    "a TX ring of %lld frames without BQL holds %lld.%lld ms at %u Mbit/s%s%s%s",
-	    (long long)v->ring_tx, (long long)(delay / 1000), (long long)(delay % 1000 / 100),
-	    ifc->speed_mbps, v->ring_from_table ? " (the usual ring of " : "",
-	    v->ring_from_table ? ifc->driver : "", v->ring_from_table ? ")" : "");
+	    "a TX %s of %lld %s without BQL holds %lld.%lld ms at %u Mbit/s%s%s%s",
+	    v->ring_urb_bytes ? "queue" : "ring", (long long)v->ring_tx,
+	    v->ring_urb_bytes ? "URBs" : "frames", (long long)(delay / 1000),
+	    (long long)(delay % 1000 / 100), drain,
+	    v->ring_from_table ? " (the usual ring of " : "", v->ring_from_table ? ifc->driver : "",
+	    v->ring_from_table ? ")" : "");
 
 	if (d && d->lever == DRIVER_LEVER_RX_RING) {
 		int64_t left =

@@ -21,8 +21,13 @@
  * Below the qdisc sits the device's own queue: the TX ring. With BQL the stack keeps
  * only `limit` bytes in it (plus one overshooting skb: one 64 KB super-packet when
  * TSO/GSO is on, 5.2 ms at 100 Mbit/s); without BQL the whole ring fills, ring_tx
- * frames of MTU + 38 bytes (cpsw's 128 descriptors: 15.7 ms at 100 Mbit/s). Where
- * ethtool does not report the ring, src/audit/drivers.c knows the usual one.
+ * frames of MTU + 38 bytes (cpsw's 128 descriptors: 15.7 ms at 100 Mbit/s), or, for a
+ * USB driver that packs frames into URBs, its URBs full (lan78xx: 10 x 16 KB). It
+ * drains at policy_drain_mbps(): the line rate, or the drivers table's ceiling (per
+ * direction when shared) where that is lower. Where ethtool does not report the ring
+ * (URBs, a driver without ringparam), src/audit/drivers.c knows the usual one; where
+ * neither does, the delay is unknown and the interface is not graded: an unknown
+ * queue never counts as empty.
  *
  * The grade applies the DSLReports bufferbloat scale to the estimated worst-case
  * added delay of the whole egress path: < 5 ms A+, < 30 ms A, < 60 ms B, < 200 ms C,
@@ -108,8 +113,10 @@ struct verdict {
 	const char *bql_reason; /* one line: why yes, no or unknown */
 	char bql_reason_buf[192];
 	const struct driver_info *driver;	 /* src/audit/drivers.c's entry, or NULL */
-	int64_t ring_tx;			 /* TX queue in frames; -1 unknown */
+	int64_t ring_tx;			 /* TX queue in frames (URBs); -1 unknown */
 	bool ring_from_table;			 /* ring_tx is the driver table's, not ethtool's */
+	uint64_t ring_bytes;	 /* what the full TX queue holds; 0 when ring_tx is unknown */
+	uint32_t ring_urb_bytes; /* the table's URB size where frames are packed, or 0 */
 	int64_t qdisc_delay_us, device_delay_us; /* each layer's largest known delay */
 	struct finding findings[POLICY_MAX_FINDINGS];
 	unsigned nfindings;

@@ -61,6 +61,11 @@ static void print_qdisc(struct printer *p, const struct qdisc *q, unsigned level
 		print_value(p, &q->options[i], 0);
 	if (q->options_err)
 		print_bool(p, "options_malformed", true, 0);
+	if (q->class_rate_bps) {
+		struct value rate = value_uint("class_rate_bps", q->class_rate_bps, UNIT_BPS);
+
+		print_value(p, &rate, 0);
+	}
 	print_nl(p);
 	print_open_array(p, "children");
 	for (size_t i = 0; i < q->nchildren; i++) {
@@ -80,9 +85,9 @@ static void print_bql(struct printer *p, const struct iface *ifc, const struct v
 		print_null(p, "in_use", "unknown", 0);
 	else
 		print_bool(p, "in_use", v->bql_in_use == TRI_YES, 0);
-	print_text(p, "(");
-	print_str(p, "reason", v->bql_reason, PRINT_BARE);
-	print_text(p, ")");
+	/* One text item, so that the parenthesis never runs past the width on its own. */
+	print_str(p, "reason", v->bql_reason, PRINT_JSON_ONLY);
+	print_text(p, "(%s)", v->bql_reason);
 	print_nl(p);
 	print_indent(p, 2);
 	print_open_array(p, "queues");
@@ -189,10 +194,12 @@ static void print_device_queue(struct printer *p, const struct iface *ifc, const
 	print_maybe(p, "rx", ifc->ring_rx, UNIT_NONE);
 	print_maybe(p, "rx_max", ifc->ring_rx_max, UNIT_NONE);
 	print_close(p);
-	if (v->ring_from_table) {
+	if (v->ring_from_table && v->ring_urb_bytes)
+		print_text(p, "(%s usually queues %lld TX URBs of %u KB)", ifc->driver,
+			   (long long)v->ring_tx, v->ring_urb_bytes / 1024);
+	else if (v->ring_from_table)
 		print_text(p, "(%s usually queues %lld TX frames)", ifc->driver,
 			   (long long)v->ring_tx);
-	}
 	print_text(p, "offloads");
 	print_open_object(p, "offloads");
 	print_feature(p, "tso", ifc->tso);

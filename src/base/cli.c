@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "print.h"
@@ -22,9 +23,24 @@ __attribute__((format(printf, 2, 0))) static void message(const char *cmd, const
 	vfprintf(stderr, fmt, ap);
 }
 
-/* The message as one line. */
+/*
+ * The message as one line; on a terminal, wrapped between words at PRINT_WIDTH with the
+ * rest indented, as people read it. Elsewhere (a log, a pipe, a test) it stays one line
+ * per message, whole for grep.
+ */
 __attribute__((format(printf, 2, 0))) static void line(const char *cmd, const char *fmt, va_list ap)
 {
+	char msg[2048];
+	struct printer *p;
+
+	if (isatty(STDERR_FILENO) && (p = print_new(stderr, PRINT_MODE_TEXT))) {
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		print_text(p, "%s: %s%s%s", PROG_NAME, cmd ? cmd : "", cmd ? ": " : "", msg);
+		print_nl(p);
+		print_finish(p);
+		print_free(p);
+		return;
+	}
 	message(cmd, fmt, ap);
 	fputc('\n', stderr);
 }

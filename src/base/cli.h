@@ -23,7 +23,8 @@ enum {
 /*
  * "debloat: fix: needs root" and a newline on stderr: the one shape of a command's
  * message (what failed, on what, and why); cmd NULL: "debloat: needs root". fmt has no
- * trailing newline.
+ * trailing newline. On a terminal a message longer than 80 columns wraps between words
+ * (the rest indented two columns); elsewhere it stays one line.
  */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same shape for what a command tells as it goes ("debloat: server: listening on

@@ -32,6 +32,7 @@ struct printer {
 	unsigned col;		 /* columns written on this line */
 	unsigned pending_spaces; /* blanks held back until the next word shows where it goes */
 	bool nowrap;		 /* the value being written is not to be broken */
+	bool command;		 /* ... or broken with a shell continuation (PRINT_COMMAND) */
 	bool line_start;	 /* nothing written on this line yet */
 	bool need_space;	 /* the next value needs a separator */
 
@@ -229,8 +230,11 @@ static void put_word(struct printer *p, const char *s, size_t n)
 
 		line_begin(p, p->indent * 2);
 		p->pending_spaces = blanks;
-	} else if (p->width && p->pending_spaces && p->col + p->pending_spaces + n > p->width &&
+	} else if (p->width && p->pending_spaces &&
+		   p->col + p->pending_spaces + n + (p->command ? 2 : 0) > p->width &&
 		   p->col > p->indent * 2 + 2) {
+		if (p->command)
+			fputs(" \\", p->out);
 		fputc('\n', p->out);
 		line_begin(p, p->indent * 2 + 2);
 	}
@@ -468,9 +472,10 @@ static void text_item(struct printer *p, const char *key, enum unit unit, unsign
 		snprintf(item, sizeof(item), "%.*s%c%s", (int)n, key, NBSP, value);
 		value = item;
 	}
-	p->nowrap = flags & PRINT_NOWRAP;
+	p->nowrap = (flags & PRINT_NOWRAP) && !(flags & PRINT_COMMAND);
+	p->command = flags & PRINT_COMMAND;
 	text_write(p, value);
-	p->nowrap = false;
+	p->nowrap = p->command = false;
 }
 
 /* Three significant digits at most, trailing zeros dropped: 123, 12.3, 1.23, 5. */
@@ -526,17 +531,21 @@ static void format_rate_bps(char *buf, size_t len, uint64_t bps)
 	format_decimal(buf, len, bps, units, COUNT(units));
 }
 
-/* tc's spelling: exact binary multiples get Kb/Mb/Gb, anything else stays in bytes. */
+/*
+ * Bytes as bytes: exact binary multiples get KiB/MiB/GiB, anything else stays in bytes
+ * ("B"). Not tc's "Kb"/"Mb"/"b", which people read as bits beside our Mbit rates; the
+ * commands fix prints keep tc's words (qkind_spell).
+ */
 static void format_bytes(char *buf, size_t len, uint64_t b)
 {
 	if (b >= (1ULL << 30) && b % (1ULL << 30) == 0)
-		snprintf(buf, len, "%" PRIu64 "Gb", b >> 30);
+		snprintf(buf, len, "%" PRIu64 "GiB", b >> 30);
 	else if (b >= (1ULL << 20) && b % (1ULL << 20) == 0)
-		snprintf(buf, len, "%" PRIu64 "Mb", b >> 20);
+		snprintf(buf, len, "%" PRIu64 "MiB", b >> 20);
 	else if (b >= (1ULL << 10) && b % (1ULL << 10) == 0)
-		snprintf(buf, len, "%" PRIu64 "Kb", b >> 10);
+		snprintf(buf, len, "%" PRIu64 "KiB", b >> 10);
 	else
-		snprintf(buf, len, "%" PRIu64 "b", b);
+		snprintf(buf, len, "%" PRIu64 "B", b);
 }
 
 void print_format_size(char *buf, size_t len, uint64_t b)

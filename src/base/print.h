@@ -22,7 +22,9 @@
  * Flags, or-ed into the unit argument (or passed alone to print_str and friends):
  *	PRINT_BARE	text shows the value without its label
  *	PRINT_JSON_ONLY	nothing in text
- *	PRINT_NOWRAP	text keeps the value whole on one line (a command)
+ *	PRINT_NOWRAP	text keeps the value whole on one line
+ *	PRINT_COMMAND	a command to paste: text breaks it between words where it does not
+ *			fit, each broken line ending in a shell continuation (" \\")
  *
  * Errors (out of memory, a failed write, unbalanced containers) are sticky and
  * returned by print_finish(), as -errno.
@@ -39,6 +41,7 @@
 #define PRINT_BARE	(1u << 8)
 #define PRINT_JSON_ONLY (1u << 9)
 #define PRINT_NOWRAP	(1u << 10)
+#define PRINT_COMMAND	(1u << 11)
 #define PRINT_WIDTH	80
 
 enum print_mode {

@@ -16,7 +16,7 @@
 enum unit {
 	UNIT_NONE,    /* a count or an id */
 	UNIT_PACKETS, /* text "1000p" */
-	UNIT_BYTES,   /* text "1514b", "64Kb", "4Mb" (binary multiples, as tc) */
+	UNIT_BYTES,   /* text "1514B", "64KiB", "4MiB" (exact binary multiples) */
 	UNIT_NS,      /* text "850 ns" */
 	UNIT_US,      /* text "5 ms", "1.23 ms", "850 us" */
 	UNIT_MS,      /* text "123 ms", "1.5 s" */

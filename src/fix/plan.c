@@ -631,14 +631,19 @@ int plan_host(struct plan *p, const struct host *host)
 			kind = "fq_codel";
 		else if (have_kind(host, "cake"))
 			kind = "cake";
-		if (kind) {
+		/* Already so (a snapshot says it, or the host): no step, so a dry run from a
+		 * snapshot plans what a run on the host would change, and nothing more. */
+		if (kind && !strcmp(s->value, kind)) {
+			kind = NULL;
+		} else if (kind) {
 			k = knob_of(KNOB_SYSCTL, NULL, 0, "net.core.default_qdisc");
 			say(why, sizeof(why),
 			    "new interfaces and mq's queues get %s instead of a FIFO", kind);
 			r = plan_add_step(p, -1, &k, kind, false, why);
 			if (r < 0)
 				return r;
-		} else {
+		} else if (strcmp(s->value, "fq_codel") && strcmp(s->value, "fq") &&
+			   strcmp(s->value, "cake")) {
 			host_note(p,
 				  "net.core.default_qdisc stays %s: this kernel has none of "
 				  "fq_codel, fq, cake",
@@ -646,7 +651,7 @@ int plan_host(struct plan *p, const struct host *host)
 		}
 	}
 	s = host ? host_sysctl(host, "net.ipv4.tcp_ecn") : NULL;
-	if (s && !s->err) {
+	if (s && !s->err && strcmp(s->value, "1")) {
 		k = knob_of(KNOB_SYSCTL, NULL, 0, "net.ipv4.tcp_ecn");
 		return plan_add_step(p, -1, &k, "1", false,
 				     "ask for ECN, so AQM can mark instead of drop");

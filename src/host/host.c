@@ -168,6 +168,10 @@ int host_read(struct host *h, const struct host_paths *paths, char *const names[
 				r = qdisc_builtin_root(ifc);
 			if (r == -ENOMEM)
 				goto fail;
+			/* Without its classes a FIFO under htb is ungraded, not wrong. */
+			if (r == 0 && ifc->qdisc &&
+			    (r = host_qdisc_class_rates(nl, ifc->qdisc)) < 0)
+				iface_note_unreadable(ifc, "qdiscs", r);
 		}
 		read_driver_facts(ifc, paths);
 	}

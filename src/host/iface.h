@@ -57,6 +57,9 @@ struct qdisc {
 	struct qdisc_stats stats;
 	struct qdisc_xstats xstats;
 	int stats_err;		/* -EBADMSG when TCA_STATS2 was malformed; stats.have false */
+	/* Under a class of a shaping qdisc (htb): that class's rate in bits/s, what this
+	 * qdisc drains at. 0 at the root, under a qdisc's own queues, or not read. */
+	uint64_t class_rate_bps;
 	struct qdisc *children; /* qdiscs whose parent is this one or one of its classes */
 	size_t nchildren;
 };

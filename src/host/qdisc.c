@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* qdisc.c - qdisc.h: RTM_NEWQDISC decoding (each kind's options by its table in
- * src/qdisc/), tree building. */
+ * src/qdisc/), tree building, the rates of shaping classes. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -185,4 +185,94 @@ void host_qdisc_format_handle(uint32_t handle, char *buf, size_t len)
 		snprintf(buf, len, "%x:%x", TC_H_MAJ(handle) >> 16, TC_H_MIN(handle));
 	else
 		snprintf(buf, len, "%x:", TC_H_MAJ(handle) >> 16);
+}
+
+/* One class of an interface as the class dump gives it: its handle and, for a kind
+ * that shapes (qkind's class_rate), its rate. */
+struct class_rate {
+	uint32_t handle;
+	uint64_t bps;
+	bool has_rate;
+};
+
+int host_class_from_msg(const struct nlmsghdr *nlh, uint32_t *handle, uint64_t *bps)
+{
+	const struct tcmsg *tcm = nl_msg_header(nlh, sizeof(*tcm));
+	const struct nlattr *tb[TCA_MAX + 1];
+	char kind[QDISC_KIND_MAX];
+	const struct qkind *k;
+	int r;
+
+	if (!tcm)
+		return -EBADMSG;
+	r = nl_msg_attrs(nlh, sizeof(*tcm), tb, TCA_MAX);
+	if (r < 0)
+		return r;
+	if (nl_attr_str(tb[TCA_KIND], kind, sizeof(kind)) < 0)
+		return -EBADMSG;
+	*handle = tcm->tcm_handle;
+	k = qkind_find(kind);
+	if (!k || !k->class_rate || !tb[TCA_OPTIONS])
+		return -ENOENT;
+	return k->class_rate(nl_attr_data(tb[TCA_OPTIONS], 0), nl_attr_len(tb[TCA_OPTIONS]), bps);
+}
+
+/* A class whose rate cannot be read is listed without one: its leaves stay unknown. */
+static int decode_class(const struct nlmsghdr *nlh, void *elem)
+{
+	struct class_rate *c = elem;
+	int r = host_class_from_msg(nlh, &c->handle, &c->bps);
+
+	if (r == -EBADMSG && !c->handle)
+		return r;
+	c->has_rate = r == 0;
+	return 0;
+}
+
+static bool has_shaping_classes(const struct qdisc *q)
+{
+	const struct qkind *k = qkind_find(q->kind);
+
+	if (k && k->class_rate)
+		return true;
+	for (size_t i = 0; i < q->nchildren; i++)
+		if (has_shaping_classes(&q->children[i]))
+			return true;
+	return false;
+}
+
+static void set_class_rates(struct qdisc *q, const struct class_rate *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (c[i].has_rate && c[i].handle == q->parent && TC_H_MIN(q->parent))
+			q->class_rate_bps = c[i].bps;
+	for (size_t i = 0; i < q->nchildren; i++)
+		set_class_rates(&q->children[i], c, n);
+}
+
+int host_qdisc_class_rates(struct nl *nl, struct qdisc *root)
+{
+	struct tcmsg tcm = {.tcm_family = AF_UNSPEC, .tcm_ifindex = root->ifindex};
+	const struct nl_list spec = {
+	    .type = RTM_GETTCLASS,
+	    .want = RTM_NEWTCLASS,
+	    .hdr = &tcm,
+	    .hdrlen = sizeof(tcm),
+	    .decode = decode_class,
+	    .elem = sizeof(struct class_rate),
+	    .first = 16,
+	    .max = QDISC_MAX_QDISCS,
+	};
+	void *v = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!has_shaping_classes(root))
+		return 0;
+	r = nl_dump_list(nl, &spec, &v, &n);
+	if (r < 0)
+		return r;
+	set_class_rates(root, v, n);
+	free(v);
+	return 0;
 }

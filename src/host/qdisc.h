@@ -21,7 +21,8 @@
  *                           memory_limit_bytes, diffserv_mode, flow_mode, nat, wash,
  *                           ingress, split_gso      (nested TCA_CAKE_*; partial)
  *   tbf                     rate_bps, peakrate_bps, limit_bytes
- *   htb                     default_class, r2q, direct_qlen_packets
+ *   htb                     default_class, r2q, direct_qlen_packets; a class's rate
+ *                           becomes its leaves' class_rate_bps (host_qdisc_class_rates)
  * Any other kind (mq, noqueue, noop, ...) is listed by name with no options.
  */
 #ifndef DEBLOAT_HOST_QDISC_H
@@ -56,6 +57,19 @@ int host_qdisc_list(struct nl *nl, struct qdisc **out, size_t *n);
  * allocation (free with host_qdisc_free_children + free). -ENOENT when there is no root.
  */
 int host_qdisc_tree(const struct qdisc *all, size_t n, int ifindex, struct qdisc **root);
+
+/*
+ * The classes of root's interface (RTM_GETTCLASS): each qdisc of the tree that hangs
+ * from a class of a shaping kind (htb) gets that class's rate in class_rate_bps. Does
+ * nothing (0) when no qdisc of the tree has such classes; nl NULL: a socket of its own.
+ */
+int host_qdisc_class_rates(struct nl *nl, struct qdisc *root);
+
+/*
+ * One RTM_NEWTCLASS message: the class's handle and, where its kind shapes, its rate
+ * in bits/s. -ENOENT for a class without a rate (another kind), -EBADMSG if malformed.
+ */
+int host_class_from_msg(const struct nlmsghdr *nlh, uint32_t *handle, uint64_t *bps);
 
 /* The decoded option named key, or NULL. */
 const struct value *host_qdisc_option(const struct qdisc *q, const char *key);

@@ -160,6 +160,8 @@ static struct jval *build_qdisc(struct builder *b, const struct qdisc *q)
 		put(b, o, q->options[i].key, build_value(&q->options[i]));
 	if (q->options_err)
 		put(b, o, "options_malformed", json_new_bool(true));
+	if (q->class_rate_bps)
+		put(b, o, "class_rate_bps", json_new_uint(q->class_rate_bps));
 	children = json_new_array();
 	for (size_t i = 0; children && i < q->nchildren; i++)
 		append(b, children, build_qdisc(b, &q->children[i]));
@@ -656,6 +658,13 @@ static int read_qdisc(struct reader *rd, const struct jval *o, const char *path,
 		r = get_handle(rd, o, path, "parent", &q->parent);
 	if (r == 0)
 		r = get_bool(rd, o, path, "options_malformed", &malformed);
+	if (r == 0) {
+		int64_t rate = 0;
+
+		r = get_int(rd, o, path, "class_rate_bps", 0, INT64_MAX, &rate);
+		q->class_rate_bps = (uint64_t)rate;
+		r = r == -ENOENT ? 0 : r;
+	}
 	if (r == 0)
 		r = json_object_foreach(o, read_option, &ctx);
 	if (r == 0)

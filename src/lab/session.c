@@ -449,8 +449,8 @@ int lab_session_run(const struct lab_session *s)
 	if (world_build(&w, p, s->quiet) || (ret = start_server(&w, p, &old, sfd, &st)))
 		goto teardown;
 	if (!s->quiet)
-		fprintf(stderr, "lab: %s up: client %s <-> board %s (%s)\n", p->name,
-			LAB_CLIENT_ADDR, LAB_BOARD_ADDR, s->describe);
+		cli_note("lab", "%s up: client %s <-> board %s (%s)", p->name, LAB_CLIENT_ADDR,
+			 LAB_BOARD_ADDR, s->describe);
 	ret = start_command(s, &w, &old, &st);
 	if (ret)
 		goto teardown;

@@ -104,7 +104,9 @@ static void to(struct printer *p, bool shown, unsigned s)
  * columns); the blank between two cells is the one print_text() puts after a word.
  */
 enum { COL_IDLE = 0, COL_LOADED = 3, COL_INDUCED = 6, COL_LOSS = 7 };
-static const struct print_table_layout latency_layout = {.label_w = 21, .col_w = 0, .sep = ""};
+/* Fits 80 columns: probes named in 12, p50s 8 wide, p90s and p99s 7 (a blank between
+ * cells, one more before the loaded, induced and loss columns). */
+static const struct print_table_layout latency_layout = {.label_w = 12, .col_w = 0, .sep = ""};
 
 /* {"p50", "p90", "p99", "samples"} and three cells of row (NULL: JSON only) from col. */
 static void print_latency(struct printer *p, const char *key, const struct latency_stats *st,
@@ -115,8 +117,8 @@ static void print_latency(struct printer *p, const char *key, const struct laten
 
 	print_open_object(p, key);
 	print_double_cell(p, "p50", st->p50, col, row, "%s%8s", lead, num(b, 24, st->p50, 2));
-	print_double_cell(p, "p90", st->p90, col + 1, row, "%8s", num(b, 24, st->p90, 2));
-	print_double_cell(p, "p99", st->p99, col + 2, row, "%8s", num(b, 24, st->p99, 2));
+	print_double_cell(p, "p90", st->p90, col + 1, row, "%7s", num(b, 24, st->p90, 2));
+	print_double_cell(p, "p99", st->p99, col + 2, row, "%7s", num(b, 24, st->p99, 2));
 	print_uint(p, "samples", st->n, PRINT_JSON_ONLY);
 	print_close(p);
 }
@@ -153,7 +155,7 @@ static void print_probe(struct printer *p, const struct probe_summary *ps)
 			  num(b, 24, ps->induced_ms, 2));
 	print_uint(p, "sent", ps->sent, PRINT_JSON_ONLY);
 	print_uint(p, "lost", ps->lost, PRINT_JSON_ONLY);
-	print_double_cell(p, "loss_pct", ps->loss_pct, COL_LOSS, row, " %6s",
+	print_double_cell(p, "loss_pct", ps->loss_pct, COL_LOSS, row, "%6s",
 			  num(b, 24, ps->loss_pct, 1));
 	print_close(p);
 }
@@ -167,8 +169,13 @@ static void latency_table_begin(struct printer *p, const struct summary *s)
 	print_table_begin(p);
 	for (size_t c = 0; c < COUNT(head); c++)
 		print_cell(p, c, "latency (ms)", "%s%*s",
-			   c == COL_LOADED || c == COL_INDUCED || c == COL_LOSS ? " " : "",
-			   c == COL_LOSS ? 6 : 8, head[c]);
+			   c == COL_LOADED || c == COL_INDUCED ? " " : "",
+			   c == COL_LOSS ? 6
+			   : c == COL_IDLE + 1 || c == COL_IDLE + 2 || c == COL_LOADED + 1 ||
+				   c == COL_LOADED + 2
+			       ? 7
+			       : 8,
+			   head[c]);
 	for (size_t i = 0; i < s->nprobes; i++)
 		print_table_row(p, probe_row(&s->probes[i]));
 }
@@ -245,7 +252,7 @@ static void print_summary(struct printer *p, const struct test_result *r, const 
 	to(p, shown, S_SUM_INDUCED);
 	print_double_phrase(p, "induced_latency_ms", s->induced_ms, "induced latency %s ms",
 			    num(b, 24, s->induced_ms, 1));
-	print_cell(p, COL_LOSS, all, " %6s", num(b, 24, s->loss_pct, 1));
+	print_cell(p, COL_LOSS, all, "%6s", num(b, 24, s->loss_pct, 1));
 	to(p, shown, S_SUM_LOSS);
 	print_double_phrase(p, "loss_pct", s->loss_pct, ", loss %s%%", num(b, 24, s->loss_pct, 2));
 	print_nl(p);

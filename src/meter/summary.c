@@ -241,19 +241,40 @@ double summary_jain(const double *x, size_t n)
 	return sum * sum / ((double)n * sumsq);
 }
 
-const char *summary_grade(double induced_ms)
+/*
+ * The grade's rule (docs/grades.md). The scale's upper bounds in ms, best grade first;
+ * the tail is held to twice them; loss caps the grade from above.
+ */
+static const char *const grades[] = {"A+", "A", "B", "C", "D", "F"};
+static const double scale_ms[] = {5, 30, 60, 200, 400}; /* DSLReports: below 5 ms A+, ... */
+#define SUMMARY_TAIL_FACTOR 2.0
+static const struct {
+	double above_pct; /* probe loss above this ... */
+	size_t at_best;	  /* ... grades no better than grades[at_best] */
+} loss_caps[] = {{5, 2 /* B */}, {25, 3 /* C */}};
+
+static size_t scale_index(double ms, double factor)
 {
-	static const struct {
-		double below_ms;
-		const char *grade;
-	} scale[] = {{5, "A+"}, {30, "A"}, {60, "B"}, {200, "C"}, {400, "D"}};
+	size_t i = 0;
+
+	while (i < COUNT(scale_ms) && !(ms < scale_ms[i] * factor))
+		i++;
+	return i;
+}
+
+const char *summary_grade(double induced_ms, double tail_ms, double loss_pct)
+{
+	size_t g, t;
 
 	if (isnan(induced_ms))
 		return "";
-	for (size_t i = 0; i < COUNT(scale); i++)
-		if (induced_ms < scale[i].below_ms)
-			return scale[i].grade;
-	return "F";
+	g = scale_index(induced_ms, 1);
+	t = isnan(tail_ms) ? 0 : scale_index(tail_ms, SUMMARY_TAIL_FACTOR);
+	g = t > g ? t : g;
+	for (size_t i = 0; i < COUNT(loss_caps); i++)
+		if (loss_pct > loss_caps[i].above_pct && g < loss_caps[i].at_best)
+			g = loss_caps[i].at_best;
+	return grades[g];
 }
 
 static const struct series *find_series(const struct test_result *r, const char *name)
@@ -422,7 +443,8 @@ int summary_compute(const struct test_result *r, struct summary *out)
 	sm->loss_pct = sent ? 100.0 * (double)lost / (double)sent : NAN;
 	sm->rpm = sm->loaded.p50 > 0 ? 60000.0 / sm->loaded.p50 : NAN;
 	sm->rpm_ietf = r->rpm.present ? r->rpm.rpm : NAN;
-	snprintf(sm->grade, sizeof(sm->grade), "%s", summary_grade(sm->induced_ms));
+	snprintf(sm->grade, sizeof(sm->grade), "%s",
+		 summary_grade(sm->induced_ms, sm->loaded.p99 - sm->idle.p50, sm->loss_pct));
 
 	*out = *sm;
 	ret = 0;

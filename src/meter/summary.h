@@ -46,8 +46,13 @@
  * n flows with means x_i is (sum x_i)^2 / (n * sum x_i^2): 1 when all are equal, 1/n
  * when one flow has everything; NaN without flows or without traffic.
  *
- * Induced latency is loaded p50 minus idle p50. The grade is the DSLReports scale on
- * the overall induced latency: A+ < 5 ms, A < 30, B < 60, C < 200, D < 400, else F.
+ * Induced latency is loaded p50 minus idle p50. The grade (docs/grades.md) is the
+ * worst of three: the DSLReports scale on the overall induced latency (A+ < 5 ms,
+ * A < 30, B < 60, C < 200, D < 400, else F); the same scale at twice its bounds on
+ * the tail's induced latency, loaded p99 minus idle p50 (A+ < 10 ms, A < 60, B < 120,
+ * C < 400, D < 800), so that a tail far beyond the median pulls it down; and the
+ * probes' loss, which caps it (above 5%: B at best; above 25%: C at best), since a
+ * lost probe is a latency too long to measure.
  * Responsiveness (RPM, round trips per minute under working conditions) is
  * 60000 / loaded p50 in ms: "responsiveness from probe p50", our probes' view. It is
  * not the RPM of draft-ietf-ippm-responsiveness (trimmed means of HTTP and TCP
@@ -132,7 +137,10 @@ int summary_compute(const struct test_result *r, struct summary *out);
 double summary_percentile(double *vals, size_t n, unsigned pct);
 /* Jain's fairness index of n values; NaN when n is 0 or all are 0. */
 double summary_jain(const double *x, size_t n);
-/* The DSLReports grade of an induced latency in ms; "" for NaN. */
-const char *summary_grade(double induced_ms);
+/*
+ * The grade of induced latency, the tail's induced latency (loaded p99 - idle p50) and
+ * probe loss in %, as above; a NaN tail or loss does not count; "" for a NaN induced.
+ */
+const char *summary_grade(double induced_ms, double tail_ms, double loss_pct);
 
 #endif

@@ -210,7 +210,9 @@ static int ours_summary(const struct jval *doc, const struct test_result *r, str
 	    get_number(j, "upload_fairness", &s->upload.jain) < 0 ||
 	    get_string(j, "grade", grade, sizeof(grade)) < 0 || ours_drain(j, s) < 0)
 		return say_einval(err, errlen, "\"summary\" has a value of the wrong type");
-	snprintf(s->grade, sizeof(s->grade), "%s", grade);
+	/* The file's grade may predate the rule (docs/grades.md): grade its numbers now. */
+	snprintf(s->grade, sizeof(s->grade), "%s",
+		 summary_grade(s->induced_ms, s->loaded.p99 - s->idle.p50, s->loss_pct));
 	if (r->rpm.present && r->rpm.sequential)
 		s->download.sum_mbps = down, s->upload.sum_mbps = up;
 	return 0;

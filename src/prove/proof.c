@@ -408,10 +408,9 @@ int proof_run(struct proof *r)
 	int ret;
 
 	r->already = journaled(r);
-	say(r,
-	    "%s (%s): a baseline, then fix on trial and a second run; interrupted or killed, "
-	    "prove puts everything back (should that fail too, `%s` restores it)",
-	    r->ifc->name, r->ifc->driver[0] ? r->ifc->driver : r->ifc->kind, r->undo_cmd);
+	say(r, "%s (%s): a baseline, then fix on trial and a second run", r->ifc->name,
+	    r->ifc->driver[0] ? r->ifc->driver : r->ifc->kind);
+	say(r, "interrupted or killed, it puts everything back (else: %s)", r->undo_cmd);
 	ret = measure(r, "before", PROOF_BEFORE, PROOF_BEFORE_FLENT, &r->before, &r->watch_before, why,
 		      sizeof(why));
 	if (ret < 0) {

@@ -2,7 +2,7 @@
 /*
  * htb.c - htb's qdisc-level options: TCA_HTB_INIT (a struct tc_htb_glob: the default
  * class and r2q) and the direct queue's length. Its rates live in its classes, which
- * fix writes itself (fix/qdisc-req.c).
+ * fix writes itself (fix/qdisc-req.c); the audit reads a class's rate (class_rate).
  */
 #include <errno.h>
 #include <string.h>
@@ -37,6 +37,35 @@ static int show(const void *opts, size_t len, struct qshown *out)
 	return 0;
 }
 
+/*
+ * A class's rate: TCA_HTB_PARMS' struct tc_htb_opt carries it in bytes/s in 32 bits;
+ * above 4 GB/s the kernel adds TCA_HTB_RATE64 (bytes/s in 64 bits) and the 32-bit
+ * field saturates. The rate, not the ceil: what the class is sure to get.
+ */
+static int class_rate(const void *opts, size_t len, uint64_t *bps)
+{
+	const struct nlattr *tb[TCA_HTB_MAX + 1];
+	struct tc_htb_opt parms;
+	const void *p;
+	uint64_t bytes;
+	int r;
+
+	r = nl_attrs(opts, len, tb, TCA_HTB_MAX);
+	if (r < 0)
+		return r;
+	p = nl_attr_data(tb[TCA_HTB_PARMS], sizeof(parms));
+	if (!p)
+		return -EBADMSG;
+	memcpy(&parms, p, sizeof(parms));
+	bytes = parms.rate.rate;
+	if (tb[TCA_HTB_RATE64] && nl_attr_u64(tb[TCA_HTB_RATE64], &bytes) < 0)
+		return -EBADMSG;
+	if (bytes > UINT64_MAX / 8)
+		return -EBADMSG;
+	*bps = bytes * 8;
+	return 0;
+}
+
 /* clang-format off */
 static const struct qattr attrs[] = {
     /* type                 word  key                    unit     enc      show pos flags def */
@@ -52,4 +81,5 @@ const struct qkind qkind_htb = {
     .attrs = attrs,
     .nattrs = COUNT(attrs),
     .show = show,
+    .class_rate = class_rate,
 };

@@ -146,6 +146,9 @@ struct qkind {
 	size_t nwords;
 	/* QLAYOUT_OWN: the audit's values from TCA_OPTIONS' payload; -EBADMSG. */
 	int (*show)(const void *opts, size_t len, struct qshown *out);
+	/* A classful kind that shapes: a class's guaranteed rate in bits/s from its
+	 * TCA_OPTIONS' payload (RTM_NEWTCLASS), what a qdisc under it drains at; -EBADMSG. */
+	int (*class_rate)(const void *opts, size_t len, uint64_t *bps);
 };
 
 /* The kind named kind, or NULL. */
