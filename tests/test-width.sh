@@ -4,6 +4,7 @@
 # recorded runs, the built-in profiles), and the --help of every command. --json is
 # exempt (one document, whole). Each output longer than 80 columns fails, quoting
 # its longest line.
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat
