@@ -64,7 +64,8 @@ TEST(says_why_a_plan_cannot_be_made)
 	fix_run_init(r, &(struct fix_run_options){.from = "/nonexistent/snapshot.json"});
 	CHECK(fix_run_plan(r, NULL, 0) < 0);
 	{
-		static const char want_start[] = "cannot read snapshot /nonexistent/snapshot.json: ";
+		static const char want_start[] =
+		    "cannot read snapshot /nonexistent/snapshot.json: ";
 
 		if (!CHECK(!strncmp(r->error, want_start, sizeof(want_start) - 1)))
 			fprintf(stderr, "  error: %s\n", r->error);

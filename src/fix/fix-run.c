@@ -11,8 +11,8 @@
 #include "base/cli.h"
 #include "base/say.h"
 #include "fix/fallback.h"
-#include "fix/journal.h"
 #include "fix/fix-run.h"
+#include "fix/journal.h"
 #include "host/snapshot.h"
 
 /* Plans again after the kernel refused a kind: at most once per kind it may refuse. */
@@ -304,8 +304,8 @@ int fix_run_trial_wait(struct fix_run *r, int key_fd, volatile sig_atomic_t *sto
 
 int fix_run_trial_undo(struct fix_run *r)
 {
-	int ret = apply_rollback(&r->plan, &r->journal, &r->before_run, r->journal_existed,
-				 &r->env);
+	int ret =
+	    apply_rollback(&r->plan, &r->journal, &r->before_run, r->journal_existed, &r->env);
 
 	if (ret < 0) {
 		fail(r, "not confirmed, and undoing it failed: %s; run `%s undo`", strerror(-ret),
