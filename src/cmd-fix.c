@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmd-fix.c - `debloat fix`: plan what audit recommends, show it, apply it behind a
- * journal (src/fix/), optionally on trial (--try) and for every boot (--persist).
+ * journal, optionally on trial (--try) and for every boot (--persist). This file
+ * parses the options and prints; the run itself is fix/fix-run.h.
  */
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,19 +14,12 @@
 #include <unistd.h>
 
 #include "audit/report.h"
-#include "base/array.h"
-#include "base/clock.h"
 #include "base/cli.h"
 #include "base/print.h"
-#include "fix/apply.h"
 #include "fix/emit.h"
-#include "fix/fallback.h"
-#include "fix/journal.h"
+#include "fix/fix-run.h"
 #include "fix/knob-print.h"
-#include "fix/persist.h"
-#include "fix/plan.h"
-#include "host/host.h"
-#include "host/snapshot.h"
+#include "fix/ready.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " fix [IFACE...] [--all] [--dry-run] [--json] [--try SECONDS]\n"
@@ -353,334 +345,20 @@ static void print_plan(struct printer *p, const struct plan *pl, bool final)
 
 /* ---- doing it ---- */
 
-struct fix_run {
+/* The command's side of a run: what was asked, and the run below it (fix/fix-run.h). */
+struct fix_cmd {
 	struct fix_args a;
-	struct apply_env env;
-	struct host host;
-	struct plan plan;
-	struct journal journal, before_run; /* before_run: for a --try rollback */
-	bool journal_existed;
-	int lockfd;
-	char journal_path[APPLY_PATH_MAX];
-	const char *result; /* "applied", "already-fixed", "dry-run", "failed", ... */
-	char error[768];
-	struct persist_files persisted;
-	bool try_confirmed;
-	bool named;		/* interfaces were named on the command line */
-	char fell_back[96];	/* kinds the kernel would not load (fallback.h), or "" */
+	struct fix_run run;
 };
 
-/* Plans again after the kernel refused a kind: at most once per kind it may refuse. */
-#define FIX_MAX_FALLBACKS 4
-
-__attribute__((format(printf, 2, 3))) static void fail(struct fix_run *r, const char *fmt, ...)
+/* What the run noted on the way (once), then why it failed when ret says it did. */
+static void say_run(struct fix_run *r, int ret)
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(r->error, sizeof(r->error), fmt, ap);
-	va_end(ap);
-	cli_error("fix", "%s", r->error);
-}
-
-/* A plan from ROOT/etc/debloat/IFACE.conf, for the interface host_read found. */
-static int plan_from_persisted(struct fix_run *r, const char *ifname)
-{
-	struct persist ps;
-	char err[512];
-	int ti, ret;
-
-	ret = persist_read(r->a.root ? r->a.root : "/", ifname, &ps, err, sizeof(err));
-	if (ret == -ENOENT) {
-		fail(r, "nothing saved for %s: no %s/etc/debloat/%s.conf", ifname,
-		     r->a.root ? r->a.root : "", ifname);
-		return ret;
-	}
-	if (ret < 0) {
-		fail(r, "cannot read the saved setup: %s", err[0] ? err : strerror(-ret));
-		return ret;
-	}
-	ti = plan_add_target(&r->plan, ifname);
-	ret = ti;
-	if (ti >= 0) {
-		struct plan_target *t = &r->plan.targets[ti];
-
-		t->ifc = r->host.n ? &r->host.ifaces[0] : NULL;
-		t->speed_mbps = t->ifc ? t->ifc->speed_mbps : 0;
-		for (size_t i = 0; i < ps.n && ret >= 0; i++)
-			ret = plan_add_step(&r->plan, ps.sets[i].knob.kind == KNOB_SYSCTL ? -1 : ti,
-					    &ps.sets[i].knob, ps.sets[i].value,
-					    plan_knob_optional(ps.sets[i].knob.kind),
-					    "saved by debloat fix --persist");
-	}
-	persist_free(&ps);
-	if (ret < 0)
-		fail(r, "cannot build the plan: %s", strerror(-ret));
-	return ret < 0 ? ret : 0;
-}
-
-/*
- * Test hook: DEBLOAT_FIX_ASSUME_QDISC="fq_codel cake" makes the plan believe this kernel
- * has those kinds, so tests can watch the kernel refuse one (nothing else changes).
- */
-static void assume_available(struct host *h)
-{
-	const char *v = getenv("DEBLOAT_FIX_ASSUME_QDISC");
-	char words[128], *save = NULL;
-
-	if (!v || strlen(v) >= sizeof(words))
-		return;
-	memcpy(words, v, strlen(v) + 1);
-	for (char *w = strtok_r(words, " ,", &save); w; w = strtok_r(NULL, " ,", &save))
-		for (size_t i = 0; i < HOST_NQDISC_KINDS; i++)
-			if (h->qdisc_kinds[i].kind && !strcmp(h->qdisc_kinds[i].kind, w))
-				h->qdisc_kinds[i].avail = QDISC_AVAIL_YES;
-}
-
-/* A root-qdisc spec that shapes: someone chose a rate for it. */
-static bool shaper_spec(const char *v)
-{
-	static const char *const shapers[] = {"htb ", "tbf ", "hfsc "};
-
-	for (size_t i = 0; i < COUNT(shapers); i++)
-		if (!strncmp(v, shapers[i], strlen(shapers[i])))
-			return true;
-	return !strncmp(v, "cake ", 5) && strstr(v, "bandwidth ");
-}
-
-/*
- * A shaper tree at a root that debloat's journal does not hold is the user's own (an
- * htb at their line's rate over their FIFO): replacing it loses their rate and queue,
- * so the target is refused, naming them, unless --force (undo then rebuilds it).
- */
-static void refuse_user_shapers(struct fix_run *r)
-{
-	char path[APPLY_PATH_MAX], err[256];
-	struct journal j = {0};
-	bool have = apply_state_path(&r->env, "journal", path, sizeof(path)) == 0 &&
-		    journal_read_file(path, &j, err, sizeof(err)) == 0;
-
-	for (size_t i = 0; i < r->plan.nsteps; i++) {
-		struct plan_step *s = &r->plan.steps[i];
-		struct plan_target *t = s->target >= 0 ? &r->plan.targets[s->target] : NULL;
-
-		if (!t || s->status != STEP_PLANNED || s->knob.kind != KNOB_ROOT_QDISC ||
-		    !shaper_spec(s->before) || (have && journal_find(&j, &s->knob)))
-			continue;
-		if (r->a.opts.force) {
-			snprintf(s->msg, sizeof(s->msg),
-				 "replaces your own shaper \"%s\" (--force): undo rebuilds it",
-				 s->before);
-			continue;
-		}
-		t->refused = true;
-		snprintf(t->refused_why, sizeof(t->refused_why),
-			 "%s's root is a shaper debloat did not make (\"%s\"): replacing it "
-			 "would lose its rate and its queue; --force replaces it (undo rebuilds "
-			 "it)",
-			 t->name, s->before);
-	}
-	if (have)
-		journal_free(&j);
-}
-
-/* The plan for r->host (or from the persisted file of `ifname`), its befores read. */
-static int make_plan(struct fix_run *r, const char *ifname)
-{
-	size_t failed = 0;
-	char what[96];
-	int ret;
-
-	plan_init(&r->plan, &r->a.opts);
-	if (r->a.apply_persisted)
-		ret = plan_from_persisted(r, ifname);
-	else if ((ret = plan_build(&r->plan, &r->host, r->named)) < 0)
-		fail(r, "cannot build the plan: %s", strerror(-ret));
-	if (ret < 0)
-		return ret;
-	ret = apply_read_befores(&r->plan, &r->env.knobs, &failed);
-	if (ret < 0) {
-		knob_describe(&r->plan.steps[failed].knob, what, sizeof(what));
-		fail(r, "cannot read %s: %s", what, strerror(-ret));
-		return ret;
-	}
-	plan_settle(&r->plan);
-	if (!r->a.apply_persisted)
-		refuse_user_shapers(r);
-	return 0;
-}
-
-/*
- * The plan for a snapshot's host (the names given, else all): nothing is read from
- * this host, so every step's before is "unknown" and none is settled or refused here.
- */
-static const struct iface *snapshot_iface(const struct host *h, const char *name)
-{
-	for (size_t i = 0; i < h->n; i++)
-		if (!strcmp(h->ifaces[i].name, name))
-			return &h->ifaces[i];
-	return NULL;
-}
-
-/*
- * A step's "before" as the snapshot recorded it, in knob_read's spelling, or "unknown"
- * where the snapshot has no such value (a root qdisc's whole spec, a value it could not
- * read).
- */
-static void snapshot_before(const struct host *h, const struct plan_step *s, char *buf,
-			    size_t len)
-{
-	const struct iface *ifc = snapshot_iface(h, s->knob.ifname);
-	const struct sysctl_entry *e;
-	enum feature_state f = FEATURE_UNKNOWN;
-	int64_t v = -1;
-
-	snprintf(buf, len, "unknown");
-	switch (s->knob.kind) {
-	case KNOB_SYSCTL:
-		e = host_sysctl(h, s->knob.name);
-		if (e && !e->err)
-			snprintf(buf, len, "%s", e->value);
-		return;
-	case KNOB_TXQUEUELEN:
-		v = ifc ? (int64_t)ifc->txqueuelen : -1;
-		break;
-	case KNOB_GSO_MAX_SIZE:
-		v = ifc && ifc->gso_max_size ? (int64_t)ifc->gso_max_size : -1;
-		break;
-	case KNOB_RING_TX:
-		v = ifc ? ifc->ring_tx : -1;
-		break;
-	case KNOB_RING_RX:
-		v = ifc ? ifc->ring_rx : -1;
-		break;
-	case KNOB_BQL_LIMIT_MAX:
-		for (size_t i = 0; ifc && i < ifc->nbql; i++)
-			if ((int)ifc->bql[i].queue == s->knob.queue && ifc->bql[i].present)
-				v = ifc->bql[i].limit_max;
-		break;
-	case KNOB_OFFLOAD:
-		if (!ifc)
-			return;
-		f = !strcmp(s->knob.name, "tx-tcp-segmentation")	   ? ifc->tso
-		    : !strcmp(s->knob.name, "tx-generic-segmentation") ? ifc->gso
-		    : !strcmp(s->knob.name, "rx-gro")		   ? ifc->gro
-		    : !strcmp(s->knob.name, "rx-lro")		   ? ifc->lro
-									   : FEATURE_UNKNOWN;
-		if (f != FEATURE_UNKNOWN)
-			snprintf(buf, len, "%s", f == FEATURE_ON ? "on" : "off");
-		return;
-	default:
-		return;
-	}
-	if (v >= 0)
-		snprintf(buf, len, "%lld", (long long)v);
-}
-
-static int plan_snapshot(struct fix_run *r, char *const names[], size_t nnames)
-{
-	char err[512];
-	size_t bad = 0;
-	int ret;
-
-	ret = snapshot_read_file(r->a.from, &r->host, err, sizeof(err));
-	if (ret < 0) {
-		fail(r, "cannot read snapshot %s: %s", r->a.from, err[0] ? err : strerror(-ret));
-		return ret;
-	}
-	ret = snapshot_select(&r->host, names, nnames, &bad);
-	if (ret == -ENODEV)
-		fail(r, "snapshot %s has no interface %s", r->a.from, names[bad]);
-	else if (ret < 0)
-		fail(r, "cannot read snapshot %s: %s", r->a.from, strerror(-ret));
-	if (ret < 0)
-		return ret;
-	plan_init(&r->plan, &r->a.opts);
-	ret = plan_build(&r->plan, &r->host, nnames > 0);
-	if (ret < 0) {
-		fail(r, "cannot build the plan: %s", strerror(-ret));
-		return ret;
-	}
-	/* The snapshot's values as "before": a step already done there is left out. */
-	for (size_t i = 0; i < r->plan.nsteps; i++) {
-		struct plan_step *s = &r->plan.steps[i];
-		const struct plan_target *t = s->target >= 0 ? &r->plan.targets[s->target] : NULL;
-
-		snapshot_before(&r->host, s, s->before, sizeof(s->before));
-		if (s->status == STEP_PLANNED && strcmp(s->before, "unknown") &&
-		    plan_value_equal(&s->knob, s->before, s->after, t ? t->ifc : NULL))
-			s->status = STEP_SAME;
-	}
-	return 0;
-}
-
-static int read_and_plan(struct fix_run *r, char *const names[], size_t nnames)
-{
-	size_t bad = 0;
-	int ret;
-
-	if (r->a.from)
-		return plan_snapshot(r, names, nnames);
-	ret = host_read(&r->host, &host_default_paths, names, nnames, &bad);
-	if (ret == -ENODEV) {
-		fail(r, "cannot find interface %s: %s", names[bad], strerror(-ret));
-		return ret;
-	}
-	if (ret < 0) {
-		fail(r, "cannot read the interfaces: %s", strerror(-ret));
-		return ret;
-	}
-	assume_available(&r->host);
-	r->named = nnames > 0;
-	return make_plan(r, nnames ? names[0] : NULL);
-}
-
-static int load_journal(struct fix_run *r)
-{
-	char err[512];
-	int ret;
-
-	ret = apply_state_path(&r->env, "journal", r->journal_path, sizeof(r->journal_path));
-	if (!ret)
-		ret = apply_lock(&r->env, r->a.apply_persisted, &r->lockfd);
-	if (ret == -EBUSY) {
-		fail(r, "another fix or undo is running on %s (a --try waiting for confirmation?)",
-		     r->env.state_dir);
-		return ret;
-	}
-	if (ret < 0) {
-		fail(r, "cannot use the state directory %s: %s; nothing was changed",
-		     r->env.state_dir, strerror(-ret));
-		return ret;
-	}
-	ret = journal_read_file(r->journal_path, &r->journal, err, sizeof(err));
-	r->journal_existed = ret == 0;
-	if (ret == -ENOENT)
-		return 0;
-	if (ret < 0)
-		fail(r, "cannot read the journal: %s; nothing was changed (the journal is kept)",
-		     err[0] ? err : strerror(-ret));
-	return ret;
-}
-
-static void failed_message(struct fix_run *r, size_t i, int err, int rollback_err)
-{
-	const struct plan_step *s = &r->plan.steps[i];
-	char what[96];
-	size_t undone = plan_count(&r->plan, STEP_ROLLED_BACK);
-
-	knob_describe(&s->knob, what, sizeof(what));
-	if (rollback_err)
-		fail(r,
-		     "cannot set %s to \"%s\": %s; rolling back failed (%s): run `%s undo` "
-		     "(the journal %s has every value)",
-		     what, s->after, s->msg[0] ? s->msg : strerror(-err), strerror(-rollback_err),
-		     PROG_NAME, r->journal_path);
-	else
-		fail(r, "cannot set %s to \"%s\": %s; %s", what, s->after,
-		     s->msg[0] ? s->msg : strerror(-err),
-		     undone ? "the steps already applied were rolled back: nothing changed"
-			    : "nothing was changed");
+	for (unsigned i = 0; i < r->nnotes; i++)
+		cli_error("fix", "%s", r->notes[i]);
+	r->nnotes = 0;
+	if (ret < 0 && r->error[0])
+		cli_error("fix", "%s", r->error);
 }
 
 /* The countdown, on a terminal only: "debloat: fix: 287 s left" rewritten in place. */
@@ -692,162 +370,66 @@ static void countdown(unsigned left, void *arg)
 }
 
 /*
- * A program that runs `fix --try` and must know when the change is in place (prove)
- * passes a pipe's write end as DEBLOAT_FIX_READY_FD: once everything is applied and the
- * trial begins, "ready\n" is written to it and it is closed. A fix that ends without a
- * trial (already fixed, refused, failed) only closes it, at exit.
+ * --try after the run was applied: say how to keep it, tell a waiting program (prove)
+ * that the trial begins (fix/ready.h), wait, and take it all back unless confirmed.
  */
-static void tell_ready(void)
+static int try_wait(struct fix_cmd *c)
 {
-	const char *v = getenv("DEBLOAT_FIX_READY_FD");
-	uint64_t fd;
-
-	if (!v || !cli_parse_uint(v, 3, INT_MAX, &fd))
-		return;
-	if (write((int)fd, "ready\n", 6) != 6)
-		cli_error("fix", "cannot tell DEBLOAT_FIX_READY_FD: %s", strerror(errno));
-	close((int)fd);
-}
-
-static int try_wait(struct fix_run *r)
-{
+	struct fix_run *r = &c->run;
 	struct sigaction sa = {.sa_handler = cli_on_signal}, old[3];
 	static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
-	uint64_t start = mono_ns();
 	int ret;
 
 	cli_error("fix",
 		  "on trial for %u s: %srun `%s fix --confirm%s%s` from another shell to "
 		  "keep it; otherwise it is undone",
-		  r->a.try_seconds, isatty(STDIN_FILENO) ? "press a key here, or " : "", PROG_NAME,
-		  r->a.state_dir ? " --state-dir " : "", r->a.state_dir ? r->a.state_dir : "");
+		  c->a.try_seconds, isatty(STDIN_FILENO) ? "press a key here, or " : "", PROG_NAME,
+		  c->a.state_dir ? " --state-dir " : "", c->a.state_dir ? c->a.state_dir : "");
 	sigemptyset(&sa.sa_mask);
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &sa, &old[i]);
-	tell_ready();
-	ret =
-	    apply_wait_confirm(&r->env, r->a.try_seconds, isatty(STDIN_FILENO) ? STDIN_FILENO : -1,
-			       &cli_signal, isatty(STDERR_FILENO) ? countdown : NULL, NULL);
+	ret = fix_ready_tell();
+	if (ret < 0)
+		cli_error("fix", "cannot tell %s: %s", FIX_READY_ENV, strerror(-ret));
+	ret = fix_run_trial_wait(r, isatty(STDIN_FILENO) ? STDIN_FILENO : -1, &cli_signal,
+				 isatty(STDERR_FILENO) ? countdown : NULL, NULL);
 	if (isatty(STDERR_FILENO))
 		fputc('\n', stderr);
 	for (int i = 0; i < 3; i++)
 		sigaction(sigs[i], &old[i], NULL);
-	if (ret == 1) {
-		r->try_confirmed = true;
+	if (ret == 1)
 		return 0;
-	}
-	ret = apply_rollback(&r->plan, &r->journal, &r->before_run, r->journal_existed, &r->env);
-	if (ret < 0) {
-		fail(r, "not confirmed, and undoing it failed: %s; run `%s undo%s%s`",
-		     strerror(-ret), PROG_NAME, r->a.state_dir ? " --state-dir " : "",
-		     r->a.state_dir ? r->a.state_dir : "");
-		return ret;
-	}
-	/* Ended by a signal (prove ending its trial, a Ctrl-C): say so, not a timeout. */
-	if (cli_signal)
-		fail(r, "ended after %.0f s by %s, not confirmed: everything was put back",
-		     (double)(mono_ns() - start) / 1e9, strsignal(cli_signal));
-	else
-		fail(r, "not confirmed within %u s: everything was put back", r->a.try_seconds);
-	r->result = "rolled-back";
-	return -ETIMEDOUT;
+	ret = fix_run_trial_undo(r);
+	say_run(r, ret);
+	return ret;
 }
 
-static int do_persist(struct fix_run *r)
+/* Apply the plan, then the trial: 0, or -errno once the why was said. */
+static int apply(struct fix_cmd *c)
 {
-	char exe[PATH_MAX], err[PATH_MAX + 128];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	int ret = 0;
+	int ret = fix_run_apply(&c->run);
 
-	if (n < 0) {
-		fail(r, "cannot find this program's path for the unit: %s", strerror(errno));
-		return -errno;
-	}
-	exe[n] = '\0';
-	for (size_t i = 0; i < r->plan.ntargets && !ret; i++) {
-		if (r->plan.targets[i].skipped || r->plan.targets[i].refused)
-			continue;
-		ret = persist_install(r->a.root ? r->a.root : "/", &r->plan, (int)i, exe,
-				      &r->persisted, err, sizeof(err));
-		if (ret < 0)
-			fail(r, "cannot persist the setup of %s: %s", r->plan.targets[i].name, err);
+	say_run(&c->run, ret);
+	if (ret < 0)
+		return ret;
+	if (c->a.try_seconds) {
+		fflush(stdout); /* the plan, before the question */
+		ret = try_wait(c);
 	}
 	return ret;
 }
 
-/*
- * After the kernel refused step `failed` with ENOENT: when that step names qdisc kinds
- * the kernel could not load (fallback.h), count them as missing and plan again, the
- * same host less those kinds. 1: a new plan is ready; 0: nothing to fall back from;
- * -1: the new plan cannot be made (fail() said why).
- */
-static int fall_back(struct fix_run *r, size_t failed)
+static int persist(struct fix_cmd *c)
 {
-	const struct plan_step *s = &r->plan.steps[failed];
-	char names[64];
+	int ret = fix_run_persist(&c->run);
 
-	if (s->knob.kind != KNOB_ROOT_QDISC &&
-	    !(s->knob.kind == KNOB_SYSCTL && !strcmp(s->knob.name, "net.core.default_qdisc")))
-		return 0;
-	if (!fallback_mark(&r->host, &host_default_paths, s->after, names, sizeof(names)))
-		return 0;
-	cli_error("fix",
-		  "this kernel lists %s but cannot load it (%s): everything was put back; "
-		  "planning again without it",
-		  names, s->msg[0] ? s->msg : strerror(-s->err));
-	if (r->fell_back[0] && strlen(r->fell_back) + 1 < sizeof(r->fell_back))
-		strcat(r->fell_back, " ");
-	if (strlen(r->fell_back) + strlen(names) < sizeof(r->fell_back))
-		strcat(r->fell_back, names);
-	plan_free(&r->plan);
-	return make_plan(r, NULL) < 0 ? -1 : 1;
+	say_run(&c->run, ret);
+	return ret;
 }
 
-static int apply(struct fix_run *r)
+static void print_outcome(struct printer *p, struct fix_cmd *c)
 {
-	size_t failed;
-	int ret, rollback_err, fb = 0;
-
-	if (load_journal(r) < 0)
-		return -1;
-	ret = journal_copy(&r->before_run, &r->journal);
-	if (ret < 0) {
-		fail(r, "%s", strerror(-ret));
-		return ret;
-	}
-	for (unsigned tries = 0;; tries++) {
-		ret = apply_plan(&r->plan, &r->journal, r->journal_existed, &r->env, &failed,
-				 &rollback_err);
-		if (ret != -ENOENT || failed == SIZE_MAX || rollback_err || r->a.apply_persisted ||
-		    tries == FIX_MAX_FALLBACKS)
-			break;
-		fb = fall_back(r, failed);
-		if (fb <= 0)
-			break;
-	}
-	if (fb < 0)
-		return -1;
-	if (ret < 0 && failed == SIZE_MAX) {
-		fail(r, "cannot write the journal %s: %s; nothing was changed", r->journal_path,
-		     strerror(-ret));
-		return ret;
-	}
-	if (ret < 0) {
-		failed_message(r, failed, ret, rollback_err);
-		return ret;
-	}
-	r->result = "applied";
-	if (r->a.try_seconds) {
-		fflush(stdout); /* the plan, before the question */
-		ret = try_wait(r);
-		if (ret < 0)
-			return ret;
-	}
-	return 0;
-}
-
-static void print_outcome(struct printer *p, struct fix_run *r)
-{
+	const struct fix_run *r = &c->run;
 	size_t applied = plan_count(&r->plan, STEP_APPLIED);
 	size_t refused = plan_count(&r->plan, STEP_REFUSED);
 
@@ -855,7 +437,7 @@ static void print_outcome(struct printer *p, struct fix_run *r)
 	print_str(p, "result", r->result, PRINT_JSON_ONLY);
 	print_uint(p, "applied", applied, PRINT_JSON_ONLY);
 	print_uint(p, "refused_steps", refused, PRINT_JSON_ONLY);
-	print_str(p, "role", plan_role_name(r->a.opts.role), PRINT_JSON_ONLY);
+	print_str(p, "role", plan_role_name(c->a.opts.role), PRINT_JSON_ONLY);
 	print_str(p, "state_dir", r->env.state_dir, PRINT_JSON_ONLY);
 	if (r->fell_back[0]) {
 		print_str(p, "fell_back_from", r->fell_back, PRINT_JSON_ONLY);
@@ -872,7 +454,7 @@ static void print_outcome(struct printer *p, struct fix_run *r)
 		print_nl(p);
 	} else if (!strcmp(r->result, "applied")) {
 		print_text(p, "applied %zu step%s%s", applied, applied == 1 ? "" : "s",
-			   r->a.try_seconds ? " (confirmed)" : "");
+			   c->a.try_seconds ? " (confirmed)" : "");
 		if (refused)
 			print_text(p, "(%zu refused by the driver, left as they were)", refused);
 		print_text(p, ", journal %s (`%s undo` restores it)", r->journal_path, PROG_NAME);
@@ -900,13 +482,13 @@ static void print_outcome(struct printer *p, struct fix_run *r)
 		print_str(p, "error", r->error, PRINT_JSON_ONLY);
 	else
 		print_null(p, "error", NULL, PRINT_JSON_ONLY);
-	if (r->a.try_seconds) {
+	if (c->a.try_seconds) {
 		print_open_object(p, "try");
-		print_uint(p, "seconds", r->a.try_seconds, PRINT_JSON_ONLY);
+		print_uint(p, "seconds", c->a.try_seconds, PRINT_JSON_ONLY);
 		print_bool(p, "confirmed", r->try_confirmed, PRINT_JSON_ONLY);
 		print_close(p);
 	}
-	if (r->a.persist) {
+	if (c->a.persist) {
 		print_open_array(p, "persisted");
 		for (unsigned i = 0; i < r->persisted.n; i++) {
 			print_text(p, "persisted:");
@@ -919,20 +501,21 @@ static void print_outcome(struct printer *p, struct fix_run *r)
 
 /* --emit: the plan as configuration, on standard output (a header per file) or into
  * --output's directory (fix/emit.h). Warnings name each step the format cannot carry. */
-static int emit_config(struct fix_run *r)
+static int emit_config(struct fix_cmd *c)
 {
-	const char *fmt = emit_format_name((enum emit_format)r->a.emit);
+	const struct fix_run *r = &c->run;
+	const char *fmt = emit_format_name((enum emit_format)c->a.emit);
 	struct emit *e = calloc(1, sizeof(*e));
 	size_t bad = SIZE_MAX;
 	int ret;
 
 	if (!e) {
-		fail(r, "%s", strerror(ENOMEM));
+		cli_error("fix", "%s", strerror(ENOMEM));
 		return 1;
 	}
-	ret = emit_plan(&r->plan, (enum emit_format)r->a.emit, e);
+	ret = emit_plan(&r->plan, (enum emit_format)c->a.emit, e);
 	if (ret < 0) {
-		fail(r, "cannot write the plan as %s: %s", fmt,
+		cli_error("fix", "cannot write the plan as %s: %s", fmt,
 		     ret == -EINVAL ? "an interface name or a value the files cannot hold safely"
 				    : strerror(-ret));
 		free(e);
@@ -945,26 +528,26 @@ static int emit_config(struct fix_run *r)
 	if (!e->nfiles)
 		cli_error("fix", "nothing to write as %s: the plan has no interface", fmt);
 	ret = 0;
-	if (r->a.output && strcmp(r->a.output, "-")) { /* "-": standard output, as elsewhere */
-		ret = emit_write_dir(r->a.output, e, &bad);
+	if (c->a.output && strcmp(c->a.output, "-")) { /* "-": standard output, as elsewhere */
+		ret = emit_write_dir(c->a.output, e, &bad);
 		if (ret == -EEXIST)
-			fail(r, "%s/%s exists: nothing was written (files are never replaced)",
-			     r->a.output, e->files[bad].name);
+			cli_error("fix", "%s/%s exists: nothing was written (files are never replaced)",
+			     c->a.output, e->files[bad].name);
 		else if (ret < 0 && bad == SIZE_MAX)
-			fail(r, "cannot write into %s: %s; nothing was written", r->a.output,
+			cli_error("fix", "cannot write into %s: %s; nothing was written", c->a.output,
 			     strerror(-ret));
 		else if (ret < 0)
-			fail(r, "cannot write %s/%s: %s; nothing was written", r->a.output,
+			cli_error("fix", "cannot write %s/%s: %s; nothing was written", c->a.output,
 			     e->files[bad].name, strerror(-ret));
 		for (unsigned i = 0; i < e->nfiles && !ret; i++)
-			printf("wrote %s/%s\n", r->a.output, e->files[i].name);
+			printf("wrote %s/%s\n", c->a.output, e->files[i].name);
 	} else {
 		for (unsigned i = 0; i < e->nfiles; i++)
 			printf("%s==> %s <==\n%s", i ? "\n" : "", e->files[i].name,
 			       e->files[i].text);
 	}
 	if (!ret && (fflush(stdout) == EOF || ferror(stdout))) {
-		fail(r, "cannot write to standard output: %s", strerror(errno));
+		cli_error("fix", "cannot write to standard output: %s", strerror(errno));
 		ret = -EIO;
 	}
 	emit_free(e);
@@ -972,109 +555,116 @@ static int emit_config(struct fix_run *r)
 	return ret < 0 ? 1 : 0;
 }
 
-static int confirm(struct fix_run *r)
+static int confirm(struct fix_cmd *c)
 {
-	char err[512];
-	int ret;
+	long pid;
+	int ret = fix_run_confirm(&c->run.env, &pid);
 
-	ret = apply_state_path(&r->env, "journal", r->journal_path, sizeof(r->journal_path));
-	if (!ret)
-		ret = journal_read_file(r->journal_path, &r->journal, err, sizeof(err));
-	if (ret < 0 || r->journal.pid <= 0 ||
-	    (kill((pid_t)r->journal.pid, 0) < 0 && errno == ESRCH)) {
-		cli_error("fix", "no fix is waiting for confirmation in %s", r->env.state_dir);
+	if (ret == -ESRCH) {
+		cli_error("fix", "no fix is waiting for confirmation in %s", c->run.env.state_dir);
 		return 1;
 	}
-	ret = apply_confirm(&r->env);
 	if (ret < 0) {
-		cli_error("fix", "cannot confirm in %s: %s", r->env.state_dir, strerror(-ret));
+		cli_error("fix", "cannot confirm in %s: %s", c->run.env.state_dir, strerror(-ret));
 		return 1;
 	}
-	printf("confirmed: the fix waiting as pid %ld is kept\n", r->journal.pid);
+	printf("confirmed: the fix waiting as pid %ld is kept\n", pid);
 	return 0;
+}
+
+/* Every refused target's reason, on standard error; the last one is the run's error. */
+static void say_refused(struct fix_run *r)
+{
+	for (size_t i = 0; i < r->plan.ntargets; i++)
+		if (r->plan.targets[i].refused) {
+			snprintf(r->error, sizeof(r->error), "%s", r->plan.targets[i].refused_why);
+			cli_error("fix", "%s", r->error);
+		}
 }
 
 int cmd_fix(int argc, char *argv[])
 {
-	struct fix_run *r = calloc(1, sizeof(*r));
+	struct fix_cmd *c = calloc(1, sizeof(*c));
+	struct fix_run *r;
 	struct printer *p = NULL;
 	int ret = 1, pr;
 
-	if (!r) {
+	if (!c) {
 		cli_error("fix", "%s", strerror(ENOMEM));
 		return 1;
 	}
+	r = &c->run;
 	r->lockfd = -1;
-	pr = parse_args(argc, argv, &r->a);
+	pr = parse_args(argc, argv, &c->a);
 	if (pr >= 0) {
 		ret = pr;
 		goto cleanup;
 	}
-	apply_env_init(&r->env, r->a.state_dir);
-	if (r->a.confirm) {
-		ret = confirm(r);
+	fix_run_init(r, &(struct fix_run_options){
+			    .plan = c->a.opts,
+			    .state_dir = c->a.state_dir,
+			    .root = c->a.root,
+			    .from = c->a.from,
+			    .try_seconds = c->a.try_seconds,
+			    .apply_persisted = c->a.apply_persisted,
+			});
+	if (c->a.confirm) {
+		ret = confirm(c);
 		goto cleanup;
 	}
-	if (!r->a.dry_run && geteuid() != 0) {
+	if (!c->a.dry_run && geteuid() != 0) {
 		cli_error("fix", "needs root");
 		goto cleanup;
 	}
-	if (read_and_plan(r, argv + optind, (size_t)(argc - optind)) < 0)
-		goto cleanup;
-	if (r->a.emit != EMIT_NONE) {
-		if (plan_refused(&r->plan)) {
-			for (size_t i = 0; i < r->plan.ntargets; i++)
-				if (r->plan.targets[i].refused)
-					fail(r, "%s", r->plan.targets[i].refused_why);
-			goto cleanup;
-		}
-		ret = emit_config(r);
+	if (fix_run_plan(r, argv + optind, (size_t)(argc - optind)) < 0) {
+		say_run(r, -1);
 		goto cleanup;
 	}
-	p = print_new(stdout, r->a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
+	if (c->a.emit != EMIT_NONE) {
+		if (plan_refused(&r->plan)) {
+			say_refused(r);
+			goto cleanup;
+		}
+		ret = emit_config(c);
+		goto cleanup;
+	}
+	p = print_new(stdout, c->a.json ? PRINT_MODE_JSON : PRINT_MODE_TEXT);
 	if (!p) {
 		cli_error("fix", "%s", strerror(ENOMEM));
 		goto cleanup;
 	}
-	print_bool(p, "dry_run", r->a.dry_run, PRINT_JSON_ONLY);
-	if (r->a.from) {
+	print_bool(p, "dry_run", c->a.dry_run, PRINT_JSON_ONLY);
+	if (c->a.from) {
 		print_text(p, "planned for snapshot");
-		print_str(p, "from", r->a.from, PRINT_BARE | PRINT_NOWRAP);
+		print_str(p, "from", c->a.from, PRINT_BARE | PRINT_NOWRAP);
 		print_text(p, "(this host is neither read nor changed)");
 		print_nl(p);
 	} else {
 		print_null(p, "from", NULL, PRINT_JSON_ONLY);
 	}
-	if (!r->a.json)
+	if (!c->a.json)
 		print_plan(p, &r->plan, false);
 	r->result = "dry-run";
 	if (plan_refused(&r->plan)) {
 		r->result = "refused";
-		for (size_t i = 0; i < r->plan.ntargets; i++)
-			if (r->plan.targets[i].refused)
-				fail(r, "%s", r->plan.targets[i].refused_why);
-	} else if (!r->a.dry_run && !plan_count(&r->plan, STEP_PLANNED)) {
+		say_refused(r);
+	} else if (!c->a.dry_run && !plan_count(&r->plan, STEP_PLANNED)) {
 		r->result = "already-fixed";
-		ret = r->a.persist && do_persist(r) < 0 ? 1 : 0;
-	} else if (!r->a.dry_run) {
-		r->result = "failed";
-		if (apply(r) == 0)
-			ret = r->a.persist && do_persist(r) < 0 ? 1 : 0;
+		ret = c->a.persist && persist(c) < 0 ? 1 : 0;
+	} else if (!c->a.dry_run) {
+		if (apply(c) == 0)
+			ret = c->a.persist && persist(c) < 0 ? 1 : 0;
 	} else {
 		ret = 0;
 	}
-	if (r->a.json)
+	if (c->a.json)
 		print_plan(p, &r->plan, true);
-	print_outcome(p, r);
+	print_outcome(p, c);
 	if (cli_print_finish("fix", p, "cannot write the report") < 0)
 		ret = 1;
 cleanup:
 	print_free(p);
-	apply_unlock(r->lockfd);
-	journal_free(&r->journal);
-	journal_free(&r->before_run);
-	plan_free(&r->plan);
-	host_free(&r->host);
-	free(r);
+	fix_run_free(r);
+	free(c);
 	return ret;
 }

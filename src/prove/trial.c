@@ -16,6 +16,7 @@
 
 #include "base/clock.h"
 #include "fix/apply.h"
+#include "fix/ready.h"
 
 static double now_s(void)
 {
@@ -71,7 +72,7 @@ static void run_child(int ready_w, pid_t parent, char *const argv[], const char 
 	    dup2(fd, STDOUT_FILENO) < 0 || dup2(err, STDERR_FILENO) < 0)
 		_exit(126);
 	snprintf(fdnum, sizeof(fdnum), "%d", ready_w);
-	if (setenv("DEBLOAT_FIX_READY_FD", fdnum, 1) < 0)
+	if (setenv(FIX_READY_ENV, fdnum, 1) < 0)
 		_exit(126);
 	while (argv[n])
 		n++;
@@ -147,7 +148,7 @@ int trial_start(struct trial *t, const char *state_dir, char *const argv[], cons
 		break;
 	}
 	close(pipefd[0]);
-	if (n > 0 && !strncmp(buf, "ready", 5)) {
+	if (n > 0 && !strncmp(buf, FIX_READY_WORD, strlen(FIX_READY_WORD))) {
 		t->ready = true;
 		return 0;
 	}

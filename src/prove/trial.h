@@ -12,7 +12,7 @@
  * both; the child puts everything back by itself.
  *
  *	trial_start   fork and exec; wait (at most TRIAL_READY_S) until fix says the change
- *	              is in place (DEBLOAT_FIX_READY_FD, cmd-fix.c) or ends without a
+ *	              is in place (fix/ready.h) or ends without a
  *	              trial (nothing to change, refused, failed: its exit status)
  *	trial_keep    confirm (the state directory's confirm file) and wait for it to end
  *	trial_put_back  SIGTERM, and wait for it to have put everything back
