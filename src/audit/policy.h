@@ -56,7 +56,7 @@
 
 #define POLICY_FRAME_OVERHEAD 38 /* bytes per full frame beyond the MTU, on the wire */
 #define POLICY_MAX_FINDINGS   12
-#define POLICY_MAX_EVIDENCE   8
+#define POLICY_MAX_EVIDENCE   12
 #define POLICY_SUPER_PACKET   65536 /* bytes: the largest TSO/GSO/GRO skb */
 #define POLICY_RING_OK_US     2000  /* a TX ring that drains in less is not "big" */
 #define POLICY_BQL_MAX_100M   3000  /* docs/design/host-tuning.md: limit_max at <= 100 Mbit/s */
