@@ -172,12 +172,12 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name, *spec;
 	} kinds[] = {
-		{"pfifo", "pfifo limit 10000"},
-		{"bfifo", "bfifo limit 100000000"},
-		{"pfifo_fast", "pfifo_fast txqueuelen 10000"},
-		{"codel", "codel limit 10000"},
-		{"fq_codel", "fq_codel"},
-		{"fq", "fq"},
+	    {"pfifo", "pfifo limit 10000"},
+	    {"bfifo", "bfifo limit 100000000"},
+	    {"pfifo_fast", "pfifo_fast txqueuelen 10000"},
+	    {"codel", "codel limit 10000"},
+	    {"fq_codel", "fq_codel"},
+	    {"fq", "fq"},
 	};
 	static const unsigned flow_counts[] = {1, 64, 1024};
 	long iters = 2000000;
@@ -235,7 +235,7 @@ int main(int argc, char **argv)
 			printf(" %.2f", results[i].ratio);
 		printf("\n");
 	}
-	printf("(%ld iterations, median of %d runs; anchor = bare linked FIFO, same work)\n",
-	       iters, RUNS);
+	printf("(%ld iterations, median of %d runs; anchor = bare linked FIFO, same work)\n", iters,
+	       RUNS);
 	return 0;
 }

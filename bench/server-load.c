@@ -426,8 +426,8 @@ static void print_q(const char *key, uint64_t *v, size_t n)
 	qsort(v, n, sizeof(*v), cmp_u64);
 #define Q(p) (n ? (double)v[(size_t)((double)(n - 1) * (p))] / 1000 : 0.0)
 	/* ns precision: irtt's processing time is under a microsecond */
-	printf("\"%s\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}", key, Q(0.5),
-	       Q(0.9), Q(0.99), Q(1.0));
+	printf("\"%s\":{\"p50\":%.3f,\"p90\":%.3f,\"p99\":%.3f,\"max\":%.3f}", key, Q(0.5), Q(0.9),
+	       Q(0.99), Q(1.0));
 #undef Q
 }
 

@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "fix/plan.h"
-#include "lab/board.h"
 #include "host/snapshot.h"
+#include "lab/board.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,8 +11,9 @@
  * parses as a single frame of the same flow, with valid (completed) checksums, whose
  * sizes add up to the super-packet's and whose payloads concatenate to its payload;
  * and merging those segments again (GRO) gives back the super-packet, its TCP checksum
- * field aside (and its IPv4 header checksum when that was wrong: the merge's is right), whenever GRO may merge it at all (flags ACK, PSH at most, besides; no
- * urgent pointer; IPv4 without options), and refuses nothing of it.
+ * field aside (and its IPv4 header checksum when that was wrong: the merge's is right), whenever
+ * GRO may merge it at all (flags ACK, PSH at most, besides; no urgent pointer; IPv4 without
+ * options), and refuses nothing of it.
  *
  * The corpus (fuzz/corpus/frame/) was built with tests/lab-packets.h: ok-* parse
  * (IPv4/IPv6, TCP/UDP/ICMP, options, fragments, partial checksums, GSO up to 64

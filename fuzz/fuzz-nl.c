@@ -22,9 +22,9 @@
 
 #include <linux/netlink.h>
 
+#include "base/nl.h"
 #include "host/link.h"
 #include "host/qdisc.h"
-#include "base/nl.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

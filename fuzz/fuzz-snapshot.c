@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/print.h"
 #include "audit/report.h"
+#include "base/print.h"
 #include "host/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

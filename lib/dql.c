@@ -133,8 +133,8 @@ int db_dql_completed(struct db_dql *dql, uint32_t bytes, uint64_t now_ns)
 		 * run dry before the producer was woken. Grow by what went through in
 		 * the interval plus the previous overshoot; restart slack tracking.
 		 */
-		uint64_t grown = (uint64_t)limit + posdiff(completed, dql->prev_num_queued) +
-				 dql->prev_ovlimit;
+		uint64_t grown =
+		    (uint64_t)limit + posdiff(completed, dql->prev_num_queued) + dql->prev_ovlimit;
 
 		limit = grown > UINT32_MAX ? UINT32_MAX : (uint32_t)grown;
 		dql->slack_start_ns = now_ns;
@@ -150,7 +150,7 @@ int db_dql_completed(struct db_dql *dql, uint32_t bytes, uint64_t now_ns)
 		uint64_t room = (uint64_t)limit + dql->prev_ovlimit, need = 2 * (uint64_t)bytes;
 		uint32_t slack = room > need ? (uint32_t)(room - need) : 0;
 		uint32_t slack_last_obj =
-			dql->prev_ovlimit ? posdiff(dql->prev_last_obj_cnt, dql->prev_ovlimit) : 0;
+		    dql->prev_ovlimit ? posdiff(dql->prev_last_obj_cnt, dql->prev_ovlimit) : 0;
 
 		if (slack_last_obj > slack)
 			slack = slack_last_obj;

@@ -8,11 +8,11 @@
 #include "opt.h"
 
 static const struct db_opt pfifo_opts[] = {
-	{"limit", DB_OPT_U32, offsetof(struct db_fifo_params, limit), 0, UINT32_MAX, 0},
+    {"limit", DB_OPT_U32, offsetof(struct db_fifo_params, limit), 0, UINT32_MAX, 0},
 };
 
 static const struct db_opt bfifo_opts[] = {
-	{"limit", DB_OPT_SIZE, offsetof(struct db_fifo_params, limit), 0, UINT32_MAX, 0},
+    {"limit", DB_OPT_SIZE, offsetof(struct db_fifo_params, limit), 0, UINT32_MAX, 0},
 };
 
 /* One option each: opts_of() below hands out a table of exactly one entry. */
@@ -133,8 +133,8 @@ void db_fifo_stats(const struct db_fifo *q, struct db_qdisc_stats *st)
 int db_fifo_xstats(const struct db_fifo *q, struct db_stat *out, int max)
 {
 	const struct db_stat all[] = {
-		{"peak_backlog_pkts", q->peak_pkts},
-		{"peak_backlog_bytes", q->peak_bytes},
+	    {"peak_backlog_pkts", q->peak_pkts},
+	    {"peak_backlog_bytes", q->peak_bytes},
 	};
 	int n = 0;
 
@@ -159,21 +159,21 @@ static void ops_bfifo_defaults(void *params)
 }
 
 const struct db_qdisc_ops db_pfifo_ops = {
-	.kind = "pfifo",
-	.usage = "[limit PACKETS]",
-	.params_size = sizeof(struct db_fifo_params),
-	.priv_size = sizeof(struct db_fifo),
-	.defaults = ops_pfifo_defaults,
-	DB_QDISC_OPS_METHODS,
-	.next_ns = NULL,
+    .kind = "pfifo",
+    .usage = "[limit PACKETS]",
+    .params_size = sizeof(struct db_fifo_params),
+    .priv_size = sizeof(struct db_fifo),
+    .defaults = ops_pfifo_defaults,
+    DB_QDISC_OPS_METHODS,
+    .next_ns = NULL,
 };
 
 const struct db_qdisc_ops db_bfifo_ops = {
-	.kind = "bfifo",
-	.usage = "[limit BYTES]",
-	.params_size = sizeof(struct db_fifo_params),
-	.priv_size = sizeof(struct db_fifo),
-	.defaults = ops_bfifo_defaults,
-	DB_QDISC_OPS_METHODS,
-	.next_ns = NULL,
+    .kind = "bfifo",
+    .usage = "[limit BYTES]",
+    .params_size = sizeof(struct db_fifo_params),
+    .priv_size = sizeof(struct db_fifo),
+    .defaults = ops_bfifo_defaults,
+    DB_QDISC_OPS_METHODS,
+    .next_ns = NULL,
 };

@@ -14,9 +14,8 @@ static uint32_t fnv1a(uint32_t h, const uint8_t *p, unsigned n)
 uint32_t db_flow_hash(const struct db_flow_key *key)
 {
 	uint8_t tail[6] = {
-		(uint8_t)(key->sport >> 8), (uint8_t)key->sport,
-		(uint8_t)(key->dport >> 8), (uint8_t)key->dport,
-		key->proto, key->family,
+	    (uint8_t)(key->sport >> 8), (uint8_t)key->sport, (uint8_t)(key->dport >> 8),
+	    (uint8_t)key->dport,	key->proto,	     key->family,
 	};
 	unsigned alen = key->family == 4 ? 4 : 16;
 	uint32_t h = 2166136261U;

@@ -17,50 +17,49 @@
 
 #include "debloat/qdisc.h"
 
-#define DB_QDISC_OPS_WRAPPERS(pfx)                                                           \
-	static int ops_init(void *priv, const void *params, const struct db_qdisc_env *env) \
-	{                                                                                    \
-		return pfx##_init(priv, params, env);                                        \
-	}                                                                                    \
-	static void ops_destroy(void *priv)                                                  \
-	{                                                                                    \
-		pfx##_destroy(priv);                                                         \
-	}                                                                                    \
-	static int ops_enqueue(void *priv, struct db_pkt *pkt, uint64_t now_ns)              \
-	{                                                                                    \
-		return pfx##_enqueue(priv, pkt, now_ns);                                     \
-	}                                                                                    \
-	static struct db_pkt *ops_dequeue(void *priv, uint64_t now_ns)                       \
-	{                                                                                    \
-		return pfx##_dequeue(priv, now_ns);                                          \
-	}                                                                                    \
-	static void ops_reset(void *priv)                                                    \
-	{                                                                                    \
-		pfx##_reset(priv);                                                           \
-	}                                                                                    \
-	static void ops_stats(const void *priv, struct db_qdisc_stats *st)                   \
-	{                                                                                    \
-		pfx##_stats(priv, st);                                                       \
+#define DB_QDISC_OPS_WRAPPERS(pfx)                                                                 \
+	static int ops_init(void *priv, const void *params, const struct db_qdisc_env *env)        \
+	{                                                                                          \
+		return pfx##_init(priv, params, env);                                              \
+	}                                                                                          \
+	static void ops_destroy(void *priv)                                                        \
+	{                                                                                          \
+		pfx##_destroy(priv);                                                               \
+	}                                                                                          \
+	static int ops_enqueue(void *priv, struct db_pkt *pkt, uint64_t now_ns)                    \
+	{                                                                                          \
+		return pfx##_enqueue(priv, pkt, now_ns);                                           \
+	}                                                                                          \
+	static struct db_pkt *ops_dequeue(void *priv, uint64_t now_ns)                             \
+	{                                                                                          \
+		return pfx##_dequeue(priv, now_ns);                                                \
+	}                                                                                          \
+	static void ops_reset(void *priv)                                                          \
+	{                                                                                          \
+		pfx##_reset(priv);                                                                 \
+	}                                                                                          \
+	static void ops_stats(const void *priv, struct db_qdisc_stats *st)                         \
+	{                                                                                          \
+		pfx##_stats(priv, st);                                                             \
 	}
 
-#define DB_QDISC_PARAM_WRAPPERS(pfx)                                                         \
-	static int ops_parse(void *params, int argc, char *const argv[], char *err,          \
-			     size_t errlen)                                                  \
-	{                                                                                    \
-		return pfx##_parse(params, argc, argv, err, errlen);                         \
-	}                                                                                    \
-	static int ops_format(const void *params, char *buf, size_t len)                     \
-	{                                                                                    \
-		return pfx##_format(params, buf, len);                                       \
-	}                                                                                    \
-	static int ops_xstats(const void *priv, struct db_stat *out, int max)                \
-	{                                                                                    \
-		return pfx##_xstats(priv, out, max);                                         \
+#define DB_QDISC_PARAM_WRAPPERS(pfx)                                                               \
+	static int ops_parse(void *params, int argc, char *const argv[], char *err, size_t errlen) \
+	{                                                                                          \
+		return pfx##_parse(params, argc, argv, err, errlen);                               \
+	}                                                                                          \
+	static int ops_format(const void *params, char *buf, size_t len)                           \
+	{                                                                                          \
+		return pfx##_format(params, buf, len);                                             \
+	}                                                                                          \
+	static int ops_xstats(const void *priv, struct db_stat *out, int max)                      \
+	{                                                                                          \
+		return pfx##_xstats(priv, out, max);                                               \
 	}
 
-#define DB_QDISC_OPS_METHODS                                                                 \
-	.parse = ops_parse, .format = ops_format, .init = ops_init, .destroy = ops_destroy,  \
-	.enqueue = ops_enqueue, .dequeue = ops_dequeue, .reset = ops_reset,                 \
-	.stats = ops_stats, .xstats = ops_xstats
+#define DB_QDISC_OPS_METHODS                                                                       \
+	.parse = ops_parse, .format = ops_format, .init = ops_init, .destroy = ops_destroy,        \
+	.enqueue = ops_enqueue, .dequeue = ops_dequeue, .reset = ops_reset, .stats = ops_stats,    \
+	.xstats = ops_xstats
 
 #endif

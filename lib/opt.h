@@ -29,21 +29,21 @@
 #include "debloat/units.h"
 
 enum db_opt_type {
-	DB_OPT_U32,     /* uint32_t */
-	DB_OPT_SIZE,    /* uint32_t bytes */
-	DB_OPT_TIME,    /* uint64_t nanoseconds */
-	DB_OPT_RATE,    /* uint64_t bytes per second */
-	DB_OPT_FLAG,    /* bool, set by the word */
-	DB_OPT_NOFLAG,  /* bool, cleared by the word */
+	DB_OPT_U32,	/* uint32_t */
+	DB_OPT_SIZE,	/* uint32_t bytes */
+	DB_OPT_TIME,	/* uint64_t nanoseconds */
+	DB_OPT_RATE,	/* uint64_t bytes per second */
+	DB_OPT_FLAG,	/* bool, set by the word */
+	DB_OPT_NOFLAG,	/* bool, cleared by the word */
 	DB_OPT_U8_LIST, /* uint8_t[count] */
 };
 
 struct db_opt {
 	const char *name;
 	enum db_opt_type type;
-	size_t offset;     /* offsetof(params struct, field) */
+	size_t offset;	   /* offsetof(params struct, field) */
 	uint64_t min, max; /* inclusive bounds for numbers and list items */
-	unsigned count;    /* U8_LIST: number of values */
+	unsigned count;	   /* U8_LIST: number of values */
 };
 
 int db_opt_parse(const struct db_opt *table, size_t n, const char *kind, void *params, int argc,
@@ -53,7 +53,7 @@ int db_opt_format(const struct db_opt *table, size_t n, const char *kind, const 
 
 /* snprintf into err if err is not NULL. Always returns -EINVAL. */
 int db_opt_error(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 #define DB_OPT_COUNT(t) (sizeof(t) / sizeof((t)[0]))
 

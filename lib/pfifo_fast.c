@@ -8,11 +8,11 @@
 #include "opt.h"
 
 static const struct db_opt pfifo_fast_opts[] = {
-	{"txqueuelen", DB_OPT_U32, offsetof(struct db_pfifo_fast_params, txqueuelen), 1,
-	 DB_PFIFO_FAST_TXQUEUELEN_MAX, 0},
-	{"priomap", DB_OPT_U8_LIST, offsetof(struct db_pfifo_fast_params, priomap), 0,
-	 DB_PFIFO_FAST_BANDS - 1, DB_TC_PRIO_MAX + 1},
-	{"ring_batch", DB_OPT_U32, offsetof(struct db_pfifo_fast_params, ring_batch), 1, 65536, 0},
+    {"txqueuelen", DB_OPT_U32, offsetof(struct db_pfifo_fast_params, txqueuelen), 1,
+     DB_PFIFO_FAST_TXQUEUELEN_MAX, 0},
+    {"priomap", DB_OPT_U8_LIST, offsetof(struct db_pfifo_fast_params, priomap), 0,
+     DB_PFIFO_FAST_BANDS - 1, DB_TC_PRIO_MAX + 1},
+    {"ring_batch", DB_OPT_U32, offsetof(struct db_pfifo_fast_params, ring_batch), 1, 65536, 0},
 };
 
 static const uint8_t default_priomap[DB_TC_PRIO_MAX + 1] = {1, 2, 2, 2, 1, 2, 0, 0,
@@ -169,9 +169,9 @@ void db_pfifo_fast_stats(const struct db_pfifo_fast *q, struct db_qdisc_stats *s
 int db_pfifo_fast_xstats(const struct db_pfifo_fast *q, struct db_stat *out, int max)
 {
 	static const char *const names[DB_PFIFO_FAST_BANDS][3] = {
-		{"band0_pkts", "band0_bytes", "band0_drops"},
-		{"band1_pkts", "band1_bytes", "band1_drops"},
-		{"band2_pkts", "band2_bytes", "band2_drops"},
+	    {"band0_pkts", "band0_bytes", "band0_drops"},
+	    {"band1_pkts", "band1_bytes", "band1_drops"},
+	    {"band2_pkts", "band2_bytes", "band2_drops"},
 	};
 	int n = 0;
 
@@ -197,11 +197,11 @@ static void ops_defaults(void *params)
 }
 
 const struct db_qdisc_ops db_pfifo_fast_ops = {
-	.kind = "pfifo_fast",
-	.usage = "[txqueuelen PACKETS] [priomap P0 .. P15] [ring_batch N]",
-	.params_size = sizeof(struct db_pfifo_fast_params),
-	.priv_size = sizeof(struct db_pfifo_fast),
-	.defaults = ops_defaults,
-	DB_QDISC_OPS_METHODS,
-	.next_ns = NULL,
+    .kind = "pfifo_fast",
+    .usage = "[txqueuelen PACKETS] [priomap P0 .. P15] [ring_batch N]",
+    .params_size = sizeof(struct db_pfifo_fast_params),
+    .priv_size = sizeof(struct db_pfifo_fast),
+    .defaults = ops_defaults,
+    DB_QDISC_OPS_METHODS,
+    .next_ns = NULL,
 };

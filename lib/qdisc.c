@@ -14,12 +14,12 @@
 #include "opt.h"
 
 const struct db_qdisc_ops *const db_qdisc_kinds[] = {
-	&db_pfifo_fast_ops, &db_pfifo_ops, &db_bfifo_ops, &db_codel_ops,
-	&db_fq_codel_ops,   &db_fq_ops,    &db_shaper_ops, NULL,
+    &db_pfifo_fast_ops, &db_pfifo_ops, &db_bfifo_ops,  &db_codel_ops,
+    &db_fq_codel_ops,	&db_fq_ops,    &db_shaper_ops, NULL,
 };
 
 /* A spec is short: tc's longest option lists are ~20 words. */
-#define SPEC_MAX_LEN 1024
+#define SPEC_MAX_LEN   1024
 #define SPEC_MAX_WORDS 64
 
 const struct db_qdisc_ops *db_qdisc_find(const char *kind)

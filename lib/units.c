@@ -75,40 +75,38 @@ static int parse_scaled(const char *s, const struct unit *units, size_t nunits,
 }
 
 static const struct unit time_units[] = {
-	{"s", 1000000000, 1},  {"sec", 1000000000, 1}, {"secs", 1000000000, 1},
-	{"ms", 1000000, 1},    {"msec", 1000000, 1},   {"msecs", 1000000, 1},
-	{"us", 1000, 1},       {"usec", 1000, 1},      {"usecs", 1000, 1},
-	{"ns", 1, 1},          {"nsec", 1, 1},         {"nsecs", 1, 1},
+    {"s", 1000000000, 1}, {"sec", 1000000000, 1}, {"secs", 1000000000, 1}, {"ms", 1000000, 1},
+    {"msec", 1000000, 1}, {"msecs", 1000000, 1},  {"us", 1000, 1},	   {"usec", 1000, 1},
+    {"usecs", 1000, 1},	  {"ns", 1, 1},		  {"nsec", 1, 1},	   {"nsecs", 1, 1},
 };
 static const struct unit time_bare = {"", 1000, 1}; /* tc: microseconds */
 
 static const struct unit size_units[] = {
-	{"b", 1, 1},
-	{"k", 1024, 1},		{"kb", 1024, 1},	{"kbit", 1024, 8},
-	{"m", 1048576, 1},	{"mb", 1048576, 1},	{"mbit", 1048576, 8},
-	{"g", 1073741824, 1},	{"gb", 1073741824, 1},	{"gbit", 1073741824, 8},
+    {"b", 1, 1},	   {"k", 1024, 1},	    {"kb", 1024, 1},	  {"kbit", 1024, 8},
+    {"m", 1048576, 1},	   {"mb", 1048576, 1},	    {"mbit", 1048576, 8}, {"g", 1073741824, 1},
+    {"gb", 1073741824, 1}, {"gbit", 1073741824, 8},
 };
 static const struct unit size_bare = {"", 1, 1};
 
 static const struct unit rate_units[] = {
-	{"bit", 1, 8},
-	{"kbit", 1000ULL, 8},
-	{"mbit", 1000000ULL, 8},
-	{"gbit", 1000000000ULL, 8},
-	{"tbit", 1000000000000ULL, 8},
-	{"kibit", 1024ULL, 8},
-	{"mibit", 1048576ULL, 8},
-	{"gibit", 1073741824ULL, 8},
-	{"tibit", 1099511627776ULL, 8},
-	{"bps", 1, 1},
-	{"kbps", 1000ULL, 1},
-	{"mbps", 1000000ULL, 1},
-	{"gbps", 1000000000ULL, 1},
-	{"tbps", 1000000000000ULL, 1},
-	{"kibps", 1024ULL, 1},
-	{"mibps", 1048576ULL, 1},
-	{"gibps", 1073741824ULL, 1},
-	{"tibps", 1099511627776ULL, 1},
+    {"bit", 1, 8},
+    {"kbit", 1000ULL, 8},
+    {"mbit", 1000000ULL, 8},
+    {"gbit", 1000000000ULL, 8},
+    {"tbit", 1000000000000ULL, 8},
+    {"kibit", 1024ULL, 8},
+    {"mibit", 1048576ULL, 8},
+    {"gibit", 1073741824ULL, 8},
+    {"tibit", 1099511627776ULL, 8},
+    {"bps", 1, 1},
+    {"kbps", 1000ULL, 1},
+    {"mbps", 1000000ULL, 1},
+    {"gbps", 1000000000ULL, 1},
+    {"tbps", 1000000000000ULL, 1},
+    {"kibps", 1024ULL, 1},
+    {"mibps", 1048576ULL, 1},
+    {"gibps", 1073741824ULL, 1},
+    {"tibps", 1099511627776ULL, 1},
 };
 static const struct unit rate_bare = {"", 1, 8}; /* tc: bits per second */
 
@@ -161,9 +159,11 @@ static int fit(int n, size_t len)
 int db_format_time(uint64_t ns, char *buf, size_t len)
 {
 	if (ns && ns % 1000000000ULL == 0)
-		return fit(snprintf(buf, len, "%llus", (unsigned long long)(ns / 1000000000ULL)), len);
+		return fit(snprintf(buf, len, "%llus", (unsigned long long)(ns / 1000000000ULL)),
+			   len);
 	if (ns % 1000000ULL == 0)
-		return fit(snprintf(buf, len, "%llums", (unsigned long long)(ns / 1000000ULL)), len);
+		return fit(snprintf(buf, len, "%llums", (unsigned long long)(ns / 1000000ULL)),
+			   len);
 	if (ns % 1000ULL == 0)
 		return fit(snprintf(buf, len, "%lluus", (unsigned long long)(ns / 1000ULL)), len);
 	return fit(snprintf(buf, len, "%lluns", (unsigned long long)ns), len);
@@ -171,9 +171,14 @@ int db_format_time(uint64_t ns, char *buf, size_t len)
 
 int db_format_rate(uint64_t bytes_per_sec, char *buf, size_t len)
 {
-	static const struct { const char *name; uint64_t bits; } steps[] = {
-		{"tbit", 1000000000000ULL}, {"gbit", 1000000000ULL}, {"mbit", 1000000ULL},
-		{"kbit", 1000ULL},
+	static const struct {
+		const char *name;
+		uint64_t bits;
+	} steps[] = {
+	    {"tbit", 1000000000000ULL},
+	    {"gbit", 1000000000ULL},
+	    {"mbit", 1000000ULL},
+	    {"kbit", 1000ULL},
 	};
 	uint64_t bits = bytes_per_sec * 8;
 
@@ -182,7 +187,8 @@ int db_format_rate(uint64_t bytes_per_sec, char *buf, size_t len)
 	for (size_t i = 0; i < N(steps); i++)
 		if (bits && bits % steps[i].bits == 0)
 			return fit(snprintf(buf, len, "%llu%s",
-					    (unsigned long long)(bits / steps[i].bits), steps[i].name),
+					    (unsigned long long)(bits / steps[i].bits),
+					    steps[i].name),
 				   len);
 	return fit(snprintf(buf, len, "%llubit", (unsigned long long)bits), len);
 }

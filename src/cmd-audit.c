@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "audit/report.h"
 #include "base/cli.h"
+#include "base/print.h"
 #include "fix/apply.h"
 #include "fix/commands.h"
 #include "fix/plan.h"
 #include "host/host.h"
-#include "base/print.h"
-#include "audit/report.h"
 #include "host/snapshot.h"
 
 static const char usage[] =
@@ -161,8 +161,7 @@ static void print_fix(struct printer *p, const struct host *h, bool named)
 	print_open_object(p, "fix");
 	print_indent(p, 0);
 	print_nl(p);
-	print_text(p, "to fix it, `%s fix IFACE` does this (or type it, as root):",
-		   PROG_NAME);
+	print_text(p, "to fix it, `%s fix IFACE` does this (or type it, as root):", PROG_NAME);
 	print_nl(p);
 	print_open_array(p, "interfaces");
 	for (size_t t = 0; t < pl.ntargets; t++) {

@@ -26,8 +26,8 @@
 
 #include "audit/bqlview.h"
 #include "base/cli.h"
-#include "host/host.h"
 #include "base/print.h"
+#include "host/host.h"
 
 #define INTERVAL_MIN_MS	    10
 #define INTERVAL_MAX_MS	    3600000

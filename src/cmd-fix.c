@@ -79,8 +79,8 @@ struct fix_args {
 	bool all, dry_run, json, confirm, persist, apply_persisted;
 	unsigned try_seconds;
 	const char *state_dir, *root;
-	const char *from; /* a snapshot to plan for: dry run only */
-	int emit;	  /* enum emit_format, or EMIT_NONE */
+	const char *from;   /* a snapshot to plan for: dry run only */
+	int emit;	    /* enum emit_format, or EMIT_NONE */
 	const char *output; /* --emit's directory, or NULL: standard output */
 	struct plan_options opts;
 };
@@ -182,8 +182,8 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 				       "--apply-persisted applies what was saved: no --shape, "
 				       "--ingress or --no-ingress");
 	if (a->all && (a->opts.shape_rate || a->opts.ingress_rate))
-		return cli_usage_error("fix", usage,
-				       "--shape and --ingress are for the interfaces named, not --all");
+		return cli_usage_error(
+		    "fix", usage, "--shape and --ingress are for the interfaces named, not --all");
 	if (a->dry_run && (a->try_seconds || a->persist))
 		return cli_usage_error("fix", usage,
 				       "--dry-run changes nothing: no --try or --persist with it");
@@ -441,7 +441,8 @@ static void print_outcome(struct printer *p, struct fix_cmd *c)
 	print_str(p, "state_dir", r->env.state_dir, PRINT_JSON_ONLY);
 	if (r->fell_back[0]) {
 		print_str(p, "fell_back_from", r->fell_back, PRINT_JSON_ONLY);
-		print_text(p, "the kernel could not load %s: planned again without it", r->fell_back);
+		print_text(p, "the kernel could not load %s: planned again without it",
+			   r->fell_back);
 		print_nl(p);
 	} else {
 		print_null(p, "fell_back_from", NULL, PRINT_JSON_ONLY);
@@ -516,8 +517,9 @@ static int emit_config(struct fix_cmd *c)
 	ret = emit_plan(&r->plan, (enum emit_format)c->a.emit, e);
 	if (ret < 0) {
 		cli_error("fix", "cannot write the plan as %s: %s", fmt,
-		     ret == -EINVAL ? "an interface name or a value the files cannot hold safely"
-				    : strerror(-ret));
+			  ret == -EINVAL
+			      ? "an interface name or a value the files cannot hold safely"
+			      : strerror(-ret));
 		free(e);
 		return 1;
 	}
@@ -531,14 +533,15 @@ static int emit_config(struct fix_cmd *c)
 	if (c->a.output && strcmp(c->a.output, "-")) { /* "-": standard output, as elsewhere */
 		ret = emit_write_dir(c->a.output, e, &bad);
 		if (ret == -EEXIST)
-			cli_error("fix", "%s/%s exists: nothing was written (files are never replaced)",
-			     c->a.output, e->files[bad].name);
+			cli_error("fix",
+				  "%s/%s exists: nothing was written (files are never replaced)",
+				  c->a.output, e->files[bad].name);
 		else if (ret < 0 && bad == SIZE_MAX)
-			cli_error("fix", "cannot write into %s: %s; nothing was written", c->a.output,
-			     strerror(-ret));
+			cli_error("fix", "cannot write into %s: %s; nothing was written",
+				  c->a.output, strerror(-ret));
 		else if (ret < 0)
 			cli_error("fix", "cannot write %s/%s: %s; nothing was written", c->a.output,
-			     e->files[bad].name, strerror(-ret));
+				  e->files[bad].name, strerror(-ret));
 		for (unsigned i = 0; i < e->nfiles && !ret; i++)
 			printf("wrote %s/%s\n", c->a.output, e->files[i].name);
 	} else {

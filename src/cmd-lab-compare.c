@@ -133,14 +133,26 @@ static int take_dir(void *ctx, const char *value)
 }
 
 #define LC_LENGTH_ROW(a)                                                                           \
-	{"length", 'l', CLI_DOUBLE, CLI_TO(&(a)->length_s), .lo = 1, .hi = 86400, .unit = "s",    \
-	 .bad = "bad length \"%s\": want seconds, 1 to 86400"}
+	{                                                                                          \
+		"length", 'l', CLI_DOUBLE, CLI_TO(&(a)->length_s),                                 \
+		    .lo = 1, .hi = 86400, .unit = "s",                                             \
+		    .bad = "bad length \"%s\": want seconds, 1 to 86400"                           \
+	}
 #define LC_DELAY_ROW(a)                                                                            \
-	{"delay", 'd', CLI_DOUBLE, CLI_TO(&(a)->delay_s), .lo = 0, .hi = 3600, .unit = "s",       \
-	 .bad = "bad delay \"%s\": want seconds, 0 to 3600"}
-#define LC_SENDING_ROW(a) {"sending", 0, CLI_FLAG, CLI_TO(&(a)->sending)}
+	{                                                                                          \
+		"delay", 'd', CLI_DOUBLE, CLI_TO(&(a)->delay_s),                                   \
+		    .lo = 0, .hi = 3600, .unit = "s",                                              \
+		    .bad = "bad delay \"%s\": want seconds, 0 to 3600"                             \
+	}
+#define LC_SENDING_ROW(a)                                                                          \
+	{                                                                                          \
+		"sending", 0, CLI_FLAG, CLI_TO(&(a)->sending)                                      \
+	}
 #define LC_OUTPUT_ROW                                                                              \
-	{"output", 'o', CLI_CALL, .call = take_dir, .value = true, .bad = "empty output directory"}
+	{                                                                                          \
+		"output", 'o', CLI_CALL, .call = take_dir, .value = true,                          \
+					 .bad = "empty output directory"                           \
+	}
 
 /* -1 to run, else the exit status to return now. */
 static int parse_args(int argc, char *argv[], struct lc_args *a)

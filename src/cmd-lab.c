@@ -24,7 +24,7 @@
 #include "lab/session.h"
 #include "meter/cc.h"
 
-#define LAB_MAX_SETS	64
+#define LAB_MAX_SETS 64
 
 static const char usage[] =
     "Usage: " PROG_NAME " lab [--profile P | --snapshot FILE [--iface NAME] [--fixed]]\n"
@@ -134,13 +134,22 @@ static int take_set(void *ctx, const char *value)
 	    {"snapshot", 'S', CLI_STR, CLI_TO(&(a)->snapshot)},                                    \
 	    {"iface", 'i', CLI_STR, CLI_TO(&(a)->iface)},                                          \
 	    {"fixed", 'F', CLI_FLAG, CLI_TO(&(a)->fixed)},                                         \
-	    {"shape", 0, CLI_CALL, .call = take_shape, .value = true,                              \
-	     .bad = "--shape takes a rate from 64kbit to 100gbit (e.g. 80mbit), not \"%s\""},     \
-	    {"ingress", 0, CLI_CALL, .call = take_ingress, .value = true,                          \
-	     .bad = "--ingress takes a rate from 64kbit to 100gbit (e.g. 50mbit), not \"%s\""},   \
+	    {"shape",                                                                              \
+	     0,                                                                                    \
+	     CLI_CALL,                                                                             \
+	     .call = take_shape,                                                                   \
+	     .value = true,                                                                        \
+	     .bad = "--shape takes a rate from 64kbit to 100gbit (e.g. 80mbit), not \"%s\""},      \
+	    {"ingress",                                                                            \
+	     0,                                                                                    \
+	     CLI_CALL,                                                                             \
+	     .call = take_ingress,                                                                 \
+	     .value = true,                                                                        \
+	     .bad = "--ingress takes a rate from 64kbit to 100gbit (e.g. 50mbit), not \"%s\""},    \
 	    {"no-ingress", 0, CLI_FLAG, CLI_TO(&(a)->opts.no_ingress)},                            \
-	    {"role", 0, CLI_CALL, .call = take_role, .value = true,                                \
-	     .bad = "--role takes host or server, not \"%s\""},                                    \
+	    {"role",	    0,                                                                     \
+	     CLI_CALL,	    .call = take_role,                                                     \
+	     .value = true, .bad = "--role takes host or server, not \"%s\""},                     \
 	    CLI_OPTION_HELP
 
 /* Options that change fix's plan, and so mean something only with --fixed. */
@@ -169,14 +178,15 @@ static int parse_args(int argc, char *argv[], struct lab_args *a, bool show)
 	    {0},
 	};
 	const char *cmd = a->cmd = show ? "lab show" : "lab";
-	int r = cli_parse_leading_options(cmd, usage, show ? show_options : lab_options, a, argc,
-					  argv);
+	int r =
+	    cli_parse_leading_options(cmd, usage, show ? show_options : lab_options, a, argc, argv);
 
 	if (r >= 0)
 		return r;
 	if (a->snapshot && a->profile)
-		return cli_usage_error(cmd, usage, "--profile and --snapshot are two ways to "
-						   "say the same thing: give one");
+		return cli_usage_error(cmd, usage,
+				       "--profile and --snapshot are two ways to "
+				       "say the same thing: give one");
 	if (!a->snapshot && (a->iface || a->fixed || plan_shaped_by_options(&a->opts)))
 		return cli_usage_error(cmd, usage,
 				       "--iface, --fixed, --shape, --ingress, --no-ingress and "
@@ -288,8 +298,8 @@ static void show_profile_json(struct printer *pr, const struct lab_profile *p)
 	if (sr) {
 		char child[32] = "";
 
-		sscanf(strstr(p->qdisc, " child ") ? strstr(p->qdisc, " child ") : "", " child %31s",
-		       child);
+		sscanf(strstr(p->qdisc, " child ") ? strstr(p->qdisc, " child ") : "",
+		       " child %31s", child);
 		print_uint(pr, "shaper_rate_bps", sr * 8, PRINT_JSON_ONLY);
 		print_str(pr, "shaper_child_kind", child[0] ? child : "fq_codel", PRINT_JSON_ONLY);
 	} else {
@@ -528,13 +538,13 @@ static int lab_main(const struct lab_args *a)
 	if (lab_profile_describe(&p, describe, sizeof(describe)) < 0)
 		describe[0] = '\0';
 	return lab_session_run(&(struct lab_session){.profile = &p,
-						    .describe = describe,
-						    .telemetry = a->telemetry,
-						    .json_summary = a->json_summary,
-						    .quiet = a->quiet,
-						    .no_gro = a->no_gro,
-						    .writer_threads = a->writer_threads,
-						    .command = a->command});
+						     .describe = describe,
+						     .telemetry = a->telemetry,
+						     .json_summary = a->json_summary,
+						     .quiet = a->quiet,
+						     .no_gro = a->no_gro,
+						     .writer_threads = a->writer_threads,
+						     .command = a->command});
 }
 
 /* `debloat lab WORD ...`; without one of these words, the lab itself. */
@@ -542,7 +552,7 @@ static const struct {
 	const char *word;
 	int (*function)(int argc, char *argv[]); /* argv[0] is the word */
 } lab_subcommands[] = {
-    {"profiles", lab_profiles},	 {"show", lab_show},	       {"boards", lab_boards_list},
+    {"profiles", lab_profiles},	  {"show", lab_show},	  {"boards", lab_boards_list},
     {"compare", cmd_lab_compare}, {"seed", cmd_lab_seed},
 };
 

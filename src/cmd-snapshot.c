@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "base/cli.h"
-#include "host/host.h"
 #include "base/json.h"
 #include "base/outfile.h"
+#include "host/host.h"
 #include "host/snapshot.h"
 
 static const char usage[] =

@@ -12,8 +12,8 @@
 #include <getopt.h>
 #include <math.h>
 #include <netdb.h>
-#include <stdbool.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/cli.h"
+#include "base/print.h"
 #include "meter/cc.h"
 #include "meter/egress.h"
 #include "meter/engine.h"
@@ -28,46 +29,45 @@
 #include "meter/result-print.h"
 #include "meter/summary.h"
 #include "meter/tests.h"
-#include "base/print.h"
 
 /* The usage leads with the command the user typed: `rrul` is `test rrul`. */
-#define USAGE_BODY \
-    "\n" \
-    "Run a latency-under-load test against `" PROG_NAME " server` on HOST, as flent\n" \
-    "runs it: probes measure the round-trip time for DELAY seconds idle, then while\n" \
-    "TCP flows load the path for LENGTH seconds, then DELAY seconds idle again.\n" \
-    "Prints idle and loaded latency, the latency the load added, throughput each way,\n" \
-    "loss, a grade and responsiveness (RPM). Ctrl-C ends it early and keeps what was\n" \
-    "measured, marked interrupted.\n" \
-    "\n" \
-    "Tests: rrul (4 uploads + 4 downloads marked BE, BK, CS5, EF; UDP EF, BK, BE and\n" \
-    "ICMP probes), rrul_be (the same, all best effort), tcp_upload, tcp_download,\n" \
-    "tcp_nup, tcp_ndown (--streams flows), ping (probes only). The RPM printed\n" \
-    "here is responsiveness from probe p50 (60000 / loaded p50); `" PROG_NAME " test rpm\n" \
-    "URL` runs the IETF responsiveness test against an HTTP server instead (see\n" \
-    "`" PROG_NAME " test rpm --help`).\n" \
-    "\n" \
-    "  -l, --length SECONDS   load duration (default 60)\n" \
-    "  -d, --delay SECONDS    idle time before and after the load (default 5)\n" \
-    "  -s, --step SECONDS     sampling step and probe interval (default 0.2)\n" \
-    "  -4, -6                 use IPv4 or IPv6 only\n" \
-    "  -p, --port PORT        the server's TCP and UDP port (default 9911)\n" \
-    "      --label TEXT       a label stored in the results\n" \
-    "      --cc ALGO          TCP congestion control of every flow, at both ends\n" \
-    "      --local ADDR       source address of every socket (one of this host's)\n" \
-    "      --streams N        flows of tcp_nup and tcp_ndown (default 4, at most 16)\n" \
-    "      --key FILE         the shared key of a private server\n" \
-    "  -o, --output FILE      write the result as JSON (keys: docs/json.md)\n" \
-    "      --flent FILE       write the result in flent's format (FILE.flent.gz)\n" \
-    "  -j, --json             print the JSON result on stdout instead of the summary\n" \
-    "  -h, --help             show this help\n" \
-    "\n" \
-    "The grade is the worst of: the DSLReports scale on the induced latency (loaded\n" \
-    "p50 - idle p50: A+ under 5 ms, A 30, B 60, C 200, D 400, else F); the same\n" \
-    "scale at twice its bounds on the tail (loaded p99 - idle p50); and the probes'\n" \
-    "loss (above 5%: B at best, above 25%: C at best). docs/grades.md.\n" \
-    "\n" \
-    "Exit status: 0 done, 1 the test could not run or was cut short, 2 bad options.\n"
+#define USAGE_BODY                                                                                 \
+	"\n"                                                                                       \
+	"Run a latency-under-load test against `" PROG_NAME " server` on HOST, as flent\n"         \
+	"runs it: probes measure the round-trip time for DELAY seconds idle, then while\n"         \
+	"TCP flows load the path for LENGTH seconds, then DELAY seconds idle again.\n"             \
+	"Prints idle and loaded latency, the latency the load added, throughput each way,\n"       \
+	"loss, a grade and responsiveness (RPM). Ctrl-C ends it early and keeps what was\n"        \
+	"measured, marked interrupted.\n"                                                          \
+	"\n"                                                                                       \
+	"Tests: rrul (4 uploads + 4 downloads marked BE, BK, CS5, EF; UDP EF, BK, BE and\n"        \
+	"ICMP probes), rrul_be (the same, all best effort), tcp_upload, tcp_download,\n"           \
+	"tcp_nup, tcp_ndown (--streams flows), ping (probes only). The RPM printed\n"              \
+	"here is responsiveness from probe p50 (60000 / loaded p50); `" PROG_NAME " test rpm\n"    \
+	"URL` runs the IETF responsiveness test against an HTTP server instead (see\n"             \
+	"`" PROG_NAME " test rpm --help`).\n"                                                      \
+	"\n"                                                                                       \
+	"  -l, --length SECONDS   load duration (default 60)\n"                                    \
+	"  -d, --delay SECONDS    idle time before and after the load (default 5)\n"               \
+	"  -s, --step SECONDS     sampling step and probe interval (default 0.2)\n"                \
+	"  -4, -6                 use IPv4 or IPv6 only\n"                                         \
+	"  -p, --port PORT        the server's TCP and UDP port (default 9911)\n"                  \
+	"      --label TEXT       a label stored in the results\n"                                 \
+	"      --cc ALGO          TCP congestion control of every flow, at both ends\n"            \
+	"      --local ADDR       source address of every socket (one of this host's)\n"           \
+	"      --streams N        flows of tcp_nup and tcp_ndown (default 4, at most 16)\n"        \
+	"      --key FILE         the shared key of a private server\n"                            \
+	"  -o, --output FILE      write the result as JSON (keys: docs/json.md)\n"                 \
+	"      --flent FILE       write the result in flent's format (FILE.flent.gz)\n"            \
+	"  -j, --json             print the JSON result on stdout instead of the summary\n"        \
+	"  -h, --help             show this help\n"                                                \
+	"\n"                                                                                       \
+	"The grade is the worst of: the DSLReports scale on the induced latency (loaded\n"         \
+	"p50 - idle p50: A+ under 5 ms, A 30, B 60, C 200, D 400, else F); the same\n"             \
+	"scale at twice its bounds on the tail (loaded p99 - idle p50); and the probes'\n"         \
+	"loss (above 5%: B at best, above 25%: C at best). docs/grades.md.\n"                      \
+	"\n"                                                                                       \
+	"Exit status: 0 done, 1 the test could not run or was cut short, 2 bad options.\n"
 
 static const char usage_test[] = "Usage: " PROG_NAME " test [OPTIONS] NAME HOST\n"
 				 "       " PROG_NAME " rrul [OPTIONS] HOST\n"
@@ -98,15 +98,13 @@ static int check_local(const char *cmd, const struct engine_opts *o)
 		return cli_usage_error(cmd, usage_for(cmd),
 				       "bad local address \"%s\": want an IP address", o->local);
 	if (r < 0)
-		return cli_usage_error(cmd, usage_for(cmd), "cannot use local address \"%s\": %s",
-				       o->local,
-				       r == -EADDRNOTAVAIL ? "no interface of this host has it"
-							   : strerror(-r));
+		return cli_usage_error(
+		    cmd, usage_for(cmd), "cannot use local address \"%s\": %s", o->local,
+		    r == -EADDRNOTAVAIL ? "no interface of this host has it" : strerror(-r));
 	if (o->family != AF_UNSPEC && o->family != ss.ss_family)
-		return cli_usage_error(cmd, usage_for(cmd),
-				       "local address \"%s\" is not an IPv%c address (%s)", o->local,
-				       o->family == AF_INET ? '4' : '6',
-				       o->family == AF_INET ? "-4" : "-6");
+		return cli_usage_error(
+		    cmd, usage_for(cmd), "local address \"%s\" is not an IPv%c address (%s)",
+		    o->local, o->family == AF_INET ? '4' : '6', o->family == AF_INET ? "-4" : "-6");
 	return -1;
 }
 
@@ -162,8 +160,7 @@ static int parse_args(const char *cmd, int argc, char *argv[], struct test_args 
 		return cli_usage_error(cmd, usage_for(cmd),
 				       "this host cannot use congestion control \"%s\": %s "
 				       "(see sysctl net.ipv4.tcp_available_congestion_control)",
-				       a->o.cc,
-				       c == -ENOENT ? "no such algorithm" : strerror(-c));
+				       a->o.cc, c == -ENOENT ? "no such algorithm" : strerror(-c));
 	return -1;
 }
 
@@ -303,8 +300,9 @@ cleanup:
 static int rpm_word(int argc, char *argv[])
 {
 	static const char *const with_value[] = {
-	    "-l", "-d", "-s", "-p", "-o", "--length", "--delay", "--step", "--port", "--label",
-	    "--cc", "--local", "--streams", "--key", "--output", "--flent", NULL,
+	    "-l",	 "-d",	   "-s",       "-p",	  "-o",	  "--length",
+	    "--delay",	 "--step", "--port",   "--label", "--cc", "--local",
+	    "--streams", "--key",  "--output", "--flent", NULL,
 	};
 
 	for (int i = 1; i < argc; i++) {

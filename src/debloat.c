@@ -15,8 +15,7 @@ static const struct {
 	int (*function)(int argc, char *argv[]);
 	const char *description;
 } subcommands[] = {
-    {"audit", cmd_audit,
-     "Show each interface's queues, the delay they add, the fix, a grade"},
+    {"audit", cmd_audit, "Show each interface's queues, the delay they add, the fix, a grade"},
     {"bql", cmd_bql, "Watch each TX queue's byte queue limits live (limit, inflight)"},
     {"server", cmd_server, "Serve latency-under-load tests (debloat rrul) to other hosts"},
     {"snapshot", cmd_snapshot, "Save what audit reads as JSON, to audit later: audit --from FILE"},
@@ -70,7 +69,8 @@ int main(int argc, char *argv[])
 		}
 		i = find_subcommand(argv[2]);
 		if (i < 0)
-			return cli_usage_error(NULL, NULL, "no help for unknown command \"%s\"", argv[2]);
+			return cli_usage_error(NULL, NULL, "no help for unknown command \"%s\"",
+					       argv[2]);
 		help_argv[0] = argv[2];
 		return subcommands[i].function(2, help_argv);
 	}

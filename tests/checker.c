@@ -19,21 +19,22 @@ enum slot_state {
  * within a few hundred operations; defaults too, for the common case.
  */
 const char *const checker_specs[] = {
-	"pfifo_fast",
-	"pfifo_fast txqueuelen 8",
-	"pfifo limit 16",
-	"bfifo limit 20000",
-	"codel limit 32 target 1ms interval 20ms",
-	"codel limit 1000 ecn",
-	"fq_codel limit 24 flows 16 quantum 300 target 1ms interval 20ms",
-	"fq_codel limit 64 flows 1024 memory_limit 100000 drop_batch 4 ecn ce_threshold 2ms",
-	"fq_codel noecn flows 1",
-	"fq limit 32 flow_limit 6 quantum 1514 initial_quantum 3028 buckets 16",
-	"fq limit 64 flow_limit 10 maxrate 10mbit buckets 64",
-	"fq",
-	"shaper rate 10mbit child pfifo limit 16",
-	"shaper rate 1mbit overhead 24 mpu 64 child fq_codel limit 24 flows 16 target 1ms interval 20ms",
-	"shaper rate 100mbit child fq limit 32 flow_limit 6 maxrate 10mbit buckets 16",
+    "pfifo_fast",
+    "pfifo_fast txqueuelen 8",
+    "pfifo limit 16",
+    "bfifo limit 20000",
+    "codel limit 32 target 1ms interval 20ms",
+    "codel limit 1000 ecn",
+    "fq_codel limit 24 flows 16 quantum 300 target 1ms interval 20ms",
+    "fq_codel limit 64 flows 1024 memory_limit 100000 drop_batch 4 ecn ce_threshold 2ms",
+    "fq_codel noecn flows 1",
+    "fq limit 32 flow_limit 6 quantum 1514 initial_quantum 3028 buckets 16",
+    "fq limit 64 flow_limit 10 maxrate 10mbit buckets 64",
+    "fq",
+    "shaper rate 10mbit child pfifo limit 16",
+    "shaper rate 1mbit overhead 24 mpu 64 child fq_codel limit 24 flows 16 target 1ms interval "
+    "20ms",
+    "shaper rate 100mbit child fq limit 32 flow_limit 6 maxrate 10mbit buckets 16",
 };
 const size_t checker_nspecs = sizeof(checker_specs) / sizeof(checker_specs[0]);
 
@@ -114,7 +115,8 @@ static int check_stats(struct checker *c, const char *after)
 
 	db_qdisc_stats(c->q, &st);
 	if (st.backlog_pkts != c->queued_pkts || st.backlog_bytes != c->queued_bytes)
-		return fail(c, "after %s: backlog %u pkts %llu bytes, but %u pkts %llu bytes queued",
+		return fail(c,
+			    "after %s: backlog %u pkts %llu bytes, but %u pkts %llu bytes queued",
 			    after, st.backlog_pkts, (unsigned long long)st.backlog_bytes,
 			    c->queued_pkts, (unsigned long long)c->queued_bytes);
 	if (st.drops != c->dropped)
@@ -185,8 +187,10 @@ static int do_dequeue(struct checker *c)
 		struct db_qdisc_stats st;
 		db_qdisc_stats(c->q, &st);
 		if (st.backlog_pkts && db_qdisc_next_ns(c->q, c->now_ns) <= c->now_ns)
-			return fail(c, "dequeue returned nothing with %u packets queued and none "
-				       "held back", st.backlog_pkts);
+			return fail(c,
+				    "dequeue returned nothing with %u packets queued and none "
+				    "held back",
+				    st.backlog_pkts);
 		return check_stats(c, "empty dequeue");
 	}
 	i = slot_of(c, pkt);

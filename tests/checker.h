@@ -34,7 +34,7 @@
 struct checker {
 	struct db_qdisc *q;
 	struct db_pkt pkts[CHECKER_POOL];
-	uint8_t state[CHECKER_POOL];    /* enum slot_state in checker.c */
+	uint8_t state[CHECKER_POOL];	/* enum slot_state in checker.c */
 	uint8_t orig_tos[CHECKER_POOL]; /* TOS at enqueue, to judge CE marks */
 	uint64_t now_ns;
 	uint64_t queued_bytes; /* what the checker believes is queued */

@@ -49,9 +49,11 @@ static int check(struct dql_checker *c, const char *after)
 			    d->params.limit_min, d->params.limit_max);
 	if (c->stale_adj) {
 		if (db_dql_avail(d) != (int32_t)(c->adj_at_reset - (uint32_t)c->inflight))
-			return fail(c, "after %s: avail %d != adj_limit before the reset %u - inflight %llu",
-				    after, db_dql_avail(d), c->adj_at_reset,
-				    (unsigned long long)c->inflight);
+			return fail(
+			    c,
+			    "after %s: avail %d != adj_limit before the reset %u - inflight %llu",
+			    after, db_dql_avail(d), c->adj_at_reset,
+			    (unsigned long long)c->inflight);
 		return 0;
 	}
 	if ((int64_t)db_dql_avail(d) != (int64_t)d->limit - (int64_t)c->inflight)

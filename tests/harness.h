@@ -25,28 +25,27 @@ bool harness_check_eq(const char *file, int line, const char *a_expr, const char
 bool harness_check_str(const char *file, int line, const char *a_expr, const char *b_expr,
 		       const char *a, const char *b);
 
-#define TEST(name)                                                                           \
-	static void test_##name(void);                                                       \
-	__attribute__((constructor)) static void register_##name(void)                       \
-	{                                                                                    \
-		harness_register(#name, test_##name);                                        \
-	}                                                                                    \
+#define TEST(name)                                                                                 \
+	static void test_##name(void);                                                             \
+	__attribute__((constructor)) static void register_##name(void)                             \
+	{                                                                                          \
+		harness_register(#name, test_##name);                                              \
+	}                                                                                          \
 	static void test_##name(void)
 
-#define CHECK(expr) ((expr) ? true : (harness_fail(__FILE__, __LINE__, #expr, NULL), false))
-#define CHECK_EQ(a, b)                                                                       \
-	harness_check_eq(__FILE__, __LINE__, #a, #b, (long long)(a), (long long)(b))
+#define CHECK(expr)	((expr) ? true : (harness_fail(__FILE__, __LINE__, #expr, NULL), false))
+#define CHECK_EQ(a, b)	harness_check_eq(__FILE__, __LINE__, #a, #b, (long long)(a), (long long)(b))
 #define CHECK_STR(a, b) harness_check_str(__FILE__, __LINE__, #a, #b, (a), (b))
 
-#define REQUIRE(expr)                                                                        \
-	do {                                                                                 \
-		if (!CHECK(expr))                                                            \
-			return;                                                              \
+#define REQUIRE(expr)                                                                              \
+	do {                                                                                       \
+		if (!CHECK(expr))                                                                  \
+			return;                                                                    \
 	} while (0)
-#define REQUIRE_EQ(a, b)                                                                     \
-	do {                                                                                 \
-		if (!CHECK_EQ(a, b))                                                         \
-			return;                                                              \
+#define REQUIRE_EQ(a, b)                                                                           \
+	do {                                                                                       \
+		if (!CHECK_EQ(a, b))                                                               \
+			return;                                                                    \
 	} while (0)
 
 /*
@@ -67,10 +66,10 @@ bool harness_check_golden(const char *file, int line, const char *dir, const cha
 			  const char *got);
 #define CHECK_GOLDEN(dir, name, got) harness_check_golden(__FILE__, __LINE__, dir, name, got)
 
-#define SKIP(why)                                                                            \
-	do {                                                                                 \
-		harness_skip(why);                                                           \
-		return;                                                                      \
+#define SKIP(why)                                                                                  \
+	do {                                                                                       \
+		harness_skip(why);                                                                 \
+		return;                                                                            \
 	} while (0)
 
 #endif

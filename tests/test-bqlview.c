@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "audit/bqlview.h"
-#include "harness.h"
 #include "base/json.h"
+#include "harness.h"
 
 static char root[64];
 

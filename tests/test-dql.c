@@ -7,7 +7,7 @@
 #include "harness.h"
 
 #define FRAME 1514
-#define MS 1000000ULL
+#define MS    1000000ULL
 
 /* One busy interval: the hardware completes bytes and the producer refills as much. */
 static int busy_step(struct db_dql *dql, uint32_t bytes, uint64_t now_ns)
@@ -294,8 +294,8 @@ TEST(set_limits_clamps_to_max_limit_and_refuses_min_above_max)
 TEST(set_params_validates_all_or_changes_nothing)
 {
 	struct db_dql dql, before;
-	struct db_dql_params p = {.limit_min = 4000, .limit_max = 3000, .hold_time_ns = 5 * MS,
-				  .stall_thrs_ns = 10 * MS};
+	struct db_dql_params p = {
+	    .limit_min = 4000, .limit_max = 3000, .hold_time_ns = 5 * MS, .stall_thrs_ns = 10 * MS};
 
 	db_dql_init(&dql, DB_DQL_DEFAULT_HOLD_NS);
 	memcpy(&before, &dql, sizeof(dql));

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "audit/policy.h"
 #include "exporter/metrics.h"
 #include "exporter/prom.h"
 #include "harness.h"
-#include "audit/policy.h"
 
 static const struct prom_family drops = {"t_drops_total", PROM_COUNTER, "Drops."};
 static const struct prom_family backlog = {"t_backlog_bytes", PROM_GAUGE, "Backlog."};

@@ -134,7 +134,7 @@ TEST(bfifo_limit_is_inclusive_in_bytes)
 
 	setup(&q, &d, true, 3028);
 	CHECK_EQ(db_fifo_enqueue(&q, &a, 0), DB_ENQ_QUEUED);
-	CHECK_EQ(db_fifo_enqueue(&q, &b, 0), DB_ENQ_QUEUED); /* exactly the limit */
+	CHECK_EQ(db_fifo_enqueue(&q, &b, 0), DB_ENQ_QUEUED);  /* exactly the limit */
 	CHECK_EQ(db_fifo_enqueue(&q, &c, 0), DB_ENQ_DROPPED); /* one byte over */
 	db_fifo_dequeue(&q, 0);
 	CHECK_EQ(db_fifo_enqueue(&q, &c, 0), DB_ENQ_QUEUED);

@@ -58,13 +58,14 @@ TEST(every_other_kind)
 		  "ethtool -K eth0 gso off\n");
 	CHECK_STR(cmds(KNOB_SYSCTL, "", 0, "net.ipv4.tcp_ecn", "1", 0),
 		  "sysctl -w net.ipv4.tcp_ecn=1\n");
-	CHECK_STR(cmds(KNOB_INGRESS, "eth0", 0, "", "cake bandwidth 90mbit", 0),
-		  "ip link add name ifb4eth0 type ifb\n"
-		  "ip link set dev ifb4eth0 up\n"
-		  "tc qdisc replace dev ifb4eth0 root handle 1: cake bandwidth 90mbit\n"
-		  "tc qdisc add dev eth0 handle ffff: ingress\n"
-		  "tc filter add dev eth0 parent ffff: protocol all u32 match u32 0 0 action mirred "
-		  "egress redirect dev ifb4eth0\n");
+	CHECK_STR(
+	    cmds(KNOB_INGRESS, "eth0", 0, "", "cake bandwidth 90mbit", 0),
+	    "ip link add name ifb4eth0 type ifb\n"
+	    "ip link set dev ifb4eth0 up\n"
+	    "tc qdisc replace dev ifb4eth0 root handle 1: cake bandwidth 90mbit\n"
+	    "tc qdisc add dev eth0 handle ffff: ingress\n"
+	    "tc filter add dev eth0 parent ffff: protocol all u32 match u32 0 0 action mirred "
+	    "egress redirect dev ifb4eth0\n");
 	CHECK_STR(cmds(KNOB_INGRESS, "eth0", 0, "", "default", 0),
 		  "tc qdisc del dev eth0 ingress\nip link del dev ifb4eth0\n");
 }

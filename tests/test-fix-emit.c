@@ -123,7 +123,8 @@ TEST(networkd_fq_codel_and_fifo_keys)
 	plan_start("eth0");
 	step(KNOB_ROOT_QDISC, 0, "", "bfifo limit 30000");
 	REQUIRE_EQ(emit(EMIT_NETWORKD), 0);
-	CHECK_STR(body("90-debloat-eth0.network.conf"), "[BFIFO]|Parent=root|Handle=1|LimitBytes=30000");
+	CHECK_STR(body("90-debloat-eth0.network.conf"),
+		  "[BFIFO]|Parent=root|Handle=1|LimitBytes=30000");
 	CHECK_EQ(em.nwarnings, 0u);
 }
 

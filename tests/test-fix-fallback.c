@@ -73,11 +73,12 @@ TEST(loaded_or_builtin)
 	struct host_paths paths = {.sysfs = sysfs, .modules = modules};
 
 	make_tree();
-	CHECK(avail_loaded_or_builtin(&paths, "6.1.0-test", "htb"));      /* loaded */
+	CHECK(avail_loaded_or_builtin(&paths, "6.1.0-test", "htb"));	  /* loaded */
 	CHECK(avail_loaded_or_builtin(&paths, "6.1.0-test", "fq_codel")); /* built in */
 	CHECK(avail_loaded_or_builtin(&paths, "6.1.0-test", "pfifo"));
 	CHECK(!avail_loaded_or_builtin(&paths, "6.1.0-test", "cake"));
-	CHECK(!avail_loaded_or_builtin(&paths, "6.1.0-test", "fq")); /* sch_fq_codel is not sch_fq */
+	CHECK(
+	    !avail_loaded_or_builtin(&paths, "6.1.0-test", "fq")); /* sch_fq_codel is not sch_fq */
 	CHECK(!avail_loaded_or_builtin(&paths, "6.9.9-other", "fq_codel")); /* no list */
 	remove_tree();
 }
@@ -98,9 +99,9 @@ TEST(marks_only_what_would_not_load)
 	CHECK_EQ(fallback_mark(&h, &paths, "cake", names, sizeof(names)), 0);
 	CHECK_STR(names, "");
 	/* htb is loaded and fq_codel built in: a refusal of this is not theirs. */
-	CHECK_EQ(fallback_mark(&h, &paths, "htb 95mbit fq_codel limit 800 ecn", names,
-			       sizeof(names)),
-		 0);
+	CHECK_EQ(
+	    fallback_mark(&h, &paths, "htb 95mbit fq_codel limit 800 ecn", names, sizeof(names)),
+	    0);
 	/* A sysctl value, and two kinds at once. */
 	CHECK_EQ(fallback_mark(&h, &paths, "fq", names, sizeof(names)), 1);
 	CHECK_STR(names, "fq");

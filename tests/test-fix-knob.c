@@ -19,12 +19,12 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
+#include "base/nl.h"
 #include "fix/ingress-shape.h"
 #include "fix/knob.h"
 #include "fix/qdisc-opts.h"
 #include "harness.h"
 #include "host/iface.h"
-#include "base/nl.h"
 
 /* ---- golden fixtures ---- */
 
@@ -159,7 +159,8 @@ static int ingress_requests(const struct fixture *f, bool add, unsigned char *bu
 		APPEND(ingress_link_up_request(f->ifb_ifindex, 1234, buf + len, cap - len));
 	APPEND(ingress_qdisc_request(f->ifindex, 1234, buf + len, cap - len));
 	if (add) {
-		APPEND(ingress_filter_request(f->ifindex, f->ifb_ifindex, 1234, buf + len, cap - len));
+		APPEND(
+		    ingress_filter_request(f->ifindex, f->ifb_ifindex, 1234, buf + len, cap - len));
 	} else {
 		APPEND(ingress_qdisc_del_request(f->ifindex, 1234, buf + len, cap - len));
 		APPEND(ingress_link_del_request(f->ifb_ifindex, 1234, buf + len, cap - len));
@@ -278,12 +279,25 @@ GOLDEN(golden_ingress_shaper_equals_ip_and_tc, 2, "ingress-")
 TEST(every_fixture_is_checked)
 {
 	static const char *const all[] = {""};
-	static const char *const families[] = {
-	    "add-fq_codel", "replace-fq_codel", "add-fq-",	 "replace-fq-",	  "add-cake",
-	    "replace-cake", "add-pfifo",	"replace-pfifo", "replace-bfifo", "add-mq",
-	    "replace-mq",   "add-htb",		"replace-htb",	 "delete-",	  "txqueuelen-",
-	    "gso-max-size-", "ingress-",
-	    "stats-" /* a dump, not a request: tests/test-host-qstats.c reads it */};
+	static const char *const
+	    families[] = {"add-fq_codel",
+			  "replace-fq_codel",
+			  "add-fq-",
+			  "replace-fq-",
+			  "add-cake",
+			  "replace-cake",
+			  "add-pfifo",
+			  "replace-pfifo",
+			  "replace-bfifo",
+			  "add-mq",
+			  "replace-mq",
+			  "add-htb",
+			  "replace-htb",
+			  "delete-",
+			  "txqueuelen-",
+			  "gso-max-size-",
+			  "ingress-",
+			  "stats-" /* a dump, not a request: tests/test-host-qstats.c reads it */};
 
 	if (!little_endian())
 		SKIP("the fixtures were captured on a little-endian machine");
@@ -612,9 +626,9 @@ TEST(undecodable_options_are_not_rebuildable)
 
 TEST(kind_names_round_trip)
 {
-	static const char *const names[] = {"root-qdisc", "txqueuelen", "bql-limit-max", "ring-tx",
-					    "ring-rx",	  "offload",	"sysctl",	 "gso-max-size",
-					    "ingress",	  "tx-usecs"};
+	static const char *const names[] = {
+	    "root-qdisc", "txqueuelen", "bql-limit-max", "ring-tx", "ring-rx",
+	    "offload",	  "sysctl",	"gso-max-size",	 "ingress", "tx-usecs"};
 
 	for (int i = 0; i < 10; i++) {
 		CHECK_STR(knob_kind_name((enum knob_kind)i), names[i]);

@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "audit/policy.h"
 #include "fix/plan.h"
 #include "fix/root-spec.h"
 #include "harness.h"
 #include "host/host.h"
-#include "audit/policy.h"
 
 static struct qdisc q_root(const char *kind)
 {

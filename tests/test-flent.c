@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "base/gz.h"
-#include "harness.h"
 #include "base/json.h"
+#include "harness.h"
 #include "meter-fixture.h"
 #include "meter/egress.h"
 #include "meter/flent.h"

@@ -878,7 +878,7 @@ TEST(a_fresh_flow_bumped_by_overload_keeps_rec_inv_sqrt_zero_as_linux)
 	for (int i = 5; i < 7; i++)
 		CHECK_EQ(enq(&q, i, A, 1514, 0), DB_ENQ_QUEUED);
 	CHECK(deq(&q, 10 * MS) != NULL); /* above target: first_above_time set */
-	deq(&q, 120 * MS);		  /* a whole interval above: the episode begins */
+	deq(&q, 120 * MS);		 /* a whole interval above: the episode begins */
 	CHECK(flow->cvars.dropping);
 	CHECK_EQ(flow->cvars.count, 3);
 	CHECK_EQ(flow->cvars.rec_inv_sqrt, 0);

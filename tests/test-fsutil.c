@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "base/fsutil.h"
-#include "harness.h"
 #include "base/say.h"
+#include "harness.h"
 
 static bool is_dir(const char *path)
 {

@@ -378,38 +378,38 @@ TEST(kmod_finds_an_installed_bql_module_for_the_nic)
 	CHECK_EQ(symlink("../../../devices/soc/2188000.ethernet", link), 0);
 
 	/* The kernel's own module only: nothing installed, outputs untouched. */
-	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth0", module, sizeof(module),
-				 path, sizeof(path)),
+	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth0", module, sizeof(module), path,
+				 sizeof(path)),
 		 -ENOENT);
 	CHECK_STR(module, "x");
 	put("lib/modules/6.1.0-50-armmp/updates/dkms/fec.ko.xz", "");
-	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth0", module, sizeof(module),
-				 path, sizeof(path)),
+	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth0", module, sizeof(module), path,
+				 sizeof(path)),
 		 0);
 	CHECK_STR(module, "fec");
 	CHECK(strstr(path, "/lib/modules/6.1.0-50-armmp/updates/dkms/fec.ko.xz") != NULL);
 	/* make -C kmod install's folder first. */
 	put("lib/modules/6.1.0-50-armmp/updates/debloat/fec.ko", "");
-	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth0", module, sizeof(module),
-				 path, sizeof(path)),
+	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth0", module, sizeof(module), path,
+				 sizeof(path)),
 		 0);
 	CHECK(strstr(path, "/updates/debloat/fec.ko") != NULL);
 	/* Another release has none; a NIC without a device has no module; bad names. */
-	CHECK_EQ(kmod_bql_module(root, mods, "6.12.0-1-armmp", "eth0", module, sizeof(module),
-				 path, sizeof(path)),
+	CHECK_EQ(kmod_bql_module(root, mods, "6.12.0-1-armmp", "eth0", module, sizeof(module), path,
+				 sizeof(path)),
 		 -ENOENT);
-	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth1", module, sizeof(module),
-				 path, sizeof(path)),
+	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth1", module, sizeof(module), path,
+				 sizeof(path)),
 		 -ENOENT);
 	CHECK_EQ(kmod_bql_module(root, mods, "../..", "eth0", module, sizeof(module), path,
 				 sizeof(path)),
 		 -EINVAL);
-	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "a/b", module, sizeof(module),
-				 path, sizeof(path)),
-		 -EINVAL);
-	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth0", module, 3, path,
+	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "a/b", module, sizeof(module), path,
 				 sizeof(path)),
-		 -ENAMETOOLONG);
+		 -EINVAL);
+	CHECK_EQ(
+	    kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth0", module, 3, path, sizeof(path)),
+	    -ENAMETOOLONG);
 
 	CHECK_EQ(kmod_loaded_out_of_tree(root, "fec"), 0); /* the kernel's: no taint */
 	put("module/fec/taint", "OE\n");

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness.h"
 #include "base/json.h"
+#include "harness.h"
 
 static char *write_temp(const char *text, size_t len)
 {

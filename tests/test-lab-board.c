@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "harness.h"
-#include "lab/board.h"
 #include "host/snapshot.h"
+#include "lab/board.h"
 
 static char err[512];
 

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "harness.h"
-#include "plot/lab-table.h"
 #include "meter-fixture.h"
+#include "plot/lab-table.h"
 #include "plot/run-file.h"
 
 #define NRUNS 3

@@ -15,11 +15,11 @@
 
 #include <debloat/dql.h>
 
+#include "base/hist.h"
 #include "harness.h"
 #include "lab-packets.h"
 #include "lab/emu.h"
 #include "lab/frame.h"
-#include "base/hist.h"
 
 #define MBIT(x) ((uint64_t)(x)*1000000 / 8) /* profile rates are bytes per second */
 #define US	1000ull

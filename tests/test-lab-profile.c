@@ -12,8 +12,8 @@
 #include "harness.h"
 #include "lab/profile.h"
 
-#define MBIT(n) ((uint64_t)(n) * 1000000 / 8)
-#define GBIT(n) ((uint64_t)(n) * 1000000000 / 8)
+#define MBIT(n) ((uint64_t)(n)*1000000 / 8)
+#define GBIT(n) ((uint64_t)(n)*1000000000 / 8)
 
 static const char *const builtin_names[] = {
     "bbb-stock", "bbb-bql",	  "bbb-bql-fq",	   "bbb-bql-fq_codel", "gige-noqueue",
@@ -245,9 +245,10 @@ TEST(describe_says_what_a_run_models)
 
 	load(&p, "bbb-stock");
 	CHECK(lab_profile_describe(&p, buf, sizeof(buf)) > 0);
-	CHECK_STR(buf, "100mbit, qdisc pfifo_fast ring_batch 32, txqueuelen 1000, GSO, ring 128, no BQL, "
-		       "completions every frame, delay 100us, switch 1gbit 128KB, "
-		       "board port 128KB, no TSQ");
+	CHECK_STR(
+	    buf, "100mbit, qdisc pfifo_fast ring_batch 32, txqueuelen 1000, GSO, ring 128, no BQL, "
+		 "completions every frame, delay 100us, switch 1gbit 128KB, "
+		 "board port 128KB, no TSQ");
 	load(&p, "bbb-bql-fq_codel");
 	CHECK(lab_profile_describe(&p, buf, sizeof(buf)) > 0);
 	CHECK_STR(buf, "100mbit, qdisc fq_codel, GSO, ring 128, BQL, completions every frame, "
@@ -276,9 +277,11 @@ TEST(describe_names_bql_clamps_tsq_and_mtu)
 	REQUIRE_EQ(lab_profile_set_word(&p, "completion_frames=2", err, sizeof(err)), 0);
 	REQUIRE_EQ(lab_profile_set_word(&p, "switch_buffer=3000", err, sizeof(err)), 0);
 	CHECK(lab_profile_describe(&p, buf, sizeof(buf)) > 0);
-	CHECK_STR(buf, "100mbit, mtu 1400, qdisc pfifo_fast ring_batch 32, txqueuelen 1000, GSO, ring 128, "
-		       "BQL 3028..max hold 500ms, completions every 2 frames or 250us, delay "
-		       "100us, switch 1gbit 3000B, board port 128KB, TSQ 3028 bytes");
+	CHECK_STR(
+	    buf,
+	    "100mbit, mtu 1400, qdisc pfifo_fast ring_batch 32, txqueuelen 1000, GSO, ring 128, "
+	    "BQL 3028..max hold 500ms, completions every 2 frames or 250us, delay "
+	    "100us, switch 1gbit 3000B, board port 128KB, TSQ 3028 bytes");
 	REQUIRE_EQ(lab_profile_set_word(&p, "bql_limit_max=6056", err, sizeof(err)), 0);
 	CHECK(lab_profile_describe(&p, buf, sizeof(buf)) > 0);
 	CHECK(strstr(buf, "BQL 3028..6056 hold 500ms") != NULL);
@@ -402,7 +405,8 @@ TEST(unknown_key_names_file_line_and_key)
 
 TEST(bad_values_name_the_key_and_quote_the_value)
 {
-	EXPECT_ERROR("\n\nrate = fast\n", "x.conf", "x.conf:3: rate: \"fast\" is not a rate (e.g. 100mbit)");
+	EXPECT_ERROR("\n\nrate = fast\n", "x.conf",
+		     "x.conf:3: rate: \"fast\" is not a rate (e.g. 100mbit)");
 	EXPECT_ERROR("switch_rate = 500bit\n", "x.conf",
 		     "x.conf:1: switch_rate: \"500bit\" is out of range (1kbit..100gbit)");
 	EXPECT_ERROR("client_rate = 101gbit\n", "x.conf",
@@ -412,15 +416,18 @@ TEST(bad_values_name_the_key_and_quote_the_value)
 	EXPECT_ERROR("client_ring = 4097\n", "x.conf",
 		     "x.conf:1: client_ring: \"4097\" is out of range (1..4096)");
 	EXPECT_ERROR("mtu = 67\n", "x.conf", "x.conf:1: mtu: \"67\" is out of range (68..9000)");
-	EXPECT_ERROR("mtu = 9001\n", "x.conf", "x.conf:1: mtu: \"9001\" is out of range (68..9000)");
+	EXPECT_ERROR("mtu = 9001\n", "x.conf",
+		     "x.conf:1: mtu: \"9001\" is out of range (68..9000)");
 	EXPECT_ERROR("txqueuelen = 0\n", "x.conf",
 		     "x.conf:1: txqueuelen: \"0\" is out of range (1..100000)");
 	EXPECT_ERROR("txqueuelen = 100001\n", "x.conf",
 		     "x.conf:1: txqueuelen: \"100001\" is out of range (1..100000)");
 	EXPECT_ERROR("completion_frames = 0\n", "x.conf",
 		     "x.conf:1: completion_frames: \"0\" is out of range (1..4096)");
-	EXPECT_ERROR("delay = 11s\n", "x.conf", "x.conf:1: delay: \"11s\" is out of range (0..10s)");
-	EXPECT_ERROR("delay = soon\n", "x.conf", "x.conf:1: delay: \"soon\" is not a time (e.g. 250us)");
+	EXPECT_ERROR("delay = 11s\n", "x.conf",
+		     "x.conf:1: delay: \"11s\" is out of range (0..10s)");
+	EXPECT_ERROR("delay = soon\n", "x.conf",
+		     "x.conf:1: delay: \"soon\" is not a time (e.g. 250us)");
 	EXPECT_ERROR("completion_time = 2s\n", "x.conf",
 		     "x.conf:1: completion_time: \"2s\" is out of range (0..1s)");
 	EXPECT_ERROR("switch_buffer = 1025mb\n", "x.conf",
@@ -439,7 +446,8 @@ TEST(bad_values_name_the_key_and_quote_the_value)
 		     "x.conf:1: name: \"my board\" is not a profile name (letters, digits, ._+-)");
 	EXPECT_ERROR("cc = cu bic\n", "x.conf",
 		     "x.conf:1: cc: \"cu bic\" is not a congestion control name (e.g. cubic)");
-	EXPECT_ERROR("cc = averyveryverylongname\n", "x.conf", "x.conf:1: cc: longer than 15 bytes");
+	EXPECT_ERROR("cc = averyveryverylongname\n", "x.conf",
+		     "x.conf:1: cc: longer than 15 bytes");
 }
 
 TEST(qdisc_errors_are_the_librarys)
@@ -484,7 +492,8 @@ TEST(format_errors_name_the_line)
 	for (size_t i = 80; i < sizeof(big); i += 81)
 		big[i] = '\n';
 	lab_profile_defaults(&p);
-	if (!CHECK_EQ(lab_profile_parse(&p, big, LAB_PROFILE_TEXT_MAX, "x.conf", err, sizeof(err)), 0))
+	if (!CHECK_EQ(lab_profile_parse(&p, big, LAB_PROFILE_TEXT_MAX, "x.conf", err, sizeof(err)),
+		      0))
 		fprintf(stderr, "  (%s)\n", err);
 	CHECK_EQ(lab_profile_parse(&p, big, LAB_PROFILE_TEXT_MAX + 1, "x.conf", err, sizeof(err)),
 		 -EINVAL);
@@ -516,10 +525,12 @@ TEST(rules_across_keys_name_the_later_line)
 	EXPECT_ERROR("bql_limit_max = 3028\nbql_limit_min = 3029\n", "x.conf",
 		     "x.conf:2: bql_limit_min 3029 is above bql_limit_max 3028");
 	EXPECT_OK("bql_limit_max = 3028\nbql_limit_min = 3028\n"); /* pinned, as in sysfs */
-	EXPECT_ERROR("switch_buffer = 1513\n", "x.conf",
-		     "x.conf:1: switch_buffer 1513 is smaller than one frame (1514 bytes at mtu 1500)");
-	EXPECT_ERROR("board_port_buffer = 8kb\nmtu = 9000\n", "x.conf",
-		     "x.conf:2: board_port_buffer 8192 is smaller than one frame (9014 bytes at mtu 9000)");
+	EXPECT_ERROR(
+	    "switch_buffer = 1513\n", "x.conf",
+	    "x.conf:1: switch_buffer 1513 is smaller than one frame (1514 bytes at mtu 1500)");
+	EXPECT_ERROR(
+	    "board_port_buffer = 8kb\nmtu = 9000\n", "x.conf",
+	    "x.conf:2: board_port_buffer 8192 is smaller than one frame (9014 bytes at mtu 9000)");
 	EXPECT_OK("switch_buffer = 1514\n");
 }
 
@@ -718,8 +729,9 @@ TEST(base_cycles_and_unreadable_bases_are_errors)
 
 	snprintf(path, sizeof(path), "%s/a.conf", dir);
 	CHECK_EQ(lab_profile_load(&p, path, err, sizeof(err)), -EINVAL);
-	snprintf(want, sizeof(want), "%s/b.conf:2: base: cycle: %s/a.conf -> %s/b.conf -> %s/a.conf",
-		 dir, dir, dir, dir);
+	snprintf(want, sizeof(want),
+		 "%s/b.conf:2: base: cycle: %s/a.conf -> %s/b.conf -> %s/a.conf", dir, dir, dir,
+		 dir);
 	CHECK_STR(err, want);
 
 	snprintf(path, sizeof(path), "%s/c.conf", dir);
@@ -879,36 +891,84 @@ static void put(char *field, size_t size, const char *s)
 static void perturb(struct lab_profile *p)
 {
 	static const char *const specs[] = {
-		"pfifo_fast", "pfifo", "pfifo limit 50", "bfifo limit 64k", "fq", "fq_codel",
-		"fq_codel limit 800 quantum 300 target 5ms ecn", "codel target 10ms",
-		"pfifo_fast txqueuelen 7 priomap 0 0 0 0 1 1 1 1 2 2 2 2 1 1 1 1",
+	    "pfifo_fast",
+	    "pfifo",
+	    "pfifo limit 50",
+	    "bfifo limit 64k",
+	    "fq",
+	    "fq_codel",
+	    "fq_codel limit 800 quantum 300 target 5ms ecn",
+	    "codel target 10ms",
+	    "pfifo_fast txqueuelen 7 priomap 0 0 0 0 1 1 1 1 2 2 2 2 1 1 1 1",
 	};
 	static const char *const ccs[] = {"cubic", "reno", "bbr", "dctcp"};
 	uint64_t rate_lo = 125, rate_hi = 12500000000ULL;
 
 	switch (next_random() % 22) {
-	case 0: p->rate_bps = pick_value(rate_lo, rate_hi); break;
-	case 1: p->mtu = (uint32_t)pick(68, 9000); break;
-	case 2: put(p->qdisc, sizeof(p->qdisc), specs[next_random() % 9]); break;
-	case 3: p->txqueuelen = (uint32_t)pick(1, 100000); break;
-	case 4: p->gso = !p->gso; break;
-	case 5: p->tso = !p->tso; break;
-	case 6: p->ring = (uint32_t)pick(1, 4096); break;
-	case 7: p->bql = !p->bql; break;
-	case 8: p->bql_limit_min = (uint32_t)pick_value(0, DB_DQL_MAX_LIMIT); break;
-	case 9: p->bql_limit_max = next_random() % 3 ? (uint32_t)pick_value(0, DB_DQL_MAX_LIMIT)
-						     : DB_DQL_MAX_LIMIT; break;
-	case 10: p->bql_hold_ns = pick_value(0, 10000000000ULL); break;
-	case 11: p->completion_frames = (uint32_t)pick(1, 4096); break;
-	case 12: p->completion_ns = pick_value(0, 1000000000ULL); break;
-	case 13: p->delay_ns = pick_value(0, 10000000000ULL); break;
-	case 14: p->switch_rate_bps = pick_value(rate_lo, rate_hi); break;
-	case 15: p->switch_buffer_bytes = pick_value(0, 1ULL << 30); break;
-	case 16: p->tsq_bytes = (uint32_t)pick_value(0, 1ULL << 30); break;
-	case 17: p->client_rate_bps = pick_value(rate_lo, rate_hi); break;
-	case 18: put(p->client_qdisc, sizeof(p->client_qdisc), specs[next_random() % 9]); break;
-	case 19: p->client_ring = (uint32_t)pick(1, 4096); break;
-	case 20: p->board_port_buffer_bytes = pick_value(0, 1ULL << 30); break;
+	case 0:
+		p->rate_bps = pick_value(rate_lo, rate_hi);
+		break;
+	case 1:
+		p->mtu = (uint32_t)pick(68, 9000);
+		break;
+	case 2:
+		put(p->qdisc, sizeof(p->qdisc), specs[next_random() % 9]);
+		break;
+	case 3:
+		p->txqueuelen = (uint32_t)pick(1, 100000);
+		break;
+	case 4:
+		p->gso = !p->gso;
+		break;
+	case 5:
+		p->tso = !p->tso;
+		break;
+	case 6:
+		p->ring = (uint32_t)pick(1, 4096);
+		break;
+	case 7:
+		p->bql = !p->bql;
+		break;
+	case 8:
+		p->bql_limit_min = (uint32_t)pick_value(0, DB_DQL_MAX_LIMIT);
+		break;
+	case 9:
+		p->bql_limit_max = next_random() % 3 ? (uint32_t)pick_value(0, DB_DQL_MAX_LIMIT)
+						     : DB_DQL_MAX_LIMIT;
+		break;
+	case 10:
+		p->bql_hold_ns = pick_value(0, 10000000000ULL);
+		break;
+	case 11:
+		p->completion_frames = (uint32_t)pick(1, 4096);
+		break;
+	case 12:
+		p->completion_ns = pick_value(0, 1000000000ULL);
+		break;
+	case 13:
+		p->delay_ns = pick_value(0, 10000000000ULL);
+		break;
+	case 14:
+		p->switch_rate_bps = pick_value(rate_lo, rate_hi);
+		break;
+	case 15:
+		p->switch_buffer_bytes = pick_value(0, 1ULL << 30);
+		break;
+	case 16:
+		p->tsq_bytes = (uint32_t)pick_value(0, 1ULL << 30);
+		break;
+	case 17:
+		p->client_rate_bps = pick_value(rate_lo, rate_hi);
+		break;
+	case 18:
+		put(p->client_qdisc, sizeof(p->client_qdisc), specs[next_random() % 9]);
+		break;
+	case 19:
+		p->client_ring = (uint32_t)pick(1, 4096);
+		break;
+	case 20:
+		p->board_port_buffer_bytes = pick_value(0, 1ULL << 30);
+		break;
 	default: {
 		/* A description of printable bytes (UTF-8 too), no '#', no blanks at the ends. */
 		size_t n = (size_t)pick(0, sizeof(p->description) - 1);
@@ -921,7 +981,8 @@ static void perturb(struct lab_profile *p)
 		}
 		put(p->cc, sizeof(p->cc), ccs[next_random() % 4]);
 		memset(p->name, 0, sizeof(p->name));
-		snprintf(p->name, sizeof(p->name), "r%llu", (unsigned long long)(next_random() % 1000));
+		snprintf(p->name, sizeof(p->name), "r%llu",
+			 (unsigned long long)(next_random() % 1000));
 		break;
 	}
 	}

@@ -16,14 +16,14 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "harness.h"
 #include "base/json.h"
+#include "base/print.h"
+#include "harness.h"
 #include "lab/frame.h"
 #include "lab/netns.h"
 #include "lab/profile.h"
 #include "lab/run.h"
 #include "lab/telemetry.h"
-#include "base/print.h"
 
 static struct lab_telemetry sample(uint64_t t_ns)
 {

@@ -12,10 +12,10 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
+#include "base/nl.h"
 #include "harness.h"
 #include "host/link.h"
 #include "host/qdisc.h"
-#include "base/nl.h"
 
 /* A message under construction: nlmsghdr, a family header, then attributes. */
 struct msg {

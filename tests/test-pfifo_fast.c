@@ -43,8 +43,8 @@ static struct db_pkt tos_pkt(uint8_t tos, uint32_t len)
 
 static struct db_pkt prio_pkt(uint32_t priority, uint32_t len)
 {
-	struct db_pkt pkt = {.len = len, .segs = 1, .priority = priority,
-			     .flags = DB_PKT_HAS_PRIORITY};
+	struct db_pkt pkt = {
+	    .len = len, .segs = 1, .priority = priority, .flags = DB_PKT_HAS_PRIORITY};
 
 	return pkt;
 }
@@ -102,12 +102,12 @@ TEST(dscp_classes_land_in_their_documented_bands)
 	static const struct {
 		uint8_t dscp, band;
 	} table[] = {
-		{46, 1},                                  /* EF */
-		{10, 2}, {18, 2}, {26, 2}, {34, 2},       /* AF11 AF21 AF31 AF41 */
-		{12, 0}, {20, 0}, {28, 0}, {36, 0},       /* AF12 AF22 AF32 AF42 */
-		{14, 1}, {22, 1}, {30, 1}, {38, 1},       /* AF13 AF23 AF33 AF43 */
-		{8, 1},  {16, 1}, {24, 1}, {32, 1}, {40, 1}, {48, 1}, {56, 1}, /* CS1..CS7 */
-		{0, 1},                                   /* default */
+	    {46, 1},							   /* EF */
+	    {10, 2}, {18, 2}, {26, 2}, {34, 2},				   /* AF11 AF21 AF31 AF41 */
+	    {12, 0}, {20, 0}, {28, 0}, {36, 0},				   /* AF12 AF22 AF32 AF42 */
+	    {14, 1}, {22, 1}, {30, 1}, {38, 1},				   /* AF13 AF23 AF33 AF43 */
+	    {8, 1},  {16, 1}, {24, 1}, {32, 1}, {40, 1}, {48, 1}, {56, 1}, /* CS1..CS7 */
+	    {0, 1},							   /* default */
 	};
 	struct db_pfifo_fast q;
 	struct drops d;
@@ -361,7 +361,8 @@ TEST(priomap_and_txqueuelen_parse_and_take_effect)
 	memset(&d, 0, sizeof(d));
 	db_pfifo_fast_defaults(&p);
 	REQUIRE_EQ(parse_words(&p, "txqueuelen 8 priomap 2 2 2 2 2 2 2 2 2 2 2 2 2 2 2 0", err,
-			       sizeof(err)), 0);
+			       sizeof(err)),
+		   0);
 	CHECK_EQ(p.txqueuelen, 8);
 	CHECK_EQ(p.priomap[6], 2);
 	CHECK_EQ(p.priomap[15], 0);
@@ -378,7 +379,9 @@ TEST(format_and_parse_round_trip)
 
 	db_pfifo_fast_defaults(&p);
 	CHECK(db_pfifo_fast_format(&p, buf, sizeof(buf)) > 0);
-	CHECK_STR(buf, "pfifo_fast txqueuelen 1000 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 ring_batch 16");
+	CHECK_STR(
+	    buf,
+	    "pfifo_fast txqueuelen 1000 priomap 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1 ring_batch 16");
 
 	p.txqueuelen = 3;
 	p.priomap[0] = 0;

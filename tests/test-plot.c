@@ -580,7 +580,7 @@ TEST(telemetry_reads_every_field)
 	CHECK(t.t_s[1] == 0.01 && t.t_s[3] == 0.03);
 	CHECK(t.gauge[TELEMETRY_QDISC_BACKLOG_BYTES][1] == 3028);
 	CHECK(isnan(t.gauge[TELEMETRY_QDISC_BACKLOG_BYTES][3])); /* absent: unknown */
-	CHECK(isnan(t.gauge[TELEMETRY_BQL_LIMIT_BYTES][0]));     /* null: unknown */
+	CHECK(isnan(t.gauge[TELEMETRY_BQL_LIMIT_BYTES][0]));	 /* null: unknown */
 	CHECK(t.has_gauge[TELEMETRY_RING_DESCS] && !t.has_gauge[TELEMETRY_BQL_LIMIT_BYTES]);
 	CHECK_STR(telemetry_gauge_key(TELEMETRY_BQL_INFLIGHT_BYTES), "bql_inflight_bytes");
 	CHECK_EQ(t.ncounters, 3);

@@ -7,9 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "audit/policy.h"
 #include "harness.h"
 #include "host/host.h"
-#include "audit/policy.h"
 
 static struct qdisc q_root(const char *kind)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
 #include "base/print.h"
+#include "harness.h"
 
 struct capture {
 	char *buf;

@@ -448,12 +448,12 @@ TEST(key_file)
  * 2 bytes or 60 KB) is held to what was asked and to sane bounds; a sane one is kept. */
 TEST(welcome_clamp_holds_a_hostile_grant_to_what_was_asked)
 {
-	struct proto_hello h = {.duration_ms = 7000, .interval_us = 200000, .probe_len = 66,
-				.step_ms = 200};
-	struct proto_welcome w = {.duration_ms = 7000, .interval_us = 1, .probe_len = 2,
-				  .step_ms = 1};
-	struct proto_welcome sane = {.duration_ms = 5000, .interval_us = 500000, .probe_len = 66,
-				     .step_ms = 200};
+	struct proto_hello h = {
+	    .duration_ms = 7000, .interval_us = 200000, .probe_len = 66, .step_ms = 200};
+	struct proto_welcome w = {
+	    .duration_ms = 7000, .interval_us = 1, .probe_len = 2, .step_ms = 1};
+	struct proto_welcome sane = {
+	    .duration_ms = 5000, .interval_us = 500000, .probe_len = 66, .step_ms = 200};
 
 	CHECK_EQ(proto_welcome_clamp(&w, &h), 3);
 	CHECK_EQ(w.interval_us, 200000);

@@ -32,7 +32,8 @@ static void capacity(const struct prove_numbers *b, uint32_t link_mbps, enum tri
 				       .link_mbps = link_mbps,
 				       .bql = bql,
 				       .given = given,
-				       .ingress = ingress ? PROVE_INGRESS_FORCE : PROVE_INGRESS_AUTO};
+				       .ingress =
+					   ingress ? PROVE_INGRESS_FORCE : PROVE_INGRESS_AUTO};
 
 	prove_capacity(&in, c);
 }
@@ -129,8 +130,8 @@ TEST(a_lying_server_never_sets_the_rate_this_hosts_counters_do)
 TEST(each_direction_is_shaped_when_its_one_way_delay_grew_and_where_it_is_said)
 {
 	struct prove_numbers b = nums(250, 40, 80), up = nums(5, 45, NAN), down = nums(5, NAN, 90);
-	struct prove_capacity_in in = {.before = &b, .up = &up, .down = &down,
-				       .link_mbps = 1000, .bql = TRI_YES};
+	struct prove_capacity_in in = {
+	    .before = &b, .up = &up, .down = &down, .link_mbps = 1000, .bql = TRI_YES};
 	struct prove_capacity c;
 
 	/* Both queued: each shaped at its own run's rate, beyond this host both ways. */
@@ -190,7 +191,8 @@ TEST(one_way_delays_change_from_idle_to_loaded_and_the_offset_cancels)
 		double t = 2 + 0.25 * i;
 		bool loaded = t >= 3 && t < 11;
 
-		s[n++] = (struct owd_sample){t, 5000 + 1 + (loaded ? 80 : 0), -4990 + 1 + (loaded ? 3 : 0)};
+		s[n++] = (struct owd_sample){t, 5000 + 1 + (loaded ? 80 : 0),
+					     -4990 + 1 + (loaded ? 3 : 0)};
 	}
 	prove_owd(s, n, 2, 10, &up, &down);
 	CHECK(fabs(up - 80) < 0.3);

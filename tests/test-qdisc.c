@@ -47,7 +47,8 @@ TEST(options_reach_the_discipline)
 	char buf[512], err[160] = "";
 
 	REQUIRE_EQ(db_qdisc_create("fq_codel limit 800 quantum 300 target 5ms ecn", NULL, &q, err,
-				   sizeof(err)), 0);
+				   sizeof(err)),
+		   0);
 	db_qdisc_format(q, buf, sizeof(buf));
 	CHECK(strstr(buf, "limit 800") != NULL);
 	CHECK(strstr(buf, "quantum 300") != NULL);
@@ -82,7 +83,8 @@ TEST(unknown_kind_lists_the_known_ones)
 	char err[160] = "";
 
 	CHECK_EQ(db_qdisc_create("cake bandwidth 95mbit", NULL, &q, err, sizeof(err)), -ENOENT);
-	CHECK_STR(err, "unknown qdisc \"cake\" (known: pfifo_fast, pfifo, bfifo, codel, fq_codel, fq, shaper)");
+	CHECK_STR(err, "unknown qdisc \"cake\" (known: pfifo_fast, pfifo, bfifo, codel, fq_codel, "
+		       "fq, shaper)");
 	CHECK(q == NULL);
 }
 

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness.h"
 #include "base/json.h"
+#include "harness.h"
 #include "meter-fixture.h"
 #include "meter/result-print.h"
 

@@ -1764,12 +1764,12 @@ TEST(log_lines_have_the_processing_time_keys)
 	    .proc_max_ns = 3000,
 	};
 	struct server_test_summary t = {.client = "192.0.2.1",
-					 .reason = "stop",
-					 .elapsed_ms = 2000,
-					 .rx_bytes = 0,
-					 .tx_bytes = 4894208,
-					 .hold_max_us = 12,
-					 .proc_max_us = 7};
+					.reason = "stop",
+					.elapsed_ms = 2000,
+					.rx_bytes = 0,
+					.tx_bytes = 4894208,
+					.hold_max_us = 12,
+					.proc_max_us = 7};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
@@ -1819,16 +1819,16 @@ TEST(log_lines_have_the_processing_time_keys)
 TEST(a_tests_log_line_prints_human_units)
 {
 	struct server_test_summary t = {.client = "192.0.2.1",
-					 .reason = "stop",
-					 .elapsed_ms = 2000,
-					 .duration_ms = 2000,
-					 .interval_us = 10000,
-					 .nflows = 2,
-					 .rx_bytes = 0,
-					 .tx_bytes = 4894208,
-					 .probes_answered = 200,
-					 .hold_max_us = 1500,
-					 .proc_max_us = 7};
+					.reason = "stop",
+					.elapsed_ms = 2000,
+					.duration_ms = 2000,
+					.interval_us = 10000,
+					.nflows = 2,
+					.rx_bytes = 0,
+					.tx_bytes = 4894208,
+					.probes_answered = 200,
+					.hold_max_us = 1500,
+					.proc_max_us = 7};
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);

@@ -41,7 +41,8 @@ TEST(bare_time_is_microseconds)
 
 TEST(bad_times_are_refused_and_leave_output_alone)
 {
-	const char *bad[] = {"", "ms", "5xs", "-5ms", "5 ms", "5ms ", ".", "1e3", "99999999999999999999s"};
+	const char *bad[] = {
+	    "", "ms", "5xs", "-5ms", "5 ms", "5ms ", ".", "1e3", "99999999999999999999s"};
 	uint64_t ns = 42;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -144,13 +145,13 @@ struct demo_params {
 };
 
 static const struct db_opt demo_opts[] = {
-	{"limit", DB_OPT_U32, offsetof(struct demo_params, limit), 1, 1000, 0},
-	{"quantum", DB_OPT_SIZE, offsetof(struct demo_params, quantum), 64, 65536, 0},
-	{"target", DB_OPT_TIME, offsetof(struct demo_params, target_ns), 1, UINT64_MAX, 0},
-	{"rate", DB_OPT_RATE, offsetof(struct demo_params, rate), 0, UINT64_MAX, 0},
-	{"ecn", DB_OPT_FLAG, offsetof(struct demo_params, ecn), 0, 0, 0},
-	{"noecn", DB_OPT_NOFLAG, offsetof(struct demo_params, ecn), 0, 0, 0},
-	{"map", DB_OPT_U8_LIST, offsetof(struct demo_params, map), 0, 2, 4},
+    {"limit", DB_OPT_U32, offsetof(struct demo_params, limit), 1, 1000, 0},
+    {"quantum", DB_OPT_SIZE, offsetof(struct demo_params, quantum), 64, 65536, 0},
+    {"target", DB_OPT_TIME, offsetof(struct demo_params, target_ns), 1, UINT64_MAX, 0},
+    {"rate", DB_OPT_RATE, offsetof(struct demo_params, rate), 0, UINT64_MAX, 0},
+    {"ecn", DB_OPT_FLAG, offsetof(struct demo_params, ecn), 0, 0, 0},
+    {"noecn", DB_OPT_NOFLAG, offsetof(struct demo_params, ecn), 0, 0, 0},
+    {"map", DB_OPT_U8_LIST, offsetof(struct demo_params, map), 0, 2, 4},
 };
 
 static int parse_words(struct demo_params *p, const char *line, char *err, size_t errlen)
@@ -162,8 +163,7 @@ static int parse_words(struct demo_params *p, const char *line, char *err, size_
 	strcpy(copy, line);
 	for (char *w = strtok(copy, " "); w; w = strtok(NULL, " "))
 		argv[argc++] = w;
-	return db_opt_parse(demo_opts, DB_OPT_COUNT(demo_opts), "demo", p, argc, argv, err,
-			    errlen);
+	return db_opt_parse(demo_opts, DB_OPT_COUNT(demo_opts), "demo", p, argc, argv, err, errlen);
 }
 
 TEST(option_table_parses_every_type)
@@ -171,8 +171,9 @@ TEST(option_table_parses_every_type)
 	struct demo_params p = {0};
 	char err[128] = "";
 
-	CHECK_EQ(parse_words(&p, "limit 800 quantum 1k target 5ms rate 95mbit ecn map 0 1 2 1",
-			     err, sizeof(err)), 0);
+	CHECK_EQ(parse_words(&p, "limit 800 quantum 1k target 5ms rate 95mbit ecn map 0 1 2 1", err,
+			     sizeof(err)),
+		 0);
 	CHECK_EQ(p.limit, 800);
 	CHECK_EQ(p.quantum, 1024);
 	CHECK_EQ(p.target_ns, 5000000);

@@ -204,8 +204,7 @@ static inline void db_codel_update_inv_sqrt(const struct db_codel_params *p,
 }
 
 /* count is 1 again: 1/sqrt(1) ~ 1.0 at the width p asks for. */
-static inline void db_codel_inv_sqrt_one(const struct db_codel_params *p,
-					 struct db_codel_vars *v)
+static inline void db_codel_inv_sqrt_one(const struct db_codel_params *p, struct db_codel_vars *v)
 {
 	v->rec_inv_sqrt = p->wide_inv_sqrt ? UINT32_MAX : UINT32_MAX >> DB_CODEL_INV_SQRT_SHIFT;
 }

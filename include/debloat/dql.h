@@ -57,14 +57,14 @@
 
 #include <stdint.h>
 
-#define DB_DQL_MAX_OBJECT (UINT32_MAX / 16)                     /* 268435455 bytes */
-#define DB_DQL_MAX_LIMIT (UINT32_MAX / 2 - UINT32_MAX / 16)     /* 1879048192 bytes */
-#define DB_DQL_DEFAULT_HOLD_NS 1000000000ULL                    /* Linux: HZ, 1 s */
+#define DB_DQL_MAX_OBJECT      (UINT32_MAX / 16)		  /* 268435455 bytes */
+#define DB_DQL_MAX_LIMIT       (UINT32_MAX / 2 - UINT32_MAX / 16) /* 1879048192 bytes */
+#define DB_DQL_DEFAULT_HOLD_NS 1000000000ULL			  /* Linux: HZ, 1 s */
 
 struct db_dql_params {
-	uint32_t limit_min;     /* bytes; the limit never goes below (default 0) */
-	uint32_t limit_max;     /* bytes; the limit never goes above (DB_DQL_MAX_LIMIT) */
-	uint64_t hold_time_ns;  /* slack window before a shrink (DB_DQL_DEFAULT_HOLD_NS) */
+	uint32_t limit_min;	/* bytes; the limit never goes below (default 0) */
+	uint32_t limit_max;	/* bytes; the limit never goes above (DB_DQL_MAX_LIMIT) */
+	uint64_t hold_time_ns;	/* slack window before a shrink (DB_DQL_DEFAULT_HOLD_NS) */
 	uint64_t stall_thrs_ns; /* stall detection threshold; 0 = off (default) */
 };
 
@@ -72,21 +72,21 @@ struct db_dql_params {
 struct db_dql {
 	/* Queued path: written by db_dql_queued*(), read by db_dql_avail(). */
 	uint64_t busy_since_ns; /* in-flight bytes waiting since (also set at completion) */
-	uint32_t num_queued;    /* bytes ever queued, running total (wraps) */
-	uint32_t adj_limit;     /* limit + num_completed: num_queued may reach this */
-	uint32_t last_obj_cnt;  /* bytes of the most recent queued() call */
+	uint32_t num_queued;	/* bytes ever queued, running total (wraps) */
+	uint32_t adj_limit;	/* limit + num_completed: num_queued may reach this */
+	uint32_t last_obj_cnt;	/* bytes of the most recent queued() call */
 
 	/* Completion path: written by db_dql_completed(). */
-	uint32_t limit;             /* current limit, bytes */
-	uint32_t num_completed;     /* bytes ever completed, running total (wraps) */
-	uint32_t prev_ovlimit;      /* bytes over the limit at the previous completion */
+	uint32_t limit;		    /* current limit, bytes */
+	uint32_t num_completed;	    /* bytes ever completed, running total (wraps) */
+	uint32_t prev_ovlimit;	    /* bytes over the limit at the previous completion */
 	uint32_t prev_num_queued;   /* num_queued at the previous completion */
 	uint32_t prev_last_obj_cnt; /* last_obj_cnt at the previous completion */
-	uint32_t lowest_slack;      /* lowest slack in this window; UINT32_MAX = none yet */
-	uint32_t slack_dated;       /* 0 until a completion has dated the window */
+	uint32_t lowest_slack;	    /* lowest slack in this window; UINT32_MAX = none yet */
+	uint32_t slack_dated;	    /* 0 until a completion has dated the window */
 	uint64_t slack_start_ns;    /* when this slack window opened */
-	uint64_t stall_cnt;         /* stalls detected; survives reset */
-	uint64_t stall_max_ns;      /* longest stall seen; survives reset */
+	uint64_t stall_cnt;	    /* stalls detected; survives reset */
+	uint64_t stall_max_ns;	    /* longest stall seen; survives reset */
 
 	/* Params: written by init and the setters only. */
 	struct db_dql_params params;

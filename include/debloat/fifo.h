@@ -38,7 +38,7 @@
 #include "qdisc.h"
 
 struct db_fifo_params {
-	uint32_t limit;      /* packets (pfifo) or bytes (bfifo) */
+	uint32_t limit;	     /* packets (pfifo) or bytes (bfifo) */
 	bool limit_in_bytes; /* bfifo; set by the defaults, not an option */
 };
 

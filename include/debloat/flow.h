@@ -18,12 +18,12 @@
 #include <stdint.h>
 
 struct db_flow_key {
-	uint8_t src[16];  /* IPv4 in the first 4 bytes, rest zero */
+	uint8_t src[16]; /* IPv4 in the first 4 bytes, rest zero */
 	uint8_t dst[16];
-	uint16_t sport;   /* host order; 0 for protocols without ports */
+	uint16_t sport; /* host order; 0 for protocols without ports */
 	uint16_t dport;
-	uint8_t proto;    /* IPPROTO_* */
-	uint8_t family;   /* 4 or 6 */
+	uint8_t proto;	/* IPPROTO_* */
+	uint8_t family; /* 4 or 6 */
 };
 
 uint32_t db_flow_hash(const struct db_flow_key *key);

@@ -69,9 +69,9 @@
  *    per-queue reading of RFC 8289): a bucket holding <= one MTU is never dropped from.
  *    The ECN vector of docs/design/emulation.md section 3 (5 x 20 x 120 B, 60 dequeues
  *    110 ms apart: 6 marks per ECT flow, 4 drops per Not-ECT flow, marking stops at
- *    1440 B < 1500 B in the flow) is ns-3's and holds only with mtu_per_flow. With Linux's rule the same
- *    script gives 19, 12, 12 marks and 13, 13 drops: buckets are drained below one MTU
- *    while the others keep the whole discipline above it.
+ *    1440 B < 1500 B in the flow) is ns-3's and holds only with mtu_per_flow. With Linux's rule the
+ * same script gives 19, 12, 12 marks and 13, 13 drops: buckets are drained below one MTU while the
+ * others keep the whole discipline above it.
  *
  * Stats (db_fq_codel_stats and xstats) follow tc -s qdisc show: maxpacket,
  * drop_overlimit, new_flow_count, ecn_mark, ce_mark, new_flows_len, old_flows_len,

@@ -25,25 +25,25 @@
 #include <stdint.h>
 
 /* ECN codepoints in the low two bits of the TOS / traffic class byte (RFC 3168). */
-#define DB_ECN_MASK 0x03
+#define DB_ECN_MASK    0x03
 #define DB_ECN_NOT_ECT 0x00
-#define DB_ECN_ECT1 0x01
-#define DB_ECN_ECT0 0x02
-#define DB_ECN_CE 0x03
+#define DB_ECN_ECT1    0x01
+#define DB_ECN_ECT0    0x02
+#define DB_ECN_CE      0x03
 
 /* pkt->flags */
 #define DB_PKT_HAS_PRIORITY 0x01 /* `priority` was set by the caller (else derived from tos) */
 
 struct db_pkt {
 	struct db_pkt *next; /* queue link, owned by the discipline while queued */
-	void *data;          /* caller's packet; never dereferenced by the library */
+	void *data;	     /* caller's packet; never dereferenced by the library */
 	uint64_t enqueue_ns; /* stamped by the discipline at enqueue */
-	uint32_t len;        /* bytes the qdisc accounts (GSO: the whole super-packet) */
-	uint32_t hash;       /* flow hash, see db_flow_hash() in flow.h */
+	uint32_t len;	     /* bytes the qdisc accounts (GSO: the whole super-packet) */
+	uint32_t hash;	     /* flow hash, see db_flow_hash() in flow.h */
 	uint32_t priority;   /* skb->priority equivalent, valid with DB_PKT_HAS_PRIORITY */
-	uint16_t segs;       /* wire frames (GSO segments), >= 1 */
-	uint8_t tos;         /* IPv4 TOS or IPv6 traffic class, ECN bits included */
-	uint8_t flags;       /* DB_PKT_* */
+	uint16_t segs;	     /* wire frames (GSO segments), >= 1 */
+	uint8_t tos;	     /* IPv4 TOS or IPv6 traffic class, ECN bits included */
+	uint8_t flags;	     /* DB_PKT_* */
 };
 
 static inline bool db_pkt_is_ect(const struct db_pkt *pkt)

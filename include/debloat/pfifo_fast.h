@@ -59,23 +59,23 @@
 #include "pktq.h"
 #include "qdisc.h"
 
-#define DB_PFIFO_FAST_BANDS 3
-#define DB_TC_PRIO_MAX 15
+#define DB_PFIFO_FAST_BANDS	     3
+#define DB_TC_PRIO_MAX		     15
 #define DB_PFIFO_FAST_TXQUEUELEN_MAX 1000000000u /* 3 bands still fit a u32 count */
 
 struct db_pfifo_fast_params {
-	uint32_t txqueuelen;                   /* packets per band */
-	uint32_t ring_batch;                   /* ptr_ring's consumer batch; 16 */
-	uint8_t priomap[DB_TC_PRIO_MAX + 1];   /* priority -> band */
+	uint32_t txqueuelen;		     /* packets per band */
+	uint32_t ring_batch;		     /* ptr_ring's consumer batch; 16 */
+	uint8_t priomap[DB_TC_PRIO_MAX + 1]; /* priority -> band */
 };
 
 struct db_pfifo_fast_band {
 	struct db_pktq queue; /* its packets, oldest first */
-	uint32_t head;        /* the ring slot read next */
+	uint32_t head;	      /* the ring slot read next */
 	uint32_t unfreed;     /* slots read but not yet freed for the producer */
-	uint32_t pkts;        /* queued now */
-	uint64_t bytes;       /* queued now */
-	uint64_t drops;       /* ever dropped from this band */
+	uint32_t pkts;	      /* queued now */
+	uint64_t bytes;	      /* queued now */
+	uint64_t drops;	      /* ever dropped from this band */
 };
 
 struct db_pfifo_fast {
@@ -101,8 +101,8 @@ static inline uint32_t db_tos_to_priority(uint8_t tos)
 /* Which band pkt goes to under q's priomap. */
 static inline unsigned db_pfifo_fast_band(const struct db_pfifo_fast *q, const struct db_pkt *pkt)
 {
-	uint32_t prio = (pkt->flags & DB_PKT_HAS_PRIORITY) ? pkt->priority
-							   : db_tos_to_priority(pkt->tos);
+	uint32_t prio =
+	    (pkt->flags & DB_PKT_HAS_PRIORITY) ? pkt->priority : db_tos_to_priority(pkt->tos);
 
 	return q->params.priomap[prio & DB_TC_PRIO_MAX];
 }

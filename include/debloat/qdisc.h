@@ -37,10 +37,10 @@
 
 enum db_drop_reason {
 	DB_DROP_OVERLIMIT = 1, /* the queue (or the whole discipline) was full */
-	DB_DROP_AQM,           /* CoDel decided to drop */
+	DB_DROP_AQM,	       /* CoDel decided to drop */
 	DB_DROP_FLOW_LIMIT,    /* fq: the packet's flow was at flow_limit */
-	DB_DROP_MEMORY,        /* fq_codel: memory_limit */
-	DB_DROP_RESET,         /* flushed by reset or destroy */
+	DB_DROP_MEMORY,	       /* fq_codel: memory_limit */
+	DB_DROP_RESET,	       /* flushed by reset or destroy */
 };
 
 struct db_qdisc_env {
@@ -54,10 +54,10 @@ struct db_qdisc_env {
 /* Counters every discipline keeps. Packet and byte counters only grow. */
 struct db_qdisc_stats {
 	uint64_t backlog_bytes; /* bytes queued now */
-	uint32_t backlog_pkts;  /* packets queued now */
-	uint64_t drops;         /* packets handed to env->drop, any reason */
-	uint64_t overlimits;    /* of which because a limit was hit */
-	uint64_t ecn_marks;     /* packets marked CE instead of dropped */
+	uint32_t backlog_pkts;	/* packets queued now */
+	uint64_t drops;		/* packets handed to env->drop, any reason */
+	uint64_t overlimits;	/* of which because a limit was hit */
+	uint64_t ecn_marks;	/* packets marked CE instead of dropped */
 };
 
 /* One named kind-specific counter or gauge (xstats), in raw units. */
@@ -89,7 +89,7 @@ struct db_qdisc_ops {
 	uint64_t (*next_ns)(const void *priv, uint64_t now_ns);
 };
 
-#define DB_ENQ_QUEUED 0
+#define DB_ENQ_QUEUED  0
 #define DB_ENQ_DROPPED 1
 
 struct db_qdisc {

@@ -15,8 +15,8 @@
 #include <net/if.h>
 #include <stdint.h>
 
-#include "host/bql.h"
 #include "base/print.h"
+#include "host/bql.h"
 
 #define BQLVIEW_MAX_IFACES 256 /* each watched TX queue holds one fd (RLIMIT_NOFILE) */
 

@@ -268,12 +268,11 @@ static uint64_t tsq_bytes(const struct host *host)
 static void find_fifo(const struct iface *ifc, const struct host *host, struct verdict *v)
 {
 	uint64_t frame = (uint64_t)ifc->mtu + POLICY_FRAME_OVERHEAD;
-	struct fifo_scan s = {
-	    .ifc = ifc,
-	    .gso_bytes = ifc->gso_max_size > frame ? ifc->gso_max_size
-			 : ifc->gso_max_size	   ? frame
-						   : POLICY_SUPER_PACKET,
-	    .tsq_cap = POLICY_TSQ_FLOWS * tsq_bytes(host)};
+	struct fifo_scan s = {.ifc = ifc,
+			      .gso_bytes = ifc->gso_max_size > frame ? ifc->gso_max_size
+					   : ifc->gso_max_size	     ? frame
+								     : POLICY_SUPER_PACKET,
+			      .tsq_cap = POLICY_TSQ_FLOWS * tsq_bytes(host)};
 	char where[64], holds[32], handle[16], unknown[128] = "";
 	const char *params = policy_fq_codel_params(ifc->speed_mbps);
 	struct finding *f;
@@ -316,8 +315,8 @@ static void find_fifo(const struct iface *ifc, const struct host *host, struct v
 				       UNIT_BYTES));
 		if (s.worst_min_us >= 0) {
 			evidence(f, value_uint("gso_packet_bytes", s.gso_bytes, UNIT_BYTES));
-			evidence(f, value_uint("tsq_bytes", s.tsq_cap / POLICY_TSQ_FLOWS,
-					       UNIT_BYTES));
+			evidence(f,
+				 value_uint("tsq_bytes", s.tsq_cap / POLICY_TSQ_FLOWS, UNIT_BYTES));
 		}
 	}
 	if (s.worst_rate_bps)
@@ -488,7 +487,8 @@ uint32_t policy_gso_cap(const struct iface *ifc)
 
 unsigned policy_fifo_len(const struct iface *ifc, uint64_t rate)
 {
-	unsigned most = ifc->speed_mbps && ifc->speed_mbps <= 10 ? POLICY_FIFO_10M : POLICY_FIFO_MAX;
+	unsigned most =
+	    ifc->speed_mbps && ifc->speed_mbps <= 10 ? POLICY_FIFO_10M : POLICY_FIFO_MAX;
 	uint64_t n;
 
 	if (!rate)

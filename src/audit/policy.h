@@ -51,8 +51,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "host/iface.h"
 #include "base/value.h"
+#include "host/iface.h"
 
 #define POLICY_FRAME_OVERHEAD 38 /* bytes per full frame beyond the MTU, on the wire */
 #define POLICY_MAX_FINDINGS   12
@@ -96,10 +96,10 @@ struct finding {
 	char message[256];
 	struct value evidence[POLICY_MAX_EVIDENCE]; /* the numbers behind it */
 	unsigned nevidence;
-	int64_t delay_us; /* worst-case added queueing delay; -1 when it cannot be told */
+	int64_t delay_us;     /* worst-case added queueing delay; -1 when it cannot be told */
 	int64_t delay_min_us; /* fifo-qdisc: the same queue of full-size frames, where GSO
 				 packets make the worst case longer; -1 otherwise */
-	bool grades;	  /* counts towards the grade (an unknown delay then voids it) */
+	bool grades;	      /* counts towards the grade (an unknown delay then voids it) */
 	const char *delay_unknown_why; /* when delay_us is -1: "link speed unknown" */
 	enum finding_layer layer;
 	char recommendation[512];
@@ -112,9 +112,9 @@ struct verdict {
 	enum tristate bql_in_use;
 	const char *bql_reason; /* one line: why yes, no or unknown */
 	char bql_reason_buf[192];
-	const struct driver_info *driver;	 /* src/audit/drivers.c's entry, or NULL */
-	int64_t ring_tx;			 /* TX queue in frames (URBs); -1 unknown */
-	bool ring_from_table;			 /* ring_tx is the driver table's, not ethtool's */
+	const struct driver_info *driver; /* src/audit/drivers.c's entry, or NULL */
+	int64_t ring_tx;		  /* TX queue in frames (URBs); -1 unknown */
+	bool ring_from_table;		  /* ring_tx is the driver table's, not ethtool's */
 	uint64_t ring_bytes;	 /* what the full TX queue holds; 0 when ring_tx is unknown */
 	uint32_t ring_urb_bytes; /* the table's URB size where frames are packed, or 0 */
 	int64_t qdisc_delay_us, device_delay_us; /* each layer's largest known delay */
@@ -217,12 +217,12 @@ uint32_t policy_drain_mbps(const struct iface *ifc, const struct host *host);
  * flows' worth (RRUL's uploads), and never less than the FIFO full of frames; the
  * finding gives the range, and grades on its top.
  */
-#define POLICY_TSQ_FLOWS	   4
+#define POLICY_TSQ_FLOWS	 4
 #define POLICY_TSQ_DEFAULT_BYTES 1048576 /* when the sysctl cannot be read */
-#define POLICY_FIFO_MS	 10
-#define POLICY_FIFO_MIN	 8
-#define POLICY_FIFO_MAX	 100
-#define POLICY_FIFO_10M	 50
+#define POLICY_FIFO_MS		 10
+#define POLICY_FIFO_MIN		 8
+#define POLICY_FIFO_MAX		 100
+#define POLICY_FIFO_10M		 50
 unsigned policy_fifo_len(const struct iface *ifc, uint64_t rate);
 /*
  * The FIFO of a download shaper (an ifb after an interface's ingress) by the egress's

@@ -6,8 +6,8 @@
 #ifndef DEBLOAT_REPORT_H
 #define DEBLOAT_REPORT_H
 
-#include "host/host.h"
 #include "base/print.h"
+#include "host/host.h"
 
 /* Errors land in the printer and come back from print_finish(). */
 void report_audit(struct printer *p, const struct host *h);

@@ -41,7 +41,7 @@ struct printer {
 	size_t phrase_len;
 	bool phrased; /* a phrase call came since the last print_nl() */
 
-	struct print_table *table; /* text: the grid print_table_end() writes, or NULL */
+	struct print_table *table;	 /* text: the grid print_table_end() writes, or NULL */
 	struct print_sections *sections; /* text: held for print_sections_end(), or NULL */
 };
 

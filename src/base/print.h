@@ -83,8 +83,7 @@ void print_value(struct printer *p, const struct value *v, unsigned flags);
  * digits after the point and the unit's short name ("12.3 ms", "94.1 Mbit/s"), or
  * "n/a" when v is not finite.
  */
-void print_double(struct printer *p, const char *key, double v, int decimals,
-		  unsigned unit_flags);
+void print_double(struct printer *p, const char *key, double v, int decimals, unsigned unit_flags);
 
 /*
  * Text from the network or a file made safe for a terminal: control characters (C0,

@@ -188,7 +188,7 @@ int http_listen(const struct sockaddr_storage *ss, socklen_t len, int *out)
 /* ---- the loop ---- */
 
 struct conn {
-	int fd; /* -1: free slot */
+	int fd;			      /* -1: free slot */
 	struct sockaddr_storage peer; /* base/peer.h's */
 	char in[HTTP_MAX_REQUEST];
 	size_t inlen;

@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "audit/policy.h"
 #include "base/array.h"
 #include "exporter/metrics.h"
 #include "host/qdisc.h"
-#include "audit/policy.h"
 
 #define FAMILY(id, n, t, h) static const struct prom_family id = {n, t, h}
 

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exporter/textfile.h"
 #include "base/fsutil.h"
+#include "exporter/textfile.h"
 
 int textfile_check(const char *dir)
 {

@@ -13,11 +13,10 @@
  *	                             KIND OPTS as its leaf, handle 10:
  *	txqueuelen N                 ip link set dev IF txqueuelen N
  *	gso-max-size N               ip link set dev IF gso_max_size N
- *	bql-limit-max N              echo N > /sys/class/net/IF/queues/tx-Q/byte_queue_limits/limit_max
- *	ring-tx, ring-rx N           ethtool -G IF tx|rx N
- *	offload F on|off             ethtool -K IF F on|off
- *	sysctl NAME VALUE            sysctl -w NAME=VALUE
- *	ingress SPEC                 ip link add name ifb4IF type ifb; ip link set dev
+ *	bql-limit-max N              echo N >
+ * /sys/class/net/IF/queues/tx-Q/byte_queue_limits/limit_max ring-tx, ring-rx N           ethtool -G
+ *IF tx|rx N offload F on|off             ethtool -K IF F on|off sysctl NAME VALUE            sysctl
+ *-w NAME=VALUE ingress SPEC                 ip link add name ifb4IF type ifb; ip link set dev
  *	                             ifb4IF up; SPEC at ifb4IF's root as above; tc qdisc add
  *	                             dev IF handle ffff: ingress; tc filter add dev IF parent
  *	                             ffff: protocol all u32 match u32 0 0 action mirred egress

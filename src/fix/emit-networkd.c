@@ -13,8 +13,8 @@
 
 #include "base/array.h"
 #include "fix/emit.h"
-#include "fix/root-spec.h"
 #include "fix/knob-type.h"
+#include "fix/root-spec.h"
 #include "qdisc/qkind.h"
 
 static void fmt_time(uint64_t ns, char *buf, size_t len)
@@ -60,7 +60,7 @@ static const char *nd_option(const struct qkind *k, const struct root_spec_opt *
 		return NULL;
 	if (c)
 		snprintf(v, len, "%s",
-			 c->networkd		  ? c->networkd
+			 c->networkd		 ? c->networkd
 			 : a->show == QSHOW_BOOL ? (c->value ? "yes" : "no")
 						 : c->word);
 	else if (a->enc == QENC_CHOICE || a->enc == QENC_CHOICE_U8)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* emit.c - what the three emitters share: files, lines, warnings; writing a directory. */
-#include "base/array.h"
 #include "fix/emit.h"
+#include "base/array.h"
 
 #include <errno.h>
 #include <fcntl.h>

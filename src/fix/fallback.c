@@ -16,8 +16,8 @@ static void append(char *names, size_t len, const char *word)
 	memcpy(names + used, word, strlen(word) + 1);
 }
 
-size_t fallback_mark(struct host *h, const struct host_paths *paths, const char *value,
-		     char *names, size_t len)
+size_t fallback_mark(struct host *h, const struct host_paths *paths, const char *value, char *names,
+		     size_t len)
 {
 	size_t marked = 0;
 

@@ -25,7 +25,7 @@
  * how many kinds were marked: 0 means the refusal was not about a missing kind, and a
  * new plan would be the same.
  */
-size_t fallback_mark(struct host *h, const struct host_paths *paths, const char *value,
-		     char *names, size_t len);
+size_t fallback_mark(struct host *h, const struct host_paths *paths, const char *value, char *names,
+		     size_t len);
 
 #endif

@@ -191,8 +191,7 @@ static const struct iface *snapshot_iface(const struct host *h, const char *name
  * where the snapshot has no such value (a root qdisc's whole spec, a value it could not
  * read).
  */
-static void snapshot_before(const struct host *h, const struct plan_step *s, char *buf,
-			    size_t len)
+static void snapshot_before(const struct host *h, const struct plan_step *s, char *buf, size_t len)
 {
 	const struct iface *ifc = snapshot_iface(h, s->knob.ifname);
 	const struct sysctl_entry *e;
@@ -226,11 +225,11 @@ static void snapshot_before(const struct host *h, const struct plan_step *s, cha
 	case KNOB_OFFLOAD:
 		if (!ifc)
 			return;
-		f = !strcmp(s->knob.name, "tx-tcp-segmentation")	   ? ifc->tso
+		f = !strcmp(s->knob.name, "tx-tcp-segmentation")       ? ifc->tso
 		    : !strcmp(s->knob.name, "tx-generic-segmentation") ? ifc->gso
-		    : !strcmp(s->knob.name, "rx-gro")		   ? ifc->gro
-		    : !strcmp(s->knob.name, "rx-lro")		   ? ifc->lro
-									   : FEATURE_UNKNOWN;
+		    : !strcmp(s->knob.name, "rx-gro")		       ? ifc->gro
+		    : !strcmp(s->knob.name, "rx-lro")		       ? ifc->lro
+								       : FEATURE_UNKNOWN;
 		if (f != FEATURE_UNKNOWN)
 			snprintf(buf, len, "%s", f == FEATURE_ON ? "on" : "off");
 		return;

@@ -46,8 +46,8 @@ int ingress_link_add_request(const char *name, uint32_t seq, void *buf, size_t l
 	size_t info;
 
 	nlbuf_init(&b, buf, len);
-	nlbuf_msg(&b, RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK | NLM_F_EXCL | NLM_F_CREATE, seq,
-		  &ifi, sizeof(ifi));
+	nlbuf_msg(&b, RTM_NEWLINK, NLM_F_REQUEST | NLM_F_ACK | NLM_F_EXCL | NLM_F_CREATE, seq, &ifi,
+		  sizeof(ifi));
 	nlbuf_str(&b, IFLA_IFNAME, name);
 	info = nlbuf_nest(&b, IFLA_LINKINFO);
 	nlbuf_attr(&b, IFLA_INFO_KIND, "ifb", 3); /* ip sends the kind without its NUL */
@@ -111,9 +111,8 @@ int ingress_filter_request(int ifindex, int ifb_index, uint32_t seq, void *buf, 
 			    .tcm_parent = INGRESS_HANDLE,
 			    /* priority 0 (the kernel picks), protocol ETH_P_ALL in network order */
 			    .tcm_info = TC_H_MAKE(0, 0x0300)};
-	struct tc_mirred mirred = {.action = TC_ACT_STOLEN,
-				   .eaction = TCA_EGRESS_REDIR,
-				   .ifindex = (uint32_t)ifb_index};
+	struct tc_mirred mirred = {
+	    .action = TC_ACT_STOLEN, .eaction = TCA_EGRESS_REDIR, .ifindex = (uint32_t)ifb_index};
 	/* TCA_U32_SEL: the selector and its one key (all zero: match everything), laid
 	 * out as the kernel reads them; a byte array, since tc_u32_sel ends in a flexible
 	 * array that no struct may embed before another member. */
@@ -254,7 +253,8 @@ int ingress_write(const struct knob *k, const struct knob_env *env, const char *
 	r = knob_qdisc_canonical(val, canon, sizeof(canon), err, sizeof(err));
 	if (r < 0 || !strcmp(canon, "default")) {
 		if (msg && msglen)
-			snprintf(msg, msglen, "%s", err[0] ? err : "an ingress shaper needs a spec");
+			snprintf(msg, msglen, "%s",
+				 err[0] ? err : "an ingress shaper needs a spec");
 		return -EINVAL;
 	}
 	r = ingress_read(k, env, cur, sizeof(cur));
@@ -268,7 +268,7 @@ int ingress_write(const struct knob *k, const struct knob_env *env, const char *
 	ifb_index = index_of(root.ifname);
 	if (ifb_index < 0) {
 		r = send_one(buf, ingress_link_add_request(root.ifname, 0, buf, sizeof(buf)), msg,
-			 msglen);
+			     msglen);
 		if (r < 0)
 			return r == -EOPNOTSUPP || r == -ENOENT ? -ENOENT : r; /* no ifb driver */
 		made_ifb = true;
@@ -282,8 +282,9 @@ int ingress_write(const struct knob *k, const struct knob_env *env, const char *
 	if (r == 0 && !strcmp(cur, "default")) {
 		r = send_one(buf, ingress_qdisc_request(ifindex, 0, buf, sizeof(buf)), msg, msglen);
 		if (r == 0)
-			r = send_one(buf, ingress_filter_request(ifindex, ifb_index, 0, buf, sizeof(buf)),
-				 msg, msglen);
+			r = send_one(
+			    buf, ingress_filter_request(ifindex, ifb_index, 0, buf, sizeof(buf)),
+			    msg, msglen);
 		if (r < 0)
 			remove_all(ifindex, made_ifb ? root.ifname : "", NULL, 0);
 		return r;
@@ -320,8 +321,9 @@ static int ingress_commands(struct knob_lines *o, const struct knob *k, const ch
 	knob_line(o, "ip link set dev %s up", ifb);
 	r = knob_root_lines(o, ifb, value, 1);
 	knob_line(o, "tc qdisc add dev %s handle ffff: ingress", dev);
-	knob_line(o, "tc filter add dev %s parent ffff: protocol all u32 match u32 0 0 action "
-		     "mirred egress redirect dev %s",
+	knob_line(o,
+		  "tc filter add dev %s parent ffff: protocol all u32 match u32 0 0 action "
+		  "mirred egress redirect dev %s",
 		  dev, ifb);
 	return r < 0 ? r : o->err;
 }

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "base/array.h"
-#include "fix/journal.h"
-#include "fix/knob-type.h"
 #include "base/fsutil.h"
 #include "base/say.h"
+#include "fix/journal.h"
+#include "fix/knob-type.h"
 
 void journal_init(struct journal *j)
 {
@@ -62,7 +62,8 @@ static int state_from_name(const char *s)
 bool journal_knob_same(const struct knob *a, const struct knob *b)
 {
 	return a->kind == b->kind && !strcmp(a->ifname, b->ifname) &&
-	       (!(knob_flags(a->kind) & KNOB_HAS_QUEUE) || a->queue == b->queue) && !strcmp(a->name, b->name);
+	       (!(knob_flags(a->kind) & KNOB_HAS_QUEUE) || a->queue == b->queue) &&
+	       !strcmp(a->name, b->name);
 }
 
 struct journal_step *journal_find(const struct journal *j, const struct knob *k)

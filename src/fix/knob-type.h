@@ -46,9 +46,9 @@ bool knob_word_ok(const char *v);
 
 /* Where a persistent configuration (networkd, NetworkManager) puts a knob's value. */
 enum knob_place {
-	KNOB_NOWHERE,	 /* it has no word for it: why says so */
-	KNOB_KEY,	 /* key=value: a [Link] key, a connection property */
-	KNOB_QDISC_TREE, /* a root-qdisc spec: the emitter's own qdisc words */
+	KNOB_NOWHERE,	  /* it has no word for it: why says so */
+	KNOB_KEY,	  /* key=value: a [Link] key, a connection property */
+	KNOB_QDISC_TREE,  /* a root-qdisc spec: the emitter's own qdisc words */
 	KNOB_SYSCTL_LINE, /* a sysctl.d line */
 	KNOB_AT_LINK_UP	  /* no word, but its commands set it again at each link up (a
 			     NetworkManager dispatcher script): why says why */

@@ -113,8 +113,8 @@ enum knob_kind {
 struct knob {
 	enum knob_kind kind;
 	char ifname[IF_NAMESIZE]; /* empty for KNOB_SYSCTL */
-	int queue;                /* KNOB_BQL_LIMIT_MAX: the TX queue number */
-	char name[64];            /* KNOB_OFFLOAD: feature; KNOB_SYSCTL: dotted name */
+	int queue;		  /* KNOB_BQL_LIMIT_MAX: the TX queue number */
+	char name[64];		  /* KNOB_OFFLOAD: feature; KNOB_SYSCTL: dotted name */
 };
 
 /* Where knobs live: "/" in production; tests may point sysfs/proc elsewhere for
@@ -122,7 +122,7 @@ struct knob {
  * current network namespace. */
 struct knob_env {
 	const char *sysfs_root; /* "/sys" */
-	const char *proc_root;  /* "/proc" */
+	const char *proc_root;	/* "/proc" */
 };
 
 /* "root-qdisc", "txqueuelen", "bql-limit-max", "ring-tx", "ring-rx", "offload", "sysctl",
@@ -178,7 +178,10 @@ int knob_qdisc_requests(const char *spec, int ifindex, unsigned ntxq, int replac
 struct knob_psched {
 	uint32_t t2us, us2t, clock_res, hz;
 };
-#define KNOB_PSCHED_STANDARD {1000, 64, 1000000, 1000000000}
+#define KNOB_PSCHED_STANDARD                                                                       \
+	{                                                                                          \
+		1000, 64, 1000000, 1000000000                                                      \
+	}
 /* From PROC_ROOT/net/psched; -errno, or -EINVAL when malformed. */
 int knob_psched_read(const char *proc_root, struct knob_psched *out);
 

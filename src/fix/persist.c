@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #include "base/array.h"
-#include "fix/journal.h"
-#include "fix/persist.h"
 #include "base/fsutil.h"
 #include "base/say.h"
+#include "fix/journal.h"
+#include "fix/persist.h"
 
 #define UNIT_NAME "debloat-fix@.service"
 #define HOOK_MARK "# debloat - ifupdown hook written by `debloat fix --persist`"

@@ -11,15 +11,15 @@
 
 #include <debloat/units.h>
 
-#include "base/array.h"
 #include "audit/drivers.h"
+#include "base/array.h"
+#include "base/say.h"
 #include "fix/knob-type.h"
 #include "fix/plan.h"
 #include "fix/root-spec.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
 #include "qdisc/qkind.h"
-#include "base/say.h"
 
 void plan_init(struct plan *p, const struct plan_options *opts)
 {
@@ -519,7 +519,8 @@ static int plan_rings(struct plan *p, int ti, const struct iface *ifc, const str
 static bool plan_has_step(const struct plan *p, const struct knob *k)
 {
 	for (size_t i = 0; i < p->nsteps; i++)
-		if (p->steps[i].knob.kind == k->kind && !strcmp(p->steps[i].knob.ifname, k->ifname) &&
+		if (p->steps[i].knob.kind == k->kind &&
+		    !strcmp(p->steps[i].knob.ifname, k->ifname) &&
 		    !strcmp(p->steps[i].knob.name, k->name))
 			return true;
 	return false;
@@ -670,7 +671,6 @@ int plan_build(struct plan *p, const struct host *host, bool named)
 	}
 	return plan_host(p, host);
 }
-
 
 bool plan_value_equal(const struct knob *k, const char *have, const char *want,
 		      const struct iface *ifc)

@@ -61,14 +61,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "audit/policy.h"
 #include "fix/knob.h"
 #include "host/host.h"
-#include "audit/policy.h"
 
-#define PLAN_MAX_NOTES	    8
-#define PLAN_NOTE_MAX	    256
-#define PLAN_MAX_STEPS	    4096 /* a 64-queue NIC has 64 BQL knobs; 4096 is plenty */
-#define PLAN_RING_MIN	    4	 /* docs/design/host-tuning.md: ethtool -G tx 4..20 */
+#define PLAN_MAX_NOTES 8
+#define PLAN_NOTE_MAX  256
+#define PLAN_MAX_STEPS 4096 /* a 64-queue NIC has 64 BQL knobs; 4096 is plenty */
+#define PLAN_RING_MIN  4    /* docs/design/host-tuning.md: ethtool -G tx 4..20 */
 
 enum plan_role {
 	PLAN_ROLE_HOST,

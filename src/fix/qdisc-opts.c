@@ -12,9 +12,9 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
+#include "base/nl.h"
 #include "debloat/units.h"
 #include "fix/qdisc-opts.h"
-#include "base/nl.h"
 #include "qdisc/qkind.h"
 
 /* ---- the kinds: their tables are src/qdisc/'s ---- */

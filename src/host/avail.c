@@ -135,7 +135,8 @@ bool avail_loaded_or_builtin(const struct host_paths *paths, const char *release
 
 	if (qkind_is_builtin(kind))
 		return true;
-	r = snprintf(path, sizeof(path), "%s/module/sch_%s", paths->sysfs ? paths->sysfs : "", kind);
+	r = snprintf(path, sizeof(path), "%s/module/sch_%s", paths->sysfs ? paths->sysfs : "",
+		     kind);
 	if (paths->sysfs && r > 0 && (size_t)r < sizeof(path) && stat(path, &st) == 0)
 		return true;
 	if (!paths->modules || !release || !*release)

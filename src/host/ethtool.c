@@ -274,8 +274,7 @@ int ethtool_feature(const char *ifname, const char *name, enum feature_state *st
 }
 
 /* Ask for one feature's bit: the kernel changes only the bits marked valid. */
-static int request_feature(const char *ifname, const struct features *f, int i, bool on,
-			   int *flags)
+static int request_feature(const char *ifname, const struct features *f, int i, bool on, int *flags)
 {
 	uint32_t blocks = f->feat->size;
 	struct ethtool_sfeatures *set;

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include "base/nl.h"
 #include "host/avail.h"
 #include "host/bql.h"
 #include "host/ethtool.h"
@@ -15,7 +16,6 @@
 #include "host/machine.h"
 #include "host/qdisc.h"
 #include "host/sysctl.h"
-#include "base/nl.h"
 
 const struct host_paths host_default_paths = {
     .sysfs = "/sys",
@@ -189,8 +189,8 @@ int host_read(struct host *h, const struct host_paths *paths, char *const names[
 
 		if (ifc->physical &&
 		    kmod_bql_module(paths->sysfs, paths->modules, out.kernel_release, ifc->name,
-				    ifc->bql_module, sizeof(ifc->bql_module),
-				    ifc->bql_module_path, sizeof(ifc->bql_module_path)) == 0)
+				    ifc->bql_module, sizeof(ifc->bql_module), ifc->bql_module_path,
+				    sizeof(ifc->bql_module_path)) == 0)
 			ifc->bql_module_loaded =
 			    kmod_loaded_out_of_tree(paths->sysfs, ifc->bql_module) == 1;
 	}

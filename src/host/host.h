@@ -17,7 +17,7 @@
 #include "avail.h"
 #include "iface.h"
 
-#define HOST_NSYSCTLS 4
+#define HOST_NSYSCTLS	    4
 #define HOST_MAX_COMPATIBLE 8  /* the kernel's lists have 2 to 4 entries */
 #define HOST_COMPATIBLE_MAX 64 /* characters per entry, with the NUL */
 
@@ -44,8 +44,8 @@ struct host {
 	char hostname[65];
 	/* Snapshots: where this description came from. */
 	bool from_snapshot;
-	bool constructed;  /* a fixture written from documentation, not captured */
-	char source[256];  /* snapshot note: board, who captured it, or the fixture's basis */
+	bool constructed; /* a fixture written from documentation, not captured */
+	char source[256]; /* snapshot note: board, who captured it, or the fixture's basis */
 };
 
 extern const struct host_paths host_default_paths;

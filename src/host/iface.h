@@ -53,10 +53,10 @@ struct qdisc {
 	int ifindex;
 	struct value options[QDISC_MAX_OPTIONS]; /* decoded TCA_OPTIONS, in kernel order */
 	unsigned noptions;
-	int options_err;	/* -EBADMSG when TCA_OPTIONS was malformed; options then partial */
+	int options_err; /* -EBADMSG when TCA_OPTIONS was malformed; options then partial */
 	struct qdisc_stats stats;
 	struct qdisc_xstats xstats;
-	int stats_err;		/* -EBADMSG when TCA_STATS2 was malformed; stats.have false */
+	int stats_err; /* -EBADMSG when TCA_STATS2 was malformed; stats.have false */
 	/* Under a class of a shaping qdisc (htb): that class's rate in bits/s, what this
 	 * qdisc drains at. 0 at the root, under a qdisc's own queues, or not read. */
 	uint64_t class_rate_bps;
@@ -137,7 +137,7 @@ struct iface {
 	char bql_module_path[192];
 	bool bql_module_loaded; /* and the driver loaded now is out of tree (that one) */
 	char bus[32];
-	uint32_t speed_mbps; /* 0 when unknown */
+	uint32_t speed_mbps;	 /* 0 when unknown */
 	uint32_t usb_speed_mbps; /* a USB NIC's bus speed (480: USB 2); 0 unknown or not USB */
 	enum duplex duplex;
 

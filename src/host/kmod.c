@@ -36,7 +36,8 @@ static int plain_element(const char *s)
 }
 
 int kmod_bql_module(const char *sysfs_root, const char *modules_root, const char *release,
-		    const char *ifname, char *module, size_t module_len, char *path, size_t path_len)
+		    const char *ifname, char *module, size_t module_len, char *path,
+		    size_t path_len)
 {
 	char link[PATH_MAX], target[PATH_MAX], file[PATH_MAX];
 	const char *name;

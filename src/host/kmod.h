@@ -22,7 +22,8 @@
  * -ENAMETOOLONG when a buffer is too short. module and path are untouched on error.
  */
 int kmod_bql_module(const char *sysfs_root, const char *modules_root, const char *release,
-		    const char *ifname, char *module, size_t module_len, char *path, size_t path_len);
+		    const char *ifname, char *module, size_t module_len, char *path,
+		    size_t path_len);
 
 /*
  * 1 when the loaded module NAME is out of tree (its SYSFS/module/NAME/taint has the

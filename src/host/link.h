@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 
-#include "iface.h"
 #include "base/nl.h"
+#include "iface.h"
 
 #define LINK_MAX_INTERFACES 65536
 

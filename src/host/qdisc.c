@@ -57,9 +57,9 @@ int host_qdisc_from_msg(const struct nlmsghdr *nlh, struct qdisc *out)
 	if (tb[TCA_STATS2]) {
 		const struct nlattr *x = tb[TCA_XSTATS];
 
-		q.stats_err = qstats_decode(&q, nl_attr_data(tb[TCA_STATS2], 0),
-					    nl_attr_len(tb[TCA_STATS2]),
-					    x ? nl_attr_data(x, 0) : NULL, x ? nl_attr_len(x) : 0);
+		q.stats_err =
+		    qstats_decode(&q, nl_attr_data(tb[TCA_STATS2], 0), nl_attr_len(tb[TCA_STATS2]),
+				  x ? nl_attr_data(x, 0) : NULL, x ? nl_attr_len(x) : 0);
 	}
 	*out = q;
 	return 0;

@@ -30,8 +30,8 @@
 
 #include <stddef.h>
 
-#include "iface.h"
 #include "base/nl.h"
+#include "iface.h"
 
 #define QDISC_MAX_QDISCS 65536
 #define QDISC_MAX_DEPTH	 8

@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "host/qstats.h"
 #include "base/nl.h"
+#include "host/qstats.h"
 
 /* linux/gen_stats.h */
 enum {

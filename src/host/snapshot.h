@@ -20,8 +20,8 @@
 
 #include <stddef.h>
 
-#include "host/host.h"
 #include "base/json.h"
+#include "host/host.h"
 
 #define SNAPSHOT_VERSION    1
 #define SNAPSHOT_MAX_BYTES  (8u << 20) /* a host with 4096 interfaces is ~6 MiB */

@@ -456,14 +456,10 @@ static int model_ingress(const struct plan_step *s, const struct lab_profile *p,
 }
 
 static const struct lab_model models[KNOB_KINDS] = {
-    [KNOB_ROOT_QDISC] = {model_root},
-    [KNOB_TXQUEUELEN] = {model_txqueuelen},
-    [KNOB_BQL_LIMIT_MAX] = {model_bql},
-    [KNOB_RING_TX] = {model_ring_tx},
-    [KNOB_RING_RX] = {model_ring_rx},
-    [KNOB_OFFLOAD] = {model_offload},
-    [KNOB_SYSCTL] = {model_sysctl},
-    [KNOB_GSO_MAX_SIZE] = {model_gso_max_size},
+    [KNOB_ROOT_QDISC] = {model_root},	[KNOB_TXQUEUELEN] = {model_txqueuelen},
+    [KNOB_BQL_LIMIT_MAX] = {model_bql}, [KNOB_RING_TX] = {model_ring_tx},
+    [KNOB_RING_RX] = {model_ring_rx},	[KNOB_OFFLOAD] = {model_offload},
+    [KNOB_SYSCTL] = {model_sysctl},	[KNOB_GSO_MAX_SIZE] = {model_gso_max_size},
     [KNOB_INGRESS] = {model_ingress},
 };
 

@@ -12,10 +12,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/print.h"
 #include "lab/board.h"
 #include "lab/compare.h"
 #include "lab/profile.h"
-#include "base/print.h"
 #include "plot/lab-table.h"
 
 /* The table of runs and the runs' files are plot/lab-table.h's. */
@@ -61,7 +61,7 @@ struct lc_board {
 	bool write[LC_BOARD_RUNS];		/* prof[i] goes to a file (else built-in) */
 	char path[LC_BOARD_RUNS][4096];		/* the profile argument of each run */
 	size_t n;
-	struct lab_board fixed; /* what the plan did */
+	struct lab_board fixed;		  /* what the plan did */
 	size_t stock, fixed_run, bql_run; /* indices; bql_run == n: none */
 };
 

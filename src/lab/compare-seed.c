@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "base/cli.h"
+#include "base/print.h"
 #include "plot/compare-runs.h"
 #include "plot/run-file.h"
-#include "base/print.h"
 
 #include "compare-int.h"
 

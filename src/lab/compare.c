@@ -21,6 +21,7 @@
 #include "base/cli.h"
 #include "base/fsutil.h"
 #include "base/json.h"
+#include "base/print.h"
 #include "lab/compare.h"
 #include "lab/profile.h"
 #include "meter/cc.h"
@@ -28,7 +29,6 @@
 #include "plot/plot.h"
 #include "plot/run-file.h"
 #include "plot/svg.h"
-#include "base/print.h"
 
 #include "compare-int.h"
 
@@ -38,8 +38,7 @@
 #define LC_KILL_S  15.0
 
 const char *const lab_seed_profiles[LAB_SEED_RUNS] = {"bbb-stock", "bbb-bql", "bbb-bql-fq",
-							  "bbb-bql-fq_codel"};
-
+						      "bbb-bql-fq_codel"};
 
 static double now_s(void)
 {
@@ -102,11 +101,12 @@ static int load_profiles(const struct lc_args *a, struct lc_run *runs)
 			int r = cc_usable(prof->cc);
 
 			if (r < 0 && r != -EPERM) {
-				cli_usage_error(a->cmd, a->usage,
-						"%s: this host cannot use congestion control \"%s\": %s "
-						"(see net.ipv4.tcp_available_congestion_control)",
-						prof->name, prof->cc,
-						r == -ENOENT ? "no such algorithm" : strerror(-r));
+				cli_usage_error(
+				    a->cmd, a->usage,
+				    "%s: this host cannot use congestion control \"%s\": %s "
+				    "(see net.ipv4.tcp_available_congestion_control)",
+				    prof->name, prof->cc,
+				    r == -ENOENT ? "no such algorithm" : strerror(-r));
 				goto out;
 			}
 		}
@@ -131,7 +131,6 @@ out:
 	free(prof);
 	return ret;
 }
-
 
 /* The last line of the log that says why (a "debloat: ..." message), else the last. */
 static void log_reason(const char *log, char *out, size_t len)
@@ -684,8 +683,7 @@ int lab_compare_run(struct lc_args *a)
 	}
 	r = mkdir_p(shown);
 	if (r < 0 || !realpath(shown, dir)) {
-		cli_error(a->cmd, "cannot create %s: %s", shown,
-			  strerror(r < 0 ? -r : errno));
+		cli_error(a->cmd, "cannot create %s: %s", shown, strerror(r < 0 ? -r : errno));
 		goto cleanup;
 	}
 	snprintf(cmp_path, sizeof(cmp_path), "%s/compare.svg", dir);
@@ -738,4 +736,3 @@ cleanup:
 	free(a->boardp);
 	return ret;
 }
-

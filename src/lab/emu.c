@@ -21,9 +21,9 @@
 #include <debloat/flow.h>
 #include <debloat/qdisc.h>
 
+#include "base/hist.h"
 #include "emu.h"
 #include "frame.h"
-#include "base/hist.h"
 #include "pool.h"
 
 #define NEVER UINT64_MAX
@@ -161,7 +161,7 @@ struct dirpath {
 	 * delivery. Only its qdisc, env, stage and pace_ns are used. */
 	bool ing_present;
 	struct txpath ing;
-	struct hist path;   /* input to delivery */
+	struct hist path; /* input to delivery */
 	uint64_t tx_bytes, tx_pkts;
 };
 

@@ -160,15 +160,16 @@ struct lab_emu_hooks {
 	 * the model says it arrives (the runtime's scheduling error is now - due_ns).
 	 * buf is valid only during the call.
 	 */
-	void (*deliver)(enum lab_dir dir, const uint8_t *buf, size_t len, uint64_t due_ns, void *ctx);
+	void (*deliver)(enum lab_dir dir, const uint8_t *buf, size_t len, uint64_t due_ns,
+			void *ctx);
 	void *ctx;
 };
 
 struct lab_stage_counts {
-	uint64_t pkts;        /* packets that entered the stage (a super-packet split there:
+	uint64_t pkts;	      /* packets that entered the stage (a super-packet split there:
 				 each of its frames) */
-	uint64_t drops;       /* packets dropped there */
-	uint64_t marks;       /* packets CE-marked there */
+	uint64_t drops;	      /* packets dropped there */
+	uint64_t marks;	      /* packets CE-marked there */
 	uint64_t drop_frames; /* wire frames in the packets dropped there (segs of each) */
 };
 
@@ -179,11 +180,11 @@ struct lab_telemetry {
 	uint64_t tsq_held_bytes;
 	uint64_t qdisc_backlog_bytes;
 	uint32_t qdisc_backlog_pkts;
-	uint32_t ring_descs;          /* descriptors in use (frames, with URBs) */
-	uint32_t ring_urbs;           /* URBs in use (0 without urb_bytes) */
-	uint64_t ring_bytes;          /* l2 bytes posted and not yet completed */
-	uint32_t bql_limit;           /* bytes (0 without BQL) */
-	uint32_t bql_inflight;        /* bytes */
+	uint32_t ring_descs;   /* descriptors in use (frames, with URBs) */
+	uint32_t ring_urbs;    /* URBs in use (0 without urb_bytes) */
+	uint64_t ring_bytes;   /* l2 bytes posted and not yet completed */
+	uint32_t bql_limit;    /* bytes (0 without BQL) */
+	uint32_t bql_inflight; /* bytes */
 	uint64_t switch_backlog_bytes;
 	/* Client transmit path, gauges. */
 	uint64_t client_qdisc_backlog_bytes;
@@ -194,9 +195,9 @@ struct lab_telemetry {
 	uint64_t client_wire_busy_ns; /* time the board port's wire has been sending */
 	uint64_t board_tx_bytes;      /* L2 bytes delivered to the client */
 	uint64_t client_tx_bytes;     /* L2 bytes delivered to the board */
-	uint64_t board_tx_pkts;       /* packets delivered to the client */
+	uint64_t board_tx_pkts;	      /* packets delivered to the client */
 	uint64_t client_tx_pkts;      /* packets delivered to the board */
-	uint64_t memory_bytes;        /* bytes of packets the emulator holds now */
+	uint64_t memory_bytes;	      /* bytes of packets the emulator holds now */
 };
 
 /* Distribution of a duration, from a histogram with <= 1% relative error. */
@@ -211,9 +212,9 @@ struct lab_emu_summary {
 	struct lab_dist board_path;    /* board input to delivery (every delivered packet) */
 	struct lab_dist client_path;   /* client input to delivery */
 	uint32_t bql_limit_max_seen;   /* the largest limit DQL reached */
-	uint32_t bql_limit_p50;        /* the limit's median over completions */
+	uint32_t bql_limit_p50;	       /* the limit's median over completions */
 	uint32_t ring_descs_max;       /* most descriptors ever in use */
-	uint32_t ring_urbs_max;        /* most URBs ever in use (0 without urb_bytes) */
+	uint32_t ring_urbs_max;	       /* most URBs ever in use (0 without urb_bytes) */
 	uint64_t qdisc_backlog_max_bytes;
 };
 
@@ -252,8 +253,8 @@ uint64_t lab_emu_next_ns(const struct lab_emu *e);
  * cable, or the board's bus), and for one still on the wire it adds the stages after
  * it at their fastest (delay, the port's serialisation when that port is idle and
  * would take it whole, and with a shared ceiling its time on the bus from when the
- * bus is free at the earliest, which claims only push later). Packets behind the wire's head leave after it; a completion or
- * pacing timer counts (as its own time) only while the wire is idle.
+ * bus is free at the earliest, which claims only push later). Packets behind the wire's head leave
+ * after it; a completion or pacing timer counts (as its own time) only while the wire is idle.
  */
 uint64_t lab_emu_next_delivery_ns(const struct lab_emu *e);
 /* The same for one direction's deliveries. */

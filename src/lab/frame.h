@@ -58,30 +58,30 @@
 
 #include <debloat/flow.h>
 
-#define LAB_VNET_HDR_LEN   10
-#define LAB_ETH_HDR_LEN    14
-#define LAB_ETH_MIN_FRAME  60 /* bytes before FCS */
-#define LAB_WIRE_OVERHEAD  24 /* FCS 4 + preamble 8 + inter-frame gap 12 */
-#define LAB_MAX_PACKET     (LAB_VNET_HDR_LEN + 65535 + 40) /* vnet + IPv6 jumbo-free max */
-#define LAB_MAX_SEGS       64
+#define LAB_VNET_HDR_LEN  10
+#define LAB_ETH_HDR_LEN	  14
+#define LAB_ETH_MIN_FRAME 60 /* bytes before FCS */
+#define LAB_WIRE_OVERHEAD 24 /* FCS 4 + preamble 8 + inter-frame gap 12 */
+#define LAB_MAX_PACKET	  (LAB_VNET_HDR_LEN + 65535 + 40) /* vnet + IPv6 jumbo-free max */
+#define LAB_MAX_SEGS	  64
 
 struct lab_frame {
 	/* From the vnet header. */
-	uint8_t vnet_flags;   /* as read; VIRTIO_NET_HDR_F_NEEDS_CSUM is the bit that matters */
-	uint8_t gso_type;     /* as read, ECN bit included; nonzero means a valid TCP GSO packet */
-	uint16_t gso_size;    /* 0 when not GSO */
-	uint16_t csum_start;  /* valid with NEEDS_CSUM, from the IP header */
+	uint8_t vnet_flags;  /* as read; VIRTIO_NET_HDR_F_NEEDS_CSUM is the bit that matters */
+	uint8_t gso_type;    /* as read, ECN bit included; nonzero means a valid TCP GSO packet */
+	uint16_t gso_size;   /* 0 when not GSO */
+	uint16_t csum_start; /* valid with NEEDS_CSUM, from the IP header */
 	uint16_t csum_offset;
 	/* From the IP and L4 headers. Offsets are from the start of the IP packet. */
-	uint8_t ip_version;   /* 4 or 6 */
-	uint8_t l4_proto;     /* IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP(V6), or another */
-	uint8_t tos;          /* IPv4 TOS / IPv6 traffic class, ECN bits included */
-	uint16_t l4_off;      /* start of the L4 header (IPv6: 40, no extension header walked) */
-	uint16_t hdr_len;     /* IP + L4 header bytes (TCP: with options); l4_off for non-TCP/UDP */
-	uint32_t ip_len;      /* bytes of the IP packet, from its header (trailing bytes excluded) */
-	uint16_t segs;        /* frames on the wire: 1, or ceil(payload / gso_size) for GSO */
-	uint32_t l2_bytes;    /* what a qdisc counts: all its frames' L2 bytes (see above) */
-	uint32_t wire_bytes;  /* l2_bytes + segs * LAB_WIRE_OVERHEAD */
+	uint8_t ip_version;  /* 4 or 6 */
+	uint8_t l4_proto;    /* IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP(V6), or another */
+	uint8_t tos;	     /* IPv4 TOS / IPv6 traffic class, ECN bits included */
+	uint16_t l4_off;     /* start of the L4 header (IPv6: 40, no extension header walked) */
+	uint16_t hdr_len;    /* IP + L4 header bytes (TCP: with options); l4_off for non-TCP/UDP */
+	uint32_t ip_len;     /* bytes of the IP packet, from its header (trailing bytes excluded) */
+	uint16_t segs;	     /* frames on the wire: 1, or ceil(payload / gso_size) for GSO */
+	uint32_t l2_bytes;   /* what a qdisc counts: all its frames' L2 bytes (see above) */
+	uint32_t wire_bytes; /* l2_bytes + segs * LAB_WIRE_OVERHEAD */
 	struct db_flow_key key; /* 5-tuple; ports 0 for ICMP and unknown protocols */
 };
 

@@ -15,10 +15,10 @@
 
 #define MSG_MAX 512 /* a message before its "file:line: " or "--set k=v: " prefix */
 
-#define RATE_MIN (1000ULL / 8)           /* 1kbit, in bytes per second */
-#define RATE_MAX (100000000000ULL / 8)   /* 100gbit */
-#define BUFFER_MAX (1ULL << 30)          /* 1gb */
-#define SEC 1000000000ULL
+#define RATE_MIN   (1000ULL / 8)	 /* 1kbit, in bytes per second */
+#define RATE_MAX   (100000000000ULL / 8) /* 100gbit */
+#define BUFFER_MAX (1ULL << 30)		 /* 1gb */
+#define SEC	   1000000000ULL
 
 enum key_type {
 	KEY_NAME,    /* char[]: a profile name */
@@ -40,7 +40,7 @@ struct key {
 	const char *name;
 	enum key_type type;
 	size_t offset;
-	size_t size;       /* the field's size: string capacity, or 4/8 for numbers */
+	size_t size;	   /* the field's size: string capacity, or 4/8 for numbers */
 	uint64_t min, max; /* numbers: inclusive bounds */
 };
 
@@ -333,7 +333,8 @@ static int check_text(const struct key *k, const char *v, char *msg, size_t len)
 			return -EINVAL;
 		}
 		if ((*s < 0x20 && *s != '\t') || *s == 0x7f) {
-			snprintf(msg, len, "%s: a value cannot contain control characters", k->name);
+			snprintf(msg, len, "%s: a value cannot contain control characters",
+				 k->name);
 			return -EINVAL;
 		}
 	}
@@ -354,7 +355,8 @@ static int check_string(const struct key *k, const char *v, char *msg, size_t le
 	switch (k->type) {
 	case KEY_NAME:
 		if (!name_ok(v, k->size - 1)) {
-			snprintf(msg, len, "%s: \"%.80s\" is not a profile name (letters, digits, ._+-)",
+			snprintf(msg, len,
+				 "%s: \"%.80s\" is not a profile name (letters, digits, ._+-)",
 				 k->name, v);
 			return -EINVAL;
 		}
@@ -521,10 +523,11 @@ static int check_rules(const struct lab_profile *p, int *a, int *b, char *msg, s
 		bool sw = p->switch_buffer_bytes < frame;
 		*a = key_index(sw ? "switch_buffer" : "board_port_buffer");
 		*b = key_index("mtu");
-		snprintf(msg, len, "%s %llu is smaller than one frame (%u bytes at mtu %u)",
-			 keys[*a].name,
-			 (unsigned long long)(sw ? p->switch_buffer_bytes : p->board_port_buffer_bytes),
-			 frame, p->mtu);
+		snprintf(
+		    msg, len, "%s %llu is smaller than one frame (%u bytes at mtu %u)",
+		    keys[*a].name,
+		    (unsigned long long)(sw ? p->switch_buffer_bytes : p->board_port_buffer_bytes),
+		    frame, p->mtu);
 		return -EINVAL;
 	}
 	return 0;
@@ -575,7 +578,7 @@ static const char no_file[] = "<profile>";
 /* The profiles being read, outermost first: for cycles, depth and messages. */
 struct parse_stack {
 	int n;
-	char *id[LAB_PROFILE_BASE_DEPTH + 1];   /* built-in name, or a file's real path */
+	char *id[LAB_PROFILE_BASE_DEPTH + 1];	 /* built-in name, or a file's real path */
 	char *shown[LAB_PROFILE_BASE_DEPTH + 1]; /* as the user named it */
 };
 
@@ -653,7 +656,7 @@ static int read_file(const char *path, char **text, size_t *len)
 }
 
 #define STRINGIFY_(x) #x
-#define STRINGIFY(x) STRINGIFY_(x)
+#define STRINGIFY(x)  STRINGIFY_(x)
 
 static const char *read_error(int ret)
 {
@@ -702,8 +705,8 @@ static int load_base(struct lab_profile *p, const char *value, const char *file,
 		if (!b) {
 			char names[256];
 			builtin_names(names, sizeof(names));
-			snprintf(err, errlen, "%s:%d: base: no profile \"%.80s\" (built-in: %s)", file,
-				 line, value, names);
+			snprintf(err, errlen, "%s:%d: base: no profile \"%.80s\" (built-in: %s)",
+				 file, line, value, names);
 			return -EINVAL;
 		}
 		shown = b->name;
@@ -795,8 +798,8 @@ static void name_from_file(struct lab_profile *p, const char *file)
 		n = sizeof(name) - 1;
 	for (size_t i = 0; i < n; i++) {
 		char c = base[i];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			  c == '.' || c == '_' || c == '+' || c == '-';
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '+' || c == '-';
 		name[i] = ok ? c : '_';
 	}
 	name[n] = '\0';
@@ -843,8 +846,8 @@ static int parse_text(struct lab_profile *p, const char *text, size_t len, const
 			continue;
 		eq = strchr(key, '=');
 		if (!eq) {
-			snprintf(err, errlen, "%s:%d: expected \"key = value\", got \"%.60s\"", file,
-				 lineno, key);
+			snprintf(err, errlen, "%s:%d: expected \"key = value\", got \"%.60s\"",
+				 file, lineno, key);
 			return -EINVAL;
 		}
 		*eq = '\0';
@@ -863,9 +866,10 @@ static int parse_text(struct lab_profile *p, const char *text, size_t len, const
 				return -EINVAL;
 			}
 			if (any_line) {
-				snprintf(err, errlen,
-					 "%s:%d: base: must come before any setting (line %d sets one)",
-					 file, lineno, any_line);
+				snprintf(
+				    err, errlen,
+				    "%s:%d: base: must come before any setting (line %d sets one)",
+				    file, lineno, any_line);
 				return -EINVAL;
 			}
 			base_line = lineno;
@@ -970,8 +974,9 @@ int lab_profile_load(struct lab_profile *p, const char *name_or_path, char *err,
 		if (!b) {
 			char names[256];
 			builtin_names(names, sizeof(names));
-			snprintf(err, errlen, "no profile \"%.80s\" (built-in: %s; or a path to a "
-					      ".conf file)",
+			snprintf(err, errlen,
+				 "no profile \"%.80s\" (built-in: %s; or a path to a "
+				 ".conf file)",
 				 name_or_path, names);
 			return -ENOENT;
 		}
@@ -1002,8 +1007,9 @@ static int set_one(struct lab_profile *p, const char *key, const char *value, ch
 	strcpy(buf, value);
 	v = trim(buf);
 	if (!strcmp(key, "base")) {
-		snprintf(err, errlen, "--set base=%.80s: base can only be set in a profile file "
-				      "(load that profile instead)",
+		snprintf(err, errlen,
+			 "--set base=%.80s: base can only be set in a profile file "
+			 "(load that profile instead)",
 			 value);
 		return -EINVAL;
 	}
@@ -1177,8 +1183,8 @@ int lab_profile_qdisc_spec(const struct lab_profile *p, char *buf, size_t len)
 	if (!lab_qdisc_takes_txqueuelen(p->qdisc))
 		r = snprintf(buf, len, "%s", p->qdisc);
 	else
-		r = snprintf(buf, len, "%s %s %u", p->qdisc,
-			     n == 5 ? "limit" : "txqueuelen", p->txqueuelen);
+		r = snprintf(buf, len, "%s %s %u", p->qdisc, n == 5 ? "limit" : "txqueuelen",
+			     p->txqueuelen);
 	return (r < 0 || (size_t)r >= len) ? -ENOSPC : r;
 }
 
@@ -1188,12 +1194,12 @@ int lab_profile_describe(const struct lab_profile *p, char *buf, size_t len)
 	size_t pos = 0;
 	int n;
 
-#define ADD(...)                                                                             \
-	do {                                                                                 \
-		n = snprintf(buf + pos, len - pos, __VA_ARGS__);                             \
-		if (n < 0 || (size_t)n >= len - pos)                                         \
-			return -ENOSPC;                                                      \
-		pos += (size_t)n;                                                            \
+#define ADD(...)                                                                                   \
+	do {                                                                                       \
+		n = snprintf(buf + pos, len - pos, __VA_ARGS__);                                   \
+		if (n < 0 || (size_t)n >= len - pos)                                               \
+			return -ENOSPC;                                                            \
+		pos += (size_t)n;                                                                  \
 	} while (0)
 
 	if (!len)

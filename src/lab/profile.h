@@ -5,9 +5,10 @@
  * Text format (profiles/NAME.conf), one setting per line:
  *
  *	# comment                     blank lines and comments are ignored
- *	base = bbb-stock              start from another profile (once, first line that sets anything)
- *	rate = 100mbit                tc units for rates, times and sizes (include/debloat/units.h)
- *	qdisc = pfifo_fast            the rest of the line is the value (a tc-style spec here)
+ *	base = bbb-stock              start from another profile (once, first line that sets
+ *anything) rate = 100mbit                tc units for rates, times and sizes
+ *(include/debloat/units.h) qdisc = pfifo_fast            the rest of the line is the value (a
+ *tc-style spec here)
  *
  * Keys are the fields below, spelled as in the comments. Errors name the file, line
  * and key: `profiles/x.conf:7: unknown key "rign"`, `x.conf:3: rate: "fast" is not a
@@ -36,8 +37,8 @@
  *    ._+- (<= 63); cc: letters, digits, _ and - (<= 15); description <= 255 bytes.
  *  - Rules across keys, checked once a whole text (or one --set) is applied:
  *    completion_frames > 1 needs completion_time > 0 or completion_empty on (else a
- *    batch that does not fill is never reported and BQL stalls); bql_limit_min <= bql_limit_max; the switch's
- *    buffers hold at least one full frame (mtu + 14 bytes).
+ *    batch that does not fill is never reported and BQL stalls); bql_limit_min <= bql_limit_max;
+ *the switch's buffers hold at least one full frame (mtu + 14 bytes).
  *
  * The four profiles of the seed email ship in the tree and are compiled into the
  * binary (a board has nothing but the binary): bbb-stock, bbb-bql, bbb-bql-fq,
@@ -47,9 +48,9 @@
  * wandboard (fec, 470 Mbit/s shared ceiling behind a GigE PHY), rpi3b (smsc95xx on
  * usbnet, 100 Mbit/s, 60 URBs of one frame), rpi3bplus (lan78xx, 300 Mbit/s shared
  * ceiling behind USB 2, 10 URBs of 16 KB), rpi4 (bcmgenet with BQL, completions
- * every 10 frames or when the ring empties) and rpi5 (macb on RP1, no BQL before Linux 6.15). lab_profile_load() takes
- * a name of a built-in profile or a path (anything with a '/' or ending in ".conf").
- * scripts/embed-profiles.sh generates lab_builtin_profiles[] from profiles/NAME.conf.
+ * every 10 frames or when the ring empties) and rpi5 (macb on RP1, no BQL before Linux 6.15).
+ *lab_profile_load() takes a name of a built-in profile or a path (anything with a '/' or ending in
+ *".conf"). scripts/embed-profiles.sh generates lab_builtin_profiles[] from profiles/NAME.conf.
  *
  * Errors are -errno with a message in the caller's buffer; nothing is printed.
  */
@@ -60,66 +61,66 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define LAB_PROFILE_NAME_MAX 64
-#define LAB_SPEC_MAX         256
-#define LAB_PROFILE_TEXT_MAX 8192 /* bytes a profile file may have */
-#define LAB_PROFILE_LINE_MAX 1024 /* bytes a line may have, without its newline */
-#define LAB_PROFILE_BASE_DEPTH 4  /* bases a profile may stack */
+#define LAB_PROFILE_NAME_MAX   64
+#define LAB_SPEC_MAX	       256
+#define LAB_PROFILE_TEXT_MAX   8192 /* bytes a profile file may have */
+#define LAB_PROFILE_LINE_MAX   1024 /* bytes a line may have, without its newline */
+#define LAB_PROFILE_BASE_DEPTH 4    /* bases a profile may stack */
 
 struct lab_profile {
-	char name[LAB_PROFILE_NAME_MAX];  /* name:  set from the file name or "name =" */
-	char description[256];            /* description: one line for listings */
+	char name[LAB_PROFILE_NAME_MAX]; /* name:  set from the file name or "name =" */
+	char description[256];		 /* description: one line for listings */
 
 	/* The board's transmit path (board -> client). */
-	uint64_t rate_bps;             /* rate: line rate (100mbit) */
-	uint32_t mtu;                  /* mtu: bytes of IP packet per frame (1500) */
-	char qdisc[LAB_SPEC_MAX];      /* qdisc: tc-style spec of the board's root qdisc */
-	uint32_t txqueuelen;           /* txqueuelen: packets; pfifo_fast bands and a bare
-					  "pfifo" without limit take it, as in Linux */
-	bool gso;                      /* gso: the board's TCP sends super-packets (tun offloads) */
-	bool tso;                      /* tso: a super-packet reaches the ring as one descriptor
-					  chain (else it is split into frames before the ring) */
-	uint32_t ring;                 /* ring: TX descriptors; URBs when urb_bytes > 0 */
-	uint32_t urb_bytes;            /* urb_bytes: a USB NIC's URB size: frames waiting in the
-					  driver are packed into the next free URB while they fit
-					  (each frame's l2 bytes + urb_overhead); 0: off, the ring
-					  counts frames */
-	uint32_t urb_frames;           /* urb_frames: frames one URB takes at most (0: as many as
-					  fit in urb_bytes; 1: usbnet's one frame per URB) */
-	uint32_t urb_overhead;         /* urb_overhead: bytes the driver puts before each frame
-					  in a URB (a command word or header) */
-	bool bql;                      /* bql: the driver stops by DQL, not only by free descriptors */
-	uint32_t bql_limit_min;        /* bql_limit_min: bytes (0) */
-	uint32_t bql_limit_max;        /* bql_limit_max: bytes (1879048192, "max") */
-	uint64_t bql_hold_ns;          /* bql_hold_time: slack window (1s) */
-	uint32_t completion_frames;    /* completion_frames: report completions every k frames */
-	uint64_t completion_ns;        /* completion_time: ... or this long after the first
-					  frame finished that is not yet reported (0: off) */
-	bool completion_empty;         /* completion_empty: ... or when the ring runs empty (the
-					  last frame posted has been sent), as bcmgenet (off) */
-	uint64_t delay_ns;             /* delay: one-way propagation, each direction (0) */
-	uint64_t switch_rate_bps;      /* switch_rate: the switch's port towards the client */
-	uint64_t switch_buffer_bytes;  /* switch_buffer: its tail-drop buffer, bytes */
-	uint32_t tsq_bytes;            /* tsq: bytes a flow may have in qdisc and ring; 0 off */
-	uint64_t ceiling_bps;          /* ceiling: what the NIC/bus moves at most, bytes per
-					  second, though the PHY links at rate; 0 ("off"): none */
-	bool ceiling_shared;           /* ceiling_shared: what the board receives crosses the
-					  same budget (off) */
-	uint32_t rx_ring;              /* rx_ring: frames that may wait for a shared ceiling on
-					  the receive side; beyond, dropped (512) */
-	char ingress[LAB_SPEC_MAX];    /* ingress: the board's download shaper, a libdebloat
-					  spec applied to what it receives, after the receive
-					  ring (an ifb's place); "off" (the default): none */
+	uint64_t rate_bps;	    /* rate: line rate (100mbit) */
+	uint32_t mtu;		    /* mtu: bytes of IP packet per frame (1500) */
+	char qdisc[LAB_SPEC_MAX];   /* qdisc: tc-style spec of the board's root qdisc */
+	uint32_t txqueuelen;	    /* txqueuelen: packets; pfifo_fast bands and a bare
+				       "pfifo" without limit take it, as in Linux */
+	bool gso;		    /* gso: the board's TCP sends super-packets (tun offloads) */
+	bool tso;		    /* tso: a super-packet reaches the ring as one descriptor
+				       chain (else it is split into frames before the ring) */
+	uint32_t ring;		    /* ring: TX descriptors; URBs when urb_bytes > 0 */
+	uint32_t urb_bytes;	    /* urb_bytes: a USB NIC's URB size: frames waiting in the
+				       driver are packed into the next free URB while they fit
+				       (each frame's l2 bytes + urb_overhead); 0: off, the ring
+				       counts frames */
+	uint32_t urb_frames;	    /* urb_frames: frames one URB takes at most (0: as many as
+				       fit in urb_bytes; 1: usbnet's one frame per URB) */
+	uint32_t urb_overhead;	    /* urb_overhead: bytes the driver puts before each frame
+				       in a URB (a command word or header) */
+	bool bql;		    /* bql: the driver stops by DQL, not only by free descriptors */
+	uint32_t bql_limit_min;	    /* bql_limit_min: bytes (0) */
+	uint32_t bql_limit_max;	    /* bql_limit_max: bytes (1879048192, "max") */
+	uint64_t bql_hold_ns;	    /* bql_hold_time: slack window (1s) */
+	uint32_t completion_frames; /* completion_frames: report completions every k frames */
+	uint64_t completion_ns;	    /* completion_time: ... or this long after the first
+				       frame finished that is not yet reported (0: off) */
+	bool completion_empty;	    /* completion_empty: ... or when the ring runs empty (the
+				       last frame posted has been sent), as bcmgenet (off) */
+	uint64_t delay_ns;	    /* delay: one-way propagation, each direction (0) */
+	uint64_t switch_rate_bps;   /* switch_rate: the switch's port towards the client */
+	uint64_t switch_buffer_bytes; /* switch_buffer: its tail-drop buffer, bytes */
+	uint32_t tsq_bytes;	      /* tsq: bytes a flow may have in qdisc and ring; 0 off */
+	uint64_t ceiling_bps;	      /* ceiling: what the NIC/bus moves at most, bytes per
+					 second, though the PHY links at rate; 0 ("off"): none */
+	bool ceiling_shared;	      /* ceiling_shared: what the board receives crosses the
+					 same budget (off) */
+	uint32_t rx_ring;	      /* rx_ring: frames that may wait for a shared ceiling on
+					 the receive side; beyond, dropped (512) */
+	char ingress[LAB_SPEC_MAX];   /* ingress: the board's download shaper, a libdebloat
+					 spec applied to what it receives, after the receive
+					 ring (an ifb's place); "off" (the default): none */
 
 	/* The client's transmit path (client -> board). */
-	uint64_t client_rate_bps;          /* client_rate: the client's link (1gbit) */
-	char client_qdisc[LAB_SPEC_MAX];   /* client_qdisc: its qdisc ("fq_codel") */
-	uint32_t client_ring;              /* client_ring: its TX descriptors, BQL always on (256) */
-	uint64_t board_port_buffer_bytes;  /* board_port_buffer: the switch's port towards the
-					      board, at the board's rate, tail-drop, bytes */
+	uint64_t client_rate_bps;	  /* client_rate: the client's link (1gbit) */
+	char client_qdisc[LAB_SPEC_MAX];  /* client_qdisc: its qdisc ("fq_codel") */
+	uint32_t client_ring;		  /* client_ring: its TX descriptors, BQL always on (256) */
+	uint64_t board_port_buffer_bytes; /* board_port_buffer: the switch's port towards the
+					     board, at the board's rate, tail-drop, bytes */
 
 	/* The endpoints. */
-	char cc[16];                   /* cc: TCP congestion control of the lab's own tests */
+	char cc[16]; /* cc: TCP congestion control of the lab's own tests */
 };
 
 /* The built-in defaults: a 100 Mbit/s board with bbb-stock's transmit path. */

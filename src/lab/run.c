@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* run.c - the lab's event loop between the two tun devices (run.h). */
-#include "base/array.h"
 #include "run.h"
+#include "base/array.h"
 
 #include <errno.h>
 #include <sched.h>

@@ -46,8 +46,8 @@
  * exited, SIGINT...). The loop ends after the wake-up in which that happened.
  *
  * The loop is one thread (plus, with writer_threads, the two writers it starts and
- * joins); the stats are complete when lab_run_loop returns. Errors are -errno with a message; nothing is
- * printed.
+ * joins); the stats are complete when lab_run_loop returns. Errors are -errno with a message;
+ * nothing is printed.
  */
 #ifndef DEBLOAT_LAB_RUN_H
 #define DEBLOAT_LAB_RUN_H
@@ -76,8 +76,8 @@ struct lab_run_config {
 	void *ctx;
 	struct lab_telemetry_writer *telemetry; /* NULL: no telemetry file */
 	const char *describe;			/* the profile's describe line, for telemetry */
-	bool force_timerfd; /* wait as on kernels without epoll_pwait2 (tests) */
-	bool no_gro;	    /* one write per delivered packet, never merged (gro.h) */
+	bool force_timerfd;  /* wait as on kernels without epoll_pwait2 (tests) */
+	bool no_gro;	     /* one write per delivered packet, never merged (gro.h) */
 	bool writer_threads; /* a writer thread per direction (writer.h) */
 };
 

@@ -247,11 +247,11 @@ static int start_server(struct lab_world *w, const struct lab_profile *p, const 
 	char *argv[] = {PROG_NAME,    "server", "-p", LAB_SERVER_PORT, "-D", "86400",
 			"--allow-cc", cc,	NULL};
 	struct lab_spawn sp = {.nsfd = w->board_ns,
-			      .path = "/proc/self/exe",
-			      .argv = argv,
-			      .sigmask = mask,
-			      .own_pgrp = true,
-			      .null_stdio = true};
+			       .path = "/proc/self/exe",
+			       .argv = argv,
+			       .sigmask = mask,
+			       .own_pgrp = true,
+			       .null_stdio = true};
 	int r;
 
 	snprintf(cc, sizeof(cc), "%s", p->cc);
@@ -305,11 +305,11 @@ static int start_command(const struct lab_session *s, struct lab_world *w, const
 	/* Like a shell's job: the command gets the terminal when we have it. */
 	st->gave_tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp();
 	struct lab_spawn sp = {.nsfd = w->client_ns,
-			      .argv = argv,
-			      .env = envp,
-			      .sigmask = mask,
-			      .own_pgrp = true,
-			      .foreground = st->gave_tty};
+			       .argv = argv,
+			       .env = envp,
+			       .sigmask = mask,
+			       .own_pgrp = true,
+			       .foreground = st->gave_tty};
 
 	r = lab_spawn(&sp, &st->cmd_pid);
 	if (r < 0) {
@@ -402,7 +402,6 @@ int lab_session_check(void)
 	}
 	return 0;
 }
-
 
 int lab_session_run(const struct lab_session *s)
 {

@@ -30,10 +30,10 @@
 
 struct lab_session {
 	const struct lab_profile *profile;
-	const char *describe;	  /* what the profile models (lab_profile_describe), or "" */
-	const char *telemetry;	  /* the emulator's state every 10 ms to this file, or NULL */
-	const char *json_summary; /* the summary as JSON to this file, or NULL */
-	bool quiet;		  /* no progress line and no text summary on stderr */
+	const char *describe;	     /* what the profile models (lab_profile_describe), or "" */
+	const char *telemetry;	     /* the emulator's state every 10 ms to this file, or NULL */
+	const char *json_summary;    /* the summary as JSON to this file, or NULL */
+	bool quiet;		     /* no progress line and no text summary on stderr */
 	bool no_gro, writer_threads; /* lab_run_config's */
 	char **command;		     /* argv of the client's command; NULL: $SHELL */
 };

@@ -18,8 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "emu.h"
 #include "base/print.h"
+#include "emu.h"
 #include "run-stats.h"
 
 enum lab_telemetry_format {
@@ -64,8 +64,8 @@ struct lab_summary {
 	const char *profile;
 	const char *describe;
 	const struct lab_run_stats *run;
-	bool bql;	 /* the profile has BQL: report its limit */
-	int exit_status; /* the command's, or -1 when there was none */
+	bool bql;		 /* the profile has BQL: report its limit */
+	int exit_status;	 /* the command's, or -1 when there was none */
 	uint64_t error_bound_ns; /* lab_run_error_bound_ns() of the profile */
 	double rate_mbps;	 /* the board's line rate, to say what the bound is */
 	/* Packets each namespace's kernel dropped at its tun because the emulator did not

@@ -13,10 +13,10 @@
 #include <linux/pkt_sched.h>
 
 #include "base/array.h"
+#include "base/json.h"
 #include "host/host.h"
 #include "host/iface.h"
 #include "host/qdisc.h"
-#include "base/json.h"
 #include "meter/egress.h"
 
 /* The source address the kernel's routing picks for dst: connect() on UDP sends nothing. */

@@ -434,7 +434,8 @@ static int handshake(struct engine *e)
 		return r;
 	}
 	if (m.type == PROTO_CHALLENGE && !e->o->key) {
-		fail(e, -EACCES, "the server at %s is private: it needs its shared key (--key FILE)",
+		fail(e, -EACCES,
+		     "the server at %s is private: it needs its shared key (--key FILE)",
 		     e->o->host);
 		return -EACCES;
 	}

@@ -28,10 +28,10 @@
 #ifndef DEBLOAT_METER_ENGINE_H
 #define DEBLOAT_METER_ENGINE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <signal.h>
 #include <sys/socket.h>
 
 #include "meter/result.h"

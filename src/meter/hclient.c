@@ -682,8 +682,7 @@ int hc_request(struct hc_conn *c, const char *path, bool upload, const struct hc
 		};
 #undef NV
 		nghttp2_data_provider prd = {.source.ptr = s, .read_callback = h2_read_upload};
-		int32_t id = nghttp2_submit_request(c->h2, NULL, hdrs,
-						    COUNT(hdrs) - !upload,
+		int32_t id = nghttp2_submit_request(c->h2, NULL, hdrs, COUNT(hdrs) - !upload,
 						    upload ? &prd : NULL, s);
 
 		if (id < 0) {

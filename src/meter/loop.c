@@ -50,7 +50,7 @@ struct loop {
 	uint32_t *heap, *pending;
 	uint32_t nheap, npending, free_slot;
 	uint64_t next_seq;
-	bool running; /* inside loop_run_timers */
+	bool running;  /* inside loop_run_timers */
 	int urgent_fd; /* loop_set_urgent's, or -1 */
 	struct loop_clock clock;
 };

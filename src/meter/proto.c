@@ -449,8 +449,7 @@ int proto_welcome_verify(const struct proto_welcome *w, const uint8_t *nonce, co
 	return body_verify(PROTO_WELCOME, w, nonce, key, keylen, w->mac);
 }
 
-void proto_flow_sign(struct proto_flow *f, const uint8_t *nonce, const uint8_t *key,
-		     size_t keylen)
+void proto_flow_sign(struct proto_flow *f, const uint8_t *nonce, const uint8_t *key, size_t keylen)
 {
 	body_mac(PROTO_FLOW, f, nonce, key, keylen, f->mac);
 }
@@ -529,18 +528,18 @@ static uint32_t clamp_u32(uint32_t v, uint32_t lo, uint32_t hi, int *changed)
 int proto_welcome_clamp(struct proto_welcome *w, const struct proto_hello *h)
 {
 	uint32_t max_interval = h->interval_us > PROTO_GRANT_MAX_INTERVAL_US
-					? h->interval_us
-					: PROTO_GRANT_MAX_INTERVAL_US;
-	uint32_t min_len = h->probe_len < PROTO_GRANT_MAX_PROBE_LEN ? h->probe_len
-								     : PROTO_GRANT_MAX_PROBE_LEN;
+				    ? h->interval_us
+				    : PROTO_GRANT_MAX_INTERVAL_US;
+	uint32_t min_len =
+	    h->probe_len < PROTO_GRANT_MAX_PROBE_LEN ? h->probe_len : PROTO_GRANT_MAX_PROBE_LEN;
 	int changed = 0;
 
 	if (w->interval_us) /* 0: the server kept the client's */
 		w->interval_us = clamp_u32(w->interval_us, h->interval_us, max_interval, &changed);
 	w->duration_ms = clamp_u32(w->duration_ms, 0, h->duration_ms, &changed);
-	w->probe_len = (uint16_t)clamp_u32(w->probe_len, min_len, PROTO_GRANT_MAX_PROBE_LEN,
-					   &changed);
-	w->step_ms = clamp_u32(w->step_ms, PROTO_GRANT_MIN_STEP_MS, PROTO_GRANT_MAX_STEP_MS,
-			       &changed);
+	w->probe_len =
+	    (uint16_t)clamp_u32(w->probe_len, min_len, PROTO_GRANT_MAX_PROBE_LEN, &changed);
+	w->step_ms =
+	    clamp_u32(w->step_ms, PROTO_GRANT_MIN_STEP_MS, PROTO_GRANT_MAX_STEP_MS, &changed);
 	return changed;
 }

@@ -52,15 +52,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROTO_VERSION 1
+#define PROTO_VERSION	   1
 #define PROTO_DEFAULT_PORT 9911
-#define PROTO_MAX_BODY 1024
-#define PROTO_FRAME_HDR 3 /* u16 length + u8 type */
-#define PROTO_TOKEN_LEN 16
-#define PROTO_CC_LEN 16   /* TCP_CA_NAME_MAX */
-#define PROTO_MAX_FLOWS 32
-#define PROTO_MAC_LEN 16  /* truncated HMAC-SHA256 on probes */
-#define PROTO_NONCE_LEN 16 /* a keyed server's CHALLENGE */
+#define PROTO_MAX_BODY	   1024
+#define PROTO_FRAME_HDR	   3 /* u16 length + u8 type */
+#define PROTO_TOKEN_LEN	   16
+#define PROTO_CC_LEN	   16 /* TCP_CA_NAME_MAX */
+#define PROTO_MAX_FLOWS	   32
+#define PROTO_MAC_LEN	   16 /* truncated HMAC-SHA256 on probes */
+#define PROTO_NONCE_LEN	   16 /* a keyed server's CHALLENGE */
 
 enum proto_type {
 	PROTO_HELLO = 1,
@@ -79,41 +79,41 @@ enum proto_direction {
 };
 
 enum proto_error {
-	PROTO_ERR_BUSY = 1,  /* client limit reached */
-	PROTO_ERR_VERSION,   /* unsupported protocol version */
-	PROTO_ERR_AUTH,      /* keyed server, bad or missing HMAC */
-	PROTO_ERR_TOKEN,     /* FLOW with an unknown or expired token */
-	PROTO_ERR_PARAMS,    /* a request the server cannot serve at all */
-	PROTO_ERR_CC,        /* the requested congestion control is not available */
+	PROTO_ERR_BUSY = 1, /* client limit reached */
+	PROTO_ERR_VERSION,  /* unsupported protocol version */
+	PROTO_ERR_AUTH,	    /* keyed server, bad or missing HMAC */
+	PROTO_ERR_TOKEN,    /* FLOW with an unknown or expired token */
+	PROTO_ERR_PARAMS,   /* a request the server cannot serve at all */
+	PROTO_ERR_CC,	    /* the requested congestion control is not available */
 };
 
 struct proto_hello {
 	uint8_t version;
-	uint8_t nflows;         /* TCP flows the client will open */
-	uint32_t duration_ms;   /* whole test including idle periods */
-	uint32_t interval_us;   /* probe interval per stream */
-	uint16_t probe_len;     /* requested UDP probe size, bytes */
-	uint32_t step_ms;       /* REPORT period */
-	char cc[PROTO_CC_LEN];  /* congestion control for the server's sending side, "" = default */
-	uint8_t mac[32];        /* HMAC-SHA256 over the fields above (keyed mode), else zero */
+	uint8_t nflows;	       /* TCP flows the client will open */
+	uint32_t duration_ms;  /* whole test including idle periods */
+	uint32_t interval_us;  /* probe interval per stream */
+	uint16_t probe_len;    /* requested UDP probe size, bytes */
+	uint32_t step_ms;      /* REPORT period */
+	char cc[PROTO_CC_LEN]; /* congestion control for the server's sending side, "" = default */
+	uint8_t mac[32];       /* HMAC-SHA256 over the fields above (keyed mode), else zero */
 };
 
 struct proto_welcome {
 	uint8_t token[PROTO_TOKEN_LEN];
-	uint32_t duration_ms;     /* granted (clamped) */
-	uint32_t interval_us;     /* granted: never below the server's minimum */
-	uint16_t probe_len;       /* granted */
-	uint32_t step_ms;         /* granted */
+	uint32_t duration_ms;	  /* granted (clamped) */
+	uint32_t interval_us;	  /* granted: never below the server's minimum */
+	uint16_t probe_len;	  /* granted */
+	uint32_t step_ms;	  /* granted */
 	uint32_t max_duration_ms; /* the server's limits, for the client's report */
 	uint32_t min_interval_us;
 	uint16_t max_probe_len;
-	uint64_t server_ns;       /* server CLOCK_MONOTONIC at send */
+	uint64_t server_ns; /* server CLOCK_MONOTONIC at send */
 	uint8_t mac[32];
 };
 
 struct proto_errmsg {
-	uint16_t code;        /* enum proto_error */
-	char text[128];       /* for people; NUL-terminated after decode */
+	uint16_t code;	/* enum proto_error */
+	char text[128]; /* for people; NUL-terminated after decode */
 };
 
 struct proto_challenge {
@@ -122,11 +122,11 @@ struct proto_challenge {
 
 struct proto_flow {
 	uint8_t token[PROTO_TOKEN_LEN];
-	uint8_t flow_id;      /* 0 .. nflows-1 */
-	uint8_t direction;    /* enum proto_direction */
-	uint8_t tos;          /* IP TOS / traffic class for the server's end */
+	uint8_t flow_id;   /* 0 .. nflows-1 */
+	uint8_t direction; /* enum proto_direction */
+	uint8_t tos;	   /* IP TOS / traffic class for the server's end */
 	char cc[PROTO_CC_LEN];
-	uint8_t mac[32];      /* HMAC-SHA256 over the nonce and the fields above (keyed mode) */
+	uint8_t mac[32]; /* HMAC-SHA256 over the nonce and the fields above (keyed mode) */
 };
 
 #define PROTO_REPORT_OVERLOADED	  0x01 /* the server, not the path, may have shaped the test */
@@ -135,18 +135,18 @@ struct proto_flow {
 struct proto_report {
 	uint64_t server_ns;
 	uint32_t flags;
-	uint8_t nflows;                       /* entries in rx_bytes, by flow id */
-	uint64_t rx_bytes[PROTO_MAX_FLOWS];   /* cumulative bytes received per upload flow */
+	uint8_t nflows;			    /* entries in rx_bytes, by flow id */
+	uint64_t rx_bytes[PROTO_MAX_FLOWS]; /* cumulative bytes received per upload flow */
 };
 
 struct proto_final {
 	uint64_t server_ns;
-	uint32_t flags;       /* or of every REPORT's flags */
+	uint32_t flags; /* or of every REPORT's flags */
 	uint8_t nflows;
 	uint64_t rx_bytes[PROTO_MAX_FLOWS];
-	uint64_t tx_bytes[PROTO_MAX_FLOWS];   /* bytes the server sent per download flow */
+	uint64_t tx_bytes[PROTO_MAX_FLOWS]; /* bytes the server sent per download flow */
 	uint32_t probes_answered;
-	uint32_t probes_dropped;              /* rate-limited, bad token, bad MAC */
+	uint32_t probes_dropped; /* rate-limited, bad token, bad MAC */
 };
 
 /* A decoded TCP message. */
@@ -179,23 +179,23 @@ int proto_decode(const uint8_t *buf, size_t len, struct proto_msg *msg);
 struct proto_probe {
 	uint32_t magic;
 	uint8_t token[PROTO_TOKEN_LEN];
-	uint8_t stream;       /* the client's probe stream (EF, BK, BE...) */
-	uint8_t flags;        /* PROTO_PROBE_KEYED when a MAC follows */
+	uint8_t stream; /* the client's probe stream (EF, BK, BE...) */
+	uint8_t flags;	/* PROTO_PROBE_KEYED when a MAC follows */
 	uint32_t seq;
-	uint64_t client_ns;   /* client's send time, echoed */
+	uint64_t client_ns;    /* client's send time, echoed */
 	uint64_t server_rx_ns; /* reply only */
 	uint64_t server_tx_ns; /* reply only */
 };
 
 #define PROTO_PROBE_KEYED 0x01
-#define PROTO_PROBE_LEN 50 /* encoded header length; a MAC adds PROTO_MAC_LEN */
+#define PROTO_PROBE_LEN	  50 /* encoded header length; a MAC adds PROTO_MAC_LEN */
 
 /* What a client accepts of a grant, whatever the server says (a hostile server granting
  * a 1 us interval would have a client send a million probes a second): */
 #define PROTO_GRANT_MAX_INTERVAL_US 10000000u /* the interval: what was asked .. 10 s */
-#define PROTO_GRANT_MIN_STEP_MS 10u	     /* reports: every 10 ms .. 10 s */
-#define PROTO_GRANT_MAX_STEP_MS 10000u
-#define PROTO_GRANT_MAX_PROBE_LEN 1472u	     /* probe size: what was asked .. one frame */
+#define PROTO_GRANT_MIN_STEP_MS	    10u	      /* reports: every 10 ms .. 10 s */
+#define PROTO_GRANT_MAX_STEP_MS	    10000u
+#define PROTO_GRANT_MAX_PROBE_LEN   1472u /* probe size: what was asked .. one frame */
 /*
  * Clamp the grant w to what the hello h asked: never a shorter probe interval, a longer
  * test or a smaller probe than asked, and within the bounds above. Returns how many
@@ -224,8 +224,7 @@ void proto_welcome_sign(struct proto_welcome *w, const uint8_t *nonce, const uin
 			size_t keylen);
 int proto_welcome_verify(const struct proto_welcome *w, const uint8_t *nonce, const uint8_t *key,
 			 size_t keylen);
-void proto_flow_sign(struct proto_flow *f, const uint8_t *nonce, const uint8_t *key,
-		     size_t keylen);
+void proto_flow_sign(struct proto_flow *f, const uint8_t *nonce, const uint8_t *key, size_t keylen);
 int proto_flow_verify(const struct proto_flow *f, const uint8_t *nonce, const uint8_t *key,
 		      size_t keylen);
 /* Write the tag at buf + PROTO_PROBE_LEN over an encoded probe. Bytes in all, -ENOSPC. */

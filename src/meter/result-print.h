@@ -32,9 +32,9 @@
 
 #include <stdbool.h>
 
+#include "base/print.h"
 #include "meter/result.h"
 #include "meter/summary.h"
-#include "base/print.h"
 
 void result_print(struct printer *p, const struct test_result *r, const struct summary *s);
 /* The same; a `test rpm` result's text is its own, with the draft's verbose report when

@@ -49,7 +49,7 @@ int series_add_raw(struct series *s, double t, double val, uint32_t seq)
 	if (s->nraw == s->raw_cap) {
 		int err;
 		struct raw_sample *raw =
-			array_grow(s->raw, &s->raw_cap, sizeof(*raw), RAW_INITIAL_CAP, SIZE_MAX, &err);
+		    array_grow(s->raw, &s->raw_cap, sizeof(*raw), RAW_INITIAL_CAP, SIZE_MAX, &err);
 
 		if (!raw)
 			return -ENOMEM;

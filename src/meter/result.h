@@ -23,24 +23,24 @@
 #include <stdint.h>
 
 enum series_kind {
-	SERIES_UPLOAD,   /* goodput of one upload flow, Mbit/s (from the server's REPORTs) */
+	SERIES_UPLOAD,	 /* goodput of one upload flow, Mbit/s (from the server's REPORTs) */
 	SERIES_DOWNLOAD, /* goodput of one download flow, Mbit/s (counted by the client) */
-	SERIES_PROBE,    /* RTT of a UDP or ICMP probe stream, ms */
-	SERIES_TCP_RTT,  /* a flow's smoothed RTT from TCP_INFO, ms */
+	SERIES_PROBE,	 /* RTT of a UDP or ICMP probe stream, ms */
+	SERIES_TCP_RTT,	 /* a flow's smoothed RTT from TCP_INFO, ms */
 };
 
 struct raw_sample {
-	double t;    /* unix time, seconds */
-	double val;  /* in the series' unit; NAN for a lost probe */
+	double t;     /* unix time, seconds */
+	double val;   /* in the series' unit; NAN for a lost probe */
 	uint32_t seq; /* probe sequence number, or step index */
 };
 
 struct series {
-	char name[64];      /* flent's name, e.g. "TCP download EF" */
-	char unit[12];      /* "Mbits/s" or "ms", as flent's SERIES_META UNITS */
+	char name[64]; /* flent's name, e.g. "TCP download EF" */
+	char unit[12]; /* "Mbits/s" or "ms", as flent's SERIES_META UNITS */
 	enum series_kind kind;
-	uint8_t tos;        /* marking of the flow or probe */
-	double *values;     /* nsteps values on the grid, NAN = no data */
+	uint8_t tos;	/* marking of the flow or probe */
+	double *values; /* nsteps values on the grid, NAN = no data */
 	struct raw_sample *raw;
 	size_t nraw, raw_cap;
 	/* probes: sent, answered, lost (no answer within the timeout) */
@@ -66,7 +66,7 @@ struct owd_sample {
  */
 #define RESULT_RPM_MAX_STAGES 2
 struct result_rpm_stage {
-	char direction[12];		     /* "download", "upload", "both" */
+	char direction[12]; /* "download", "upload", "both" */
 	double rpm, foreign_rpm, loaded_rpm;
 	double tcp_ms, http_f_ms, http_l_ms; /* trimmed means of tcp_f, http_f, http_l */
 	double tls_ms;			     /* of tls_f; NaN in cleartext */
@@ -75,19 +75,19 @@ struct result_rpm_stage {
 	 * capacity of each); NaN, 0 connections for a direction the stage did not load */
 	double dir_mbps[2];
 	unsigned dir_connections[2];
-	unsigned connections, intervals;     /* load connections at the end; intervals run */
-	bool saturated, stable;		     /* goodput saturated; RPM stable */
-	char confidence[8];		     /* "high", "medium", "low" */
+	unsigned connections, intervals;      /* load connections at the end; intervals run */
+	bool saturated, stable;		      /* goodput saturated; RPM stable */
+	char confidence[8];		      /* "high", "medium", "low" */
 	uint32_t foreign_probes, self_probes; /* samples taken */
 	double start_s, duration_s;	      /* start: seconds after the result's t0 */
-	char error[128];		     /* why the stage stopped early, or "" */
+	char error[128];		      /* why the stage stopped early, or "" */
 };
 
 struct result_rpm {
-	bool present;		/* a test rpm result */
-	char draft[48];		/* the draft followed (debloat/rpm.h RPM_DRAFT), or "" */
-	char protocol[12];	/* "h2c", "h2" (over TLS) or "http/1.1" */
-	bool tls;		/* https: every connection ran TLS */
+	bool present;	   /* a test rpm result */
+	char draft[48];	   /* the draft followed (debloat/rpm.h RPM_DRAFT), or "" */
+	char protocol[12]; /* "h2c", "h2" (over TLS) or "http/1.1" */
+	bool tls;	   /* https: every connection ran TLS */
 	bool sequential;
 	char config_url[300];
 	unsigned mad, tmp, mnp, mps; /* the draft's parameters as run */
@@ -98,24 +98,24 @@ struct result_rpm {
 };
 
 struct test_result {
-	char test[16];        /* "rrul", "rrul_be", "tcp_upload", ... */
-	char host[256];       /* the server as given */
-	char local_host[65];  /* gethostname() */
-	char label[64];       /* --label, or "" */
-	char cc[16];          /* --cc, or "" (the system default) */
-	int ip_version;       /* 4 or 6 */
+	char test[16];			  /* "rrul", "rrul_be", "tcp_upload", ... */
+	char host[256];			  /* the server as given */
+	char local_host[65];		  /* gethostname() */
+	char label[64];			  /* --label, or "" */
+	char cc[16];			  /* --cc, or "" (the system default) */
+	int ip_version;			  /* 4 or 6 */
 	double length_s, delay_s, step_s; /* -l, -d, -s */
-	double t0;            /* unix time of x = 0 */
-	char time_utc[32];    /* T0 as "YYYY-MM-DDTHH:MM:SS.ffffffZ" */
+	double t0;			  /* unix time of x = 0 */
+	char time_utc[32];		  /* T0 as "YYYY-MM-DDTHH:MM:SS.ffffffZ" */
 	size_t nsteps;
 	struct series series[RESULT_MAX_SERIES];
 	size_t nseries;
 
 	/* honesty flags: printed in the summary, stored in the JSON */
-	bool server_overloaded;  /* any REPORT said so */
+	bool server_overloaded;	   /* any REPORT said so */
 	bool client_cpu_saturated; /* our own CPU use > 90% of one core during the load */
-	bool interrupted;	 /* stopped early (Ctrl-C): the numbers cover what ran */
-	char unavailable[128];   /* probe kinds that could not run ("ICMP: no permission") */
+	bool interrupted;	   /* stopped early (Ctrl-C): the numbers cover what ran */
+	char unavailable[128];	   /* probe kinds that could not run ("ICMP: no permission") */
 	uint32_t granted_interval_us, granted_probe_len, granted_duration_ms;
 	struct result_rpm rpm; /* test rpm only: the draft's figures */
 

@@ -80,7 +80,7 @@ struct rpm_progress {
 struct rpm_params {
 	unsigned mad, tmp, mnp, mps;
 	double id_s, sdt, ptc;
-	double max_s; /* the longest a stage may run */
+	double max_s;		 /* the longest a stage may run */
 	enum hc_proto proto;	 /* over TLS: what ALPN must choose on every connection */
 	struct tls_ctx *tls;	 /* a client context: every connection over TLS; NULL: cleartext */
 	const char *server_name; /* TLS: SNI and the name the certificate must carry */

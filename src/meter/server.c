@@ -38,9 +38,9 @@
 #define PROBE_ROUNDS	4		     /* batches per wake-up of the UDP socket */
 #define PROBE_CTL_LEN	128		     /* a timestamp and a TOS, with room */
 #define HOLD_SANE_NS	(10 * 1000000000ULL) /* longer: the wall clock stepped */
-#define BULK_LEN	(512 * 1024) /* one send()/recv() of bulk data (see on_bulk_out) */
-#define BULK_READS	2	     /* recv()s per event (1 MB): no flow starves the rest */
-#define OUT_LEN		4096	     /* control output: ~15 REPORTs the client did not read */
+#define BULK_LEN	(512 * 1024)	     /* one send()/recv() of bulk data (see on_bulk_out) */
+#define BULK_READS	2    /* recv()s per event (1 MB): no flow starves the rest */
+#define OUT_LEN		4096 /* control output: ~15 REPORTs the client did not read */
 #define PROBE_BUF	2048
 #define PROBE_BURST	5
 #define CLOSING_MS	2000 /* time to flush FINAL before closing anyway */
@@ -107,10 +107,10 @@ struct test {
 struct probe_reply {
 	struct test *t;
 	struct proto_probe p;
-	size_t len;	/* the request's */
-	unsigned in;	/* its index in the batch read */
-	int tos;	/* its marking, -1: unknown */
-	uint64_t rx_ns; /* arrival on the monotonic clock (see probe_arrival) */
+	size_t len;	  /* the request's */
+	unsigned in;	  /* its index in the batch read */
+	int tos;	  /* its marking, -1: unknown */
+	uint64_t rx_ns;	  /* arrival on the monotonic clock (see probe_arrival) */
 	uint64_t proc_ns; /* the server's own work on it (see server_probe_stats) */
 };
 
@@ -156,9 +156,9 @@ struct server {
 	uint64_t sweep_timer;
 	uint8_t *bulk; /* BULK_LEN: zeros to send, and a sink to read into */
 	struct probe_io *pio;
-	int rcvbuf;		 /* the UDP receive buffer the kernel granted, bytes */
-	uint32_t rxq_drops;	 /* datagrams the kernel dropped on a full UDP buffer */
-	uint32_t rxq_drops_seen; /* ... when the sweep last marked the tests for it */
+	int rcvbuf;			/* the UDP receive buffer the kernel granted, bytes */
+	uint32_t rxq_drops;		/* datagrams the kernel dropped on a full UDP buffer */
+	uint32_t rxq_drops_seen;	/* ... when the sweep last marked the tests for it */
 	struct probe_times window, run; /* since the last stats callback; since the start */
 	uint64_t stats_timer;
 };
@@ -1122,8 +1122,8 @@ static void probes_serve(struct server *s, int rounds)
 			if (mh->msg_flags & MSG_TRUNC)
 				continue;
 			rx = probe_arrival(rx_real, read_mono, read_real);
-			accepted = probe_accept(s, io->buf[i], io->in[i].msg_len, &io->from[i],
-						rx, r);
+			accepted =
+			    probe_accept(s, io->buf[i], io->in[i].msg_len, &io->from[i], rx, r);
 			done = server_now(s);
 			if (!accepted)
 				continue;

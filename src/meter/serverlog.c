@@ -3,8 +3,8 @@
 #include <errno.h>
 
 #include "base/cli.h"
-#include "meter/serverlog.h"
 #include "base/print.h"
+#include "meter/serverlog.h"
 
 static struct printer *line_new(FILE *out, bool json)
 {
@@ -80,8 +80,7 @@ int server_log_test(FILE *out, bool json, const struct server_test_summary *t)
 	print_moved(p, "tx", "tx_bytes", t->tx_bytes, t->elapsed_ms);
 	print_uint_phrase(p, "probes_answered", t->probes_answered, " probes answered %u",
 			  t->probes_answered);
-	print_uint_phrase(p, "probes_dropped", t->probes_dropped, " dropped %u",
-			  t->probes_dropped);
+	print_uint_phrase(p, "probes_dropped", t->probes_dropped, " dropped %u", t->probes_dropped);
 	print_uint_phrase(p, "probes_held", t->probes_held, " held %u", t->probes_held);
 	print_uint_phrase(p, "hold_max_us", t->hold_max_us, " hold_max %s",
 			  unit_text(a, t->hold_max_us, UNIT_US));

@@ -13,7 +13,7 @@
 enum window {
 	WINDOW_IDLE,
 	WINDOW_LOADED,
-	WINDOW_LOAD, /* the whole load period, ramps included (throughput) */
+	WINDOW_LOAD,   /* the whole load period, ramps included (throughput) */
 	WINDOW_BEFORE, /* before the load: the idle baseline of the drain */
 };
 
@@ -108,8 +108,8 @@ static double post_load_min(const struct test_result *r, const struct windows *w
 	double m = NAN, t, v;
 
 	for (size_t i = 0; i < r->nseries; i++)
-		for (size_t k = 0; r->series[i].kind == SERIES_PROBE &&
-				   k < series_capacity(r, &r->series[i]);
+		for (size_t k = 0;
+		     r->series[i].kind == SERIES_PROBE && k < series_capacity(r, &r->series[i]);
 		     k++) {
 			sample_at(r, &r->series[i], k, &t, &v);
 			if (isfinite(v) && t >= w->load_end && !(v >= m))

@@ -76,9 +76,9 @@
 #define SUMMARY_DRAIN_MARGIN_MS 2.0
 
 enum drain_state {
-	DRAIN_NONE,	/* no TCP flows, or no probe sample after the load: nothing to tell */
-	DRAIN_DONE,	/* every stream came back to idle: drain_s says when */
-	DRAIN_NEVER,	/* some stream was still above idle when the test ended */
+	DRAIN_NONE,  /* no TCP flows, or no probe sample after the load: nothing to tell */
+	DRAIN_DONE,  /* every stream came back to idle: drain_s says when */
+	DRAIN_NEVER, /* some stream was still above idle when the test ended */
 };
 
 struct latency_stats {
@@ -118,7 +118,7 @@ struct summary {
 
 	struct latency_stats idle, loaded; /* all probe streams pooled */
 	enum drain_state drain;
-	double drain_s;	       /* from the load's end until idle again; NaN unless DRAIN_DONE */
+	double drain_s;		  /* from the load's end until idle again; NaN unless DRAIN_DONE */
 	double idle_threshold_ms; /* a sample at or below this is back to idle; NaN without load */
 	double induced_ms;
 	double loss_pct; /* all probe streams: lost / sent; NaN when nothing was sent */

@@ -19,8 +19,8 @@
 #ifndef DEBLOAT_PLOT_COMPARE_H
 #define DEBLOAT_PLOT_COMPARE_H
 
-#include "plot/run-file.h"
 #include "base/print.h"
+#include "plot/run-file.h"
 
 /*
  * One number of a run's summary that runs are compared on: its JSON key (unit in the

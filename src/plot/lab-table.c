@@ -9,11 +9,11 @@
 
 #include "base/array.h"
 #include "base/json.h"
+#include "base/print.h"
 #include "meter/tests.h"
 #include "plot/compare-runs.h"
-#include "plot/run-file.h"
-#include "base/print.h"
 #include "plot/lab-table.h"
+#include "plot/run-file.h"
 
 /* A run's files: the JSON key of each in "files", and its name after the profile's. */
 const char *const lc_run_files[LC_RUN_FILES][2] = {

@@ -34,10 +34,10 @@ struct lc_stage {
 
 /* One profile's run: what was asked, how it went, what it measured. */
 struct lc_run {
-	char base[LC_NAME_MAX];     /* the profile's name, as a file name */
+	char base[LC_NAME_MAX];	    /* the profile's name, as a file name */
 	char stem[LC_NAME_MAX + 8]; /* base, made unique: the files' stem and the label */
-	const char *profile;		     /* as given: a built-in name or a path */
-	char describe[512];		     /* what the run models (the lab's words) */
+	const char *profile;	    /* as given: a built-in name or a path */
+	char describe[512];	    /* what the run models (the lab's words) */
 	char cc[16];
 	bool bql;
 

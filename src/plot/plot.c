@@ -24,10 +24,10 @@
 #define PLOT_W	     700.0
 #define PAGE_W(c)    (LEFT + PLOT_W + (c)->legend_w + 18.0)
 #define LABEL_MAX_W  320.0 /* a run's name under a panel, slanted when it does not fit */
-#define PANEL_H	   180.0
-#define LEGEND_ROW 17.0
-#define TICK_FONT  11.0
-#define TEXT_FONT  12.0
+#define PANEL_H	     180.0
+#define LEGEND_ROW   17.0
+#define TICK_FONT    11.0
+#define TEXT_FONT    12.0
 
 /*
  * Eight styles: lightness steps apart in each group of four (42, 120, 163, 99 in

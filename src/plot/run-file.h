@@ -70,8 +70,7 @@ void run_free(struct run *run);
  * Read n files into a new array (free with run_free_all). On failure err says which
  * file and why ("a.json: not JSON: ..."); nothing is returned.
  */
-int run_read_all(char *const *paths, size_t n, struct run **out, char *err,
-		 size_t errlen);
+int run_read_all(char *const *paths, size_t n, struct run **out, char *err, size_t errlen);
 void run_free_all(struct run *runs, size_t n);
 
 #endif

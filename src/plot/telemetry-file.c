@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* plot/telemetry-file.c - plot/telemetry-file.h: the lab's telemetry JSON into columns per gauge. */
+/* plot/telemetry-file.c - plot/telemetry-file.h: the lab's telemetry JSON into columns per gauge.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -47,9 +47,8 @@ bool proof_put_back_now(void)
 }
 
 static const char *const file_names[PROOF_NFILES] = {
-    "before.json", "before.flent.gz", "after.json", "after.flent.gz",
-    "fix.json",	   "fix.log",	      "compare.svg", "prove.json",
-    "capacity-up.json", "capacity-down.json"};
+    "before.json", "before.flent.gz", "after.json", "after.flent.gz",	"fix.json",
+    "fix.log",	   "compare.svg",     "prove.json", "capacity-up.json", "capacity-down.json"};
 
 static int make_dir(struct proof *r)
 {
@@ -217,8 +216,7 @@ static void measure_capacity(struct proof *r)
 }
 
 /* fix's arguments for the trial: IFACE... --json --try S [--shape R] [--role] [--state-dir]. */
-static int fix_argv(struct proof *r, char **argv, size_t max, char *try_s, char *rate,
-		    char *down)
+static int fix_argv(struct proof *r, char **argv, size_t max, char *try_s, char *rate, char *down)
 {
 	size_t n = 0;
 
@@ -343,8 +341,8 @@ int proof_setup(struct proof *r)
 	if (r->a.keyfile) {
 		ret = proto_key_read(r->a.keyfile, r->key, sizeof(r->key), &r->keylen);
 		if (ret < 0) {
-			snprintf(r->why, sizeof(r->why), "cannot read the key %s: %s",
-				 r->a.keyfile, ret == -EINVAL ? "it is empty" : strerror(-ret));
+			snprintf(r->why, sizeof(r->why), "cannot read the key %s: %s", r->a.keyfile,
+				 ret == -EINVAL ? "it is empty" : strerror(-ret));
 			return ret;
 		}
 	}
@@ -411,12 +409,12 @@ int proof_run(struct proof *r)
 	say(r, "%s (%s): a baseline, then fix on trial and a second run", r->ifc->name,
 	    r->ifc->driver[0] ? r->ifc->driver : r->ifc->kind);
 	say(r, "interrupted or killed, it puts everything back (else: %s)", r->undo_cmd);
-	ret = measure(r, "before", PROOF_BEFORE, PROOF_BEFORE_FLENT, &r->before, &r->watch_before, why,
-		      sizeof(why));
+	ret = measure(r, "before", PROOF_BEFORE, PROOF_BEFORE_FLENT, &r->before, &r->watch_before,
+		      why, sizeof(why));
 	if (ret < 0) {
 		r->outcome = "failed";
-		snprintf(r->why, sizeof(r->why), "the baseline test failed (%s): nothing was changed",
-			 why);
+		snprintf(r->why, sizeof(r->why),
+			 "the baseline test failed (%s): nothing was changed", why);
 		return -1;
 	}
 	r->have_before = true;
@@ -431,8 +429,8 @@ int proof_run(struct proof *r)
 		    .bql = r->audit.bql_in_use,
 		    .given = r->already ? 0 : r->a.shape,
 		    .ingress = r->a.no_ingress ? PROVE_INGRESS_OFF
-			       : r->a.ingress	? PROVE_INGRESS_FORCE
-						: PROVE_INGRESS_AUTO,
+			       : r->a.ingress  ? PROVE_INGRESS_FORCE
+					       : PROVE_INGRESS_AUTO,
 		    .egress_where = watch_where(&r->watch_before, r->ifc->mtu),
 		};
 
@@ -458,12 +456,13 @@ int proof_run(struct proof *r)
 				 "latency %.1f ms (grade %s); nothing left to fix",
 				 r->before.induced_ms, r->before.grade[0] ? r->before.grade : "-");
 		else
-			snprintf(r->why, sizeof(r->why),
-				 "debloat's change is in place, but induced latency is still %.1f ms: "
-				 "prove does not shape below its own change; the queue may be "
-				 "elsewhere (the download's, upstream); `%s` and prove again to "
-				 "start over",
-				 r->before.induced_ms, r->undo_cmd);
+			snprintf(
+			    r->why, sizeof(r->why),
+			    "debloat's change is in place, but induced latency is still %.1f ms: "
+			    "prove does not shape below its own change; the queue may be "
+			    "elsewhere (the download's, upstream); `%s` and prove again to "
+			    "start over",
+			    r->before.induced_ms, r->undo_cmd);
 		return 0;
 	}
 	if (fix_argv(r, argv, COUNT(argv), try_s, rate, down) < 0) {
@@ -472,9 +471,10 @@ int proof_run(struct proof *r)
 		return -1;
 	}
 	say(r, "fix on trial%s%s%s%s", r->cap.shape_rate ? ", shaping at " : "",
-		  r->cap.shape_rate ? rate : "", r->cap.shape_down_rate ? ", the download at " : "",
-		  r->cap.shape_down_rate ? down : "");
-	ret = trial_start(&r->trial, r->a.state_dir, argv, r->path[PROOF_FIX], r->path[PROOF_FIX_LOG]);
+	    r->cap.shape_rate ? rate : "", r->cap.shape_down_rate ? ", the download at " : "",
+	    r->cap.shape_down_rate ? down : "");
+	ret = trial_start(&r->trial, r->a.state_dir, argv, r->path[PROOF_FIX],
+			  r->path[PROOF_FIX_LOG]);
 	proof_trial_pid = r->trial.pid;
 	if (ret < 0) {
 		r->outcome = "failed";
@@ -495,7 +495,8 @@ int proof_run(struct proof *r)
 		}
 		fix_error(r, err, sizeof(err));
 		r->outcome = "failed";
-		snprintf(r->why, sizeof(r->why), "fix did not apply (%s): nothing was changed", err);
+		snprintf(r->why, sizeof(r->why), "fix did not apply (%s): nothing was changed",
+			 err);
 		return -1;
 	}
 	return judge_trial(r);

@@ -85,8 +85,8 @@ struct proof {
 				"failed" */
 	char why[1024];
 	char undo_cmd[1200]; /* the command that puts the change back, for hints */
-	bool already; /* the journal holds debloat's change to these interfaces */
-	struct jval *fix; /* fix's JSON report, when it ran */
+	bool already;	     /* the journal holds debloat's change to these interfaces */
+	struct jval *fix;    /* fix's JSON report, when it ran */
 	struct trial trial;
 	uint8_t key[64];
 	size_t keylen;

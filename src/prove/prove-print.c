@@ -6,10 +6,9 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include "base/json.h"
 #include "audit/policy.h"
+#include "base/json.h"
 #include "host/avail.h"
-
 
 static void print_ms(struct printer *p, const char *key, double v)
 {
@@ -92,8 +91,7 @@ static void print_numbers(struct printer *p, const char *key, const char *title,
 }
 
 /* One direction of the capacity: its rate, the report beside it, its queue. */
-static void print_direction(struct printer *p, const char *key,
-			    const struct prove_direction *d)
+static void print_direction(struct printer *p, const char *key, const struct prove_direction *d)
 {
 	print_open_object(p, key);
 	print_indent(p, 1);
@@ -224,8 +222,8 @@ static void print_plan(struct printer *p, const struct prove_report *r)
 
 		for (size_t k = 0; k < json_array_len(steps); k++) {
 			struct jval *s = json_array_at(steps, k);
-			const char *ifname = "", *kind = "", *name = NULL, *before = "", *after = "",
-				   *status = "";
+			const char *ifname = "", *kind = "", *name = NULL, *before = "",
+				   *after = "", *status = "";
 
 			json_get_string(s, "ifname", &ifname);
 			json_get_string(s, "knob", &kind);
@@ -261,7 +259,8 @@ void prove_report_print(struct printer *p, const struct prove_report *r)
 	print_str(p, "test", r->test, PRINT_JSON_ONLY);
 	print_str(p, "output_dir", r->dir, PRINT_JSON_ONLY);
 	print_interfaces(p, r);
-	print_numbers(p, "before", "before:", r->before, r->before != NULL, r->watch_before, r->mtu);
+	print_numbers(p, "before", "before:", r->before, r->before != NULL, r->watch_before,
+		      r->mtu);
 	print_numbers(p, "after", "after:", r->after, r->after != NULL, r->watch_after, r->mtu);
 	print_open_object(p, "capacity_mbps");
 	if (r->before) {
@@ -275,7 +274,8 @@ void prove_report_print(struct printer *p, const struct prove_report *r)
 		print_text(p, ")");
 		if (r->cap->shape_rate) {
 			print_text(p, ", shaper");
-			print_double(p, "shape", (double)r->cap->shape_rate * 8 / 1e6, 1, PRINT_BARE);
+			print_double(p, "shape", (double)r->cap->shape_rate * 8 / 1e6, 1,
+				     PRINT_BARE);
 			print_text(p, "Mbit/s");
 		} else {
 			print_null(p, "shape", NULL, PRINT_JSON_ONLY);
@@ -332,8 +332,8 @@ void prove_report_print(struct printer *p, const struct prove_report *r)
 			 * both runs' numbers */
 			print_indent(p, 1);
 			print_text(p, "one-way induced: up %.1f -> %.1f ms, down %.1f -> %.1f ms",
-				   r->before->owd_up_ms, r->after->owd_up_ms, r->before->owd_down_ms,
-				   r->after->owd_down_ms);
+				   r->before->owd_up_ms, r->after->owd_up_ms,
+				   r->before->owd_down_ms, r->after->owd_down_ms);
 			print_nl(p);
 		}
 	}
@@ -350,4 +350,3 @@ void prove_report_print(struct printer *p, const struct prove_report *r)
 	print_text(p, "files in %s", r->dir);
 	print_nl(p);
 }
-

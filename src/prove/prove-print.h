@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#include "host/host.h"
 #include "base/print.h"
+#include "host/host.h"
 #include "prove/verdict.h"
 #include "prove/watch.h"
 
@@ -20,8 +20,8 @@ struct jval;
 
 struct prove_report {
 	const char *server, *test, *dir;
-	const struct host *host; /* the interfaces proved */
-	uint32_t mtu;		 /* the first one's */
+	const struct host *host;		    /* the interfaces proved */
+	uint32_t mtu;				    /* the first one's */
 	const struct prove_numbers *before, *after; /* NULL: that run did not happen */
 	const struct prove_watch *watch_before, *watch_after;
 	const struct prove_capacity *cap;

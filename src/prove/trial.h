@@ -30,9 +30,9 @@
 #define TRIAL_END_S   30
 
 struct trial {
-	pid_t pid;   /* 0 once it has ended */
-	int status;  /* its wait status, once ended */
-	bool ready;  /* the change is in place and on trial */
+	pid_t pid;  /* 0 once it has ended */
+	int status; /* its wait status, once ended */
+	bool ready; /* the change is in place and on trial */
 	const char *state_dir;
 };
 

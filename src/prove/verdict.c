@@ -41,8 +41,8 @@ static double median(double *v, size_t n)
 	return v[(n + 1) / 2 - 1];
 }
 
-void prove_owd(const struct owd_sample *s, size_t n, double delay_s, double length_s,
-	       double *up_ms, double *down_ms)
+void prove_owd(const struct owd_sample *s, size_t n, double delay_s, double length_s, double *up_ms,
+	       double *down_ms)
 {
 	double ramp = length_s > 2 * SUMMARY_RAMP_S ? SUMMARY_RAMP_S : 0;
 	double *v = n ? malloc(4 * n * sizeof(*v)) : NULL;
@@ -69,8 +69,8 @@ void prove_owd(const struct owd_sample *s, size_t n, double delay_s, double leng
 }
 
 /* One direction: the rate from this host's counters, checked against the report. */
-static void direction(const struct prove_numbers *run, const struct prove_numbers *base,
-		      bool up, struct prove_direction *d)
+static void direction(const struct prove_numbers *run, const struct prove_numbers *base, bool up,
+		      struct prove_direction *d)
 {
 	double own = up ? run->own_up_mbps : run->own_down_mbps;
 	double rep = up ? run->up_mbps : run->down_mbps;
@@ -151,9 +151,8 @@ void prove_capacity(const struct prove_capacity_in *in, struct prove_capacity *o
 	if (in->ingress == PROVE_INGRESS_OFF || isnan(dn->reported_mbps))
 		return;
 	if (!(dn->mbps > 0)) {
-		append(out,
-		       "; the download's rate comes from no TCP counters of this host: it is "
-		       "not shaped on a server's word");
+		append(out, "; the download's rate comes from no TCP counters of this host: it is "
+			    "not shaped on a server's word");
 		return;
 	}
 	if (in->ingress == PROVE_INGRESS_FORCE) {
@@ -283,8 +282,7 @@ void prove_judge(const struct prove_numbers *before, const struct prove_numbers 
 			 "induced latency is %.1fx lower, but %s goodput fell to %.0f%% of "
 			 "before, more than the %.0f%% loss allowed (--max-loss)",
 			 out->latency_ratio, lost_up ? "upload" : "download",
-			 100 * (lost_up ? out->upload_ratio : out->download_ratio),
-			 100 * max_loss);
+			 100 * (lost_up ? out->upload_ratio : out->download_ratio), 100 * max_loss);
 		return;
 	}
 	out->kept = true;

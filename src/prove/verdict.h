@@ -52,8 +52,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "meter/summary.h"
 #include "audit/policy.h"
+#include "meter/summary.h"
 
 #define PROVE_BOTTLENECK_FRACTION 0.8
 #define PROVE_LATENCY_FLOOR_MS	  1.0
@@ -82,18 +82,18 @@ void prove_numbers_of(const struct summary *s, const struct test_result *r,
  * window (summary.h's, ramps left out) less the median of the idle window before the
  * load. NaN for a direction without samples in either window.
  */
-void prove_owd(const struct owd_sample *s, size_t n, double delay_s, double length_s,
-	       double *up_ms, double *down_ms);
+void prove_owd(const struct owd_sample *s, size_t n, double delay_s, double length_s, double *up_ms,
+	       double *down_ms);
 
 enum prove_ingress { PROVE_INGRESS_AUTO, PROVE_INGRESS_FORCE, PROVE_INGRESS_OFF };
 
 /* One direction as the capacity saw it. */
 struct prove_direction {
-	double mbps;	    /* the rate used: this host's counters; NaN */
+	double mbps;	      /* the rate used: this host's counters; NaN */
 	double reported_mbps; /* as the test counted it (the server's reports up) */
-	double induced_ms;  /* its one-way delay's growth, from the baseline; NaN */
-	const char *where;  /* "here", "driver", "upstream", "downstream", "none", "unknown" */
-	bool disagree;	    /* the report and the counters differ by more than tolerated */
+	double induced_ms;    /* its one-way delay's growth, from the baseline; NaN */
+	const char *where;    /* "here", "driver", "upstream", "downstream", "none", "unknown" */
+	bool disagree;	      /* the report and the counters differ by more than tolerated */
 };
 
 struct prove_capacity {
@@ -107,14 +107,14 @@ struct prove_capacity {
 };
 
 struct prove_capacity_in {
-	const struct prove_numbers *before;   /* the baseline: its one-way delays */
+	const struct prove_numbers *before;    /* the baseline: its one-way delays */
 	const struct prove_numbers *up, *down; /* each direction's own run; NULL: the
 						  baseline's numbers */
-	uint32_t link_mbps;		      /* 0: unknown */
+	uint32_t link_mbps;		       /* 0: unknown */
 	enum tristate bql;
-	uint64_t given;			      /* bytes/s from --shape, or 0 */
+	uint64_t given; /* bytes/s from --shape, or 0 */
 	enum prove_ingress ingress;
-	const char *egress_where;	      /* watch_where() of the baseline, or NULL */
+	const char *egress_where; /* watch_where() of the baseline, or NULL */
 };
 
 void prove_capacity(const struct prove_capacity_in *in, struct prove_capacity *out);

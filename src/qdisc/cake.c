@@ -10,12 +10,15 @@ static const struct qchoice diffserv_choices[] = {{"diffserv3", 0, NULL},  {"dif
 static const struct qchoice atm_choices[] = {
     {"noatm", 0, NULL}, {"atm", 1, NULL}, {"ptm", 2, NULL}, {NULL, 0, NULL}};
 /* systemd.network(5) spells the isolation modes its own way. */
-static const struct qchoice flow_choices[] = {
-    {"flowblind", 0, "none"},		{"srchost", 1, "src-host"},
-    {"dsthost", 2, "dst-host"},		{"hosts", 3, NULL},
-    {"flows", 4, NULL},			{"dual-srchost", 5, "dual-src-host"},
-    {"dual-dsthost", 6, "dual-dst-host"}, {"triple-isolate", 7, "triple"},
-    {NULL, 0, NULL}};
+static const struct qchoice flow_choices[] = {{"flowblind", 0, "none"},
+					      {"srchost", 1, "src-host"},
+					      {"dsthost", 2, "dst-host"},
+					      {"hosts", 3, NULL},
+					      {"flows", 4, NULL},
+					      {"dual-srchost", 5, "dual-src-host"},
+					      {"dual-dsthost", 6, "dual-dst-host"},
+					      {"triple-isolate", 7, "triple"},
+					      {NULL, 0, NULL}};
 static const struct qchoice autorate_choices[] = {{"autorate-ingress", 1, NULL}, {NULL, 0, NULL}};
 static const struct qchoice nat_choices[] = {{"nat", 1, NULL}, {"nonat", 0, NULL}, {NULL, 0, NULL}};
 static const struct qchoice wash_choices[] = {

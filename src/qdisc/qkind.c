@@ -9,8 +9,8 @@
 
 #include <linux/pkt_sched.h>
 
-#include "debloat/units.h"
 #include "base/nl.h"
+#include "debloat/units.h"
 #include "qdisc/kinds.h"
 
 static const struct qkind *const kinds[] = {

@@ -51,7 +51,7 @@ static long read_num(int fd)
 
 static int sink(int port, int seconds)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
 	static char buf[1 << 16];
 	int one = 1, s = socket(AF_INET, SOCK_STREAM, 0);
 
@@ -74,7 +74,7 @@ static int sink(int port, int seconds)
 
 static int load(const char *host, int port, int seconds, size_t chunk)
 {
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port)};
 	char *buf = calloc(1, chunk);
 	double end = now_s() + seconds;
 	long long sent = 0;
@@ -106,15 +106,18 @@ static int run(const char *iface, const char *host, int port, int seconds, size_
 	char path[256];
 	int fd_inflight, fd_limit, st;
 	long samples = 0, nonzero = 0, inflight_max = 0, limit_min = -1, limit_max = -1;
-	struct timespec gap = { .tv_sec = 0, .tv_nsec = interval_us * 1000 };
+	struct timespec gap = {.tv_sec = 0, .tv_nsec = interval_us * 1000};
 	pid_t child;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-0/byte_queue_limits/inflight", iface);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-0/byte_queue_limits/inflight",
+		 iface);
 	fd_inflight = open(path, O_RDONLY);
-	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-0/byte_queue_limits/limit", iface);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues/tx-0/byte_queue_limits/limit",
+		 iface);
 	fd_limit = open(path, O_RDONLY);
 	if (fd_inflight < 0 || fd_limit < 0) {
-		fprintf(stderr, "bqlprobe: %s has no byte_queue_limits: %s\n", iface, strerror(errno));
+		fprintf(stderr, "bqlprobe: %s has no byte_queue_limits: %s\n", iface,
+			strerror(errno));
 		return 1;
 	}
 	fflush(stdout);
@@ -135,8 +138,8 @@ static int run(const char *iface, const char *host, int port, int seconds, size_
 			limit_max = lim;
 		nanosleep(&gap, NULL);
 	}
-	printf("samples %ld nonzero %ld inflight_max %ld limit_min %ld limit_max %ld\n",
-	       samples, nonzero, inflight_max, limit_min, limit_max);
+	printf("samples %ld nonzero %ld inflight_max %ld limit_min %ld limit_max %ld\n", samples,
+	       nonzero, inflight_max, limit_min, limit_max);
 	usleep(500000);
 	printf("after inflight %ld limit %ld\n", read_num(fd_inflight), read_num(fd_limit));
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
@@ -148,8 +151,10 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "sink"))
 		return sink(atoi(argv[2]), atoi(argv[3]));
 	if (argc == 8 && !strcmp(argv[1], "run"))
-		return run(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]), strtoul(argv[6], NULL, 10),
-			   atol(argv[7]));
-	fprintf(stderr, "usage: bqlprobe sink PORT SECONDS | run IFACE HOST PORT SECONDS CHUNK INTERVAL_US\n");
+		return run(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]),
+			   strtoul(argv[6], NULL, 10), atol(argv[7]));
+	fprintf(
+	    stderr,
+	    "usage: bqlprobe sink PORT SECONDS | run IFACE HOST PORT SECONDS CHUNK INTERVAL_US\n");
 	return 2;
 }
