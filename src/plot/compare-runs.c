@@ -133,21 +133,13 @@ static void print_run(struct printer *p, const struct run *runs, const char *fil
 void compare_print(struct printer *p, const struct run *runs, const char *const *files,
 		   size_t nruns)
 {
-	struct print_table_layout layout = {.label_w = 16, .col_w = 16, .sep = "  "};
+	/* Each column as wide as its widest cell; the runs that would pass 80 columns go
+	 * on in blocks below (the text has PRINT_TABLE_COLS runs, JSON any number). */
+	struct print_table_layout layout = {.sep = "  ", .trim_last = true, .fit = true};
 	bool ietf = false;
 
-	/* The columns as wide as the widest name or file name, at most 40; a terminal is
-	 * only so wide (the text has PRINT_TABLE_COLS runs), JSON carries any number. */
-	for (size_t i = 0; i < nruns && i < PRINT_TABLE_COLS; i++) {
-		const char *base = strrchr(files[i], '/');
-		size_t len = strlen(base ? base + 1 : files[i]);
-
-		if (strlen(runs[i].name) > len)
-			len = strlen(runs[i].name);
-		if (len > layout.col_w)
-			layout.col_w = len > 40 ? 40 : (unsigned)len;
+	for (size_t i = 0; i < nruns && i < PRINT_TABLE_COLS; i++)
 		ietf |= isfinite(metric_rpm_ietf.get(&runs[i].s));
-	}
 	print_table_begin(p);
 	print_open_array(p, "runs");
 	for (size_t i = 0; i < nruns; i++)
