@@ -178,68 +178,6 @@ static int make_plan(struct fix_run *r, const char *ifname)
  * The plan for a snapshot's host (the names given, else all): nothing is read from
  * this host; each step's before is the snapshot's value where it has one.
  */
-static const struct iface *snapshot_iface(const struct host *h, const char *name)
-{
-	for (size_t i = 0; i < h->n; i++)
-		if (!strcmp(h->ifaces[i].name, name))
-			return &h->ifaces[i];
-	return NULL;
-}
-
-/*
- * A step's "before" as the snapshot recorded it, in knob_read's spelling, or "unknown"
- * where the snapshot has no such value (a root qdisc's whole spec, a value it could not
- * read).
- */
-static void snapshot_before(const struct host *h, const struct plan_step *s, char *buf, size_t len)
-{
-	const struct iface *ifc = snapshot_iface(h, s->knob.ifname);
-	const struct sysctl_entry *e;
-	enum feature_state f = FEATURE_UNKNOWN;
-	int64_t v = -1;
-
-	snprintf(buf, len, "unknown");
-	switch (s->knob.kind) {
-	case KNOB_SYSCTL:
-		e = host_sysctl(h, s->knob.name);
-		if (e && !e->err)
-			snprintf(buf, len, "%s", e->value);
-		return;
-	case KNOB_TXQUEUELEN:
-		v = ifc ? (int64_t)ifc->txqueuelen : -1;
-		break;
-	case KNOB_GSO_MAX_SIZE:
-		v = ifc && ifc->gso_max_size ? (int64_t)ifc->gso_max_size : -1;
-		break;
-	case KNOB_RING_TX:
-		v = ifc ? ifc->ring_tx : -1;
-		break;
-	case KNOB_RING_RX:
-		v = ifc ? ifc->ring_rx : -1;
-		break;
-	case KNOB_BQL_LIMIT_MAX:
-		for (size_t i = 0; ifc && i < ifc->nbql; i++)
-			if ((int)ifc->bql[i].queue == s->knob.queue && ifc->bql[i].present)
-				v = ifc->bql[i].limit_max;
-		break;
-	case KNOB_OFFLOAD:
-		if (!ifc)
-			return;
-		f = !strcmp(s->knob.name, "tx-tcp-segmentation")       ? ifc->tso
-		    : !strcmp(s->knob.name, "tx-generic-segmentation") ? ifc->gso
-		    : !strcmp(s->knob.name, "rx-gro")		       ? ifc->gro
-		    : !strcmp(s->knob.name, "rx-lro")		       ? ifc->lro
-								       : FEATURE_UNKNOWN;
-		if (f != FEATURE_UNKNOWN)
-			snprintf(buf, len, "%s", f == FEATURE_ON ? "on" : "off");
-		return;
-	default:
-		return;
-	}
-	if (v >= 0)
-		snprintf(buf, len, "%lld", (long long)v);
-}
-
 static int plan_snapshot(struct fix_run *r, char *const names[], size_t nnames)
 {
 	char err[512];
@@ -269,7 +207,8 @@ static int plan_snapshot(struct fix_run *r, char *const names[], size_t nnames)
 		struct plan_step *s = &r->plan.steps[i];
 		const struct plan_target *t = s->target >= 0 ? &r->plan.targets[s->target] : NULL;
 
-		snapshot_before(&r->host, s, s->before, sizeof(s->before));
+		if (knob_from_host(&s->knob, &r->host, s->before, sizeof(s->before)) < 0)
+			snprintf(s->before, sizeof(s->before), "unknown");
 		if (s->status == STEP_PLANNED && strcmp(s->before, "unknown") &&
 		    plan_value_equal(&s->knob, s->before, s->after, t ? t->ifc : NULL))
 			s->status = STEP_SAME;

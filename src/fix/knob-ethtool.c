@@ -110,6 +110,15 @@ static void ring_nm(const struct knob *k, const char *value, struct knob_word *w
 	snprintf(w->value, sizeof(w->value), "%s", value);
 }
 
+static int ring_from_host(const struct knob *k, const struct host *h, char *val, size_t len)
+{
+	const struct iface *ifc = knob_host_iface(h, k->ifname);
+
+	if (!ifc)
+		return -ENOENT;
+	return knob_put_known(val, len, k->kind == KNOB_RING_TX ? ifc->ring_tx : ifc->ring_rx);
+}
+
 const struct knob_type knob_ring_tx = {
     .name = "ring-tx",
     .phase = 3,
@@ -123,6 +132,7 @@ const struct knob_type knob_ring_tx = {
     .nd_link = true,
     .networkd = ring_networkd,
     .nm = ring_nm,
+    .from_host = ring_from_host,
 };
 
 const struct knob_type knob_ring_rx = {
@@ -138,6 +148,7 @@ const struct knob_type knob_ring_rx = {
     .nd_link = true,
     .networkd = ring_networkd,
     .nm = ring_nm,
+    .from_host = ring_from_host,
 };
 
 /* ---- the offloads ---- */
@@ -224,6 +235,25 @@ static void offload_nm(const struct knob *k, const char *value, struct knob_word
 	snprintf(w->value, sizeof(w->value), "%s", value);
 }
 
+/* What a snapshot records of the offloads: TSO, GSO, GRO and LRO. */
+static int offload_from_host(const struct knob *k, const struct host *h, char *val, size_t len)
+{
+	const struct iface *ifc = knob_host_iface(h, k->ifname);
+	enum feature_state f = FEATURE_UNKNOWN;
+
+	if (ifc && !strcmp(k->name, "tx-tcp-segmentation"))
+		f = ifc->tso;
+	else if (ifc && !strcmp(k->name, "tx-generic-segmentation"))
+		f = ifc->gso;
+	else if (ifc && !strcmp(k->name, "rx-gro"))
+		f = ifc->gro;
+	else if (ifc && !strcmp(k->name, "rx-lro"))
+		f = ifc->lro;
+	if (f == FEATURE_UNKNOWN)
+		return -ENOENT;
+	return snprintf(val, len, "%s", f == FEATURE_ON ? "on" : "off") < (int)len ? 0 : -ENOSPC;
+}
+
 const struct knob_type knob_offload = {
     .name = "offload",
     .phase = 4,
@@ -237,4 +267,5 @@ const struct knob_type knob_offload = {
     .nd_link = true,
     .networkd = offload_networkd,
     .nm = offload_nm,
+    .from_host = offload_from_host,
 };

@@ -104,6 +104,13 @@ static void txqueuelen_nm(const struct knob *k, const char *value, struct knob_w
 	w->why = "NetworkManager has no txqueuelen property";
 }
 
+static int txqueuelen_from_host(const struct knob *k, const struct host *h, char *val, size_t len)
+{
+	const struct iface *ifc = knob_host_iface(h, k->ifname);
+
+	return knob_put_known(val, len, ifc ? (int64_t)ifc->txqueuelen : -1);
+}
+
 const struct knob_type knob_txqueuelen = {
     .name = "txqueuelen",
     .phase = 1,
@@ -116,6 +123,7 @@ const struct knob_type knob_txqueuelen = {
     .nd_link = true,
     .networkd = txqueuelen_networkd,
     .nm = txqueuelen_nm,
+    .from_host = txqueuelen_from_host,
 };
 
 /* ---- gso_max_size ---- */
@@ -171,6 +179,13 @@ static void gso_nm(const struct knob *k, const char *value, struct knob_word *w)
 	w->why = "NetworkManager has no gso_max_size property";
 }
 
+static int gso_from_host(const struct knob *k, const struct host *h, char *val, size_t len)
+{
+	const struct iface *ifc = knob_host_iface(h, k->ifname);
+
+	return knob_put_known(val, len, ifc && ifc->gso_max_size ? (int64_t)ifc->gso_max_size : -1);
+}
+
 const struct knob_type knob_gso_max_size = {
     .name = "gso-max-size",
     .phase = 4,
@@ -184,4 +199,5 @@ const struct knob_type knob_gso_max_size = {
     .nd_link = true,
     .networkd = gso_networkd,
     .nm = gso_nm,
+    .from_host = gso_from_host,
 };

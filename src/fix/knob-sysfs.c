@@ -175,6 +175,17 @@ static void bql_nm(const struct knob *k, const char *value, struct knob_word *w)
 	w->why = "NetworkManager has no BQL property: use `debloat fix --emit udev`";
 }
 
+static int bql_from_host(const struct knob *k, const struct host *h, char *val, size_t len)
+{
+	const struct iface *ifc = knob_host_iface(h, k->ifname);
+	int64_t v = -1;
+
+	for (size_t i = 0; ifc && i < ifc->nbql; i++)
+		if ((int)ifc->bql[i].queue == k->queue && ifc->bql[i].present)
+			v = ifc->bql[i].limit_max;
+	return knob_put_known(val, len, v);
+}
+
 const struct knob_type knob_bql_limit_max = {
     .name = "bql-limit-max",
     .phase = 2,
@@ -187,6 +198,7 @@ const struct knob_type knob_bql_limit_max = {
     .commands = bql_commands,
     .networkd = bql_networkd,
     .nm = bql_nm,
+    .from_host = bql_from_host,
 };
 
 /* ---- sysctls ---- */
@@ -213,6 +225,15 @@ static void sysctl_networkd(const struct knob *k, const char *value, struct knob
 	w->place = KNOB_SYSCTL_LINE;
 }
 
+static int sysctl_from_host(const struct knob *k, const struct host *h, char *val, size_t len)
+{
+	const struct sysctl_entry *e = host_sysctl(h, k->name);
+
+	if (!e || e->err)
+		return -ENOENT;
+	return snprintf(val, len, "%s", e->value) < (int)len ? 0 : -ENOSPC;
+}
+
 const struct knob_type knob_sysctl = {
     .name = "sysctl",
     .phase = 5,
@@ -224,4 +245,5 @@ const struct knob_type knob_sysctl = {
     .loose_equal = knob_words_equal,
     .commands = sysctl_commands,
     .networkd = sysctl_networkd,
+    .from_host = sysctl_from_host,
 };

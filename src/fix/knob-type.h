@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "fix/knob.h"
+#include "host/host.h"
 
 /* A knob's flags. */
 #define KNOB_HOST_WIDE (1u << 0) /* no interface: host-wide (a sysctl) */
@@ -85,6 +86,9 @@ struct knob_type {
 	void (*networkd)(const struct knob *k, const char *value, struct knob_word *w);
 	/* NetworkManager's connection properties. */
 	void (*nm)(const struct knob *k, const char *value, struct knob_word *w);
+	/* The value a host read elsewhere (a snapshot) records for k, as read spells it;
+	 * -ENOENT where it has none. NULL: a snapshot never has it (a root's whole spec). */
+	int (*from_host)(const struct knob *k, const struct host *h, char *val, size_t len);
 };
 
 /* The row of a kind; NULL when kind is no knob's. */
@@ -98,6 +102,11 @@ KNOB_ROWS(KNOB_ROW_EXTERN)
 #undef KNOB_ROW_EXTERN
 
 /* ---- helpers the rows share (knob.c) ---- */
+
+/* The interface of that name in h, or NULL. */
+const struct iface *knob_host_iface(const struct host *h, const char *name);
+/* v (>= 0) as a number in val; -ENOENT for a negative v (not recorded). */
+int knob_put_known(char *val, size_t len, int64_t v);
 
 const char *knob_sysfs_root(const struct knob_env *env); /* "/sys" */
 const char *knob_proc_root(const struct knob_env *env);	 /* "/proc" */

@@ -107,7 +107,27 @@ int knob_value_equal(enum knob_kind kind, const char *a, const char *b)
 	return t && t->equal(a, b);
 }
 
+int knob_from_host(const struct knob *k, const struct host *h, char *val, size_t len)
+{
+	const struct knob_type *t = knob_type_of(k->kind);
+
+	return t && t->from_host ? t->from_host(k, h, val, len) : -ENOENT;
+}
+
 /* ---- helpers for the rows ---- */
+
+const struct iface *knob_host_iface(const struct host *h, const char *name)
+{
+	for (size_t i = 0; h && i < h->n; i++)
+		if (!strcmp(h->ifaces[i].name, name))
+			return &h->ifaces[i];
+	return NULL;
+}
+
+int knob_put_known(char *val, size_t len, int64_t v)
+{
+	return v < 0 ? -ENOENT : knob_put_u64(val, len, (uint64_t)v);
+}
 
 const char *knob_sysfs_root(const struct knob_env *env)
 {

@@ -132,6 +132,10 @@ int knob_kind_from_name(const char *name); /* -EINVAL if unknown */
 
 /* "eth0 root qdisc", "eth0 tx-0 BQL limit_max", "net.ipv4.tcp_ecn": for messages. */
 void knob_describe(const struct knob *k, char *buf, size_t len);
+struct host;
+/* The value h (a host read elsewhere: a snapshot) records for k, in knob_read's
+ * spelling; -ENOENT where it records none. */
+int knob_from_host(const struct knob *k, const struct host *h, char *val, size_t len);
 
 /* env may be NULL: "/sys" and "/proc". -ENOSPC when val is too small. */
 int knob_read(const struct knob *k, const struct knob_env *env, char *val, size_t len);
