@@ -22,7 +22,7 @@
 
 #include "harness.h"
 #include "meter/hserver.h"
-#include "meter/loop.h"
+#include "base/loop.h"
 
 static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "meter/loop.h"
+#include "base/loop.h"
 
 #define MANY 20000
 

@@ -28,7 +28,7 @@
 #include "base/clock.h"
 #include "base/print.h"
 #include "meter/engine.h"
-#include "meter/loop.h"
+#include "base/loop.h"
 #include "meter/probe.h"
 #include "meter/proto.h"
 

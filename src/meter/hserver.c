@@ -15,7 +15,7 @@
 #include "base/peer.h"
 #include "meter/hserver.h"
 #include "meter/http1req.h"
-#include "meter/loop.h"
+#include "base/loop.h"
 #include "meter/nqserve.h"
 #include "meter/tls.h"
 

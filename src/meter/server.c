@@ -28,7 +28,7 @@
 #include "base/hist.h"
 #include "base/peer.h"
 #include "meter/cc.h"
-#include "meter/loop.h"
+#include "base/loop.h"
 #include "meter/server.h"
 #include "meter/tokens.h"
 

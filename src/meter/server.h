@@ -63,7 +63,7 @@
 #include <stdint.h>
 
 #include "meter/hserver.h"
-#include "meter/loop.h"
+#include "base/loop.h"
 #include "meter/proto.h"
 
 #define SERVER_MAX_STREAMS 8
