@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "meter/http1head.h"
+#include "base/http1head.h"
 
 TEST(head_end_finds_the_empty_line)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "meter/http1.h"
-#include "meter/http1head.h"
+#include "base/http1head.h"
 
 int http1_parse_head(const char *buf, size_t len, struct http1_head *out)
 {

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "meter/http1head.h"
+#include "base/http1head.h"
 #include "meter/http1req.h"
 
 /* "GET /path?q HTTP/1.1" into r; the line's length without its end. http10 set. */

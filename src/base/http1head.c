@@ -4,7 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "meter/http1head.h"
+#include "base/http1head.h"
 
 size_t http1_head_end(const char *buf, size_t len)
 {
