@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "meter/hmac.h"
+#include "base/hmac.h"
 
 static void hex(const uint8_t *b, size_t n, char *out)
 {
