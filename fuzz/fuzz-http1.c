@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "meter/http1.h"
+#include "http/http1.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

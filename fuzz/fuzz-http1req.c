@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "meter/http1req.h"
-#include "meter/nqconfig.h"
-#include "meter/nqserve.h"
+#include "http/http1req.h"
+#include "http/nqconfig.h"
+#include "http/nqserve.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

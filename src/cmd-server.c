@@ -18,7 +18,7 @@
 #include "meter/cc.h"
 #include "meter/server.h"
 #include "meter/serverlog.h"
-#include "meter/tls.h"
+#include "http/tls.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " server [-p PORT] [-4|-6] [--bind ADDR] [--max-clients N]\n"

@@ -24,7 +24,7 @@
 #include "meter/result-print.h"
 #include "meter/rpm.h"
 #include "meter/summary.h"
-#include "meter/tls.h"
+#include "http/tls.h"
 
 #define CONFIG_TIMEOUT_S 10
 

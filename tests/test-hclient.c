@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "meter/hclient.h"
+#include "http/hclient.h"
 #include "tls-fixture.h"
 
 struct outcome {

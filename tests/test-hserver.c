@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "meter/hserver.h"
+#include "http/hserver.h"
 #include "base/loop.h"
 
 static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";

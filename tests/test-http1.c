@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "meter/http1.h"
+#include "http/http1.h"
 
 static int parse(const char *s, struct http1_head *h)
 {

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "harness.h"
-#include "meter/http1req.h"
-#include "meter/nqconfig.h"
-#include "meter/nqserve.h"
+#include "http/http1req.h"
+#include "http/nqconfig.h"
+#include "http/nqserve.h"
 
 static int parse(const char *s, struct http1_req *r)
 {

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "harness.h"
-#include "meter/nqconfig.h"
+#include "http/nqconfig.h"
 
 static int parse(const char *doc, struct nq_config *c, char *err)
 {

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "meter/tls.h"
+#include "http/tls.h"
 #include "tls-fixture.h"
 
 /* The server's ALPN choice, a pure function in every build. */

@@ -44,8 +44,8 @@
 #include <stdbool.h>
 #include <sys/socket.h>
 
-#include "meter/hclient.h"
-#include "meter/nqconfig.h"
+#include "http/hclient.h"
+#include "http/nqconfig.h"
 #include "meter/result.h"
 
 #define RPM_MIN_LOWAT	  4096u

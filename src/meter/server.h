@@ -62,7 +62,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "meter/hserver.h"
+#include "http/hserver.h"
 #include "base/loop.h"
 #include "meter/proto.h"
 

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "base/http1head.h"
-#include "meter/http1req.h"
+#include "http/http1req.h"
 
 /* "GET /path?q HTTP/1.1" into r; the line's length without its end. http10 set. */
 static int parse_request_line(const char *line, size_t n, struct http1_req *r, bool *http10)

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "meter/tls.h"
+#include "http/tls.h"
 
 unsigned tls_alpn_choose(const unsigned char *in, size_t inlen, unsigned accept,
 			 const unsigned char **name, unsigned char *len)

@@ -8,7 +8,7 @@
 
 #include "base/json.h"
 #include "base/say.h"
-#include "meter/nqconfig.h"
+#include "http/nqconfig.h"
 
 static bool host_char(char c)
 {

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/array.h"
-#include "meter/nqserve.h"
+#include "http/nqserve.h"
 
 enum nq_route nq_route(const char *method, const char *path)
 {

@@ -35,7 +35,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "meter/tls.h"
+#include "http/tls.h"
 
 #define HC_MAX_CONNS 256
 #define HC_OUTBUF    65536

@@ -16,8 +16,8 @@
 
 #include "base/array.h"
 #include "base/clock.h"
-#include "meter/hclient.h"
-#include "meter/http1.h"
+#include "http/hclient.h"
+#include "http/http1.h"
 
 #ifndef DEBLOAT_VERSION
 #define DEBLOAT_VERSION "0"

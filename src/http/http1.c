@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "meter/http1.h"
+#include "http/http1.h"
 #include "base/http1head.h"
 
 int http1_parse_head(const char *buf, size_t len, struct http1_head *out)

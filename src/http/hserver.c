@@ -13,11 +13,11 @@
 #include <unistd.h>
 
 #include "base/peer.h"
-#include "meter/hserver.h"
-#include "meter/http1req.h"
+#include "http/hserver.h"
+#include "http/http1req.h"
 #include "base/loop.h"
-#include "meter/nqserve.h"
-#include "meter/tls.h"
+#include "http/nqserve.h"
+#include "http/tls.h"
 
 #define NS_PER_MS 1000000ull
 #define SWEEP_MS  1000
