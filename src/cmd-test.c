@@ -28,7 +28,7 @@
 #include "meter/flent.h"
 #include "meter/result-print.h"
 #include "meter/summary.h"
-#include "meter/tests.h"
+#include "meter/load-tests.h"
 
 /* The usage leads with the command the user typed: `rrul` is `test rrul`. */
 #define USAGE_BODY                                                                                 \

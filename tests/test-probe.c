@@ -14,7 +14,7 @@
 
 #include "harness.h"
 #include "meter/probe.h"
-#include "meter/tests.h"
+#include "meter/load-tests.h"
 
 TEST(rrul_has_flents_flows_and_probes)
 {

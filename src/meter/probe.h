@@ -32,7 +32,7 @@
 #include <sys/socket.h>
 
 #include "meter/proto.h"
-#include "meter/tests.h"
+#include "meter/load-tests.h"
 
 struct probe_stream {
 	enum probe_kind kind;

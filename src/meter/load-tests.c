@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "meter/tests.h"
+#include "meter/load-tests.h"
 
 #define DEFAULT_STREAMS 4
 
