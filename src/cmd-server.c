@@ -15,10 +15,10 @@
 #include <sys/socket.h>
 
 #include "base/cli.h"
+#include "http/tls.h"
 #include "meter/cc.h"
 #include "meter/server.h"
 #include "meter/serverlog.h"
-#include "http/tls.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " server [-p PORT] [-4|-6] [--bind ADDR] [--max-clients N]\n"

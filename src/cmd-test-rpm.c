@@ -21,10 +21,10 @@
 #include "base/peer.h"
 #include "base/print.h"
 #include "debloat/rpm.h"
+#include "http/tls.h"
 #include "meter/result-print.h"
 #include "meter/rpm.h"
 #include "meter/summary.h"
-#include "http/tls.h"
 
 #define CONFIG_TIMEOUT_S 10
 

@@ -3,8 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "harness.h"
 #include "base/hmac.h"
+#include "harness.h"
 
 static void hex(const uint8_t *b, size_t n, char *out)
 {

@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/loop.h"
 #include "harness.h"
 #include "http/hserver.h"
-#include "base/loop.h"
 
 static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 

@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "harness.h"
 #include "base/http1head.h"
+#include "harness.h"
 
 TEST(head_end_finds_the_empty_line)
 {

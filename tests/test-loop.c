@@ -12,8 +12,8 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "harness.h"
 #include "base/loop.h"
+#include "harness.h"
 
 #define MANY 20000
 

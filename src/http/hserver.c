@@ -12,10 +12,10 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "base/loop.h"
 #include "base/peer.h"
 #include "http/hserver.h"
 #include "http/http1req.h"
-#include "base/loop.h"
 #include "http/nqserve.h"
 #include "http/tls.h"
 

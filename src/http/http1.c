@@ -3,8 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "http/http1.h"
 #include "base/http1head.h"
+#include "http/http1.h"
 
 int http1_parse_head(const char *buf, size_t len, struct http1_head *out)
 {

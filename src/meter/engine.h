@@ -34,8 +34,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "meter/result.h"
 #include "meter/load-tests.h"
+#include "meter/result.h"
 
 #define ENGINE_PROBE_TIMEOUT_S 2.0
 #define ENGINE_SILENCE_S       5.0  /* no REPORT from the server for this long: it is gone */

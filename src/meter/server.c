@@ -26,9 +26,9 @@
 #include <unistd.h>
 
 #include "base/hist.h"
+#include "base/loop.h"
 #include "base/peer.h"
 #include "meter/cc.h"
-#include "base/loop.h"
 #include "meter/server.h"
 #include "meter/tokens.h"
 

@@ -62,8 +62,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "http/hserver.h"
 #include "base/loop.h"
+#include "http/hserver.h"
 #include "meter/proto.h"
 
 #define SERVER_MAX_STREAMS 8
