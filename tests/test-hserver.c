@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-hserver.c - the responsiveness server's connections (meter/hserver.h) under the
+ * test-hserver.c - the responsiveness server's connections (http/hserver.h) under the
  * attacks a stranger can make: heads sent a byte at a time, one host's many addresses,
  * idle HTTP/2 streams kept up with PINGs, HPACK amplification, downloads with a window
  * held shut. Each connection is one end of a socketpair handed to the server with

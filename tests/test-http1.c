@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test-http1.c - the HTTP/1.1 response head parser (meter/http1.h). */
+/* test-http1.c - the HTTP/1.1 response head parser (http/http1.h). */
 #include <errno.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test-http1head.c - the HTTP/1.1 head scanning shared by both parsers (meter/http1head.h). */
+/* test-http1head.c - the HTTP/1.1 head scanning shared by both parsers (base/http1head.h). */
 #include <errno.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-http1req.c - the responsiveness server's request head parser (meter/http1req.h)
- * and what it serves (meter/nqserve.h): routes, and a config our own client reads.
+ * test-http1req.c - the responsiveness server's request head parser (http/http1req.h)
+ * and what it serves (http/nqserve.h): routes, and a config our own client reads.
  */
 #include <errno.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test-nqconfig.c - the responsiveness config and URL parser (meter/nqconfig.h). */
+/* test-nqconfig.c - the responsiveness config and URL parser (http/nqconfig.h). */
 #include <errno.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* meter/http1head.c - meter/http1head.h: the HTTP/1.1 head scanning both parsers share. */
+/* base/http1head.c - base/http1head.h: the HTTP/1.1 head scanning both parsers share. */
 #include <errno.h>
 #include <string.h>
 #include <strings.h>

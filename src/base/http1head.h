@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * meter/http1head.h - what the HTTP/1.1 response head parser (meter/http1.h) and the
- * request head parser (meter/http1req.h) share: finding the end of a head, walking
+ * base/http1head.h - what the HTTP/1.1 response head parser (http/http1.h) and the
+ * request head parser (http/http1req.h) share: finding the end of a head, walking
  * its header lines, and the fields that frame a message body (RFC 9112 sections 6
  * and 9.3), which are the same in a request and a response.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* meter/hclient.c - meter/hclient.h: HTTP/2 (libnghttp2's framing) and HTTP/1.1 over epoll,
- * in cleartext or through meter/tls.h. */
+/* http/hclient.c - http/hclient.h: HTTP/2 (libnghttp2's framing) and HTTP/1.1 over epoll,
+ * in cleartext or through http/tls.h. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>

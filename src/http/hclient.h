@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * meter/hclient.h - a small HTTP client on our own non-blocking sockets and epoll,
+ * http/hclient.h - a small HTTP client on our own non-blocking sockets and epoll,
  * for the responsiveness test (meter/rpm.h): HTTP/2 (the framing is libnghttp2's, the
- * I/O ours) and HTTP/1.1 (meter/http1.h), over cleartext or TLS (meter/tls.h). In
+ * I/O ours) and HTTP/1.1 (http/http1.h), over cleartext or TLS (http/tls.h). In
  * cleartext HTTP/2 is h2c with prior knowledge (RFC 9113 section 3.3); over TLS the
  * server's ALPN choice decides: "h2" is HTTP/2, "http/1.1" or none is HTTP/1.1, whatever
  * protocol hc_connect asked for (the client context's ALPN list is what limits it).
@@ -70,7 +70,7 @@ void hc_client_free(struct hc_client *cl);
 /*
  * Run every connection opened after this over TLS with ctx (a client context, the
  * caller's: it must outlive cl), sending server_name as SNI and verifying the
- * certificate against it (meter/tls.h). -ENAMETOOLONG.
+ * certificate against it (http/tls.h). -ENAMETOOLONG.
  */
 int hc_client_set_tls(struct hc_client *cl, struct tls_ctx *ctx, const char *server_name);
 

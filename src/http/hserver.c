@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* meter/hserver.c - meter/hserver.h: the responsiveness server's connections. */
+/* http/hserver.c - http/hserver.h: the responsiveness server's connections. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * meter/hserver.h - the responsiveness test's server side (draft-ietf-ippm-
+ * http/hserver.h - the responsiveness test's server side (draft-ietf-ippm-
  * responsiveness-09): HTTP connections handed over by `debloat server --rpm` (meter/
  * server.h opens the listener and accepts), served in the server's own event loop
- * (meter/loop.h), no threads. What is served is meter/nqserve.h's.
+ * (base/loop.h), no threads. What is served is http/nqserve.h's.
  *
  * Protocols. In cleartext the first bytes decide: the HTTP/2 connection preface ("PRI
  * * HTTP/2.0") makes an HTTP/2 cleartext connection with prior knowledge (RFC 9113
  * section 3.3; the framing is libnghttp2's server session, the I/O ours), anything else
- * is HTTP/1.1 (meter/http1req.h): keep-alive, one request at a time (pipelined requests
+ * is HTTP/1.1 (http/http1req.h): keep-alive, one request at a time (pipelined requests
  * wait in the input buffer until the response before them is complete).
  *
  * Bodies. The large download has no end: over HTTP/1.1 a close-delimited body
@@ -47,7 +47,7 @@
  *    request or body bytes (PINGs and SETTINGS keep nothing alive).
  * The timers are one sweep a second.
  *
- * TLS (meter/tls.h): with a server context in the config, a connection whose first
+ * TLS (http/tls.h): with a server context in the config, a connection whose first
  * byte is a TLS handshake record (0x16, which no HTTP request starts with) is TLS,
  * any other stays cleartext, so one port serves https:// and http://. After the
  * handshake the protocol is the one ALPN chose: "h2" must send the HTTP/2 preface

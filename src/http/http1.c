@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* meter/http1.c - meter/http1.h: the HTTP/1.1 response head parser. */
+/* http/http1.c - http/http1.h: the HTTP/1.1 response head parser. */
 #include <errno.h>
 #include <string.h>
 

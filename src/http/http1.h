@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * meter/http1.h - the head of an HTTP/1.1 response, parsed from bytes off the wire (the
+ * http/http1.h - the head of an HTTP/1.1 response, parsed from bytes off the wire (the
  * RPM client's HTTP/1.1 mode). Only what a client of the responsiveness test needs:
  * the status code, the body's framing (Content-Length, or read to the end, or chunked,
  * which the client refuses), and whether the server closes the connection after it.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* meter/http1req.c - meter/http1req.h: the HTTP/1.1 request head parser. */
+/* http/http1req.c - http/http1req.h: the HTTP/1.1 request head parser. */
 #include <errno.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * meter/http1req.h - the head of an HTTP/1.1 request, parsed from bytes off the wire
- * (the responsiveness server's HTTP/1.1 side, meter/hserver.h). Only what that server
+ * http/http1req.h - the head of an HTTP/1.1 request, parsed from bytes off the wire
+ * (the responsiveness server's HTTP/1.1 side, http/hserver.h). Only what that server
  * needs: the method, the path (the request target without its query), the Host, the
  * body's framing and whether the client wants the connection closed or a 100 Continue.
  *

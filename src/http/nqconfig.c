@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* meter/nqconfig.c - meter/nqconfig.h: URLs and the /.well-known/nq document. */
+/* http/nqconfig.c - http/nqconfig.h: URLs and the /.well-known/nq document. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * meter/nqconfig.h - the responsiveness test's URLs and its configuration document
+ * http/nqconfig.h - the responsiveness test's URLs and its configuration document
  * (draft-ietf-ippm-responsiveness-09, "Responsiveness Test Server API"): the JSON a
  * server publishes at /.well-known/nq (or Apple's /api/v1/config):
  *

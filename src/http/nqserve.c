@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* meter/nqserve.c - meter/nqserve.h: the responsiveness server's routes and config. */
+/* http/nqserve.c - http/nqserve.h: the responsiveness server's routes and config. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * meter/nqserve.h - what the responsiveness server (meter/hserver.h) serves, whatever
+ * http/nqserve.h - what the responsiveness server (http/hserver.h) serves, whatever
  * the protocol: the routes of draft-ietf-ippm-responsiveness-09's server API, with the
  * paths Apple's and goresponsiveness' servers use, and the config document.
  *

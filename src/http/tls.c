@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* meter/tls.c - meter/tls.h over OpenSSL 3, or -ENOTSUP in builds without it. */
+/* http/tls.c - http/tls.h over OpenSSL 3, or -ENOTSUP in builds without it. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * meter/tls.h - TLS on our own non-blocking sockets: a thin layer over OpenSSL 3 (libssl)
- * for the responsiveness client (meter/hclient.h, https:// URLs) and server, so nothing
+ * http/tls.h - TLS on our own non-blocking sockets: a thin layer over OpenSSL 3 (libssl)
+ * for the responsiveness client (http/hclient.h, https:// URLs) and server, so nothing
  * else includes an OpenSSL header.
  *
  * Model. A struct tls_ctx is the configuration shared by many connections: a client's

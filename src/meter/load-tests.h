@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests.h - the latency-under-load tests the engine can run, as flent defines them
+ * load-tests.h - the latency-under-load tests the engine can run, as flent defines them
  * (docs/design/measurement.md section 1): for each, its TCP flows (direction, TOS byte, flent's
  * series name) and its probe streams (UDP with a TOS byte, or ICMP echo).
  *

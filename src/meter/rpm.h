@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * meter/rpm.h - the responsiveness test of draft-ietf-ippm-responsiveness-09 as a
- * client (`debloat test rpm URL`), over meter/hclient.h (HTTP/2 or HTTP/1.1, in
+ * client (`debloat test rpm URL`), over http/hclient.h (HTTP/2 or HTTP/1.1, in
  * cleartext or over TLS),
  * with the draft's arithmetic from debloat/rpm.h. docs/design/rpm.md has the method.
  *
@@ -96,7 +96,7 @@ struct rpm_params {
 void rpm_params_default(struct rpm_params *p);
 
 /*
- * Fetch the config at url from addr (meter/nqconfig.h) with the protocol, TLS context
+ * Fetch the config at url from addr (http/nqconfig.h) with the protocol, TLS context
  * and server name of p, and parse it; *proto is the protocol the connection spoke (over
  * TLS, ALPN's choice). -errno with why (for a person) in err: -ETIMEDOUT after
  * timeout_s, -EBADMSG for a status other than 200 or a bad document, the connection's

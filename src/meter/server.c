@@ -824,7 +824,7 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 	}
 }
 
-/* The responsiveness test's listener: connections go to meter/hserver.c at once. */
+/* The responsiveness test's listener: connections go to http/hserver.c at once. */
 static void on_rpm_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 {
 	struct server *s = ctx;

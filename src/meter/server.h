@@ -151,14 +151,14 @@ struct server_config {
 	uint32_t stats_ms;
 	void (*on_stats)(void *ctx, const struct server_probe_stats *st);
 	void *ctx;
-	/* The responsiveness test's HTTP server (meter/hserver.h) on a TCP port of its
+	/* The responsiveness test's HTTP server (http/hserver.h) on a TCP port of its
 	 * own, rpm_port (0: an ephemeral one, see server_rpm_port), in the same loop:
 	 * this server only listens and accepts, and hands each connection over. */
 	bool rpm;
 	uint16_t rpm_port;
 	struct hserver_config rpm_cfg;
 	/* The clock of the server's loop: NULL for CLOCK_MONOTONIC. Tests pass a simulated
-	 * one (meter/loop.h) to run the timeouts above without waiting for them; the
+	 * one (base/loop.h) to run the timeouts above without waiting for them; the
 	 * kernel's receive stamps of probes are mapped onto it. */
 	const struct loop_clock *clock;
 };
