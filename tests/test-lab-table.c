@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-lab-compare-table.c - plot/lab-table.c (lc_print_runs), byte for byte: the
+ * test-lab-table.c - plot/lab-table.c (lc_print_runs), byte for byte: the
  * side-by-side table and its notes in text, the "runs" array in JSON, for a run whose
  * emulator fell behind, one that kept time without BQL and one that failed (and that
  * one alone), against
- * tests/fixtures/lab-compare-table/ (HARNESS_WRITE_GOLDEN=1 writes them); and four and
+ * tests/fixtures/lab-table/ (HARNESS_WRITE_GOLDEN=1 writes them); and four and
  * six runs with sending-only rows against a width of 80 columns.
  */
 #include <math.h>
@@ -85,7 +85,7 @@ TEST(text_is_pinned)
 {
 	char *got = render(PRINT_MODE_TEXT, false);
 
-	CHECK_GOLDEN("tests/fixtures/lab-compare-table", "runs.txt", got);
+	CHECK_GOLDEN("tests/fixtures/lab-table", "runs.txt", got);
 	free(got);
 }
 
@@ -93,7 +93,7 @@ TEST(json_is_pinned)
 {
 	char *got = render(PRINT_MODE_JSON, false);
 
-	CHECK_GOLDEN("tests/fixtures/lab-compare-table", "runs.json", got);
+	CHECK_GOLDEN("tests/fixtures/lab-table", "runs.json", got);
 	free(got);
 }
 
@@ -102,10 +102,10 @@ TEST(none_worked_is_pinned)
 {
 	char *got = render(PRINT_MODE_TEXT, true);
 
-	CHECK_GOLDEN("tests/fixtures/lab-compare-table", "none.txt", got);
+	CHECK_GOLDEN("tests/fixtures/lab-table", "none.txt", got);
 	free(got);
 	got = render(PRINT_MODE_JSON, true);
-	CHECK_GOLDEN("tests/fixtures/lab-compare-table", "none.json", got);
+	CHECK_GOLDEN("tests/fixtures/lab-table", "none.json", got);
 	free(got);
 }
 
