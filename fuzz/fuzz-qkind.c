@@ -18,7 +18,7 @@
 
 #include <linux/netlink.h>
 
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

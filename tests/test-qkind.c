@@ -20,7 +20,7 @@
 #include "fix/qdisc-opts.h"
 #include "fix/root-spec.h"
 #include "harness.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 #define FOR_EACH_KIND(k, i) for (size_t i = 0; ((k) = qkind_at(i)) != NULL; i++)
 

@@ -15,7 +15,7 @@
 #include "fix/emit.h"
 #include "fix/knob-type.h"
 #include "fix/root-spec.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 static void fmt_time(uint64_t ns, char *buf, size_t len)
 {

@@ -15,7 +15,7 @@
 #include "base/nl.h"
 #include "debloat/units.h"
 #include "fix/qdisc-opts.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 /* ---- the kinds: their tables are src/qdisc/'s ---- */
 

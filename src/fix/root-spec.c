@@ -13,7 +13,7 @@
 #include "debloat/units.h"
 #include "fix/root-spec.h"
 #include "host/qdisc.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 /* ---- the grammar ---- */
 

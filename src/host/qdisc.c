@@ -12,7 +12,7 @@
 
 #include "host/qdisc.h"
 #include "host/qstats.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 int host_qdisc_decode_options(struct qdisc *q, const void *opts, size_t len)
 {

@@ -11,7 +11,7 @@
 #include "base/gz.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 #include "snapshot.h"
 
 #define SNAPSHOT_MAX_QUEUES 4096  /* BQL_MAX_QUEUES */

@@ -4,7 +4,7 @@
  * whose one field is the limit (packets, or bytes for bfifo). Without one the kernel
  * takes the device's txqueuelen (times its MTU for bfifo).
  */
-#include "qdisc/kinds.h"
+#include "qkind/kinds.h"
 
 /* One row each: the struct's limit. pfifo_head_drop's is audited only: fix does not put
  * it at a leaf, so the plan compares it as written (no QA_SPEC). */

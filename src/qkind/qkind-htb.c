@@ -10,7 +10,7 @@
 #include <linux/pkt_sched.h>
 
 #include "base/nl.h"
-#include "qdisc/kinds.h"
+#include "qkind/kinds.h"
 
 static int show(const void *opts, size_t len, struct qshown *out)
 {

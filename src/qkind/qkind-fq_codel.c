@@ -2,7 +2,7 @@
 /* fq_codel.c - fq_codel's options (TCA_FQ_CODEL_*, nested). */
 #include <linux/pkt_sched.h>
 
-#include "qdisc/kinds.h"
+#include "qkind/kinds.h"
 
 const struct qchoice qchoice_codel_ecn[] = {{"ecn", 1, NULL}, {"noecn", 0, NULL}, {NULL, 0, NULL}};
 

@@ -11,7 +11,7 @@
 
 #include "base/nl.h"
 #include "debloat/units.h"
-#include "qdisc/kinds.h"
+#include "qkind/kinds.h"
 
 static const struct qkind *const kinds[] = {
     &qkind_fq_codel,   &qkind_fq,    &qkind_cake,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* mq.c - mq: one child qdisc per TX queue, no options of its own. */
-#include "qdisc/kinds.h"
+#include "qkind/kinds.h"
 
 const struct qkind qkind_mq = {
     .name = "mq",

@@ -7,7 +7,7 @@
  */
 #include <linux/pkt_sched.h>
 
-#include "qdisc/kinds.h"
+#include "qkind/kinds.h"
 
 /* clang-format off */
 static const struct qattr attrs[] = {

@@ -8,7 +8,7 @@
 
 #include <linux/pkt_sched.h>
 
-#include "qdisc/kinds.h"
+#include "qkind/kinds.h"
 
 int qkind_show_prio(const void *opts, size_t len, struct qshown *out)
 {

@@ -2,7 +2,7 @@
 /* cake.c - cake's options (TCA_CAKE_*, nested), and tc's words that set several. */
 #include <linux/pkt_sched.h>
 
-#include "qdisc/kinds.h"
+#include "qkind/kinds.h"
 
 static const struct qchoice diffserv_choices[] = {{"diffserv3", 0, NULL},  {"diffserv4", 1, NULL},
 						  {"diffserv8", 2, NULL},  {"besteffort", 3, NULL},

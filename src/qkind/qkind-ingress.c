@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ingress.c - ingress and clsact: hooks for filters (fix/ingress-shape.c redirects through
  * them), no options of their own. */
-#include "qdisc/kinds.h"
+#include "qkind/kinds.h"
 
 const struct qkind qkind_ingress = {
     .name = "ingress",

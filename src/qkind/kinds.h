@@ -7,7 +7,7 @@
 #define DEBLOAT_QDISC_KINDS_H
 
 #include "base/array.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 /*
  * One attribute's row of a kind's table (struct qattr), its columns in the struct's

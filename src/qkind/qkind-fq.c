@@ -2,7 +2,7 @@
 /* fq.c - fq's options (TCA_FQ_*, nested). */
 #include <linux/pkt_sched.h>
 
-#include "qdisc/kinds.h"
+#include "qkind/kinds.h"
 
 static const struct qchoice pacing_choices[] = {
     {"pacing", 1, NULL}, {"nopacing", 0, NULL}, {NULL, 0, NULL}};

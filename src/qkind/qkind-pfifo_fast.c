@@ -3,7 +3,7 @@
  * pfifo_fast.c - pfifo_fast: three bands of txqueuelen packets each. tc sets nothing on
  * it; the kernel reports its fixed bands and priomap as prio's struct (prio.c).
  */
-#include "qdisc/kinds.h"
+#include "qkind/kinds.h"
 
 const struct qkind qkind_pfifo_fast = {
     .name = "pfifo_fast",
