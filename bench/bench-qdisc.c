@@ -20,7 +20,7 @@
 #include <time.h>
 
 #include "debloat/dql.h"
-#include "debloat/qdisc.h"
+#include "debloat/model.h"
 
 #define POOL 4096
 #define RUNS 5

@@ -77,7 +77,7 @@
 
 #include "packet.h"
 #include "pktq.h"
-#include "qdisc.h"
+#include "model.h"
 
 /* ---- the algorithm ---------------------------------------------------------------------- */
 

@@ -35,7 +35,7 @@
 
 #include "packet.h"
 #include "pktq.h"
-#include "qdisc.h"
+#include "model.h"
 
 struct db_fifo_params {
 	uint32_t limit;	     /* packets (pfifo) or bytes (bfifo) */

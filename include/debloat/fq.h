@@ -79,7 +79,7 @@
 #include "flow.h"
 #include "packet.h"
 #include "pktq.h"
-#include "qdisc.h"
+#include "model.h"
 
 #define DB_FQ_MTU		  1514
 #define DB_FQ_MAX_BUCKETS	  262144U	/* Linux: fq_trees_log <= 18 */

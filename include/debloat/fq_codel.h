@@ -93,7 +93,7 @@
 #include "codel.h"
 #include "packet.h"
 #include "pktq.h"
-#include "qdisc.h"
+#include "model.h"
 
 #define DB_FQ_CODEL_MAX_FLOWS	65536
 #define DB_FQ_CODEL_MAX_QUANTUM (1U << 20)

@@ -57,7 +57,7 @@
 
 #include "packet.h"
 #include "pktq.h"
-#include "qdisc.h"
+#include "model.h"
 
 #define DB_PFIFO_FAST_BANDS	     3
 #define DB_TC_PRIO_MAX		     15

@@ -46,7 +46,7 @@
 #include <stdint.h>
 
 #include "packet.h"
-#include "qdisc.h"
+#include "model.h"
 
 #define DB_SHAPER_CHILD_MAX 1024 /* bytes of the child's formatted spec */
 

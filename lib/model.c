@@ -9,7 +9,7 @@
 #include "debloat/fq.h"
 #include "debloat/fq_codel.h"
 #include "debloat/pfifo_fast.h"
-#include "debloat/qdisc.h"
+#include "debloat/model.h"
 #include "debloat/shaper.h"
 #include "opt.h"
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "debloat/qdisc.h"
+#include "debloat/model.h"
 #include "harness.h"
 
 TEST(every_kind_is_registered_once)
