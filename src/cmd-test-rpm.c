@@ -23,7 +23,7 @@
 #include "debloat/rpm.h"
 #include "http/tls.h"
 #include "meter/result-print.h"
-#include "meter/rpm.h"
+#include "meter/rpm-client.h"
 #include "meter/summary.h"
 
 #define CONFIG_TIMEOUT_S 10

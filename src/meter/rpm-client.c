@@ -11,7 +11,7 @@
 
 #include "base/array.h"
 #include "debloat/rpm.h"
-#include "meter/rpm.h"
+#include "meter/rpm-client.h"
 
 #define MAX_LOAD (2 * 64) /* --mnp is at most 64 per direction */
 #define MAX_SELF 64	  /* self probes in flight */
