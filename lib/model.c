@@ -8,8 +8,8 @@
 #include "debloat/fifo.h"
 #include "debloat/fq.h"
 #include "debloat/fq_codel.h"
-#include "debloat/pfifo_fast.h"
 #include "debloat/model.h"
+#include "debloat/pfifo_fast.h"
 #include "debloat/shaper.h"
 #include "opt.h"
 

@@ -33,9 +33,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model.h"
 #include "packet.h"
 #include "pktq.h"
-#include "model.h"
 
 struct db_fifo_params {
 	uint32_t limit;	     /* packets (pfifo) or bytes (bfifo) */

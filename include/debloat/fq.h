@@ -77,9 +77,9 @@
 #include <stdint.h>
 
 #include "flow.h"
+#include "model.h"
 #include "packet.h"
 #include "pktq.h"
-#include "model.h"
 
 #define DB_FQ_MTU		  1514
 #define DB_FQ_MAX_BUCKETS	  262144U	/* Linux: fq_trees_log <= 18 */

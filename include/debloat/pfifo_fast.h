@@ -55,9 +55,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model.h"
 #include "packet.h"
 #include "pktq.h"
-#include "model.h"
 
 #define DB_PFIFO_FAST_BANDS	     3
 #define DB_TC_PRIO_MAX		     15

@@ -45,8 +45,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "packet.h"
 #include "model.h"
+#include "packet.h"
 
 #define DB_SHAPER_CHILD_MAX 1024 /* bytes of the child's formatted spec */
 
