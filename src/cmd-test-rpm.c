@@ -2,7 +2,7 @@
 /*
  * cmd-test-rpm.c - `debloat test rpm URL`: the responsiveness test of
  * draft-ietf-ippm-responsiveness-09 against any server that publishes its config at
- * URL (meter/rpm.h). cmd-test.c hands `test rpm` over to here. Prints the summary (or
+ * URL (meter/rpm-client.h). cmd-test.c hands `test rpm` over to here. Prints the summary (or
  * JSON) and writes -o; a stage cut short still prints what it measured, then exits 1.
  */
 #include <arpa/inet.h>

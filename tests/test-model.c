@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test-qdisc.c - making disciplines from tc-style specs: the registry and its errors. */
+/* test-model.c - making disciplines from tc-style specs: the registry and its errors. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

@@ -68,7 +68,7 @@
  *    queue served before the flows, skipping their round robin. Here every packet
  *    goes through its flow. Not measured against the kernel.
  *
- * Concurrency: none inside. One caller at a time per instance (qdisc.h).
+ * Concurrency: none inside. One caller at a time per instance (model.h).
  */
 #ifndef DEBLOAT_FQ_H
 #define DEBLOAT_FQ_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * qdisc.h - one interface over every libdebloat queueing discipline.
+ * model.h - one interface over every libdebloat queueing discipline.
  *
  * Model: a discipline is an ops table (like a Linux Qdisc_ops) plus private state.
  * It can be made from a tc-style spec string,

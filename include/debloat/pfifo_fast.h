@@ -47,7 +47,7 @@
  * xstats: band0_pkts, band0_bytes, band0_drops, then the same for bands 1 and 2
  * (backlog now, and packets ever dropped from that band, reset included).
  *
- * Concurrency: none; one caller at a time (qdisc.h).
+ * Concurrency: none; one caller at a time (model.h).
  */
 #ifndef DEBLOAT_PFIFO_FAST_H
 #define DEBLOAT_PFIFO_FAST_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * qdisc-req.c - the netlink requests behind the root-qdisc and txqueuelen knobs, byte
+ * knob-req.c - the netlink requests behind the root-qdisc and txqueuelen knobs, byte
  * for byte what `tc` and `ip` (iproute2 6.1) send for the same configuration
  * (tests/fixtures/netlink holds their captured bytes), and htb's rate arithmetic in
  * the scheduler's ticks, done as tc does it (in doubles, truncating where it does) so

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* qdisc.c - qdisc.h: RTM_NEWQDISC decoding (each kind's options by its table in
- * src/qdisc/), tree building, the rates of shaping classes. */
+ * src/qkind/), tree building, the rates of shaping classes. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

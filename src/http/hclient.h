@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * http/hclient.h - a small HTTP client on our own non-blocking sockets and epoll,
- * for the responsiveness test (meter/rpm.h): HTTP/2 (the framing is libnghttp2's, the
+ * for the responsiveness test (meter/rpm-client.h): HTTP/2 (the framing is libnghttp2's, the
  * I/O ours) and HTTP/1.1 (http/http1.h), over cleartext or TLS (http/tls.h). In
  * cleartext HTTP/2 is h2c with prior knowledge (RFC 9113 section 3.3); over TLS the
  * server's ALPN choice decides: "h2" is HTTP/2, "http/1.1" or none is HTTP/1.1, whatever

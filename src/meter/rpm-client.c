@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* meter/rpm.c - meter/rpm.h: the responsiveness test's load, probes and stages. */
+/* meter/rpm-client.c - meter/rpm-client.h: the responsiveness test's load, probes and stages. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>

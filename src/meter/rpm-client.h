@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * meter/rpm.h - the responsiveness test of draft-ietf-ippm-responsiveness-09 as a
+ * meter/rpm-client.h - the responsiveness test of draft-ietf-ippm-responsiveness-09 as a
  * client (`debloat test rpm URL`), over http/hclient.h (HTTP/2 or HTTP/1.1, in
  * cleartext or over TLS),
  * with the draft's arithmetic from debloat/rpm.h. docs/design/rpm.md has the method.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * kinds.h - the kinds' tables, one per file, for qkind.c's registry. Internal to
- * src/qdisc: everything else goes through qkind.h.
+ * src/qkind: everything else goes through qkind.h.
  */
 #ifndef DEBLOAT_QDISC_KINDS_H
 #define DEBLOAT_QDISC_KINDS_H

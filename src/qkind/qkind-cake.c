@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cake.c - cake's options (TCA_CAKE_*, nested), and tc's words that set several. */
+/* qkind-cake.c - cake's options (TCA_CAKE_*, nested), and tc's words that set several. */
 #include <linux/pkt_sched.h>
 
 #include "qkind/kinds.h"

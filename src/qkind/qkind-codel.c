@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * codel.c - codel's options (TCA_CODEL_*, nested): one CoDel queue, fq_codel without
+ * qkind-codel.c - codel's options (TCA_CODEL_*, nested): one CoDel queue, fq_codel without
  * the flows. The kernel reports limit, target, interval and ecn always, the CE
  * threshold only when one is set (sch_codel.c). Audited only: fix does not put codel
  * at a leaf, so the plan compares it as written.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fifo.c - pfifo, bfifo and pfifo_head_drop: TCA_OPTIONS is a bare struct tc_fifo_qopt
+ * qkind-fifo.c - pfifo, bfifo and pfifo_head_drop: TCA_OPTIONS is a bare struct tc_fifo_qopt
  * whose one field is the limit (packets, or bytes for bfifo). Without one the kernel
  * takes the device's txqueuelen (times its MTU for bfifo).
  */

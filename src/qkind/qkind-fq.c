@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fq.c - fq's options (TCA_FQ_*, nested). */
+/* qkind-fq.c - fq's options (TCA_FQ_*, nested). */
 #include <linux/pkt_sched.h>
 
 #include "qkind/kinds.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* fq_codel.c - fq_codel's options (TCA_FQ_CODEL_*, nested). */
+/* qkind-fq_codel.c - fq_codel's options (TCA_FQ_CODEL_*, nested). */
 #include <linux/pkt_sched.h>
 
 #include "qkind/kinds.h"

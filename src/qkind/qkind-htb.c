@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * htb.c - htb's qdisc-level options: TCA_HTB_INIT (a struct tc_htb_glob: the default
+ * qkind-htb.c - htb's qdisc-level options: TCA_HTB_INIT (a struct tc_htb_glob: the default
  * class and r2q) and the direct queue's length. Its rates live in its classes, which
- * fix writes itself (fix/qdisc-req.c); the audit reads a class's rate (class_rate).
+ * fix writes itself (fix/knob-req.c); the audit reads a class's rate (class_rate).
  */
 #include <errno.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* ingress.c - ingress and clsact: hooks for filters (fix/ingress-shape.c redirects through
+/* qkind-ingress.c - ingress and clsact: hooks for filters (fix/ingress-shape.c redirects through
  * them), no options of their own. */
 #include "qkind/kinds.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* mq.c - mq: one child qdisc per TX queue, no options of its own. */
+/* qkind-mq.c - mq: one child qdisc per TX queue, no options of its own. */
 #include "qkind/kinds.h"
 
 const struct qkind qkind_mq = {

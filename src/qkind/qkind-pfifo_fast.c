@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pfifo_fast.c - pfifo_fast: three bands of txqueuelen packets each. tc sets nothing on
+ * qkind-pfifo_fast.c - pfifo_fast: three bands of txqueuelen packets each. tc sets nothing on
  * it; the kernel reports its fixed bands and priomap as prio's struct (prio.c).
  */
 #include "qkind/kinds.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prio.c - prio: TCA_OPTIONS is a bare struct tc_prio_qopt (bands and the priomap), which
+ * qkind-prio.c - prio: TCA_OPTIONS is a bare struct tc_prio_qopt (bands and the priomap), which
  * prio may follow with attributes; pfifo_fast reports the same struct.
  */
 #include <errno.h>

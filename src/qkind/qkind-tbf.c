@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tbf.c - tbf: TCA_TBF_PARMS (a struct tc_tbf_qopt with the rates' ratespecs and the
+ * qkind-tbf.c - tbf: TCA_TBF_PARMS (a struct tc_tbf_qopt with the rates' ratespecs and the
  * limit), and the 64-bit rates the kernel adds for rates above 4 GB/s.
  */
 #include <errno.h>

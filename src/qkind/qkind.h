@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * qkind.h - what each qdisc kind's options are, written once: one table per kind (one
- * file per kind in src/qdisc/), walked by everything that reads or writes options.
+ * file per kind in src/qkind/), walked by everything that reads or writes options.
  *
  * An attribute (struct qattr) is one option of a kind. Its row says
  *   - the netlink attribute inside TCA_OPTIONS (linux/pkt_sched.h's number),
