@@ -27,8 +27,8 @@
  *  - Errors are negative errno values; nothing is printed. Parsers also fill a
  *    caller buffer with a message that quotes the bad input.
  */
-#ifndef DEBLOAT_QDISC_H
-#define DEBLOAT_QDISC_H
+#ifndef DEBLOAT_MODEL_H
+#define DEBLOAT_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -4,8 +4,8 @@
  * and WELCOME carry a full tag, probes a 16-byte truncation (RFC 4231 case 5 shows
  * truncation is the leftmost bytes). Compare tags with hmac_equal (constant time).
  */
-#ifndef DEBLOAT_METER_HMAC_H
-#define DEBLOAT_METER_HMAC_H
+#ifndef DEBLOAT_BASE_HMAC_H
+#define DEBLOAT_BASE_HMAC_H
 
 #include <stdbool.h>
 #include <stddef.h>

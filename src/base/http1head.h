@@ -10,8 +10,8 @@
  * or starting with white space (obsolete folding) is -EBADMSG. Input need not be
  * NUL-terminated: every function takes lengths and reads nothing past them.
  */
-#ifndef DEBLOAT_METER_HTTP1HEAD_H
-#define DEBLOAT_METER_HTTP1HEAD_H
+#ifndef DEBLOAT_BASE_HTTP1HEAD_H
+#define DEBLOAT_BASE_HTTP1HEAD_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -16,8 +16,8 @@
  * deleted) never deletes the timer that reuses its slot.
  * Single-threaded; nothing here is safe to call from another thread.
  */
-#ifndef DEBLOAT_METER_LOOP_H
-#define DEBLOAT_METER_LOOP_H
+#ifndef DEBLOAT_BASE_LOOP_H
+#define DEBLOAT_BASE_LOOP_H
 
 #include <stdbool.h>
 #include <stdint.h>

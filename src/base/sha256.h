@@ -4,8 +4,8 @@
  * Not constant-time against cache attacks beyond what plain 32-bit arithmetic gives;
  * it authenticates probe packets, it does not encrypt anything.
  */
-#ifndef DEBLOAT_METER_SHA256_H
-#define DEBLOAT_METER_SHA256_H
+#ifndef DEBLOAT_BASE_SHA256_H
+#define DEBLOAT_BASE_SHA256_H
 
 #include <stddef.h>
 #include <stdint.h>

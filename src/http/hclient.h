@@ -27,8 +27,8 @@
  * connections, holds the rest), and an HTTP/1.1 head of at most HTTP1_MAX_HEAD.
  * Time is CLOCK_MONOTONIC seconds (hc_now).
  */
-#ifndef DEBLOAT_METER_HCLIENT_H
-#define DEBLOAT_METER_HCLIENT_H
+#ifndef DEBLOAT_HTTP_HCLIENT_H
+#define DEBLOAT_HTTP_HCLIENT_H
 
 #include <stdbool.h>
 #include <stddef.h>

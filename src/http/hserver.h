@@ -60,8 +60,8 @@
  * Library code: it never prints; each finished large download or upload is reported
  * through on_transfer.
  */
-#ifndef DEBLOAT_METER_HSERVER_H
-#define DEBLOAT_METER_HSERVER_H
+#ifndef DEBLOAT_HTTP_HSERVER_H
+#define DEBLOAT_HTTP_HSERVER_H
 
 #include <stdbool.h>
 #include <stdint.h>

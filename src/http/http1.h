@@ -12,8 +12,8 @@
  * header line without a colon, two different Content-Lengths, a number that is not
  * one) is -EBADMSG. Input need not be NUL-terminated. *out is written only on success.
  */
-#ifndef DEBLOAT_METER_HTTP1_H
-#define DEBLOAT_METER_HTTP1_H
+#ifndef DEBLOAT_HTTP_HTTP1_H
+#define DEBLOAT_HTTP_HTTP1_H
 
 #include <stdbool.h>
 #include <stddef.h>

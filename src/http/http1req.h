@@ -15,8 +15,8 @@
  * that is not one, a Host longer than HTTP1REQ_HOST_MAX - 1 or given twice. Input
  * need not be NUL-terminated. *out is written only on success.
  */
-#ifndef DEBLOAT_METER_HTTP1REQ_H
-#define DEBLOAT_METER_HTTP1REQ_H
+#ifndef DEBLOAT_HTTP_HTTP1REQ_H
+#define DEBLOAT_HTTP_HTTP1REQ_H
 
 #include <stdbool.h>
 #include <stddef.h>

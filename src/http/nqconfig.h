@@ -23,8 +23,8 @@
  * a person: "urls.upload_url: not an http:// or https:// URL". *out is written only
  * on success.
  */
-#ifndef DEBLOAT_METER_NQCONFIG_H
-#define DEBLOAT_METER_NQCONFIG_H
+#ifndef DEBLOAT_HTTP_NQCONFIG_H
+#define DEBLOAT_HTTP_NQCONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -26,8 +26,8 @@
  * test_endpoint is the host part of AUTH: where to connect, as the draft lets a server
  * say.
  */
-#ifndef DEBLOAT_METER_NQSERVE_H
-#define DEBLOAT_METER_NQSERVE_H
+#ifndef DEBLOAT_HTTP_NQSERVE_H
+#define DEBLOAT_HTTP_NQSERVE_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -34,8 +34,8 @@
  * Library code: nothing here prints. Not thread-safe per object; separate objects may
  * be used from separate threads.
  */
-#ifndef DEBLOAT_METER_TLS_H
-#define DEBLOAT_METER_TLS_H
+#ifndef DEBLOAT_HTTP_TLS_H
+#define DEBLOAT_HTTP_TLS_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -17,8 +17,8 @@
  * host that answers no ICMP (or a network that treats it specially) still has a
  * latency series. Each flow's TCP RTT is the sub-series "NAME::tcp_rtt".
  */
-#ifndef DEBLOAT_METER_TESTS_H
-#define DEBLOAT_METER_TESTS_H
+#ifndef DEBLOAT_METER_LOAD_TESTS_H
+#define DEBLOAT_METER_LOAD_TESTS_H
 
 #include <stddef.h>
 #include <stdint.h>

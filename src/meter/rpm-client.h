@@ -37,8 +37,8 @@
  * foreign HTTP", "Ping (ms) RPM
  * self HTTP" or "Ping (ms) RPM self TCP_INFO", with every sample raw) for plots.
  */
-#ifndef DEBLOAT_METER_RPM_H
-#define DEBLOAT_METER_RPM_H
+#ifndef DEBLOAT_METER_RPM_CLIENT_H
+#define DEBLOAT_METER_RPM_CLIENT_H
 
 #include <signal.h>
 #include <stdbool.h>

@@ -3,8 +3,8 @@
  * kinds.h - the kinds' tables, one per file, for qkind.c's registry. Internal to
  * src/qkind: everything else goes through qkind.h.
  */
-#ifndef DEBLOAT_QDISC_KINDS_H
-#define DEBLOAT_QDISC_KINDS_H
+#ifndef DEBLOAT_QKIND_KINDS_H
+#define DEBLOAT_QKIND_KINDS_H
 
 #include "base/array.h"
 #include "qkind/qkind.h"

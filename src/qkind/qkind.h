@@ -27,8 +27,8 @@
  * library's units; it never prints and returns -errno. docs/design/qdisc-kinds.md says
  * how to add a kind.
  */
-#ifndef DEBLOAT_QDISC_QKIND_H
-#define DEBLOAT_QDISC_QKIND_H
+#ifndef DEBLOAT_QKIND_QKIND_H
+#define DEBLOAT_QKIND_QKIND_H
 
 #include <stdbool.h>
 #include <stddef.h>
