@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench-qdisc.c - nanoseconds per enqueue+dequeue for every discipline with 1, 64
+ * bench-model.c - nanoseconds per enqueue+dequeue for every discipline with 1, 64
  * and 1024 active flows, and per DQL queued+completed pair.
  *
  * Method: preload a standing backlog (64 packets for 1 flow, 2 per flow otherwise),
@@ -11,7 +11,7 @@
  * median of 5 runs. The anchor is a bare intrusive FIFO doing the same work with no
  * policy at all: the ratio column says what each discipline's policy costs over it.
  *
- *   bench-qdisc [--json] [--iterations N]
+ *   bench-model [--json] [--iterations N]
  */
 #include <errno.h>
 #include <stdio.h>
@@ -115,7 +115,7 @@ static double run_qdisc(const char *spec, unsigned flows, long iters)
 	uint64_t clock = 1000000;
 
 	if (db_qdisc_create(spec, NULL, &q, err, sizeof(err)) < 0) {
-		fprintf(stderr, "bench-qdisc: %s: %s\n", spec, err);
+		fprintf(stderr, "bench-model: %s: %s\n", spec, err);
 		exit(1);
 	}
 	for (unsigned i = 0; i < backlog; i++) {
@@ -127,7 +127,7 @@ static double run_qdisc(const char *spec, unsigned flows, long iters)
 		clock += 1000;
 		struct db_pkt *p = db_qdisc_dequeue(q, clock);
 		if (!p) {
-			fprintf(stderr, "bench-qdisc: %s: dequeue came back empty with a backlog\n",
+			fprintf(stderr, "bench-model: %s: dequeue came back empty with a backlog\n",
 				spec);
 			exit(1);
 		}
@@ -190,11 +190,11 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--iterations") && i + 1 < argc) {
 			iters = strtol(argv[++i], NULL, 10);
 			if (iters < 1000) {
-				fprintf(stderr, "bench-qdisc: --iterations must be >= 1000\n");
+				fprintf(stderr, "bench-model: --iterations must be >= 1000\n");
 				return 2;
 			}
 		} else {
-			fprintf(stderr, "usage: bench-qdisc [--json] [--iterations N]\n");
+			fprintf(stderr, "usage: bench-model [--json] [--iterations N]\n");
 			return 2;
 		}
 	}

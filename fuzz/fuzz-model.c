@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz-qdisc.c - every discipline under arbitrary operation streams.
+ * fuzz-model.c - every discipline under arbitrary operation streams.
  * Input: byte 0 picks a spec from checker_specs; then 4-byte operations (checker.h).
  * Any broken invariant aborts with the checker's message.
  */
@@ -18,14 +18,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	if (checker_init(&c, checker_specs[data[0] % checker_nspecs]) < 0) {
-		fprintf(stderr, "fuzz-qdisc: bad built-in spec: %s\n", c.failure);
+		fprintf(stderr, "fuzz-model: bad built-in spec: %s\n", c.failure);
 		abort();
 	}
 	for (size_t i = 1; i + 4 <= size && i < 1 + 4 * 8192; i += 4)
 		if (checker_step(&c, data + i) < 0)
 			break;
 	if (checker_finish(&c) < 0) {
-		fprintf(stderr, "fuzz-qdisc: \"%s\": %s\n", checker_specs[data[0] % checker_nspecs],
+		fprintf(stderr, "fuzz-model: \"%s\": %s\n", checker_specs[data[0] % checker_nspecs],
 			c.failure);
 		abort();
 	}
