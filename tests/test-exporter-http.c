@@ -419,8 +419,9 @@ static void tick_write(void *ctx)
 
 /*
  * SIGTERM stops the loop at once, whenever it comes (the child has no connection and
- * nothing else to wake it), and the tick runs every tick_ms from the start: a
- * pipe gets one byte a tick.
+ * nothing else to wake it), and the tick runs at the start and then every tick_ms,
+ * never sooner: a pipe gets one byte a tick, at most one per 100 ms of the child's
+ * life and one more. (A loaded machine may run it late, never early: at least two.)
  */
 TEST(sigterm_stops_it_and_the_tick_keeps_time)
 {
@@ -428,6 +429,7 @@ TEST(sigterm_stops_it_and_the_tick_keeps_time)
 	struct sockaddr_storage ss = {0};
 	struct sockaddr_in *in = (void *)&ss;
 	char ticks[64];
+	uint64_t t0, life_ms;
 	ssize_t n;
 	pid_t pid;
 
@@ -435,6 +437,7 @@ TEST(sigterm_stops_it_and_the_tick_keeps_time)
 	in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	REQUIRE_EQ(pipe(pfd), 0);
 	REQUIRE_EQ(http_listen(&ss, sizeof(*in), &fd), 0);
+	t0 = mono_ns();
 	pid = fork();
 	REQUIRE(pid >= 0);
 	if (pid == 0) {
@@ -457,11 +460,12 @@ TEST(sigterm_stops_it_and_the_tick_keeps_time)
 	kill(pid, SIGTERM);
 	for (int i = 0; i < 100 && waitpid(pid, &status, WNOHANG) == 0; i++)
 		usleep(20 * 1000);
+	life_ms = (mono_ns() - t0) / 1000000;
 	if (!WIFEXITED(status))
 		stop_child(pid);
 	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	n = read(pfd[0], ticks, sizeof(ticks));
-	/* at 0, 100, ... 500 ms: six, give or take one for a loaded machine */
-	CHECK(n >= 5 && n <= 7);
+	/* at 0, 100, ... 500 ms: six when the machine is idle */
+	CHECK(n >= 2 && (uint64_t)n <= life_ms / 100 + 1);
 	close(pfd[0]);
 }
