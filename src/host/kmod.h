@@ -32,4 +32,31 @@ int kmod_bql_module(const char *sysfs_root, const char *modules_root, const char
  */
 int kmod_loaded_out_of_tree(const char *sysfs_root, const char *module);
 
+/*
+ * The installed BQL file of module (no interface asked): as kmod_bql_module, by name.
+ * 0, -ENOENT (none installed), -EINVAL, -ENAMETOOLONG.
+ */
+int kmod_installed_file(const char *modules_root, const char *release, const char *module,
+			char *path, size_t path_len);
+
+/*
+ * The kernel's own file of module: the line of MODULES/RELEASE/modules.dep whose path
+ * is under kernel/ and whose file name, without its .ko suffixes and with '-' read as
+ * '_' (as the kernel names modules), is module. 0 with path, -ENOENT (no such line, no
+ * modules.dep), -EINVAL, -ENAMETOOLONG.
+ */
+int kmod_stock_file(const char *modules_root, const char *release, const char *module,
+		    char *path, size_t path_len);
+
+/*
+ * The srcversion a module file records (its .modinfo "srcversion=": a digest of its
+ * sources, which the kernel shows as SYSFS/module/NAME/srcversion once loaded). Read
+ * from an uncompressed .ko only: -EOPNOTSUPP for .ko.xz and .ko.zst, -ENOENT when the
+ * file records none, -errno when it cannot be read.
+ */
+int kmod_file_srcversion(const char *path, char *out, size_t len);
+
+/* The loaded module's srcversion (SYSFS/module/NAME/srcversion); -errno. */
+int kmod_loaded_srcversion(const char *sysfs_root, const char *module, char *out, size_t len);
+
 #endif
