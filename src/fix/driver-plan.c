@@ -63,7 +63,7 @@ static size_t iface_addresses(const char *ifname, char (*out)[INET6_ADDRSTRLEN],
 }
 
 __attribute__((format(printf, 3, 4))) static int refuse(struct plan *p, int ti, const char *fmt,
-							 ...)
+							...)
 {
 	struct plan_target *t = &p->targets[ti];
 	va_list ap;
@@ -78,7 +78,8 @@ __attribute__((format(printf, 3, 4))) static int refuse(struct plan *p, int ti, 
 int driver_plan(struct plan *p, const struct iface *ifc, const struct knob_env *env,
 		const struct driver_plan_options *o)
 {
-	char rel[128], file[PATH_MAX], addrs[SESSION_ADDRS][INET6_ADDRSTRLEN], after[KNOB_VALUE_MAX];
+	char rel[128], file[PATH_MAX], addrs[SESSION_ADDRS][INET6_ADDRSTRLEN],
+	    after[KNOB_VALUE_MAX];
 	const char *ptrs[SESSION_ADDRS], *release = driver_release(env, rel, sizeof(rel));
 	struct driver_value v;
 	struct link_keep keep;
@@ -102,9 +103,9 @@ int driver_plan(struct plan *p, const struct iface *ifc, const struct knob_env *
 	if (!driver_patched(v.module))
 		return refuse(p, ti, "%s's driver is %s, not one debloat has a BQL module for (%s)",
 			      ifc->name, v.module, driver_patched_list());
-	if (!release[0] || kmod_installed_file(env && env->modules_root ? env->modules_root
-									: "/lib/modules",
-					       release, v.module, file, sizeof(file)) < 0)
+	if (!release[0] ||
+	    kmod_installed_file(env && env->modules_root ? env->modules_root : "/lib/modules",
+				release, v.module, file, sizeof(file)) < 0)
 		return refuse(p, ti,
 			      "no %s module with BQL is installed for this kernel (%s): build and "
 			      "install it on this machine with `make -C kmod install` "
@@ -118,11 +119,12 @@ int driver_plan(struct plan *p, const struct iface *ifc, const struct knob_env *
 		ptrs[i] = addrs[i];
 	if (driver_session_over(o->ssh_connection, ptrs, naddrs, link_keep_has_default(&keep))) {
 		if (!o->force)
-			return refuse(p, ti,
-				      "you are logged in over %s (SSH_CONNECTION): unloading its "
-				      "driver cuts the session, and nothing could answer if the new "
-				      "one failed; run it from a console, or give --force",
-				      ifc->name);
+			return refuse(
+			    p, ti,
+			    "you are logged in over %s (SSH_CONNECTION): unloading its "
+			    "driver cuts the session, and nothing could answer if the new "
+			    "one failed; run it from a console, or give --force",
+			    ifc->name);
 		say(p->targets[ti].notes[p->targets[ti].nnotes++], PLAN_NOTE_MAX,
 		    "--force: swapping the driver of %s, which the SSH session may come in over",
 		    ifc->name);

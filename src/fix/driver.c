@@ -99,8 +99,9 @@ int driver_value_parse(const char *s, struct driver_value *out, char *msg, size_
 		v.which = DRIVER_BQL;
 	else
 		goto bad;
-	if (!word_ok(w[1], sizeof(v.module)) || strchr(w[1], '/') || !word_ok(w[2], sizeof(v.device)) ||
-	    !strchr(w[2], '/') || (n == 5 && !word_ok(w[4], sizeof(v.peer))))
+	if (!word_ok(w[1], sizeof(v.module)) || strchr(w[1], '/') ||
+	    !word_ok(w[2], sizeof(v.device)) || !strchr(w[2], '/') ||
+	    (n == 5 && !word_ok(w[4], sizeof(v.peer))))
 		goto bad;
 	strcpy(v.module, w[1]);
 	strcpy(v.device, w[2]);
@@ -109,10 +110,11 @@ int driver_value_parse(const char *s, struct driver_value *out, char *msg, size_
 	*out = v;
 	return 0;
 bad:
-	knob_msg(msg, msglen,
-		 "a driver is \"stock MODULE BUS/DEVICE\" or \"bql MODULE BUS/DEVICE [peer ADDR]\", "
-		 "not \"%.200s\"",
-		 s);
+	knob_msg(
+	    msg, msglen,
+	    "a driver is \"stock MODULE BUS/DEVICE\" or \"bql MODULE BUS/DEVICE [peer ADDR]\", "
+	    "not \"%.200s\"",
+	    s);
 	return -EINVAL;
 }
 
@@ -281,8 +283,9 @@ static int module_file(const struct knob_env *env, enum driver_which which, cons
 
 	if (!release[0])
 		return -ENOENT;
-	return which == DRIVER_BQL ? kmod_installed_file(modules_root(env), release, module, file, len)
-				   : kmod_stock_file(modules_root(env), release, module, file, len);
+	return which == DRIVER_BQL
+		   ? kmod_installed_file(modules_root(env), release, module, file, len)
+		   : kmod_stock_file(modules_root(env), release, module, file, len);
 }
 
 /*
@@ -388,9 +391,10 @@ int driver_swap(const struct knob_env *env, const char *ifname, const struct dri
 	if (!r && want->peer[0]) {
 		r = reach_peer(ifname, want->peer, DRIVER_PEER_MS);
 		if (r < 0)
-			knob_msg(first, sizeof(first), "%s did not answer through %s within %d s%s%s",
-				 want->peer, ifname, DRIVER_PEER_MS / 1000,
-				 r == -ETIMEDOUT ? "" : ": ", r == -ETIMEDOUT ? "" : strerror(-r));
+			knob_msg(first, sizeof(first),
+				 "%s did not answer through %s within %d s%s%s", want->peer, ifname,
+				 DRIVER_PEER_MS / 1000, r == -ETIMEDOUT ? "" : ": ",
+				 r == -ETIMEDOUT ? "" : strerror(-r));
 	}
 	if (!r)
 		return 0;

@@ -164,8 +164,9 @@ static int make_plan(struct fix_run *r, const char *ifname)
 						   .ssh_connection = r->o.ssh_connection,
 						   .force = r->o.plan.force};
 
-		ret = r->host.n == 1 ? driver_plan(&r->plan, &r->host.ifaces[0], &r->env.knobs, &dopt)
-				     : -EINVAL;
+		ret = r->host.n == 1
+			  ? driver_plan(&r->plan, &r->host.ifaces[0], &r->env.knobs, &dopt)
+			  : -EINVAL;
 		if (ret < 0)
 			fail(r, "cannot plan the driver swap: %s", strerror(-ret));
 	} else if ((ret = plan_build(&r->plan, &r->host, r->named)) < 0)

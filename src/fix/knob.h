@@ -122,8 +122,8 @@ struct knob {
  * the file-backed knobs (BQL, sysctl). Netlink and ethtool always act on the
  * current network namespace. */
 struct knob_env {
-	const char *sysfs_root; /* "/sys" */
-	const char *proc_root;	/* "/proc" */
+	const char *sysfs_root;	  /* "/sys" */
+	const char *proc_root;	  /* "/proc" */
 	const char *modules_root; /* "/lib/modules": the driver knob's module files */
 	const char *release;	  /* the kernel release they are for; NULL: uname's */
 };

@@ -158,8 +158,10 @@ static void say_failure(char *msg, size_t len, const char *what, int err, const 
 
 static int set_up(struct nl *nl, int ifindex, char *msg, size_t msglen)
 {
-	struct ifinfomsg ifi = {
-	    .ifi_family = AF_UNSPEC, .ifi_index = ifindex, .ifi_flags = IFF_UP, .ifi_change = IFF_UP};
+	struct ifinfomsg ifi = {.ifi_family = AF_UNSPEC,
+				.ifi_index = ifindex,
+				.ifi_flags = IFF_UP,
+				.ifi_change = IFF_UP};
 	unsigned char buf[64] __attribute__((aligned(4)));
 	char why[256] = "";
 	struct nlbuf b;
@@ -173,8 +175,7 @@ static int set_up(struct nl *nl, int ifindex, char *msg, size_t msglen)
 	return r;
 }
 
-static int add_addr(struct nl *nl, int ifindex, const struct link_addr *a, char *msg,
-		    size_t msglen)
+static int add_addr(struct nl *nl, int ifindex, const struct link_addr *a, char *msg, size_t msglen)
 {
 	struct ifaddrmsg ifa = {.ifa_family = a->family,
 				.ifa_prefixlen = a->prefixlen,

@@ -29,8 +29,8 @@ static uint16_t checksum(const void *data, size_t len)
 }
 
 /* One echo request: type, code, checksum, id, sequence, then a little payload. */
-static int send_echo(int fd, int family, const struct sockaddr *to, socklen_t tolen,
-		     uint16_t id, uint16_t seq)
+static int send_echo(int fd, int family, const struct sockaddr *to, socklen_t tolen, uint16_t id,
+		     uint16_t seq)
 {
 	uint8_t pkt[16] = {0};
 

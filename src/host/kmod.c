@@ -119,8 +119,8 @@ static bool names_module(const char *rel, size_t len, const char *module)
 	return false;
 }
 
-int kmod_stock_file(const char *modules_root, const char *release, const char *module,
-		    char *path, size_t path_len)
+int kmod_stock_file(const char *modules_root, const char *release, const char *module, char *path,
+		    size_t path_len)
 {
 	char dep[PATH_MAX], line[4096];
 	int r = -ENOENT, n;

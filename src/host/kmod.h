@@ -45,8 +45,8 @@ int kmod_installed_file(const char *modules_root, const char *release, const cha
  * '_' (as the kernel names modules), is module. 0 with path, -ENOENT (no such line, no
  * modules.dep), -EINVAL, -ENAMETOOLONG.
  */
-int kmod_stock_file(const char *modules_root, const char *release, const char *module,
-		    char *path, size_t path_len);
+int kmod_stock_file(const char *modules_root, const char *release, const char *module, char *path,
+		    size_t path_len);
 
 /*
  * The srcversion a module file records (its .modinfo "srcversion=": a digest of its
