@@ -143,10 +143,11 @@ static int link_base(const char *path, char *out, size_t len)
 	return knob_put(out, len, b);
 }
 
-static bool exists(const char *fmt, const char *a, const char *b, const char *c)
+/* Does A/B/C exist (C may be "")? */
+static bool exists(const char *a, const char *b, const char *c)
 {
 	char path[PATH_MAX];
-	int r = snprintf(path, sizeof(path), fmt, a, b, c);
+	int r = snprintf(path, sizeof(path), "%s/%s%s%s", a, b, c[0] ? "/" : "", c);
 
 	return r > 0 && (size_t)r < sizeof(path) && access(path, F_OK) == 0;
 }
@@ -176,7 +177,7 @@ int driver_read(const struct knob_env *env, const char *ifname, struct driver_va
 	struct driver_value v = {0};
 	int r;
 
-	if (!exists("%s/class/net/%s%s", sys, ifname, "")) {
+	if (!exists(sys, "class/net", ifname)) {
 		*out = v;
 		return 0;
 	}
@@ -226,7 +227,7 @@ static int load_file(const char *file)
 
 static int unload(const struct knob_env *env, const char *module)
 {
-	if (!exists("%s/module/%s%s", knob_sysfs_root(env), module, ""))
+	if (!exists(knob_sysfs_root(env), "module", module))
 		return 0;
 	if (syscall(SYS_delete_module, module, O_NONBLOCK) < 0)
 		return errno == ENOENT ? 0 : -errno;
@@ -246,7 +247,7 @@ static int wait_netdev(const struct knob_env *env, const char *device, const cha
 	bus[dev - device] = '\0';
 	snprintf(path, sizeof(path), "%s/bus/%s/devices/%s", knob_sysfs_root(env), bus, dev + 1);
 	for (unsigned i = 0; i * 50 < DRIVER_BIND_MS; i++) {
-		if (exists("%s/net/%s%s", path, ifname, "") && if_nametoindex(ifname))
+		if (exists(path, "net", ifname) && if_nametoindex(ifname))
 			return (int)((mono_ns() - t0) / 1000000);
 		sleep_ms(50);
 	}
