@@ -202,7 +202,8 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 		    "fix", usage,
 		    "--driver swaps one interface's driver and nothing else: no --all, --from, "
 		    "--emit, --persist, --apply-persisted, --shape, --ingress or --role with it "
-		    "(installed, ours is the one loaded at boot: docs/drivers.md)");
+		    "(no --persist: installed under updates/, ours is what modprobe loads at "
+		    "every boot already; `make -C kmod uninstall` stops that)");
 	if (a->driver && argc - optind != 1)
 		return cli_usage_error("fix", usage, "--driver takes one interface");
 	if (a->apply_persisted && argc - optind != 1)
