@@ -99,6 +99,7 @@ drv_state() { # IFACE
 	ip -4 route show dev "$1" | sed -n 's/^default via \([^ ]*\).*/default \1/p'
 	ping -c 1 -W 2 10.0.2.2 >/dev/null 2>&1 && echo "ping ok" || echo "ping lost"
 }
+try_alone() { debloat fix --driver --try 2 --json "$1" </dev/null; }
 mkdir -p "/lib/modules/$(uname -r)/updates/debloat"
 cp /kmod/fec.ko "/lib/modules/$(uname -r)/updates/debloat/fec.ko"
 modprobe fec
@@ -116,7 +117,7 @@ if fec_up; then
 	out drv/nopeer debloat fix --driver --peer 10.0.2.99 --json "$nic"
 	out drv/nopeer-state drv_state "$nic"
 	# no terminal: the trial waits for a confirmation that never comes
-	out drv/try sh -c 'debloat fix --driver --try 2 --json "$1" </dev/null' _ "$nic"
+	out drv/try try_alone "$nic"
 	out drv/try-state drv_state "$nic"
 	out drv/journal ls /var/lib/debloat
 fi
