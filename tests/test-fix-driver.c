@@ -92,11 +92,17 @@ static void link_nic(const char *pre, const char *post, const char *target)
 	link_at(rel, target);
 }
 
+/* Two build-id notes (namesz 4, descsz 20, type 3, "GNU", 20 bytes): ours is in our file. */
+static const char note_ours[] = "\x04\0\0\0\x14\0\0\0\x03\0\0\0GNU\0ours-build-id-20byte";
+static const char note_stock[] = "\x04\0\0\0\x14\0\0\0\x03\0\0\0GNU\0debian-build-id-20by";
+
 static struct knob_env board(void)
 {
 	static char sys[96], mods[96];
-	static const char ours[] = "\x7f"
-				   "ELF...license=GPL\0srcversion=BBBB\0depends=";
+	char ours[256];
+	size_t n = 0;
+	static const char head[] = "\x7f"
+				   "ELF...license=GPL\0srcversion=BBBB\0depends=\0";
 
 	make_root();
 	snprintf(sys, sizeof(sys), "%s/sys", root);
@@ -116,7 +122,11 @@ static struct knob_env board(void)
 	    "kernel/drivers/net/usb/lan78xx.ko: kernel/drivers/net/phy/libphy.ko\n"
 	    "kernel/drivers/net/ethernet/ti/ti-cpsw-new.ko:\n"
 	    "updates/debloat/fec.ko: kernel/drivers/ptp/ptp.ko\n");
-	put_bytes("lib/modules/" REL "/updates/debloat/fec.ko", ours, sizeof(ours));
+	memcpy(ours, head, sizeof(head));
+	n += sizeof(head);
+	memcpy(ours + n, note_ours, sizeof(note_ours) - 1);
+	n += sizeof(note_ours) - 1;
+	put_bytes("lib/modules/" REL "/updates/debloat/fec.ko", ours, n);
 	return (struct knob_env){.sysfs_root = sys, .modules_root = mods, .release = REL};
 }
 
@@ -183,7 +193,17 @@ TEST(reads_which_module_drives_the_nic)
 	REQUIRE(root[0]);
 	REQUIRE_EQ(knob_read(&k, &env, val, sizeof(val)), 0);
 	CHECK_STR(val, "stock fec platform/2188000.ethernet");
-	/* Ours loaded: its srcversion is the installed file's. */
+	/* The build-id note first: the kernel's (not in our file), then ours. */
+	put_bytes("sys/module/fec/notes/.note.gnu.build-id", note_stock, sizeof(note_stock) - 1);
+	REQUIRE_EQ(knob_read(&k, &env, val, sizeof(val)), 0);
+	CHECK_STR(val, "stock fec platform/2188000.ethernet");
+	put_bytes("sys/module/fec/notes/.note.gnu.build-id", note_ours, sizeof(note_ours) - 1);
+	put("sys/module/fec/srcversion", "AAAA\n"); /* the note decides, not srcversion */
+	REQUIRE_EQ(knob_read(&k, &env, val, sizeof(val)), 0);
+	CHECK_STR(val, "bql fec platform/2188000.ethernet");
+	unlink(
+	    strcat(strcpy((char[PATH_MAX]){0}, root), "/sys/module/fec/notes/.note.gnu.build-id"));
+	/* Without a note: ours loaded when its srcversion is the installed file's. */
 	put("sys/module/fec/srcversion", "BBBB\n");
 	REQUIRE_EQ(knob_read(&k, &env, val, sizeof(val)), 0);
 	CHECK_STR(val, "bql fec platform/2188000.ethernet");

@@ -152,16 +152,23 @@ static bool exists(const char *a, const char *b, const char *c)
 	return r > 0 && (size_t)r < sizeof(path) && access(path, F_OK) == 0;
 }
 
-/* Is the module loaded now ours (driver.h: srcversion, else taint)? */
+/* Is the module loaded now ours (driver.h: build-id, else srcversion, else taint)? */
 static bool loaded_is_ours(const struct knob_env *env, const char *module)
 {
 	char rel[128], file[PATH_MAX], mine[64], loaded[64];
 	const char *release = driver_release(env, rel, sizeof(rel));
+	unsigned char note[256];
+	size_t n = 0;
 	int r;
 
 	if (!release[0] ||
 	    kmod_installed_file(modules_root(env), release, module, file, sizeof(file)) < 0)
 		return false;
+	if (kmod_loaded_build_id(knob_sysfs_root(env), module, note, sizeof(note), &n) == 0) {
+		r = kmod_file_has(file, note, n);
+		if (r >= 0)
+			return r == 1;
+	}
 	r = kmod_file_srcversion(file, mine, sizeof(mine));
 	if (r == 0)
 		return kmod_loaded_srcversion(knob_sysfs_root(env), module, loaded,

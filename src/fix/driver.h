@@ -13,9 +13,10 @@
  * never read: the address that must answer (reach.h) before a swap to bql is kept.
  * Two values are the same setting when their first three words are.
  *
- * Ours or the kernel's: the loaded module's srcversion (SYSFS/module/NAME/srcversion)
- * equals the installed file's; where the file's cannot be read (.ko.xz), the module's
- * taint has O (out of tree), as ours have.
+ * Ours or the kernel's: the loaded module's build-id note
+ * (SYSFS/module/NAME/notes/.note.gnu.build-id) is in the installed file; without
+ * one, its srcversion equals the file's; where neither can be compared (a .ko.xz, a
+ * module with neither), the module's taint has O (out of tree), as ours have.
  *
  * A swap, in order (docs/design/driver-swap.md says why):
  *	1. keep what unloading loses: link up, hand-set addresses and routes (link-keep.h)

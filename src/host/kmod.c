@@ -179,27 +179,38 @@ int kmod_loaded_srcversion(const char *sysfs_root, const char *module, char *out
 /* A module file is a few hundred KB; the limit keeps a wrong path from costing more. */
 #define KMOD_FILE_MAX (16u << 20)
 
-int kmod_file_srcversion(const char *path, char *out, size_t len)
+/* An uncompressed module file, whole, into *buf (malloc'ed); -EOPNOTSUPP for .ko.xz. */
+static int read_module_file(const char *path, char **buf, size_t *got)
 {
-	static const char key[] = "srcversion=";
-	size_t n = strlen(path), got = 0;
-	char *buf;
-	const char *hit;
+	size_t n = strlen(path);
 	FILE *f;
-	int r = -ENOENT;
 
 	if (n < 3 || strcmp(path + n - 3, ".ko"))
 		return -EOPNOTSUPP;
 	f = fopen(path, "rb");
 	if (!f)
 		return -errno;
-	buf = malloc(KMOD_FILE_MAX);
-	if (!buf) {
+	*buf = malloc(KMOD_FILE_MAX);
+	if (!*buf) {
 		fclose(f);
 		return -ENOMEM;
 	}
-	got = fread(buf, 1, KMOD_FILE_MAX, f);
+	*got = fread(*buf, 1, KMOD_FILE_MAX, f);
 	fclose(f);
+	return 0;
+}
+
+int kmod_file_srcversion(const char *path, char *out, size_t len)
+{
+	static const char key[] = "srcversion=";
+	size_t got = 0;
+	char *buf = NULL;
+	const char *hit;
+	int r = read_module_file(path, &buf, &got);
+
+	if (r < 0)
+		return r;
+	r = -ENOENT;
 	hit = memmem(buf, got, key, sizeof(key) - 1);
 	if (hit) {
 		const char *v = hit + sizeof(key) - 1;
@@ -216,4 +227,35 @@ int kmod_file_srcversion(const char *path, char *out, size_t len)
 	}
 	free(buf);
 	return r;
+}
+
+int kmod_file_has(const char *path, const void *bytes, size_t n)
+{
+	size_t got = 0;
+	char *buf = NULL;
+	int r = read_module_file(path, &buf, &got);
+
+	if (r < 0)
+		return r;
+	r = n && memmem(buf, got, bytes, n) != NULL;
+	free(buf);
+	return r;
+}
+
+int kmod_loaded_build_id(const char *sysfs_root, const char *module, void *buf, size_t len,
+			 size_t *n)
+{
+	char path[PATH_MAX];
+	int r = snprintf(path, sizeof(path), "%s/module/%s/notes/.note.gnu.build-id", sysfs_root,
+			 module);
+	FILE *f;
+
+	if (r < 0 || (size_t)r >= sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "rb");
+	if (!f)
+		return -errno;
+	*n = fread(buf, 1, len, f);
+	fclose(f);
+	return *n ? 0 : -ENOENT;
 }

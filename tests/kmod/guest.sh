@@ -56,6 +56,10 @@ down_up() { # IFACE
 	ip link set "$1" up
 	echo "after limit $(bql "$1" limit) inflight $(bql "$1" inflight)"
 }
+# The loaded fec's build-id note in hex: which of the two files it was loaded from.
+build_id() {
+	od -An -tx1 /sys/module/fec/notes/.note.gnu.build-id | tr -d ' \n'
+}
 # One driver's run: NAME is stock or kmod, the rest loads it.
 phase() { # NAME LOAD... (busybox sh has no locals: out() owns $name)
 	ph=$1
@@ -66,7 +70,7 @@ phase() { # NAME LOAD... (busybox sh has no locals: out() owns $name)
 		return
 	fi
 	out "$ph/taint" cat /sys/module/fec/taint
-	out "$ph/srcversion" cat /sys/module/fec/srcversion
+	out "$ph/build-id" build_id
 	out "$ph/ping" ping -c 3 -W 2 10.0.2.2
 	# 6 s of TCP in 64 KB writes (GSO skbs: the TSO path), sampled every 200 us.
 	out "$ph/probe" bqlprobe run "$nic" 10.0.2.2 5001 6 65536 200
@@ -90,9 +94,9 @@ phase kmod insmod /kmod/fec.ko
 # route, then the swap (the gateway is the peer), audit after a short load, undo; a
 # swap whose peer never answers, and a --try nobody confirms, must each put Debian's
 # module back by themselves. Each step prints what the host compares: the module's
-# srcversion and taint, the carrier, the addresses and routes, a ping.
+# build-id and taint, the carrier, the addresses and routes, a ping.
 drv_state() { # IFACE
-	echo "srcversion $(cat /sys/module/fec/srcversion 2>/dev/null)"
+	echo "build-id $(build_id 2>/dev/null)"
 	echo "taint $(cat /sys/module/fec/taint 2>/dev/null)"
 	echo "carrier $(cat "/sys/class/net/$1/carrier" 2>/dev/null)"
 	ip -4 addr show dev "$1" | sed -n 's/^ *inet \([^ ]*\).*/addr \1/p'

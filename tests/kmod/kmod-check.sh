@@ -196,18 +196,18 @@ for p in stock kmod; do
 	fi
 done
 # debloat fix --driver in the same boot (guest.sh's drv/ steps): which fec is loaded is
-# told by its srcversion, as the stock and kmod phases printed it.
-sv_stock=$(section stock/srcversion | tr -d '[:space:]')
-sv_kmod=$(section kmod/srcversion | tr -d '[:space:]')
-json() { section "$1" | grep -v '^debloat: '; } # the JSON without fix's words to stderr
+# told by its build-id note, as the stock and kmod phases printed it.
+sv_stock=$(section stock/build-id | tr -d '[:space:]')
+sv_kmod=$(section kmod/build-id | tr -d '[:space:]')
+json() { section "$1" | awk '/^\{/ { on = 1 } on'; } # the JSON, after fix's words to stderr
 drv() { # STEP WORD: the rest of drv_state's line WORD
 	section "$1" | awk -v w="$2" '$1 == w { $1 = ""; sub(/^ /, ""); print; exit }'
 }
 back() { # STEP WHO SRCVERSION: that fec bound, the link, address, route and ping back
 	local st=$1 who=$2 sv=$3 d
 	d="$(section "$st" | tr '\n' ' ')"
-	is "fix --driver: $who loaded (srcversion $(drv "$st" srcversion))" "$d" \
-		same_nonempty "$(drv "$st" srcversion)" "$sv"
+	is "fix --driver: $who loaded (build-id ${sv:24:12}...)" "$d" \
+		same_nonempty "$(drv "$st" build-id)" "$sv"
 	is "fix --driver: link, 10.0.2.15/24, default via 10.0.2.2 and ping back after it" "$d" \
 		same_nonempty "$(drv "$st" carrier) $(drv "$st" addr) $(drv "$st" default) $(drv "$st" ping)" \
 		"1 10.0.2.15/24 10.0.2.2 ok"
@@ -219,9 +219,9 @@ if [ ! -x "$debloat" ]; then
 elif [ -z "$(section drv/before)" ]; then
 	check fail "debloat fix --driver in the guest" "the stock fec did not come up for it"
 else
-	is "fix --driver: Debian's fec before ($sv_stock), ours differs ($sv_kmod)" \
-		"$(section drv/before | tr '\n' ' ')" same_nonempty "$(drv drv/before srcversion) $sv_kmod" "$sv_stock $sv_kmod"
-	is "our fec's srcversion is not Debian's" "$sv_stock $sv_kmod" differ "$sv_stock" "$sv_kmod"
+	is "fix --driver: Debian's fec before" \
+		"$(section drv/before | tr '\n' ' ')" same_nonempty "$(drv drv/before build-id)" "$sv_stock"
+	is "our fec's build-id is not Debian's" "$sv_stock $sv_kmod" differ "$sv_stock" "$sv_kmod"
 	is "fix --driver --dry-run plans stock -> bql with the gateway as peer" "$(section drv/dry | tr '\n' ' ')" \
 		grep -q 'bql fec .* peer 10.0.2.2' <<<"$(section drv/dry)"
 	is "fix --driver says the link is cut before it does it" "$(section drv/fix | head -c 300)" \
