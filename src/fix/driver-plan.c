@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "audit/policy.h"
 #include "base/say.h"
 #include "fix/driver.h"
 #include "fix/link-keep.h"
@@ -81,6 +82,7 @@ int driver_plan(struct plan *p, const struct iface *ifc, const struct knob_env *
 	char rel[128], file[PATH_MAX], addrs[SESSION_ADDRS][INET6_ADDRSTRLEN],
 	    after[KNOB_VALUE_MAX];
 	const char *ptrs[SESSION_ADDRS], *release = driver_release(env, rel, sizeof(rel));
+	const char *why = NULL;
 	struct driver_value v;
 	struct link_keep keep;
 	struct knob k = {.kind = KNOB_DRIVER};
@@ -92,6 +94,7 @@ int driver_plan(struct plan *p, const struct iface *ifc, const struct knob_env *
 		return ti;
 	p->targets[ti].ifc = ifc;
 	p->targets[ti].speed_mbps = ifc->speed_mbps;
+	p->targets[ti].bql_in_use = policy_bql_in_use(ifc, &why);
 	r = driver_read(env, ifc->name, &v);
 	if (r == -EOPNOTSUPP || (r == 0 && v.which == DRIVER_NONE))
 		return refuse(p, ti,

@@ -110,7 +110,7 @@ modprobe fec
 if fec_up; then
 	ip route add default via 10.0.2.2
 	out drv/before drv_state "$nic"
-	out drv/dry debloat fix --driver --dry-run "$nic"
+	out drv/dry debloat fix --driver --dry-run --json "$nic"
 	out drv/fix debloat fix --driver --json "$nic"
 	out drv/after drv_state "$nic"
 	bqlprobe run "$nic" 10.0.2.2 5001 2 65536 200 >/dev/null 2>&1

@@ -223,7 +223,9 @@ else
 		"$(section drv/before | tr '\n' ' ')" same_nonempty "$(drv drv/before build-id)" "$sv_stock"
 	is "our fec's build-id is not Debian's" "$sv_stock $sv_kmod" differ "$sv_stock" "$sv_kmod"
 	is "fix --driver --dry-run plans stock -> bql with the gateway as peer" "$(section drv/dry | tr '\n' ' ')" \
-		grep -q 'bql fec .* peer 10.0.2.2' <<<"$(section drv/dry)"
+		jqtrue '.result == "dry-run" and .interfaces[0].steps[0].knob == "driver" and
+			(.interfaces[0].steps[0].before | startswith("stock fec platform/")) and
+			(.interfaces[0].steps[0].after | test("^bql fec platform/.* peer 10.0.2.2$"))' "$(json drv/dry)"
 	is "fix --driver says the link is cut before it does it" "$(section drv/fix | head -c 300)" \
 		grep -q "cuts eth0's traffic" <<<"$(section drv/fix)"
 	is "fix --driver applied (status $(status drv/fix))" "$(section drv/fix | head -c 400)" \
