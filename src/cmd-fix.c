@@ -519,6 +519,18 @@ static void print_outcome(struct printer *p, struct fix_cmd *c)
 		print_text(p, ", journal %s (`%s undo` restores it)", r->journal_path, PROG_NAME);
 		print_nl(p);
 	}
+	/* A new driver made a new device, with the kernel's defaults: the rest of the fix
+	 * is planned for it now (text only: JSON has the step). */
+	for (size_t i = 0; i < r->plan.nsteps && !strcmp(r->result, "applied"); i++) {
+		if (r->plan.steps[i].knob.kind != KNOB_DRIVER ||
+		    r->plan.steps[i].status != STEP_APPLIED)
+			continue;
+		print_text(p,
+			   "%s is a new device with the kernel's defaults: `%s fix %s` plans "
+			   "its queue now that BQL is in use",
+			   r->plan.steps[i].knob.ifname, PROG_NAME, r->plan.steps[i].knob.ifname);
+		print_nl(p);
+	}
 	if (r->journal_path[0] && access(r->journal_path, F_OK) == 0)
 		print_str(p, "journal", r->journal_path, PRINT_JSON_ONLY);
 	else
