@@ -12,6 +12,8 @@
 #   | 10.0.2.15  bqlprobe run (64 KB writes,  |--------| bqlprobe sink 5001        |
 #   |            samples BQL every 200 us)    |        |                           |
 #   | debloat audit; ip link set down/up      |        +---------------------------+
+#   | debloat fix --driver eth0, undo, a peer |
+#   |   nobody holds, an unconfirmed --try    |
 #   | ti_cpsw(_new), lan78xx, r8152: insmod   |
 #   +-----------------------------------------+
 #
@@ -23,7 +25,10 @@
 # path; with ours BQL's limit moves, bytes are in flight under load and none after
 # it, ip link set down/up resets the queue, and audit says BQL is in use; with
 # Debian's the limit and in-flight bytes stay 0 and audit says it is not; no WARN,
-# BUG, Oops or transmit timeout in the kernel's log. QEMU has no model of the
+# BUG, Oops or transmit timeout in the kernel's log. Then debloat fix --driver in the
+# same boot: ours loaded (its build-id), the carrier, the address and default route set
+# by hand back, audit on BQL; undo, a --peer nobody holds and a --try nobody confirms
+# each bring Debian's back by itself. QEMU has no model of the
 # BeagleBone's CPSW, the LAN7800 or the RTL8152: those modules are built and loaded in place of
 # Debian's (their symbols and CRCs resolve against the running kernel), not driven.
 #
