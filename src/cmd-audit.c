@@ -147,7 +147,7 @@ static void print_commands(struct printer *p, const struct plan *pl, int target)
 static void print_fix(struct printer *p, const struct host *h, bool named)
 {
 	struct plan_options o = {.role = PLAN_ROLE_HOST};
-	struct knob_env env = {"/sys", "/proc"};
+	struct knob_env env = {.sysfs_root = "/sys", .proc_root = "/proc"};
 	struct plan pl;
 	size_t failed;
 

@@ -4,6 +4,7 @@
  * journal, optionally on trial (--try) and for every boot (--persist). This file
  * parses the options and prints; the run itself is fix/fix-run.h.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include "audit/report.h"
 #include "base/cli.h"
 #include "base/print.h"
+#include "fix/driver.h"
 #include "fix/emit.h"
 #include "fix/fix-run.h"
 #include "fix/knob-print.h"
@@ -29,6 +31,8 @@ static const char usage[] =
     "           [--ingress RATE | --no-ingress] [IFACE...]\n"
     "       " PROG_NAME " fix --emit networkd|udev|nm [--from FILE] [-o DIR] [--all]\n"
     "           [IFACE...]\n"
+    "       " PROG_NAME " fix --driver IFACE [--peer ADDR] [--dry-run] [--json]\n"
+    "           [--try SECONDS] [--force] [--state-dir DIR]\n"
     "       " PROG_NAME " fix --confirm [--state-dir DIR]\n"
     "       " PROG_NAME " fix --apply-persisted IFACE [--json] [--state-dir DIR]\n"
     "           [--root DIR]\n"
@@ -71,12 +75,19 @@ static const char usage[] =
     "  -s, --state-dir DIR   where the journal lives (default " APPLY_STATE_DIR ")\n"
     "      --root DIR        write --persist's files under DIR instead of /\n"
     "      --apply-persisted apply the setup --persist saved for IFACE (at boot)\n"
+    "      --driver          replace IFACE's driver module by ours with BQL, built\n"
+    "                        and installed from kmod/ (`make -C kmod install`);\n"
+    "                        IFACE loses its link for a moment; the kernel's module\n"
+    "                        is put back unless the link and the peer come back\n"
+    "      --peer ADDR       with --driver: who must answer a ping through IFACE\n"
+    "                        after the swap (default: IFACE's gateway)\n"
     "  -h, --help            show this help\n";
 
 #define EMIT_NONE -1
 
 struct fix_args {
-	bool all, dry_run, json, confirm, persist, apply_persisted;
+	bool all, dry_run, json, confirm, persist, apply_persisted, driver;
+	const char *peer; /* --driver's --peer */
 	unsigned try_seconds;
 	const char *state_dir, *root;
 	const char *from;   /* a snapshot to plan for: dry run only */
@@ -115,6 +126,13 @@ static int take_ingress(void *ctx, const char *value)
 	return plan_parse_rate(value, &((struct fix_args *)ctx)->opts.ingress_rate);
 }
 
+static bool peer_address_ok(const char *s)
+{
+	unsigned char bin[16];
+
+	return inet_pton(AF_INET, s, bin) == 1 || inet_pton(AF_INET6, s, bin) == 1;
+}
+
 static int parse_args(int argc, char *argv[], struct fix_args *a)
 {
 	const struct cli_option options[] = {
@@ -140,6 +158,8 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 	    {"emit", 'e', CLI_CALL, .call = take_emit, .value = true,
 	     .bad = "--emit takes networkd, udev or nm, not \"%s\""},
 	    {"output", 'o', CLI_STR, CLI_TO(&a->output)},
+	    {"driver", 0, CLI_FLAG, CLI_TO(&a->driver)},
+	    {"peer", 0, CLI_STR, CLI_TO(&a->peer)},
 	    CLI_OPTION_HELP,
 	    {0},
 	};
@@ -170,6 +190,22 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 	if (a->confirm)
 		return optind < argc ? cli_usage_error("fix", usage, "--confirm takes no interface")
 				     : -1;
+	if (a->peer && !a->driver)
+		return cli_usage_error("fix", usage, "--peer is for --driver");
+	if (a->peer && !peer_address_ok(a->peer))
+		return cli_usage_error("fix", usage,
+				       "--peer takes an IPv4 or IPv6 address, not \"%s\"", a->peer);
+	if (a->driver && (a->all || a->from || a->emit != EMIT_NONE || a->apply_persisted ||
+			  a->persist || a->opts.shape_rate || a->opts.ingress_rate ||
+			  a->opts.no_ingress || a->opts.role != PLAN_ROLE_HOST))
+		return cli_usage_error(
+		    "fix", usage,
+		    "--driver swaps one interface's driver and nothing else: no --all, --from, "
+		    "--emit, --persist, --apply-persisted, --shape, --ingress or --role with it "
+		    "(no --persist: installed under updates/, ours is what modprobe loads at "
+		    "every boot already; `make -C kmod uninstall` stops that)");
+	if (a->driver && argc - optind != 1)
+		return cli_usage_error("fix", usage, "--driver takes one interface");
 	if (a->apply_persisted && argc - optind != 1)
 		return cli_usage_error("fix", usage, "--apply-persisted takes one interface");
 	if (a->all && optind < argc)
@@ -404,10 +440,32 @@ static int try_wait(struct fix_cmd *c)
 	return ret;
 }
 
+/* Before a driver swap: what it costs, said before it happens. */
+static void say_driver_cut(const struct fix_run *r)
+{
+	for (size_t i = 0; i < r->plan.nsteps; i++) {
+		const struct plan_step *s = &r->plan.steps[i];
+		const char *peer = strstr(s->after, " peer ");
+
+		if (s->knob.kind != KNOB_DRIVER || s->status != STEP_PLANNED)
+			continue;
+		cli_error("fix",
+			  "swapping the driver of %s: unloading it cuts %s's traffic for a few "
+			  "seconds; unless the link is back within %d s and %s answers within %d "
+			  "s, the kernel's own module is put back",
+			  s->knob.ifname, s->knob.ifname, DRIVER_LINK_MS / 1000,
+			  peer ? peer + 6 : "the peer", DRIVER_PEER_MS / 1000);
+		fflush(stderr);
+	}
+}
+
 /* Apply the plan, then the trial: 0, or -errno once the why was said. */
 static int apply(struct fix_cmd *c)
 {
-	int ret = fix_run_apply(&c->run);
+	int ret;
+
+	say_driver_cut(&c->run);
+	ret = fix_run_apply(&c->run);
 
 	say_run(&c->run, ret);
 	if (ret < 0)
@@ -459,6 +517,18 @@ static void print_outcome(struct printer *p, struct fix_cmd *c)
 		if (refused)
 			print_text(p, "(%zu refused by the driver, left as they were)", refused);
 		print_text(p, ", journal %s (`%s undo` restores it)", r->journal_path, PROG_NAME);
+		print_nl(p);
+	}
+	/* A new driver made a new device, with the kernel's defaults: the rest of the fix
+	 * is planned for it now (text only: JSON has the step). */
+	for (size_t i = 0; i < r->plan.nsteps && !strcmp(r->result, "applied"); i++) {
+		if (r->plan.steps[i].knob.kind != KNOB_DRIVER ||
+		    r->plan.steps[i].status != STEP_APPLIED)
+			continue;
+		print_text(p,
+			   "%s is a new device with the kernel's defaults: `%s fix %s` plans "
+			   "its queue now that BQL is in use",
+			   r->plan.steps[i].knob.ifname, PROG_NAME, r->plan.steps[i].knob.ifname);
 		print_nl(p);
 	}
 	if (r->journal_path[0] && access(r->journal_path, F_OK) == 0)
@@ -610,6 +680,9 @@ int cmd_fix(int argc, char *argv[])
 			    .from = c->a.from,
 			    .try_seconds = c->a.try_seconds,
 			    .apply_persisted = c->a.apply_persisted,
+			    .driver = c->a.driver,
+			    .peer = c->a.peer,
+			    .ssh_connection = getenv("SSH_CONNECTION"),
 			});
 	if (c->a.confirm) {
 		ret = confirm(c);

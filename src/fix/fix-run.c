@@ -13,6 +13,7 @@
 #include "base/cli.h"
 #include "base/clock.h"
 #include "base/say.h"
+#include "fix/driver.h"
 #include "fix/fallback.h"
 #include "fix/fix-run.h"
 #include "fix/journal.h"
@@ -156,9 +157,19 @@ static int make_plan(struct fix_run *r, const char *ifname)
 	int ret;
 
 	plan_init(&r->plan, &r->o.plan);
-	if (r->o.apply_persisted)
+	if (r->o.apply_persisted) {
 		ret = plan_from_persisted(r, ifname);
-	else if ((ret = plan_build(&r->plan, &r->host, r->named)) < 0)
+	} else if (r->o.driver) {
+		struct driver_plan_options dopt = {.peer = r->o.peer,
+						   .ssh_connection = r->o.ssh_connection,
+						   .force = r->o.plan.force};
+
+		ret = r->host.n == 1
+			  ? driver_plan(&r->plan, &r->host.ifaces[0], &r->env.knobs, &dopt)
+			  : -EINVAL;
+		if (ret < 0)
+			fail(r, "cannot plan the driver swap: %s", strerror(-ret));
+	} else if ((ret = plan_build(&r->plan, &r->host, r->named)) < 0)
 		fail(r, "cannot build the plan: %s", strerror(-ret));
 	if (ret < 0)
 		return ret;
@@ -169,7 +180,7 @@ static int make_plan(struct fix_run *r, const char *ifname)
 		return ret;
 	}
 	plan_settle(&r->plan);
-	if (!r->o.apply_persisted)
+	if (!r->o.apply_persisted && !r->o.driver)
 		refuse_user_shapers(r);
 	return 0;
 }

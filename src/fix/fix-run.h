@@ -40,6 +40,10 @@ struct fix_run_options {
 	const char *from;      /* a snapshot to plan for (a dry run), or NULL: this host */
 	unsigned try_seconds;  /* 0: no trial */
 	bool apply_persisted;  /* the plan is the one saved for one interface */
+	/* --driver: the plan is the swap of one interface's driver to ours (driver.h) */
+	bool driver;
+	const char *peer;	    /* --peer: who must answer after it; NULL the gateway */
+	const char *ssh_connection; /* the session we run in ($SSH_CONNECTION), or NULL */
 };
 
 #define FIX_RUN_NOTES	 4

@@ -96,7 +96,8 @@
 	ROW(KNOB_SYSCTL, knob_sysctl)		    /* knob-sysfs.c */                             \
 	ROW(KNOB_GSO_MAX_SIZE, knob_gso_max_size)   /* knob-link.c */                              \
 	ROW(KNOB_INGRESS, knob_ingress)		    /* ingress-shape.c */                          \
-	ROW(KNOB_TX_USECS, knob_tx_usecs)	    /* knob-coalesce.c */
+	ROW(KNOB_TX_USECS, knob_tx_usecs)	    /* knob-coalesce.c */                          \
+	ROW(KNOB_DRIVER, knob_driver)		    /* knob-driver.c */
 
 enum knob_kind {
 #define KNOB_ROW_ENUM(kind, row) kind,
@@ -121,8 +122,10 @@ struct knob {
  * the file-backed knobs (BQL, sysctl). Netlink and ethtool always act on the
  * current network namespace. */
 struct knob_env {
-	const char *sysfs_root; /* "/sys" */
-	const char *proc_root;	/* "/proc" */
+	const char *sysfs_root;	  /* "/sys" */
+	const char *proc_root;	  /* "/proc" */
+	const char *modules_root; /* "/lib/modules": the driver knob's module files */
+	const char *release;	  /* the kernel release they are for; NULL: uname's */
 };
 
 /* "root-qdisc", "txqueuelen", "bql-limit-max", "ring-tx", "ring-rx", "offload", "sysctl",

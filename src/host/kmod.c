@@ -2,7 +2,9 @@
 /* kmod.c - kmod.h: an installed BQL driver module, looked up by file name. */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -57,20 +59,203 @@ int kmod_bql_module(const char *sysfs_root, const char *modules_root, const char
 	name = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
 	if (!plain_element(name))
 		return -EINVAL;
+	if (strlen(name) >= module_len)
+		return -ENAMETOOLONG;
+	r = kmod_installed_file(modules_root, release, name, file, sizeof(file));
+	if (r < 0)
+		return r;
+	if (strlen(file) >= path_len)
+		return -ENAMETOOLONG;
+	strcpy(module, name);
+	strcpy(path, file);
+	return 0;
+}
+
+int kmod_installed_file(const char *modules_root, const char *release, const char *module,
+			char *path, size_t path_len)
+{
+	char file[PATH_MAX];
+	int r;
+
+	if (!plain_element(release) || !plain_element(module))
+		return -EINVAL;
 	for (size_t d = 0; d < sizeof(kmod_dirs) / sizeof(kmod_dirs[0]); d++) {
 		for (size_t s = 0; s < sizeof(kmod_suffixes) / sizeof(kmod_suffixes[0]); s++) {
 			r = snprintf(file, sizeof(file), "%s/%s/%s/%s%s", modules_root, release,
-				     kmod_dirs[d], name, kmod_suffixes[s]);
+				     kmod_dirs[d], module, kmod_suffixes[s]);
 			if (r < 0 || (size_t)r >= sizeof(file))
 				return -ENAMETOOLONG;
 			if (access(file, F_OK) != 0)
 				continue;
-			if (strlen(name) >= module_len || strlen(file) >= path_len)
+			if (strlen(file) >= path_len)
 				return -ENAMETOOLONG;
-			strcpy(module, name);
 			strcpy(path, file);
 			return 0;
 		}
 	}
 	return -ENOENT;
+}
+
+/* Does the file name at the end of rel (up to its ':') name module? */
+static bool names_module(const char *rel, size_t len, const char *module)
+{
+	const char *base = rel;
+	size_t n, m = strlen(module);
+
+	for (size_t i = 0; i < len; i++)
+		if (rel[i] == '/')
+			base = rel + i + 1;
+	n = len - (size_t)(base - rel);
+	for (size_t s = 0; s < sizeof(kmod_suffixes) / sizeof(kmod_suffixes[0]); s++) {
+		size_t sl = strlen(kmod_suffixes[s]);
+
+		if (n != m + sl || memcmp(base + m, kmod_suffixes[s], sl))
+			continue;
+		for (size_t i = 0; i < m; i++)
+			if ((base[i] == '-' ? '_' : base[i]) != module[i])
+				return false;
+		return true;
+	}
+	return false;
+}
+
+int kmod_stock_file(const char *modules_root, const char *release, const char *module, char *path,
+		    size_t path_len)
+{
+	char dep[PATH_MAX], line[4096];
+	int r = -ENOENT, n;
+	FILE *f;
+
+	if (!plain_element(release) || !plain_element(module))
+		return -EINVAL;
+	n = snprintf(dep, sizeof(dep), "%s/%s/modules.dep", modules_root, release);
+	if (n < 0 || (size_t)n >= sizeof(dep))
+		return -ENAMETOOLONG;
+	f = fopen(dep, "r");
+	if (!f)
+		return -errno;
+	while (r == -ENOENT && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+
+		if (!colon || strncmp(line, "kernel/", 7) ||
+		    !names_module(line, (size_t)(colon - line), module))
+			continue;
+		*colon = '\0';
+		n = snprintf(path, path_len, "%s/%s/%s", modules_root, release, line);
+		r = n < 0 || (size_t)n >= path_len ? -ENAMETOOLONG : 0;
+	}
+	fclose(f);
+	return r;
+}
+
+/* One line of a small sysfs file, without its newline. */
+static int read_word(const char *path, char *out, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	if (!fgets(out, (int)len, f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	n = strcspn(out, "\n");
+	out[n] = '\0';
+	return n ? 0 : -ENOENT;
+}
+
+int kmod_loaded_srcversion(const char *sysfs_root, const char *module, char *out, size_t len)
+{
+	char path[PATH_MAX];
+	int r = snprintf(path, sizeof(path), "%s/module/%s/srcversion", sysfs_root, module);
+
+	if (r < 0 || (size_t)r >= sizeof(path))
+		return -ENAMETOOLONG;
+	return read_word(path, out, len);
+}
+
+/* A module file is a few hundred KB; the limit keeps a wrong path from costing more. */
+#define KMOD_FILE_MAX (16u << 20)
+
+/* An uncompressed module file, whole, into *buf (malloc'ed); -EOPNOTSUPP for .ko.xz. */
+static int read_module_file(const char *path, char **buf, size_t *got)
+{
+	size_t n = strlen(path);
+	FILE *f;
+
+	if (n < 3 || strcmp(path + n - 3, ".ko"))
+		return -EOPNOTSUPP;
+	f = fopen(path, "rb");
+	if (!f)
+		return -errno;
+	*buf = malloc(KMOD_FILE_MAX);
+	if (!*buf) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	*got = fread(*buf, 1, KMOD_FILE_MAX, f);
+	fclose(f);
+	return 0;
+}
+
+int kmod_file_srcversion(const char *path, char *out, size_t len)
+{
+	static const char key[] = "srcversion=";
+	size_t got = 0;
+	char *buf = NULL;
+	const char *hit;
+	int r = read_module_file(path, &buf, &got);
+
+	if (r < 0)
+		return r;
+	r = -ENOENT;
+	hit = memmem(buf, got, key, sizeof(key) - 1);
+	if (hit) {
+		const char *v = hit + sizeof(key) - 1;
+		size_t vl = strnlen(v, got - (size_t)(v - buf));
+
+		if (vl == 0 || v + vl == buf + got)
+			r = -ENOENT;
+		else if (vl >= len)
+			r = -ENAMETOOLONG;
+		else {
+			memcpy(out, v, vl + 1);
+			r = 0;
+		}
+	}
+	free(buf);
+	return r;
+}
+
+int kmod_file_has(const char *path, const void *bytes, size_t n)
+{
+	size_t got = 0;
+	char *buf = NULL;
+	int r = read_module_file(path, &buf, &got);
+
+	if (r < 0)
+		return r;
+	r = n && memmem(buf, got, bytes, n) != NULL;
+	free(buf);
+	return r;
+}
+
+int kmod_loaded_build_id(const char *sysfs_root, const char *module, void *buf, size_t len,
+			 size_t *n)
+{
+	char path[PATH_MAX];
+	int r = snprintf(path, sizeof(path), "%s/module/%s/notes/.note.gnu.build-id", sysfs_root,
+			 module);
+	FILE *f;
+
+	if (r < 0 || (size_t)r >= sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "rb");
+	if (!f)
+		return -errno;
+	*n = fread(buf, 1, len, f);
+	fclose(f);
+	return *n ? 0 : -ENOENT;
 }

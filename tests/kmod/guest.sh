@@ -56,6 +56,10 @@ down_up() { # IFACE
 	ip link set "$1" up
 	echo "after limit $(bql "$1" limit) inflight $(bql "$1" inflight)"
 }
+# The loaded fec's build-id note in hex: which of the two files it was loaded from.
+build_id() {
+	od -An -tx1 /sys/module/fec/notes/.note.gnu.build-id | tr -d ' \n'
+}
 # One driver's run: NAME is stock or kmod, the rest loads it.
 phase() { # NAME LOAD... (busybox sh has no locals: out() owns $name)
 	ph=$1
@@ -66,6 +70,7 @@ phase() { # NAME LOAD... (busybox sh has no locals: out() owns $name)
 		return
 	fi
 	out "$ph/taint" cat /sys/module/fec/taint
+	out "$ph/build-id" build_id
 	out "$ph/ping" ping -c 3 -W 2 10.0.2.2
 	# 6 s of TCP in 64 KB writes (GSO skbs: the TSO path), sampled every 200 us.
 	out "$ph/probe" bqlprobe run "$nic" 10.0.2.2 5001 6 65536 200
@@ -83,6 +88,45 @@ modprobe anatop-regulator
 # Debian's module first (modprobe also loads what fec needs), then ours in its place.
 phase stock modprobe fec
 phase kmod insmod /kmod/fec.ko
+
+# debloat fix --driver: ours installed where `make -C kmod install` puts it (no depmod:
+# modprobe still loads Debian's), Debian's loaded and configured by hand with a default
+# route, then the swap (the gateway is the peer), audit after a short load, undo; a
+# swap whose peer never answers, and a --try nobody confirms, must each put Debian's
+# module back by themselves. Each step prints what the host compares: the module's
+# build-id and taint, the carrier, the addresses and routes, a ping.
+drv_state() { # IFACE
+	echo "build-id $(build_id 2>/dev/null)"
+	echo "taint $(cat /sys/module/fec/taint 2>/dev/null)"
+	echo "carrier $(cat "/sys/class/net/$1/carrier" 2>/dev/null)"
+	ip -4 addr show dev "$1" | sed -n 's/^ *inet \([^ ]*\).*/addr \1/p'
+	ip -4 route show dev "$1" | sed -n 's/^default via \([^ ]*\).*/default \1/p'
+	ping -c 1 -W 2 10.0.2.2 >/dev/null 2>&1 && echo "ping ok" || echo "ping lost"
+}
+try_alone() { debloat fix --driver --try 2 --json "$1" </dev/null; }
+mkdir -p "/lib/modules/$(uname -r)/updates/debloat"
+cp /kmod/fec.ko "/lib/modules/$(uname -r)/updates/debloat/fec.ko"
+modprobe fec
+if fec_up; then
+	ip route add default via 10.0.2.2
+	out drv/before drv_state "$nic"
+	out drv/dry debloat fix --driver --dry-run --json "$nic"
+	out drv/fix debloat fix --driver --json "$nic"
+	out drv/after drv_state "$nic"
+	bqlprobe run "$nic" 10.0.2.2 5001 2 65536 200 >/dev/null 2>&1
+	out drv/audit debloat audit --json "$nic"
+	out drv/again debloat fix --driver "$nic"
+	out drv/undo debloat undo --json
+	out drv/undone drv_state "$nic"
+	out drv/nopeer debloat fix --driver --peer 10.0.2.99 --json "$nic"
+	out drv/nopeer-state drv_state "$nic"
+	# no terminal: the trial waits for a confirmation that never comes
+	out drv/try try_alone "$nic"
+	out drv/try-state drv_state "$nic"
+	out drv/journal ls /var/lib/debloat
+fi
+ip link set "$nic" down 2>/dev/null
+rmmod fec 2>/dev/null
 
 # cpsw, lan78xx and r8152: Debian's module loads what it needs, ours replaces it.
 for m in ti_cpsw ti_cpsw_new lan78xx r8152; do

@@ -12,6 +12,8 @@
 #   | 10.0.2.15  bqlprobe run (64 KB writes,  |--------| bqlprobe sink 5001        |
 #   |            samples BQL every 200 us)    |        |                           |
 #   | debloat audit; ip link set down/up      |        +---------------------------+
+#   | debloat fix --driver eth0, undo, a peer |
+#   |   nobody holds, an unconfirmed --try    |
 #   | ti_cpsw(_new), lan78xx, r8152: insmod   |
 #   +-----------------------------------------+
 #
@@ -23,7 +25,10 @@
 # path; with ours BQL's limit moves, bytes are in flight under load and none after
 # it, ip link set down/up resets the queue, and audit says BQL is in use; with
 # Debian's the limit and in-flight bytes stay 0 and audit says it is not; no WARN,
-# BUG, Oops or transmit timeout in the kernel's log. QEMU has no model of the
+# BUG, Oops or transmit timeout in the kernel's log. Then debloat fix --driver in the
+# same boot: ours loaded (its build-id), the carrier, the address and default route set
+# by hand back, audit on BQL; undo, a --peer nobody holds and a --try nobody confirms
+# each bring Debian's back by itself. QEMU has no model of the
 # BeagleBone's CPSW, the LAN7800 or the RTL8152: those modules are built and loaded in place of
 # Debian's (their symbols and CRCs resolve against the running kernel), not driven.
 #
@@ -195,6 +200,58 @@ for p in stock kmod; do
 			jqtrue '.interfaces[0].bql.in_use == true' "$audit"
 	fi
 done
+# debloat fix --driver in the same boot (guest.sh's drv/ steps): which fec is loaded is
+# told by its build-id note, as the stock and kmod phases printed it.
+sv_stock=$(section stock/build-id | tr -d '[:space:]')
+sv_kmod=$(section kmod/build-id | tr -d '[:space:]')
+json() { section "$1" | awk '/^\{/ { on = 1 } on'; } # the JSON, after fix's words to stderr
+drv() { # STEP WORD: the rest of drv_state's line WORD
+	section "$1" | awk -v w="$2" '$1 == w { $1 = ""; sub(/^ /, ""); print; exit }'
+}
+back() { # STEP WHO SRCVERSION: that fec bound, the link, address, route and ping back
+	local st=$1 who=$2 sv=$3 d
+	d="$(section "$st" | tr '\n' ' ')"
+	is "fix --driver: $who loaded (build-id ${sv:24:12}...)" "$d" \
+		same_nonempty "$(drv "$st" build-id)" "$sv"
+	is "fix --driver: link, 10.0.2.15/24, default via 10.0.2.2 and ping back after it" "$d" \
+		same_nonempty "$(drv "$st" carrier) $(drv "$st" addr) $(drv "$st" default) $(drv "$st" ping)" \
+		"1 10.0.2.15/24 10.0.2.2 ok"
+}
+same_nonempty() { [ -n "$1" ] && [ "$1" = "$2" ]; }
+differ() { [ -n "$1" ] && [ -n "$2" ] && [ "$1" != "$2" ]; }
+if [ ! -x "$debloat" ]; then
+	check skip "debloat fix --driver in the guest" "no armhf static debloat"
+elif [ -z "$(section drv/before)" ]; then
+	check fail "debloat fix --driver in the guest" "the stock fec did not come up for it"
+else
+	is "fix --driver: Debian's fec before" \
+		"$(section drv/before | tr '\n' ' ')" same_nonempty "$(drv drv/before build-id)" "$sv_stock"
+	is "our fec's build-id is not Debian's" "$sv_stock $sv_kmod" differ "$sv_stock" "$sv_kmod"
+	is "fix --driver --dry-run plans stock -> bql with the gateway as peer" "$(section drv/dry | tr '\n' ' ')" \
+		jqtrue '.result == "dry-run" and .interfaces[0].steps[0].knob == "driver" and
+			(.interfaces[0].steps[0].before | startswith("stock fec platform/")) and
+			(.interfaces[0].steps[0].after | test("^bql fec platform/.* peer 10.0.2.2$"))' "$(json drv/dry)"
+	is "fix --driver says the link is cut before it does it" "$(section drv/fix | head -c 300)" \
+		grep -q "cuts eth0's traffic" <<<"$(section drv/fix)"
+	is "fix --driver applied (status $(status drv/fix))" "$(section drv/fix | head -c 400)" \
+		jqtrue '.result == "applied" and .interfaces[0].steps[0].status == "applied"' "$(json drv/fix)"
+	back drv/after "ours" "$sv_kmod"
+	is "fix --driver: debloat audit says BQL is in use" "$(section drv/audit | head -c 300)" \
+		jqtrue '.interfaces[0].bql.in_use == true' "$(json drv/audit)"
+	is "fix --driver again: nothing to do" "$(section drv/again | tr '\n' ' ')" \
+		grep -q 'already fixed' <<<"$(section drv/again)"
+	is "undo restores the driver (status $(status drv/undo))" "$(section drv/undo | head -c 400)" \
+		jqtrue '.restored == 1' "$(json drv/undo)"
+	back drv/undone "Debian's" "$sv_stock"
+	is "fix --driver --peer 10.0.2.99 (nobody): fails, saying the module was put back" \
+		"$(section drv/nopeer | head -c 400)" jqtrue '.result == "failed" and (.error | test("10.0.2.99 did not answer.*put back"))' "$(json drv/nopeer)"
+	back drv/nopeer-state "Debian's (put back by itself)" "$sv_stock"
+	is "fix --driver --try 2, not confirmed: rolled back" "$(section drv/try | head -c 400)" \
+		jqtrue '.result == "rolled-back"' "$(json drv/try)"
+	back drv/try-state "Debian's (after the trial)" "$sv_stock"
+	is "no journal left after undo, failure and trial" "$(section drv/journal | tr '\n' ' ')" \
+		bash -c '! grep -qx journal' <<<"$(section drv/journal)"
+fi
 for m in ti_cpsw ti_cpsw_new lan78xx r8152; do
 	is "our $m loads in place of Debian's (no NIC in QEMU: not driven)" \
 		"$(section $m/load | tr '\n' ' ' | head -c 300)" [ "$(status $m/load)" = 0 ]
