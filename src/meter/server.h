@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * server.h - `debloat server`: one process, one epoll loop, many tests at once, with
+ * server.h - `debloat server`: one process, one epoll loop (and the rpm port's, on a
+ * thread of its own: meter/hthread.h), many tests at once, with
  * the protections of docs/design/measurement.md section 3. Library code: it never prints; the
  * command gets one summary per finished test through a callback.
  *
