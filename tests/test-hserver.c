@@ -280,6 +280,53 @@ TEST(a_full_server_evicts_the_oldest_half_sent_head)
 	loop_free(l);
 }
 
+/*
+ * Full, with a client holding two connections that have not sent their heads yet (the
+ * oldest of all) and four networks near or at their share dripping heads: a newcomer
+ * from a fifth network makes room in the network that holds the most, not by closing
+ * the client's. (Most-idle-first alone closed the client's: dripped bytes are fresh.)
+ */
+TEST(a_full_server_evicts_from_the_network_holding_most)
+{
+	struct loop *l = loop_new();
+	struct hserver *h;
+	struct hserver_config c;
+	int mine[2], att[14], fd;
+
+	REQUIRE(l);
+	config(&c);
+	c.max_conns = 16;
+	c.max_conns_per_addr = 4;
+	REQUIRE_EQ(hserver_new(l, &c, &h), 0);
+	for (int i = 0; i < 2; i++)
+		REQUIRE((mine[i] = connect_from(h, "192.0.2.7")) >= 0);
+	pump(l, 5);
+	for (int i = 0; i < 14; i++) {
+		char ip[32];
+
+		snprintf(ip, sizeof(ip), "198.51.100.%d", i / 4 + 1);
+		REQUIRE((att[i] = connect_from(h, ip)) >= 0);
+		REQUIRE(send_all(att[i], "GET / HTTP/1.1\r\nX: ", 19));
+		pump(l, 2);
+	}
+	REQUIRE_EQ(hserver_conns(h), 16);
+	fd = connect_from(h, "198.51.100.9");
+	REQUIRE(fd >= 0);
+	pump(l, 5);
+	CHECK_EQ(hserver_conns(h), 16);
+	CHECK(closed_by_server(att[0])); /* the oldest of 198.51.100.1, which holds 4 */
+	CHECK(!closed_by_server(att[12]));
+	CHECK(small_get(l, mine[0]));
+	CHECK(small_get(l, mine[1]));
+	close(fd);
+	for (int i = 0; i < 2; i++)
+		close(mine[i]);
+	for (int i = 0; i < 14; i++)
+		close(att[i]);
+	hserver_free(h);
+	loop_free(l);
+}
+
 /* Downloads in progress are never evicted: the newcomer is refused instead. */
 TEST(a_full_server_keeps_its_downloads)
 {

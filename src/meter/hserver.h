@@ -27,8 +27,11 @@
  *  - connections in all and per client network (base/peer.h: an IPv4 address, an
  *    IPv6 /v6_prefix). At either limit the connection that made no progress for the
  *    longest among those waiting for a head or between requests (never one moving a
- *    body) is closed to make room, the network's own at its share; when there is none,
- *    the new connection is closed. Counting walks the open connections (<= max_conns);
+ *    body) is closed to make room: the network's own at its share; when all are taken,
+ *    one of the network that holds the most (a head dripped a byte at a time looks
+ *    fresh, so many networks each at their share would otherwise push out a client
+ *    holding a few); when there is none, the new connection is closed. Counting walks
+ *    the open connections (<= max_conns), with a table of 2 x max_conns networks;
  *  - head_ms for the TLS handshake and then for each request head, from its first
  *    byte (the first request's from the connection): a head sent a byte at a time
  *    does not hold a connection past it;
