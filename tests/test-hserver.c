@@ -22,6 +22,7 @@
 
 #include "harness.h"
 #include "meter/hserver.h"
+#include "meter/hthread.h"
 #include "meter/loop.h"
 
 static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
@@ -645,4 +646,36 @@ TEST(a_zero_window_download_ends_at_max_time)
 	close(fd);
 	hserver_free(h);
 	loop_free(l);
+}
+
+/* On its own thread (meter/hthread.h): a GET over loopback is answered while this
+ * thread does nothing, and stopping with a connection still open frees everything. */
+TEST(the_http_thread_serves_and_stops)
+{
+	static const char req[] = "GET /api/v1/small HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t alen = sizeof(a);
+	struct hserver_config c;
+	struct hthread *t = NULL;
+	struct timeval tv = {.tv_sec = 5};
+	char buf[1024];
+	ssize_t n;
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), fd;
+
+	REQUIRE(lfd >= 0);
+	REQUIRE(bind(lfd, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(lfd, 16) == 0);
+	REQUIRE(getsockname(lfd, (struct sockaddr *)&a, &alen) == 0);
+	config(&c);
+	REQUIRE_EQ(hthread_start(lfd, &c, &t), 0);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	REQUIRE(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	REQUIRE(connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+	REQUIRE(send_all(fd, req, sizeof(req) - 1));
+	n = recv(fd, buf, sizeof(buf) - 1, 0);
+	CHECK(n > 12 && !strncmp(buf, "HTTP/1.1 200", 12));
+	hthread_stop(t); /* the connection is still open: closed here */
+	CHECK(closed_by_server(fd));
+	close(fd);
+	close(lfd);
 }
