@@ -160,7 +160,8 @@ struct server_config {
 	struct hserver_config rpm_cfg;
 	/* The clock of the server's loop: NULL for CLOCK_MONOTONIC. Tests pass a simulated
 	 * one (meter/loop.h) to run the timeouts above without waiting for them; the
-	 * kernel's receive stamps of probes are mapped onto it. */
+	 * kernel's receive stamps of probes are mapped onto it. The rpm port's loop, on its
+	 * own thread, runs on CLOCK_MONOTONIC whatever this is (hserver reads that clock). */
 	const struct loop_clock *clock;
 };
 
