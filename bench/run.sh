@@ -19,14 +19,14 @@ for a in "$@"; do
 	esac
 done
 here=$(dirname "$0")
-[ -x "$BUILD/bench/bench-qdisc" ] || { echo "bench/run.sh: build first (make)" >&2; exit 1; }
+[ -x "$BUILD/bench/bench-model" ] || { echo "bench/run.sh: build first (make)" >&2; exit 1; }
 
 # The script benchmarks, each called as SCRIPT BUILD_DIR [--json].
 scripts=(bench-audit.sh bench-exporter.sh bench-latency-irtt.sh bench-tcp-cpu.sh bench-lab.sh bench-lab-rrul.sh bench-server-scale.sh)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$BUILD/bench/bench-qdisc" $json >"$tmp/0.out"
+"$BUILD/bench/bench-model" $json >"$tmp/0.out"
 [ -n "$json" ] || cat "$tmp/0.out"
 for i in "${!scripts[@]}"; do
 	out="$tmp/$((i + 1)).out"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz-alpn.c - the server's ALPN choice of src/meter/tls.c (tls_alpn_choose) on
+ * fuzz-alpn.c - the server's ALPN choice of src/http/tls.c (tls_alpn_choose) on
  * arbitrary bytes, as a hostile client's ClientHello carries them. The first byte
  * picks what the server accepts (its low two bits: TLS_ALPN_H2, TLS_ALPN_HTTP1), the
  * rest is the list.
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "meter/tls.h"
+#include "http/tls.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz-http1.c - the HTTP/1.1 response head parser of src/meter/http1.c on arbitrary
+ * fuzz-http1.c - the HTTP/1.1 response head parser of src/http/http1.c on arbitrary
  * bytes, as a hostile server sends them.
  *
  * Invariants: the result is the head's length (within the input and HTTP1_MAX_HEAD),
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "meter/http1.h"
+#include "http/http1.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

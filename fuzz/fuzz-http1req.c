@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-http1req.c - the responsiveness server's HTTP/1.1 request head parser
- * (src/meter/http1req.c) on arbitrary bytes, as a hostile client sends them, and what
+ * (src/http/http1req.c) on arbitrary bytes, as a hostile client sends them, and what
  * the server does with a parsed head: its route, and the config written with its Host.
  *
  * Invariants: the result is the head's length (within the input and HTTP1REQ_MAX_HEAD),
@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "meter/http1req.h"
-#include "meter/nqconfig.h"
-#include "meter/nqserve.h"
+#include "http/http1req.h"
+#include "http/nqconfig.h"
+#include "http/nqserve.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * fuzz-nqconfig.c - the responsiveness test's config parser and URL parser
- * (src/meter/nqconfig.c) on arbitrary bytes, as a hostile server's /.well-known/nq.
+ * (src/http/nqconfig.c) on arbitrary bytes, as a hostile server's /.well-known/nq.
  *
  * The first byte picks the target: even, the rest is a config document; odd, a URL.
  * Invariants: 0 or -EINVAL (or -ENOMEM), the output untouched on error and an error
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "meter/nqconfig.h"
+#include "http/nqconfig.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

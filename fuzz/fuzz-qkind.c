@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz-qkind.c - the qdisc kinds' walkers (src/qdisc/qkind.h) on arbitrary TCA_OPTIONS.
+ * fuzz-qkind.c - the qdisc kinds' walkers (src/qkind/qkind.h) on arbitrary TCA_OPTIONS.
  * Input: byte 0 picks the kind (qkind_at, modulo the number of kinds); the rest is the
  * payload of TCA_OPTIONS as a kernel dump would hold it.
  *
@@ -18,7 +18,7 @@
 
 #include <linux/netlink.h>
 
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -416,7 +416,7 @@ int db_fq_xstats(const struct db_fq *q, struct db_stat *out, int max)
 	return n;
 }
 
-/* The generic interface of qdisc.h. */
+/* The generic interface of model.h. */
 
 DB_QDISC_OPS_WRAPPERS(db_fq)
 DB_QDISC_PARAM_WRAPPERS(db_fq)

@@ -15,7 +15,7 @@
 #ifndef DEBLOAT_LIB_OPS_H
 #define DEBLOAT_LIB_OPS_H
 
-#include "debloat/qdisc.h"
+#include "debloat/model.h"
 
 #define DB_QDISC_OPS_WRAPPERS(pfx)                                                                 \
 	static int ops_init(void *priv, const void *params, const struct db_qdisc_env *env)        \

@@ -8,7 +8,8 @@
 #    extension (fix/knob.c and fix/knob.h are fix/knob); a module depends on the
 #    modules whose headers its .c file includes, directly or through other headers;
 #    and no module may depend on itself through others;
-#  - no two files under src/ share a name.
+#  - no two files under src/ share a name, nor one of them a name of libdebloat's (lib/
+#    and include/debloat/ beside src/, when they are there).
 # Prints one line per breach ("FILE:LINE: FOLDER may not include INCLUDE", "include
 # circle: A B ...") and exits 1 when there is any, 0 otherwise. SRC defaults to the
 # src/ beside this script.
@@ -19,15 +20,16 @@ cd "$src"
 # folder: the folders it may include from (itself always); "." is src/ itself
 declare -A may=(
 	[base]=""
-	[qdisc]="base"
-	[host]="base qdisc"
-	[audit]="base qdisc host"
-	[fix]="base qdisc host audit"
-	[meter]="base qdisc host"
+	[qkind]="base"
+	[http]="base"
+	[host]="base qkind"
+	[audit]="base qkind host"
+	[fix]="base qkind host audit"
+	[meter]="base qkind host http"
 	[plot]="base meter"
-	[exporter]="base qdisc host audit fix"
-	[prove]="base qdisc host audit fix meter"
-	[lab]="base qdisc host audit fix meter plot"
+	[exporter]="base qkind host audit fix"
+	[prove]="base qkind host audit fix meter"
+	[lab]="base qkind host audit fix meter plot"
 )
 rules=""
 for k in "${!may[@]}"; do
@@ -138,9 +140,12 @@ if [ -n "$loops" ]; then
 	bad=1
 fi
 
-dups=$(awk -F/ '{ print $NF }' <<<"$files" | sort | uniq -d)
+# libdebloat's files, named from src/'s parent: "../lib/qdisc.c"
+lib=$(find ../lib ../include/debloat -name '*.[ch]' 2>/dev/null | LC_ALL=C sort || true)
+names=$(printf '%s\n%s\n' "$files" "$lib" | sed '/^$/d')
+dups=$(awk -F/ '{ print $NF }' <<<"$names" | sort | uniq -d)
 for d in $dups; do
-	echo "two files named $d: $(grep -E "(^|/)$d\$" <<<"$files" | tr '\n' ' ')"
+	echo "two files named $d: $(grep -E "(^|/)$d\$" <<<"$names" | tr '\n' ' ')"
 	bad=1
 done
 exit $bad

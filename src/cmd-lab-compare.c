@@ -12,7 +12,7 @@
 #include "base/cli.h"
 #include "lab/board.h"
 #include "lab/compare.h"
-#include "meter/tests.h"
+#include "meter/load-tests.h"
 #include "plot/lab-table.h"
 
 static const char usage_compare[] =

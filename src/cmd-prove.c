@@ -22,7 +22,7 @@
 #include "fix/plan.h"
 #include "host/iface.h"
 #include "meter/cc.h"
-#include "meter/tests.h"
+#include "meter/load-tests.h"
 #include "plot/plot.h"
 #include "plot/run-file.h"
 #include "plot/svg.h"

@@ -15,10 +15,10 @@
 #include <sys/socket.h>
 
 #include "base/cli.h"
+#include "http/tls.h"
 #include "meter/cc.h"
 #include "meter/server.h"
 #include "meter/serverlog.h"
-#include "meter/tls.h"
 
 static const char usage[] =
     "Usage: " PROG_NAME " server [-p PORT] [-4|-6] [--bind ADDR] [--max-clients N]\n"
@@ -224,7 +224,7 @@ static void raise_fd_limit(unsigned max_clients)
 		    (unsigned long long)want);
 }
 
-/* The log lines come from two threads (the rpm port's is its own, meter/hthread.h):
+/* The log lines come from two threads (the rpm port's is its own, http/hthread.h):
  * each holds stderr for its whole line. */
 struct log_ctx {
 	bool json;

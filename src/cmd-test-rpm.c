@@ -2,7 +2,7 @@
 /*
  * cmd-test-rpm.c - `debloat test rpm URL`: the responsiveness test of
  * draft-ietf-ippm-responsiveness-09 against any server that publishes its config at
- * URL (meter/rpm.h). cmd-test.c hands `test rpm` over to here. Prints the summary (or
+ * URL (meter/rpm-client.h). cmd-test.c hands `test rpm` over to here. Prints the summary (or
  * JSON) and writes -o; a stage cut short still prints what it measured, then exits 1.
  */
 #include <arpa/inet.h>
@@ -21,10 +21,10 @@
 #include "base/peer.h"
 #include "base/print.h"
 #include "debloat/rpm.h"
+#include "http/tls.h"
 #include "meter/result-print.h"
-#include "meter/rpm.h"
+#include "meter/rpm-client.h"
 #include "meter/summary.h"
-#include "meter/tls.h"
 
 #define CONFIG_TIMEOUT_S 10
 

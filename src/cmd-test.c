@@ -26,9 +26,9 @@
 #include "meter/egress.h"
 #include "meter/engine.h"
 #include "meter/flent.h"
+#include "meter/load-tests.h"
 #include "meter/result-print.h"
 #include "meter/summary.h"
-#include "meter/tests.h"
 
 /* The usage leads with the command the user typed: `rrul` is `test rrul`. */
 #define USAGE_BODY                                                                                 \

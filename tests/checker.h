@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "debloat/dql.h"
-#include "debloat/qdisc.h"
+#include "debloat/model.h"
 
 #define CHECKER_POOL 512
 

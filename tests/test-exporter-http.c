@@ -76,6 +76,19 @@ TEST(malformed_requests_are_einval)
 	CHECK_EQ(http_parse_request("GET /a\0b HTTP/1.1\r\n\r\n", 22, &r), -EINVAL);
 }
 
+/* Header lines go through base/http1head.h: "name: value", no folding, CRLF or LF. */
+TEST(header_lines_are_name_colon_value)
+{
+	struct http_request r;
+
+	CHECK(parse("GET /metrics HTTP/1.1\r\nHost: x\nAccept:\r\nX-Y:  z \r\n\r\n", &r) > 0);
+	CHECK_STR(r.path, "/metrics");
+	CHECK_EQ(parse("GET /metrics HTTP/1.1\r\nHost x\r\n\r\n", &r), -EINVAL);
+	CHECK_EQ(parse("GET /metrics HTTP/1.1\r\n: x\r\n\r\n", &r), -EINVAL);
+	CHECK_EQ(parse("GET /metrics HTTP/1.1\r\nA: b\r\n c\r\n\r\n", &r), -EINVAL);
+	CHECK_EQ(parse("GET /metrics HTTP/1.1\rHost: x\r\n\r\n", &r), -EINVAL);
+}
+
 TEST(a_head_without_end_within_the_limit_is_e2big)
 {
 	char *big = malloc(HTTP_MAX_REQUEST + 1);
@@ -333,4 +346,126 @@ TEST(an_unfinished_head_is_closed_at_its_deadline)
 	CHECK(poll(&p, 1, HTTP_HEAD_MS + 1500) == 1 && recv(fd, buf, sizeof(buf), 0) == 0);
 	close(fd);
 	stop_child(pid);
+}
+
+/* Every byte of a response, from a request sent whole: until the server closes. */
+static char *fetch(uint16_t port, const char *req, char *buf, size_t size)
+{
+	int64_t end = (int64_t)(mono_ns() / 1000000) + 2000;
+	size_t got = 0;
+	int fd = connect_from(1, port);
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return buf;
+	if (send(fd, req, strlen(req), MSG_NOSIGNAL) == (ssize_t)strlen(req)) {
+		for (int64_t left; (left = end - (int64_t)(mono_ns() / 1000000)) > 0;) {
+			struct pollfd p = {.fd = fd, .events = POLLIN};
+			ssize_t r;
+
+			if (poll(&p, 1, (int)left) <= 0)
+				break;
+			r = recv(fd, buf + got, size - 1 - got, 0);
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+	}
+	buf[got] = '\0';
+	close(fd);
+	return buf;
+}
+
+/* The bytes on the wire, each answer whole, and the connection closed after it. */
+TEST(the_answers_byte_for_byte)
+{
+	uint16_t port;
+	pid_t pid = serve_child(&port);
+	char buf[1024];
+
+	REQUIRE(pid > 0);
+	CHECK_STR(fetch(port, "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n", buf, sizeof(buf)),
+		  "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n"
+		  "Connection: close\r\n\r\nup 1\n");
+	CHECK_STR(fetch(port, "HEAD /metrics?x HTTP/1.0\n\n", buf, sizeof(buf)),
+		  "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 5\r\n"
+		  "Connection: close\r\n\r\n");
+	CHECK_STR(fetch(port, "GET / HTTP/1.1\r\n\r\n", buf, sizeof(buf)),
+		  "HTTP/1.1 404 Not Found\r\nContent-Type: text/plain; charset=utf-8\r\n"
+		  "Content-Length: 39\r\nConnection: close\r\n\r\n"
+		  "not found: the metrics are at /metrics\n");
+	CHECK_STR(fetch(port, "POST /metrics HTTP/1.1\r\n\r\n", buf, sizeof(buf)),
+		  "HTTP/1.1 405 Method Not Allowed\r\nContent-Type: text/plain; charset=utf-8\r\n"
+		  "Content-Length: 18\r\nAllow: GET, HEAD\r\nConnection: close\r\n\r\n"
+		  "only GET and HEAD\n");
+	CHECK_STR(fetch(port, "GET /metrics HTTP/1.1\r\nno colon\r\n\r\n", buf, sizeof(buf)),
+		  "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\n"
+		  "Content-Length: 18\r\nConnection: close\r\n\r\nmalformed request\n");
+	stop_child(pid);
+}
+
+static volatile sig_atomic_t child_stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	child_stop = 1;
+}
+
+static void tick_write(void *ctx)
+{
+	(void)!write(*(int *)ctx, "t", 1);
+}
+
+/*
+ * SIGTERM stops the loop at once, whenever it comes (the child has no connection and
+ * nothing else to wake it), and the tick runs at the start and then every tick_ms,
+ * never sooner: a pipe gets one byte a tick, at most one per 100 ms of the child's
+ * life and one more. (A loaded machine may run it late, never early: at least two.)
+ */
+TEST(sigterm_stops_it_and_the_tick_keeps_time)
+{
+	int pfd[2], status = -1, fd;
+	struct sockaddr_storage ss = {0};
+	struct sockaddr_in *in = (void *)&ss;
+	char ticks[64];
+	uint64_t t0, life_ms;
+	ssize_t n;
+	pid_t pid;
+
+	in->sin_family = AF_INET;
+	in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	REQUIRE_EQ(pipe(pfd), 0);
+	REQUIRE_EQ(http_listen(&ss, sizeof(*in), &fd), 0);
+	t0 = mono_ns();
+	pid = fork();
+	REQUIRE(pid >= 0);
+	if (pid == 0) {
+		struct sigaction sa = {.sa_handler = on_term};
+		struct http_server s = {.fd = fd,
+					.path = "/metrics",
+					.serve = serve_small,
+					.tick = tick_write,
+					.tick_ms = 100,
+					.ctx = &pfd[1],
+					.stop = &child_stop};
+
+		sigaction(SIGTERM, &sa, NULL);
+		alarm(30);
+		_exit(http_serve(&s) < 0 ? 1 : 0);
+	}
+	close(fd);
+	close(pfd[1]);
+	usleep(550 * 1000);
+	kill(pid, SIGTERM);
+	for (int i = 0; i < 100 && waitpid(pid, &status, WNOHANG) == 0; i++)
+		usleep(20 * 1000);
+	life_ms = (mono_ns() - t0) / 1000000;
+	if (!WIFEXITED(status))
+		stop_child(pid);
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	n = read(pfd[0], ticks, sizeof(ticks));
+	/* at 0, 100, ... 500 ms: six when the machine is idle */
+	CHECK(n >= 2 && (uint64_t)n <= life_ms / 100 + 1);
+	close(pfd[0]);
 }

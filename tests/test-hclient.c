@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-hclient.c - the HTTP client's HTTP/1.1 side (meter/hclient.h) against a server
+ * test-hclient.c - the HTTP client's HTTP/1.1 side (http/hclient.h) against a server
  * played by the test on a loopback socket: responses cut anywhere, bodies framed by
  * Content-Length or by the close, 1xx heads, bytes past the body, chunked bodies
  * (refused), and the endless POST; then HTTP/1.1 over TLS, chosen by the server's ALPN
- * (the test's server is meter/tls.h's server role), and a certificate that fails
+ * (the test's server is http/tls.h's server role), and a certificate that fails
  * verification. h2c and h2 are tested against nghttpd by tests/test-rpm-nghttpd.sh and
  * tests/test-rpm-tls.sh.
  */
@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "meter/hclient.h"
+#include "http/hclient.h"
 #include "tls-fixture.h"
 
 struct outcome {
@@ -224,7 +224,7 @@ TEST(endless_upload)
 
 #if DEBLOAT_HAVE_TLS
 
-/* The same peer over TLS: our server role (meter/tls.h) accepting http/1.1 alone. */
+/* The same peer over TLS: our server role (http/tls.h) accepting http/1.1 alone. */
 struct tls_peer {
 	struct peer p;
 	struct tls_ctx *cctx, *sctx;

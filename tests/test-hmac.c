@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* test-hmac.c - src/meter/sha256.c and hmac.c against FIPS 180-4 and RFC 4231 vectors. */
+/* test-hmac.c - src/base/sha256.c and hmac.c against FIPS 180-4 and RFC 4231 vectors. */
 #include <stdio.h>
 #include <string.h>
 
+#include "base/hmac.h"
 #include "harness.h"
-#include "meter/hmac.h"
 
 static void hex(const uint8_t *b, size_t n, char *out)
 {

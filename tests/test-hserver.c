@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-hserver.c - the responsiveness server's connections (meter/hserver.h) under the
+ * test-hserver.c - the responsiveness server's connections (http/hserver.h) under the
  * attacks a stranger can make: heads sent a byte at a time, one host's many addresses,
  * idle HTTP/2 streams kept up with PINGs, HPACK amplification, downloads with a window
  * held shut. Each connection is one end of a socketpair handed to the server with
@@ -20,10 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/loop.h"
 #include "harness.h"
-#include "meter/hserver.h"
-#include "meter/hthread.h"
-#include "meter/loop.h"
+#include "http/hserver.h"
+#include "http/hthread.h"
 
 static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
@@ -648,7 +648,7 @@ TEST(a_zero_window_download_ends_at_max_time)
 	loop_free(l);
 }
 
-/* On its own thread (meter/hthread.h): a GET over loopback is answered while this
+/* On its own thread (http/hthread.h): a GET over loopback is answered while this
  * thread does nothing, and stopping with a connection still open frees everything. */
 TEST(the_http_thread_serves_and_stops)
 {

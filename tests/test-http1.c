@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* test-http1.c - the HTTP/1.1 response head parser (meter/http1.h). */
+/* test-http1.c - the HTTP/1.1 response head parser (http/http1.h). */
 #include <errno.h>
 #include <string.h>
 
 #include "harness.h"
-#include "meter/http1.h"
+#include "http/http1.h"
 
 static int parse(const char *s, struct http1_head *h)
 {

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* test-http1head.c - the HTTP/1.1 head scanning shared by both parsers (meter/http1head.h). */
+/* test-http1head.c - the HTTP/1.1 head scanning shared by both parsers (base/http1head.h). */
 #include <errno.h>
 #include <string.h>
 
+#include "base/http1head.h"
 #include "harness.h"
-#include "meter/http1head.h"
 
 TEST(head_end_finds_the_empty_line)
 {

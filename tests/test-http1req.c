@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-http1req.c - the responsiveness server's request head parser (meter/http1req.h)
- * and what it serves (meter/nqserve.h): routes, and a config our own client reads.
+ * test-http1req.c - the responsiveness server's request head parser (http/http1req.h)
+ * and what it serves (http/nqserve.h): routes, and a config our own client reads.
  */
 #include <errno.h>
 #include <string.h>
 
 #include "harness.h"
-#include "meter/http1req.h"
-#include "meter/nqconfig.h"
-#include "meter/nqserve.h"
+#include "http/http1req.h"
+#include "http/nqconfig.h"
+#include "http/nqserve.h"
 
 static int parse(const char *s, struct http1_req *r)
 {

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "debloat/dql.h"
-#include "debloat/qdisc.h"
+#include "debloat/model.h"
 #include "harness.h"
 #include "lab/profile.h"
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # test-layers.sh - src/'s folders are its layers (docs/design/layout.md):
 #  - scripts/check-layers.sh finds no include that reaches up a layer, no include
-#    circle and no two files with one name in src/;
+#    circle and no two files with one name in src/ or in src/ and libdebloat;
 #  - and it does find them: in a copy of src/ with an include of fix/ planted in host/,
 #    a bare include of a command's header planted in meter/, a second print.c in plot/,
 #    a folder in no layer, debloat.c including more than base/, a stray .c file in src/
-#    itself, and two circles (one direct, one through a header), it names each and
-#    fails; a command including from every folder is no breach.
+#    itself, a name of lib/ taken in src/, and two circles (one direct, one through a
+#    header), it names each and fails; a command including from every folder is no
+#    breach.
 # run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -48,6 +49,14 @@ assert_contains "debloat.c including fix/ is named, with its line" "$OUT" \
 	"debloat.c:2: debloat.c (the subcommand table) may include only base/, not fix/plan.h"
 assert_contains "a .c file in src/ that is no command is named" "$OUT" \
 	"helpers.c: src/ itself holds debloat.c and the commands"
+
+# A name of libdebloat's (lib/ beside src/) taken in src/.
+rm -rf "$S" && cp -r "$TOP/src" "$S"
+mkdir "$T/lib" && : >"$T/lib/knob.c"
+run bash "$check" "$S"
+assert_status "a name of lib/ taken in src/ fails the check" 1
+assert_contains "both files are named" "$OUT" "two files named knob.c: fix/knob.c ../lib/knob.c"
+rm -r "${T:?}/lib"
 
 # Circles: fix/a.c and fix/b.c include each other's header; fix/c.c includes c.h,
 # which includes d.h, and fix/d.c includes c.h.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-loop.c - the timers of src/meter/loop.c (a binary heap): order of expiry, ties,
+ * test-loop.c - the timers of src/base/loop.c (a binary heap): order of expiry, ties,
  * removal of any timer, stale ids, timers set from a timer, and many timers at once.
  * Time is passed in (loop_run_timers, or a clock of the test's own for loop_once), so
  * nothing here waits.
@@ -12,8 +12,8 @@
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include "base/loop.h"
 #include "harness.h"
-#include "meter/loop.h"
 
 #define MANY 20000
 

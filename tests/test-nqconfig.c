@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* test-nqconfig.c - the responsiveness config and URL parser (meter/nqconfig.h). */
+/* test-nqconfig.c - the responsiveness config and URL parser (http/nqconfig.h). */
 #include <errno.h>
 #include <string.h>
 
 #include "harness.h"
-#include "meter/nqconfig.h"
+#include "http/nqconfig.h"
 
 static int parse(const char *doc, struct nq_config *c, char *err)
 {

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "meter/load-tests.h"
 #include "meter/probe.h"
-#include "meter/tests.h"
 
 TEST(rrul_has_flents_flows_and_probes)
 {

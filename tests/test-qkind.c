@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-qkind.c - src/qdisc/: the registry of kinds and their tables (one name per kind,
+ * test-qkind.c - src/qkind/: the registry of kinds and their tables (one name per kind,
  * no attribute, word or key twice in a kind, every row complete for the walkers that
  * read it), and every attribute of every kind through the walkers: spelled as tc's
  * words, encoded, decoded back to the same value, and reported by the audit under its
@@ -20,7 +20,7 @@
 #include "fix/qdisc-opts.h"
 #include "fix/root-spec.h"
 #include "harness.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 #define FOR_EACH_KIND(k, i) for (size_t i = 0; ((k) = qkind_at(i)) != NULL; i++)
 

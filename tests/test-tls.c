@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test-tls.c - meter/tls.h: a client and a server over a non-blocking socketpair, from a
+ * test-tls.c - http/tls.h: a client and a server over a non-blocking socketpair, from a
  * self-signed certificate made here (OpenSSL's API: test code may use it directly) for
  * "localhost" and 127.0.0.1: the handshake, ALPN's choice, data both ways, verification
  * (a certificate nobody trusts, a name it does not carry, and --insecure), and the
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "meter/tls.h"
+#include "http/tls.h"
 #include "tls-fixture.h"
 
 /* The server's ALPN choice, a pure function in every build. */

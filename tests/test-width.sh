@@ -51,7 +51,7 @@ check_cmd lab profiles
 check_cmd lab boards
 # Not checked: `lab show` prints a profile file (KEY = VALUE lines, as --profile reads
 # them back), like --emit's files a format rather than text to read. `lab seed`'s
-# table of four runs is pinned at 80 columns by tests/test-lab-compare-table.c.
+# table of four runs is pinned at 80 columns by tests/test-lab-table.c.
 
 # --help of every command the top-level help lists, and of the bare program
 check_cmd --help

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "meter/tls.h"
+#include "http/tls.h"
 #include "tls-fixture.h"
 
 #if DEBLOAT_HAVE_TLS

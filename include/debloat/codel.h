@@ -75,9 +75,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model.h"
 #include "packet.h"
 #include "pktq.h"
-#include "qdisc.h"
 
 /* ---- the algorithm ---------------------------------------------------------------------- */
 

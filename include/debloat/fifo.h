@@ -24,7 +24,7 @@
  * xstats: peak_backlog_pkts, peak_backlog_bytes (the deepest the queue has been
  * since init; reset does not clear them: they say how bloated it got).
  *
- * Concurrency: none; one caller at a time (qdisc.h).
+ * Concurrency: none; one caller at a time (model.h).
  */
 #ifndef DEBLOAT_FIFO_H
 #define DEBLOAT_FIFO_H
@@ -33,9 +33,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model.h"
 #include "packet.h"
 #include "pktq.h"
-#include "qdisc.h"
 
 struct db_fifo_params {
 	uint32_t limit;	     /* packets (pfifo) or bytes (bfifo) */

@@ -68,7 +68,7 @@
  *    queue served before the flows, skipping their round robin. Here every packet
  *    goes through its flow. Not measured against the kernel.
  *
- * Concurrency: none inside. One caller at a time per instance (qdisc.h).
+ * Concurrency: none inside. One caller at a time per instance (model.h).
  */
 #ifndef DEBLOAT_FQ_H
 #define DEBLOAT_FQ_H
@@ -77,9 +77,9 @@
 #include <stdint.h>
 
 #include "flow.h"
+#include "model.h"
 #include "packet.h"
 #include "pktq.h"
-#include "qdisc.h"
 
 #define DB_FQ_MTU		  1514
 #define DB_FQ_MAX_BUCKETS	  262144U	/* Linux: fq_trees_log <= 18 */

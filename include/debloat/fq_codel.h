@@ -91,9 +91,9 @@
 #include <stdint.h>
 
 #include "codel.h"
+#include "model.h"
 #include "packet.h"
 #include "pktq.h"
-#include "qdisc.h"
 
 #define DB_FQ_CODEL_MAX_FLOWS	65536
 #define DB_FQ_CODEL_MAX_QUANTUM (1U << 20)

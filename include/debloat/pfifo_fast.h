@@ -47,7 +47,7 @@
  * xstats: band0_pkts, band0_bytes, band0_drops, then the same for bands 1 and 2
  * (backlog now, and packets ever dropped from that band, reset included).
  *
- * Concurrency: none; one caller at a time (qdisc.h).
+ * Concurrency: none; one caller at a time (model.h).
  */
 #ifndef DEBLOAT_PFIFO_FAST_H
 #define DEBLOAT_PFIFO_FAST_H
@@ -55,9 +55,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model.h"
 #include "packet.h"
 #include "pktq.h"
-#include "qdisc.h"
 
 #define DB_PFIFO_FAST_BANDS	     3
 #define DB_TC_PRIO_MAX		     15

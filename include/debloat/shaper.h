@@ -37,7 +37,7 @@
  * xstats: throttled (dequeues held back), shaped_bytes (wire bytes charged),
  * t_next_ns.
  *
- * Concurrency: none; one caller at a time (qdisc.h).
+ * Concurrency: none; one caller at a time (model.h).
  */
 #ifndef DEBLOAT_SHAPER_H
 #define DEBLOAT_SHAPER_H
@@ -45,8 +45,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model.h"
 #include "packet.h"
-#include "qdisc.h"
 
 #define DB_SHAPER_CHILD_MAX 1024 /* bytes of the child's formatted spec */
 

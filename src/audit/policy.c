@@ -13,7 +13,7 @@
 #include "host/host.h"
 #include "host/qdisc.h"
 #include "policy.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 const char *grade_name(enum grade g)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * base/peer.h - a client's address as the servers (meter/server.h, meter/hserver.h,
+ * base/peer.h - a client's address as the servers (meter/server.h, http/hserver.h,
  * exporter/http.h) count and bind things to it: its IP alone. A dual-stack socket
  * reports an IPv4 client as a v4-mapped IPv6 address (::ffff:192.0.2.1); made IPv4
  * here, the same client is the same peer whichever socket it came in on. The port is zeroed (a

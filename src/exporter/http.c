@@ -1,41 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* http.c - http.h: a poll() loop over one listener and a few one-request connections. */
+/* http.c - http.h: one listener and a few one-request connections on base/loop.h. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "base/clock.h"
+#include "base/http1head.h"
+#include "base/loop.h"
 #include "base/peer.h"
 #include "exporter/http.h"
 
 /* ---- the request parser ---- */
-
-/* The end of the head: "\r\n\r\n", or "\n\n" from a client that sends bare LFs. */
-static const char *head_end(const char *buf, size_t len, size_t *endlen)
-{
-	for (size_t i = 0; i + 1 < len; i++) {
-		if (buf[i] != '\n')
-			continue;
-		if (buf[i + 1] == '\n') {
-			*endlen = i + 2;
-			return buf + i;
-		}
-		if (i + 2 < len && buf[i + 1] == '\r' && buf[i + 2] == '\n') {
-			*endlen = i + 3;
-			return buf + i;
-		}
-	}
-	return NULL;
-}
 
 static bool token_char(char c)
 {
@@ -45,15 +29,26 @@ static bool token_char(char c)
 int http_parse_request(const char *buf, size_t len, struct http_request *out)
 {
 	struct http_request r = {0};
-	size_t endlen, mlen, tlen, line;
+	struct http1_field f;
+	size_t end, mlen, tlen, line, pos;
 	const char *sp, *target, *version;
+	int more;
 
-	if (!head_end(buf, len, &endlen))
+	/* base/http1head.h finds the end; a head ending past the limit is never looked at */
+	end = http1_head_end(buf, len < HTTP_MAX_REQUEST ? len : HTTP_MAX_REQUEST);
+	if (!end)
 		return len >= HTTP_MAX_REQUEST ? -E2BIG : 0;
-	if (endlen > HTTP_MAX_REQUEST)
-		return -E2BIG;
 	line = strcspn(buf, "\r\n");
-	if (line >= endlen || memchr(buf, '\0', endlen))
+	if (line >= end || memchr(buf, '\0', end))
+		return -EINVAL;
+	/* the request line ends in CRLF or a bare LF; a lone CR is no line end */
+	pos = line + (buf[line] == '\r') + 1;
+	if (buf[pos - 1] != '\n')
+		return -EINVAL;
+	/* the header lines, each "name: value" (base/http1head.h), up to the empty line */
+	while ((more = http1_next_field(buf, end, &pos, &f)) > 0)
+		;
+	if (more < 0)
 		return -EINVAL;
 	/* METHOD SP TARGET SP HTTP/1.x */
 	for (mlen = 0; mlen < line && token_char(buf[mlen]); mlen++)
@@ -85,7 +80,7 @@ int http_parse_request(const char *buf, size_t len, struct http_request *out)
 	else
 		r.method = HTTP_OTHER;
 	*out = r;
-	return (int)endlen;
+	return (int)end;
 }
 
 /* ---- addresses ---- */
@@ -187,29 +182,61 @@ int http_listen(const struct sockaddr_storage *ss, socklen_t len, int *out)
 
 /* ---- the loop ---- */
 
+struct server_state;
+
 struct conn {
+	struct server_state *srv;
 	int fd;			      /* -1: free slot */
 	struct sockaddr_storage peer; /* base/peer.h's */
 	char in[HTTP_MAX_REQUEST];
 	size_t inlen;
 	char *out; /* the whole response, once the request is read */
 	size_t outlen, outoff;
-	int64_t since_ms, deadline_ms; /* accepted; closed at deadline_ms whatever it does */
+	uint64_t since_ns; /* accepted, on the loop's clock */
+	uint64_t timer;	   /* closes it at its deadline, whatever it does */
 };
 
-static int64_t now_ms(void)
-{
-	return (int64_t)(mono_ns() / 1000000);
-}
+struct server_state {
+	const struct http_server *s;
+	struct loop *loop;
+	bool listening; /* the listener is in the loop */
+	int ret;	/* a failure that ends the loop */
+	struct conn conns[HTTP_MAX_CONNECTIONS];
+};
+
+#define MS_NS 1000000ull
 
 static void conn_close(struct conn *c)
 {
-	if (c->fd >= 0)
+	if (c->fd >= 0) {
+		loop_del(c->srv->loop, c->fd);
 		close(c->fd);
+	}
+	if (c->timer)
+		loop_timer_del(c->srv->loop, c->timer);
 	free(c->out);
 	c->fd = -1;
 	c->out = NULL;
+	c->timer = 0;
 	c->inlen = c->outlen = c->outoff = 0;
+}
+
+static void conn_expired(struct loop *l, uint64_t id, void *ctx)
+{
+	struct conn *c = ctx;
+
+	(void)l;
+	(void)id;
+	c->timer = 0;
+	conn_close(c);
+}
+
+/* Close c at since + ms (in place of the deadline it had). -ENOMEM. */
+static int conn_deadline(struct conn *c, unsigned ms)
+{
+	loop_timer_del(c->srv->loop, c->timer);
+	c->timer = loop_timer_at(c->srv->loop, c->since_ns + ms * MS_NS, conn_expired, c);
+	return c->timer ? 0 : -ENOMEM;
 }
 
 /* Headers and body in one buffer, so a response is one write when it fits. */
@@ -277,11 +304,11 @@ static int answer(const struct http_server *s, struct conn *c, int parsed,
 }
 
 /* Read what the client sent; answer once the head is complete. <0: close it. */
-static int conn_read(const struct http_server *s, struct conn *c)
+static int conn_read(struct conn *c)
 {
 	struct http_request req;
 	ssize_t n;
-	int parsed;
+	int parsed, r;
 
 	n = read(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen);
 	if (n < 0)
@@ -292,8 +319,14 @@ static int conn_read(const struct http_server *s, struct conn *c)
 	parsed = http_parse_request(c->in, c->inlen, &req);
 	if (parsed == 0)
 		return 0;
-	c->deadline_ms = c->since_ms + HTTP_TIMEOUT_MS; /* the head is in: time to read on */
-	return answer(s, c, parsed, &req);
+	/* the head is in: time to read on */
+	r = conn_deadline(c, HTTP_TIMEOUT_MS);
+	if (r < 0)
+		return r;
+	r = answer(c->srv->s, c, parsed, &req);
+	if (r < 0)
+		return r;
+	return loop_mod(c->srv->loop, c->fd, EPOLLOUT);
 }
 
 /* Write what is left of the response; 1 when all of it is sent. */
@@ -326,10 +359,57 @@ static struct conn *oldest_waiting(struct conn *conns, const struct sockaddr_sto
 		if (c->fd < 0 || (peer && !peer_same_net(&c->peer, peer, PEER_V6_BITS_DEFAULT)))
 			continue;
 		(*from_net)++;
-		if (evictable(c) && (!oldest || c->since_ms < oldest->since_ms))
+		if (evictable(c) && (!oldest || c->since_ns < oldest->since_ns))
 			oldest = c;
 	}
 	return oldest;
+}
+
+static void on_accept(struct loop *l, int fd, uint32_t events, void *ctx);
+
+/*
+ * The listener is in the loop while a new client can be taken: a slot is free, or one
+ * holds a connection still sending its head. Otherwise it is left out, so new clients
+ * wait in the listen backlog rather than wake the loop for nothing.
+ */
+static void watch_listener(struct server_state *srv)
+{
+	bool want = false;
+	int r;
+
+	for (size_t i = 0; i < HTTP_MAX_CONNECTIONS && !want; i++)
+		want = srv->conns[i].fd < 0 || evictable(&srv->conns[i]);
+	if (srv->s->fd < 0 || want == srv->listening)
+		return;
+	if (!want) {
+		loop_del(srv->loop, srv->s->fd);
+		srv->listening = false;
+		return;
+	}
+	r = loop_add(srv->loop, srv->s->fd, EPOLLIN, on_accept, srv);
+	if (r < 0)
+		srv->ret = r;
+	srv->listening = r == 0;
+}
+
+static void on_conn(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct conn *c = ctx;
+	int r = 0;
+
+	(void)l;
+	(void)fd;
+	if (!c->out && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		r = conn_read(c);
+	/* A response just made is tried at once: usually it all fits. */
+	if (r >= 0 && c->out) {
+		r = conn_write(c);
+		if (r == 1)
+			r = -1; /* done: close */
+	}
+	if (r < 0)
+		conn_close(c);
+	watch_listener(c->srv);
 }
 
 /*
@@ -338,13 +418,13 @@ static struct conn *oldest_waiting(struct conn *conns, const struct sockaddr_sto
  * oldest such of anyone's. So one host that opens connections and sends nothing can
  * hold HTTP_MAX_PER_ADDR slots for HTTP_HEAD_MS at most, and never the rest.
  */
-static void accept_one(const struct http_server *s, struct conn *conns)
+static void accept_one(struct server_state *srv)
 {
 	struct sockaddr_storage ss, peer;
 	socklen_t len = sizeof(ss);
-	struct conn *c = NULL, *victim;
+	struct conn *conns = srv->conns, *c = NULL, *victim;
 	unsigned n;
-	int fd = accept4(s->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	int fd = accept4(srv->s->fd, (struct sockaddr *)&ss, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 	if (fd < 0)
 		return;
@@ -366,106 +446,97 @@ static void accept_one(const struct http_server *s, struct conn *conns)
 		close(fd);
 		return;
 	}
-	c->fd = fd;
 	c->peer = peer;
-	c->since_ms = now_ms();
-	c->deadline_ms = c->since_ms + HTTP_HEAD_MS;
+	c->since_ns = loop_now(srv->loop);
+	if (loop_add(srv->loop, fd, EPOLLIN, on_conn, c) < 0) {
+		close(fd);
+		return;
+	}
+	c->fd = fd;
+	if (conn_deadline(c, HTTP_HEAD_MS) < 0)
+		conn_close(c);
 }
 
-static bool any_evictable(const struct conn *conns)
+static void on_accept(struct loop *l, int fd, uint32_t events, void *ctx)
 {
-	for (size_t i = 0; i < HTTP_MAX_CONNECTIONS; i++)
-		if (evictable(&conns[i]))
-			return true;
-	return false;
+	struct server_state *srv = ctx;
+
+	(void)l;
+	(void)fd;
+	(void)events;
+	accept_one(srv);
+	watch_listener(srv);
+}
+
+/* tick every tick_ms, from the start of one to the start of the next */
+static void on_tick(struct loop *l, uint64_t id, void *ctx)
+{
+	struct server_state *srv = ctx;
+	uint64_t now = loop_now(l);
+
+	(void)id;
+	srv->s->tick(srv->s->ctx);
+	if (!loop_timer_at(l, now + srv->s->tick_ms * MS_NS, on_tick, srv))
+		srv->ret = -ENOMEM;
+}
+
+/* SIGINT or SIGTERM, read from the signalfd: stop. */
+static void on_signal(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct server_state *srv = ctx;
+	struct signalfd_siginfo si;
+
+	(void)l;
+	(void)events;
+	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		*srv->s->stop = 1;
 }
 
 int http_serve(const struct http_server *s)
 {
-	struct pollfd pfd[HTTP_MAX_CONNECTIONS + 1];
-	struct conn *conns;
+	struct server_state *srv;
 	sigset_t block, old;
-	int64_t next_tick = s->tick_ms ? now_ms() : 0;
-	int ret = 0;
+	int sfd = -1, ret;
 
-	conns = calloc(HTTP_MAX_CONNECTIONS, sizeof(*conns));
-	if (!conns)
+	srv = calloc(1, sizeof(*srv));
+	if (!srv)
 		return -ENOMEM;
-	for (size_t i = 0; i < HTTP_MAX_CONNECTIONS; i++)
-		conns[i].fd = -1;
+	srv->s = s;
+	for (size_t i = 0; i < HTTP_MAX_CONNECTIONS; i++) {
+		srv->conns[i].srv = srv;
+		srv->conns[i].fd = -1;
+	}
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigprocmask(SIG_BLOCK, &block, &old);
-	while (!*s->stop) {
-		int64_t now = now_ms(), wait = -1;
-		struct timespec ts;
-		size_t used = 0;
-		int n;
-
-		if (s->tick_ms && now >= next_tick) {
-			s->tick(s->ctx);
-			next_tick = now + s->tick_ms;
-			now = now_ms();
-		}
-		if (s->tick_ms)
-			wait = next_tick - now;
-		for (size_t i = 0; i < HTTP_MAX_CONNECTIONS; i++) {
-			struct conn *c = &conns[i];
-
-			pfd[i + 1].fd = -1;
-			pfd[i + 1].events = 0;
-			if (c->fd < 0)
-				continue;
-			if (now >= c->deadline_ms) {
-				conn_close(c);
-				continue;
-			}
-			used++;
-			pfd[i + 1].fd = c->fd;
-			pfd[i + 1].events = c->out ? POLLOUT : POLLIN;
-			if (wait < 0 || c->deadline_ms - now < wait)
-				wait = c->deadline_ms - now;
-		}
-		/* At the limit, with no connection to evict, the listener is not polled: new
-		 * clients wait in the backlog. */
-		pfd[0].fd = used < HTTP_MAX_CONNECTIONS || any_evictable(conns) ? s->fd : -1;
-		pfd[0].events = POLLIN;
-		if (wait >= 0) {
-			ts.tv_sec = wait / 1000;
-			ts.tv_nsec = (wait % 1000) * 1000000;
-		}
-		n = ppoll(pfd, HTTP_MAX_CONNECTIONS + 1, wait >= 0 ? &ts : NULL, &old);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			break;
-		}
-		for (size_t i = 0; i < HTTP_MAX_CONNECTIONS; i++) {
-			struct conn *c = &conns[i];
-			short ev = pfd[i + 1].revents;
-			int r = 0;
-
-			if (c->fd < 0 || !ev)
-				continue;
-			if (!c->out && (ev & (POLLIN | POLLHUP | POLLERR)))
-				r = conn_read(s, c);
-			/* A response just made is tried at once: usually it all fits. */
-			if (r >= 0 && c->out) {
-				r = conn_write(c);
-				if (r == 1)
-					r = -1; /* done: close */
-			}
-			if (r < 0)
-				conn_close(c);
-		}
-		if (pfd[0].fd >= 0 && (pfd[0].revents & POLLIN))
-			accept_one(s, conns);
+	srv->loop = loop_new();
+	sfd = signalfd(-1, &block, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (!srv->loop || sfd < 0) {
+		ret = srv->loop ? -errno : -ENOMEM;
+		goto out;
 	}
+	ret = loop_add(srv->loop, sfd, EPOLLIN, on_signal, srv);
+	if (ret < 0)
+		goto out;
+	if (s->tick_ms && !loop_timer_at(srv->loop, loop_now(srv->loop), on_tick, srv)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	watch_listener(srv);
+	while (!*s->stop && !srv->ret) {
+		ret = loop_once(srv->loop, -1);
+		if (ret < 0)
+			goto out;
+	}
+	ret = srv->ret;
+out:
 	for (size_t i = 0; i < HTTP_MAX_CONNECTIONS; i++)
-		conn_close(&conns[i]);
-	free(conns);
+		conn_close(&srv->conns[i]);
+	if (sfd >= 0)
+		close(sfd);
+	loop_free(srv->loop);
+	free(srv);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }

@@ -2,11 +2,12 @@
 /*
  * http.h - the smallest HTTP/1.1 server a Prometheus scrape needs, and its request parser.
  *
- * One thread, one poll() loop: a listening socket and at most HTTP_MAX_CONNECTIONS
- * clients. Each client sends one request of at most HTTP_MAX_REQUEST bytes (request
- * line and headers; a body is not read) and gets one response, then the connection is
- * closed ("Connection: close"): a scrape every 15 s gains nothing from keep-alive, and
- * one request per connection keeps the state to a buffer.
+ * One thread, one event loop (base/loop.h): a listening socket and at most
+ * HTTP_MAX_CONNECTIONS clients, each with a timer for its deadline. Each client sends
+ * one request of at most HTTP_MAX_REQUEST bytes (request line and headers; a body is
+ * not read) and gets one response, then the connection is closed ("Connection:
+ * close"): a scrape every 15 s gains nothing from keep-alive, and one request per
+ * connection keeps the state to a buffer.
  *
  * Limits, so that no client keeps a scrape out: a client has HTTP_HEAD_MS from its
  * connect to the end of its request head and HTTP_TIMEOUT_MS to the end of its
@@ -21,9 +22,11 @@
  * path 404; another method 405 with "Allow: GET, HEAD"; a malformed request 400; one
  * too long 431. Every response has Content-Length.
  *
- * Nothing here prints. http_serve returns when *stop becomes non-zero (a signal
- * handler sets it: SIGINT and SIGTERM are blocked outside ppoll so the flag is never
- * missed) or on a failure of poll or accept that is not about one client.
+ * Nothing here prints. http_serve returns when *stop becomes non-zero or on a failure
+ * of the loop that is not about one client. While it serves, SIGINT and SIGTERM are
+ * blocked and read from a signalfd in the loop, which sets *stop: a stop is never
+ * missed between a check and the wait, and the loop wakes for nothing else. A signal
+ * handler the caller installed (setting *stop too) covers the time before and after.
  */
 #ifndef DEBLOAT_EXPORTER_HTTP_H
 #define DEBLOAT_EXPORTER_HTTP_H
@@ -53,8 +56,10 @@ struct http_request {
 /*
  * Parse a request head from the first len bytes a client sent: the request line
  * ("GET /metrics HTTP/1.1"; HTTP/1.0 and 1.1 only) and header lines, up to the blank
- * line. Returns the bytes of the head (> 0) when complete, 0 when more is needed,
- * -EINVAL when malformed, -E2BIG when no end is found within HTTP_MAX_REQUEST bytes.
+ * line, found and walked by base/http1head.h (lines end in CRLF or LF; a header line
+ * is "name: value", never folded; the values are not looked at). Returns the bytes
+ * of the head (> 0) when complete, 0 when more is needed, -EINVAL when malformed,
+ * -E2BIG when no end is found within HTTP_MAX_REQUEST bytes.
  * *out is written only on success.
  */
 int http_parse_request(const char *buf, size_t len, struct http_request *out);

@@ -15,7 +15,7 @@
 #include "fix/emit.h"
 #include "fix/knob-type.h"
 #include "fix/root-spec.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 static void fmt_time(uint64_t ns, char *buf, size_t len)
 {
@@ -46,7 +46,7 @@ static void fmt_rate(uint64_t bytes_per_sec, char *buf, size_t len)
 
 /*
  * A spec option's networkd key and value (plan.h's base units), from its kind's table
- * (qdisc/qkind.h): a time as a timespan, a rate in bits/s, an on/off attribute as
+ * (qkind/qkind.h): a time as a timespan, a rate in bits/s, an on/off attribute as
  * yes/no, a choice word as networkd spells it. NULL when networkd has no key for it;
  * "" as the value when the key is best left out (cake "unlimited", its default).
  */

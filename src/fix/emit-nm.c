@@ -29,7 +29,7 @@
 #include "fix/knob-type.h"
 #include "fix/root-spec.h"
 #include "host/iface.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 #define NM_MAX_PROPS 64
 #define NM_PROP_MAX  (KNOB_VALUE_MAX * 2)

@@ -22,7 +22,7 @@
 #include "fix/root-spec.h"
 #include "host/qdisc.h"
 #include "host/sysctl.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 /* A root qdisc's tree holds at most one qdisc per TX queue and a few more. */
 #define TREE_MAX_QDISCS 4100

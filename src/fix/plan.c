@@ -19,7 +19,7 @@
 #include "fix/root-spec.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 void plan_init(struct plan *p, const struct plan_options *opts)
 {

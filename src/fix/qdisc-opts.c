@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * qdisc-opts.c - qdisc-opts.h: each leaf kind's options in and out of TCA_OPTIONS by
- * walking its table in src/qdisc/ (which word sets which attribute, how its value is
+ * walking its table in src/qkind/ (which word sets which attribute, how its value is
  * spelled and sent, the kernel's default). Attribute orders are tc's (iproute2 6.1),
  * as captured in tests/fixtures/netlink.
  */
@@ -15,9 +15,9 @@
 #include "base/nl.h"
 #include "debloat/units.h"
 #include "fix/qdisc-opts.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
-/* ---- the kinds: their tables are src/qdisc/'s ---- */
+/* ---- the kinds: their tables are src/qkind/'s ---- */
 
 /* What fix may put at a leaf: a known kind marked so. */
 static const struct qkind *leaf_of(const char *name)

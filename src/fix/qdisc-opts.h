@@ -4,7 +4,7 @@
  * fq, cake, pfifo, bfifo, pfifo_fast), tc's option words turned into TCA_OPTIONS exactly
  * as tc encodes them (with base/nl.h's builder), and TCA_OPTIONS turned back into words.
  *
- * The two directions walk one table per kind (src/qdisc/, docs/design/qdisc-kinds.md),
+ * The two directions walk one table per kind (src/qkind/, docs/design/qdisc-kinds.md),
  * in tc's attribute order: encoding sends
  * an attribute only when a word set it (as tc does), decoding spells an attribute only
  * when it differs from the kernel's fixed default, in the same order. So decoding what
@@ -26,7 +26,7 @@
 #include "base/nl.h"
 #include "fix/knob.h"
 
-/* fq_codel, fq, cake, pfifo, bfifo, pfifo_fast (src/qdisc/'s kinds marked leaf): what a
+/* fq_codel, fq, cake, pfifo, bfifo, pfifo_fast (src/qkind/'s kinds marked leaf): what a
  * spec may put at a leaf. */
 bool qdisc_leaf_kind(const char *kind);
 

@@ -13,7 +13,7 @@
 #include "debloat/units.h"
 #include "fix/root-spec.h"
 #include "host/qdisc.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 /* ---- the grammar ---- */
 
@@ -128,7 +128,7 @@ int root_spec_opts(const struct root_spec *s, struct qdisc_opts *out, char *err,
 
 enum opt_type { OPT_COUNT, OPT_SIZE, OPT_TIME, OPT_RATE, OPT_FLAG };
 
-/* A word of a spec that sets an option the plan compares by value (src/qdisc/'s QA_SPEC
+/* A word of a spec that sets an option the plan compares by value (src/qkind/'s QA_SPEC
  * attributes): where it is stored ("noecn" -> "ecn") and how its value reads. */
 struct opt_word {
 	const char *name;

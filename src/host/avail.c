@@ -10,7 +10,7 @@
 
 #include "base/gz.h"
 #include "host/avail.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 const char *const avail_qdisc_kinds[HOST_NQDISC_KINDS] = {
     "fq_codel", "fq", "cake", "codel", "htb", "tbf", "pfifo_fast", "pfifo",

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* qdisc.c - qdisc.h: RTM_NEWQDISC decoding (each kind's options by its table in
- * src/qdisc/), tree building, the rates of shaping classes. */
+ * src/qkind/), tree building, the rates of shaping classes. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,7 +12,7 @@
 
 #include "host/qdisc.h"
 #include "host/qstats.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 int host_qdisc_decode_options(struct qdisc *q, const void *opts, size_t len)
 {

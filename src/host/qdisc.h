@@ -4,7 +4,7 @@
  * options decoded per kind, and each interface's egress tree rebuilt from handles.
  *
  * Decoded options become struct value entries with stable keys (see docs/json.md), by
- * each kind's table in src/qdisc/ (docs/design/qdisc-kinds.md):
+ * each kind's table in src/qkind/ (docs/design/qdisc-kinds.md):
  *   pfifo, pfifo_head_drop  limit_packets            (raw struct tc_fifo_qopt)
  *   bfifo                   limit_bytes              (raw struct tc_fifo_qopt)
  *   pfifo_fast, prio        bands, priomap           (raw struct tc_prio_qopt)

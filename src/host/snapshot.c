@@ -11,7 +11,7 @@
 #include "base/gz.h"
 #include "host/avail.h"
 #include "host/qdisc.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 #include "snapshot.h"
 
 #define SNAPSHOT_MAX_QUEUES 4096  /* BQL_MAX_QUEUES */
@@ -594,7 +594,7 @@ static int read_option(const char *key, struct jval *v, void *data)
 	bool b;
 
 	/* Every option key the qdisc decoders make, with its type and unit, is in the
-	 * kinds' tables (src/qdisc/). struct value keys must outlive the host, so a key
+	 * kinds' tables (src/qkind/). struct value keys must outlive the host, so a key
 	 * read from a file is replaced by the table's. */
 	if (!qkind_key_value(key, &val) || json_kind_of(v) == JSON_KIND_NULL)
 		return 0; /* a structural key, one from a newer debloat, or unknown */

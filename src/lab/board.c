@@ -12,7 +12,7 @@
 #include "fix/knob-type.h"
 #include "host/snapshot.h"
 #include "lab/board.h"
-#include "qdisc/qkind.h"
+#include "qkind/qkind.h"
 
 /* Drivers whose behaviour below the qdisc a built-in profile describes (its header
  * gives the evidence). */

@@ -25,7 +25,7 @@
 #include "lab/compare.h"
 #include "lab/profile.h"
 #include "meter/cc.h"
-#include "meter/tests.h"
+#include "meter/load-tests.h"
 #include "plot/plot.h"
 #include "plot/run-file.h"
 #include "plot/svg.h"

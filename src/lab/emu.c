@@ -19,7 +19,7 @@
 
 #include <debloat/dql.h>
 #include <debloat/flow.h>
-#include <debloat/qdisc.h>
+#include <debloat/model.h>
 
 #include "base/hist.h"
 #include "emu.h"

@@ -9,7 +9,7 @@
 #include "base/array.h"
 #include "base/fsutil.h"
 #include "debloat/dql.h"
-#include "debloat/qdisc.h"
+#include "debloat/model.h"
 #include "debloat/units.h"
 #include "lab/profile.h"
 

@@ -26,9 +26,9 @@
 
 #include "base/array.h"
 #include "base/clock.h"
+#include "base/loop.h"
 #include "base/print.h"
 #include "meter/engine.h"
-#include "meter/loop.h"
 #include "meter/probe.h"
 #include "meter/proto.h"
 

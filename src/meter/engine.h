@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * engine.h - the client side of a latency-under-load test: runs one test of tests.h
+ * engine.h - the client side of a latency-under-load test: runs one test of load-tests.h
  * against `debloat server` and fills a struct test_result (result.h).
  *
  * Timeline (flent's): probes run from x = 0 to delay + length + delay at the granted
@@ -18,7 +18,7 @@
  * and each probe's round trip lands in the step it was sent in (mean if several).
  * A probe unanswered after ENGINE_PROBE_TIMEOUT_S is lost: NAN raw sample, counted.
  *
- * One thread, one event loop (meter/loop.h). Every wait is bounded: the whole run is
+ * One thread, one event loop (base/loop.h). Every wait is bounded: the whole run is
  * the test's duration plus ENGINE_GRACE_S; a server silent for ENGINE_SILENCE_S ends
  * the test with an error, keeping what was measured.
  *
@@ -34,8 +34,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "meter/load-tests.h"
 #include "meter/result.h"
-#include "meter/tests.h"
 
 #define ENGINE_PROBE_TIMEOUT_S 2.0
 #define ENGINE_SILENCE_S       5.0  /* no REPORT from the server for this long: it is gone */
@@ -49,7 +49,7 @@ struct engine_progress {
 };
 
 struct engine_opts {
-	const char *test; /* a name of tests.h */
+	const char *test; /* a name of load-tests.h */
 	const char *host;
 	uint16_t port; /* 0: PROTO_DEFAULT_PORT */
 	int family;    /* AF_UNSPEC, AF_INET (-4), AF_INET6 (-6) */

@@ -31,8 +31,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "meter/load-tests.h"
 #include "meter/proto.h"
-#include "meter/tests.h"
 
 struct probe_stream {
 	enum probe_kind kind;

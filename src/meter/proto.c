@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hmac.h"
+#include "base/hmac.h"
 #include "proto.h"
 
 #define HELLO_LEN      64

@@ -60,7 +60,7 @@ struct owd_sample {
 };
 
 /*
- * The draft-ietf-ippm-responsiveness figures of `debloat test rpm` (meter/rpm.h), one
+ * The draft-ietf-ippm-responsiveness figures of `debloat test rpm` (meter/rpm-client.h), one
  * stage per direction in sequential mode, one in concurrent mode. Latencies are the
  * trimmed means over the stage's last MAD intervals, in ms; NaN when not measured.
  */

@@ -26,10 +26,10 @@
 #include <unistd.h>
 
 #include "base/hist.h"
+#include "base/loop.h"
 #include "base/peer.h"
+#include "http/hthread.h"
 #include "meter/cc.h"
-#include "meter/hthread.h"
-#include "meter/loop.h"
 #include "meter/server.h"
 #include "meter/tokens.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * server.h - `debloat server`: one process, one epoll loop (and the rpm port's, on a
- * thread of its own: meter/hthread.h), many tests at once, with
+ * thread of its own: http/hthread.h), many tests at once, with
  * the protections of docs/design/measurement.md section 3. Library code: it never prints; the
  * command gets one summary per finished test through a callback.
  *
@@ -63,8 +63,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "meter/hserver.h"
-#include "meter/loop.h"
+#include "base/loop.h"
+#include "http/hserver.h"
 #include "meter/proto.h"
 
 #define SERVER_MAX_STREAMS 8
@@ -152,14 +152,14 @@ struct server_config {
 	uint32_t stats_ms;
 	void (*on_stats)(void *ctx, const struct server_probe_stats *st);
 	void *ctx;
-	/* The responsiveness test's HTTP server (meter/hserver.h) on a TCP port of its
+	/* The responsiveness test's HTTP server (http/hserver.h) on a TCP port of its
 	 * own, rpm_port (0: an ephemeral one, see server_rpm_port), in the same loop:
 	 * this server only listens and accepts, and hands each connection over. */
 	bool rpm;
 	uint16_t rpm_port;
 	struct hserver_config rpm_cfg;
 	/* The clock of the server's loop: NULL for CLOCK_MONOTONIC. Tests pass a simulated
-	 * one (meter/loop.h) to run the timeouts above without waiting for them; the
+	 * one (base/loop.h) to run the timeouts above without waiting for them; the
 	 * kernel's receive stamps of probes are mapped onto it. The rpm port's loop, on its
 	 * own thread, runs on CLOCK_MONOTONIC whatever this is (hserver reads that clock). */
 	const struct loop_clock *clock;

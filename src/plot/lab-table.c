@@ -10,7 +10,7 @@
 #include "base/array.h"
 #include "base/json.h"
 #include "base/print.h"
-#include "meter/tests.h"
+#include "meter/load-tests.h"
 #include "plot/compare-runs.h"
 #include "plot/lab-table.h"
 #include "plot/run-file.h"

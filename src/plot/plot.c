@@ -364,7 +364,7 @@ static void series_open(struct canvas *c, unsigned style, const char *name)
 
 /*
  * "TCP download EF" -> "EF", "TCP upload::3" -> "flow 3", "Ping (ms) UDP EF" -> "UDP EF";
- * test rpm's probe series (meter/rpm.h) by what each times: they are latencies, not RPM.
+ * test rpm's probe series (meter/rpm-client.h) by what each times: they are latencies, not RPM.
  */
 static void short_name(char *buf, size_t len, const char *name)
 {

@@ -1,9 +1,0 @@
-/* SPDX-License-Identifier: MIT */
-/* mq.c - mq: one child qdisc per TX queue, no options of its own. */
-#include "qdisc/kinds.h"
-
-const struct qkind qkind_mq = {
-    .name = "mq",
-    .layout = QLAYOUT_NONE,
-    .builtin = true,
-};
