@@ -32,7 +32,7 @@ RPM=14049
 EXP=19919
 T=$(mktemp -d)
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null; rm -rf "$T"; cleanup' EXIT
+trap 'kill "${pids[@]}" 2>/dev/null || true; wait "${pids[@]}" 2>/dev/null || true; rm -rf "$T"; cleanup' EXIT
 netns_add "$NS"
 ip -n "$NS" link set lo up
 for i in 1 2 3 4 5 6 7 8 9; do

@@ -40,7 +40,7 @@ RATE=500
 SECS=2
 T=$(mktemp -d)
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null; rm -rf "$T"; cleanup' EXIT
+trap 'kill "${pids[@]}" 2>/dev/null || true; wait "${pids[@]}" 2>/dev/null || true; rm -rf "$T"; cleanup' EXIT
 netns_add "$NS"
 ip -n "$NS" link set lo up
 nsrun() { ip netns exec "$NS" "$@"; }
