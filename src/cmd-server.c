@@ -224,6 +224,8 @@ static void raise_fd_limit(unsigned max_clients)
 		    (unsigned long long)want);
 }
 
+/* The log lines come from two threads (the rpm port's is its own, http/hthread.h):
+ * each holds stderr for its whole line. */
 struct log_ctx {
 	bool json;
 };
@@ -231,22 +233,28 @@ struct log_ctx {
 /* One line per finished test, on stderr. */
 static void log_test(void *ctx, const struct server_test_summary *t)
 {
+	flockfile(stderr);
 	server_log_test(stderr, ((struct log_ctx *)ctx)->json, t);
 	fflush(stderr);
+	funlockfile(stderr);
 }
 
 /* A finished download or upload of the responsiveness test. */
 static void log_rpm(void *ctx, const struct hserver_transfer *t)
 {
+	flockfile(stderr);
 	server_log_rpm(stderr, ((struct log_ctx *)ctx)->json, t);
 	fflush(stderr);
+	funlockfile(stderr);
 }
 
 /* The probes' hold and processing times: every --stats-interval, and at exit. */
 static void log_stats(void *ctx, const struct server_probe_stats *st)
 {
+	flockfile(stderr);
 	server_log_stats(stderr, ((struct log_ctx *)ctx)->json, st);
 	fflush(stderr);
+	funlockfile(stderr);
 }
 
 int cmd_server(int argc, char *argv[])

@@ -23,6 +23,7 @@
 #include "base/loop.h"
 #include "harness.h"
 #include "http/hserver.h"
+#include "http/hthread.h"
 
 static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
@@ -275,6 +276,53 @@ TEST(a_full_server_evicts_the_oldest_half_sent_head)
 	CHECK_EQ(hserver_conns(h), 16);
 	close(fd);
 	for (int i = 0; i < 16; i++)
+		close(att[i]);
+	hserver_free(h);
+	loop_free(l);
+}
+
+/*
+ * Full, with a client holding two connections that have not sent their heads yet (the
+ * oldest of all) and four networks near or at their share dripping heads: a newcomer
+ * from a fifth network makes room in the network that holds the most, not by closing
+ * the client's. (Most-idle-first alone closed the client's: dripped bytes are fresh.)
+ */
+TEST(a_full_server_evicts_from_the_network_holding_most)
+{
+	struct loop *l = loop_new();
+	struct hserver *h;
+	struct hserver_config c;
+	int mine[2], att[14], fd;
+
+	REQUIRE(l);
+	config(&c);
+	c.max_conns = 16;
+	c.max_conns_per_addr = 4;
+	REQUIRE_EQ(hserver_new(l, &c, &h), 0);
+	for (int i = 0; i < 2; i++)
+		REQUIRE((mine[i] = connect_from(h, "192.0.2.7")) >= 0);
+	pump(l, 5);
+	for (int i = 0; i < 14; i++) {
+		char ip[32];
+
+		snprintf(ip, sizeof(ip), "198.51.100.%d", i / 4 + 1);
+		REQUIRE((att[i] = connect_from(h, ip)) >= 0);
+		REQUIRE(send_all(att[i], "GET / HTTP/1.1\r\nX: ", 19));
+		pump(l, 2);
+	}
+	REQUIRE_EQ(hserver_conns(h), 16);
+	fd = connect_from(h, "198.51.100.9");
+	REQUIRE(fd >= 0);
+	pump(l, 5);
+	CHECK_EQ(hserver_conns(h), 16);
+	CHECK(closed_by_server(att[0])); /* the oldest of 198.51.100.1, which holds 4 */
+	CHECK(!closed_by_server(att[12]));
+	CHECK(small_get(l, mine[0]));
+	CHECK(small_get(l, mine[1]));
+	close(fd);
+	for (int i = 0; i < 2; i++)
+		close(mine[i]);
+	for (int i = 0; i < 14; i++)
 		close(att[i]);
 	hserver_free(h);
 	loop_free(l);
@@ -598,4 +646,36 @@ TEST(a_zero_window_download_ends_at_max_time)
 	close(fd);
 	hserver_free(h);
 	loop_free(l);
+}
+
+/* On its own thread (http/hthread.h): a GET over loopback is answered while this
+ * thread does nothing, and stopping with a connection still open frees everything. */
+TEST(the_http_thread_serves_and_stops)
+{
+	static const char req[] = "GET /api/v1/small HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t alen = sizeof(a);
+	struct hserver_config c;
+	struct hthread *t = NULL;
+	struct timeval tv = {.tv_sec = 5};
+	char buf[1024];
+	ssize_t n;
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), fd;
+
+	REQUIRE(lfd >= 0);
+	REQUIRE(bind(lfd, (struct sockaddr *)&a, sizeof(a)) == 0 && listen(lfd, 16) == 0);
+	REQUIRE(getsockname(lfd, (struct sockaddr *)&a, &alen) == 0);
+	config(&c);
+	REQUIRE_EQ(hthread_start(lfd, &c, &t), 0);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	REQUIRE(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	REQUIRE(connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0);
+	REQUIRE(send_all(fd, req, sizeof(req) - 1));
+	n = recv(fd, buf, sizeof(buf) - 1, 0);
+	CHECK(n > 12 && !strncmp(buf, "HTTP/1.1 200", 12));
+	hthread_stop(t); /* the connection is still open: closed here */
+	CHECK(closed_by_server(fd));
+	close(fd);
+	close(lfd);
 }

@@ -120,11 +120,26 @@ struct conn {
 	struct conn *next, *prev;
 };
 
+/*
+ * A client network's connections, counted by hserver_accept when the server is full:
+ * an open-addressing table of twice max_conns slots, valid where gen is the walk's
+ * (so no walk clears it).
+ */
+struct net_count {
+	uint32_t gen;
+	unsigned n;		  /* its connections */
+	const struct conn *first; /* one of them: the network's address */
+	struct conn *oldest;	  /* its evictable one that made no progress the longest */
+};
+
 struct hserver {
 	struct hserver_config cfg;
 	struct loop *loop;
 	struct conn *conns;
 	unsigned nconns;
+	struct net_count *nets; /* nets_mask + 1 slots */
+	size_t nets_mask;
+	uint32_t nets_gen;
 	unsigned nstreams; /* HTTP/2 streams of all connections, against cfg.max_streams */
 	uint64_t sweep_timer;
 	uint8_t *zeros, *sink; /* IO_LEN each */
@@ -1156,38 +1171,110 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 
 /* ---- accepting ---- */
 
+/* A hash of a's network (peer_same_net's bits): the same for every address in it. */
+static uint64_t net_hash(const struct sockaddr_storage *a, unsigned v6_bits)
+{
+	const uint8_t *p;
+	uint64_t x = 1469598103934665603ull; /* FNV-1a */
+	unsigned bits;
+
+	if (a->ss_family == AF_INET) {
+		p = (const uint8_t *)&((const struct sockaddr_in *)(const void *)a)->sin_addr;
+		bits = 32;
+	} else if (a->ss_family == AF_INET6) {
+		p = ((const struct sockaddr_in6 *)(const void *)a)->sin6_addr.s6_addr;
+		bits = v6_bits > 128 ? 128 : v6_bits;
+	} else {
+		return 0;
+	}
+	for (unsigned i = 0; i * 8 < bits; i++) {
+		uint8_t b = p[i];
+
+		if (bits - i * 8 < 8)
+			b &= (uint8_t)(0xff << (8 - (bits - i * 8)));
+		x = (x ^ b) * 1099511628211ull;
+	}
+	return x;
+}
+
+/* Count c in its network's slot of this walk (gen), keeping its oldest evictable. */
+static void net_count_add(struct hserver *h, struct conn *c)
+{
+	size_t i = (size_t)net_hash(&c->peer, h->cfg.v6_prefix) & h->nets_mask;
+	struct net_count *e;
+
+	/* at most max_conns networks in twice as many slots: a free one is always found */
+	for (;; i = (i + 1) & h->nets_mask) {
+		e = &h->nets[i];
+		if (e->gen != h->nets_gen) {
+			*e = (struct net_count){.gen = h->nets_gen, .first = c};
+			break;
+		}
+		if (peer_same_net(&e->first->peer, &c->peer, h->cfg.v6_prefix))
+			break;
+	}
+	e->n++;
+	if (evictable(c) && (!e->oldest || c->last_io_ns < e->oldest->last_io_ns))
+		e->oldest = c;
+}
+
+/* The evictable connection that made no progress the longest in the network with the
+ * most connections (among those with one), from this walk's counts; or NULL. */
+static struct conn *heaviest_net_oldest(const struct hserver *h)
+{
+	const struct net_count *best = NULL;
+
+	for (size_t i = 0; i <= h->nets_mask; i++) {
+		const struct net_count *e = &h->nets[i];
+
+		if (e->gen != h->nets_gen || !e->oldest)
+			continue;
+		if (!best || e->n > best->n ||
+		    (e->n == best->n && e->oldest->last_io_ns < best->oldest->last_io_ns))
+			best = e;
+	}
+	return best ? best->oldest : NULL;
+}
+
 void hserver_accept(struct hserver *h, int fd, const struct sockaddr_storage *peer)
 {
 	struct sockaddr_storage addr;
 	unsigned from_net = 0;
 	int lowat = (int)h->cfg.lowat, one = 1;
-	struct conn *c, *oldest = NULL, *oldest_net = NULL;
+	bool full = h->nconns >= h->cfg.max_conns;
+	struct conn *c, *oldest_net = NULL;
 
 	peer_addr(peer, &addr);
 	/*
 	 * A walk of at most max_conns, only on accept: cheaper than a table to keep. At a
 	 * limit, the connection that made no progress for the longest among the evictable
-	 * ones makes room: the network's own at its share, anyone's when all are taken.
+	 * ones makes room: the network's own at its share; when all are taken, one of the
+	 * network that holds the most, so that many addresses each at their share cannot
+	 * push out a client that holds a few (the walk then counts every network).
 	 */
+	if (full && ++h->nets_gen == 0) { /* wrapped: the stale marks could match again */
+		memset(h->nets, 0, (h->nets_mask + 1) * sizeof(*h->nets));
+		h->nets_gen = 1;
+	}
 	for (c = h->conns; c; c = c->next) {
 		bool same = peer_same_net(&c->peer, &addr, h->cfg.v6_prefix);
 
 		from_net += same;
-		if (!evictable(c))
-			continue;
-		if (!oldest || c->last_io_ns < oldest->last_io_ns)
-			oldest = c;
-		if (same && (!oldest_net || c->last_io_ns < oldest_net->last_io_ns))
+		if (full)
+			net_count_add(h, c);
+		if (same && evictable(c) && (!oldest_net || c->last_io_ns < oldest_net->last_io_ns))
 			oldest_net = c;
 	}
 	if (from_net >= h->cfg.max_conns_per_addr) {
 		if (!oldest_net)
 			goto refuse;
 		conn_free(oldest_net, true);
-	} else if (h->nconns >= h->cfg.max_conns) {
-		if (!oldest)
+	} else if (full) {
+		struct conn *victim = heaviest_net_oldest(h);
+
+		if (!victim)
 			goto refuse;
-		conn_free(oldest, true);
+		conn_free(victim, true);
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -1226,11 +1313,15 @@ int hserver_new(struct loop *l, const struct hserver_config *cfg, struct hserver
 		return -ENOMEM;
 	h->cfg = *cfg;
 	h->loop = l;
+	for (h->nets_mask = 1; h->nets_mask + 1 < 2 * (size_t)cfg->max_conns;)
+		h->nets_mask = h->nets_mask << 1 | 1;
+	h->nets = calloc(h->nets_mask + 1, sizeof(*h->nets));
 	h->zeros = calloc(1, IO_LEN);
 	h->sink = malloc(IO_LEN);
-	if (h->zeros && h->sink)
+	if (h->nets && h->zeros && h->sink)
 		h->sweep_timer = loop_timer_at(l, loop_now_ns() + SWEEP_MS * NS_PER_MS, sweep, h);
 	if (!h->sweep_timer) {
+		free(h->nets);
 		free(h->zeros);
 		free(h->sink);
 		free(h);
@@ -1247,6 +1338,7 @@ void hserver_free(struct hserver *h)
 	while (h->conns)
 		conn_free(h->conns, false);
 	loop_timer_del(h->loop, h->sweep_timer);
+	free(h->nets);
 	free(h->zeros);
 	free(h->sink);
 	free(h);

@@ -2,8 +2,9 @@
 /*
  * http/hserver.h - the responsiveness test's server side (draft-ietf-ippm-
  * responsiveness-09): HTTP connections handed over by `debloat server --rpm` (meter/
- * server.h opens the listener and accepts), served in the server's own event loop
- * (base/loop.h), no threads. What is served is http/nqserve.h's.
+ * server.h opens the listener, http/hthread.h accepts on a thread of its own), served
+ * in the event loop given (base/loop.h), single-threaded. What is served is http/
+ * nqserve.h's.
  *
  * Protocols. In cleartext the first bytes decide: the HTTP/2 connection preface ("PRI
  * * HTTP/2.0") makes an HTTP/2 cleartext connection with prior knowledge (RFC 9113
@@ -26,8 +27,11 @@
  *  - connections in all and per client network (base/peer.h: an IPv4 address, an
  *    IPv6 /v6_prefix). At either limit the connection that made no progress for the
  *    longest among those waiting for a head or between requests (never one moving a
- *    body) is closed to make room, the network's own at its share; when there is none,
- *    the new connection is closed. Counting walks the open connections (<= max_conns);
+ *    body) is closed to make room: the network's own at its share; when all are taken,
+ *    one of the network that holds the most (a head dripped a byte at a time looks
+ *    fresh, so many networks each at their share would otherwise push out a client
+ *    holding a few); when there is none, the new connection is closed. Counting walks
+ *    the open connections (<= max_conns), with a table of 2 x max_conns networks;
  *  - head_ms for the TLS handshake and then for each request head, from its first
  *    byte (the first request's from the connection): a head sent a byte at a time
  *    does not hold a connection past it;
@@ -38,8 +42,8 @@
  *    resets the stream, and max_streams streams in all (past it, new streams are
  *    reset; a stream open with headers only costs ~100 bytes here besides nghttp2's);
  *  - one connection's work in one wake-up of the loop is bounded (bytes fed to
- *    nghttp2 and header bytes decoded), so the probes sharing the loop wait behind no
- *    connection; the rest waits for the next turn;
+ *    nghttp2 and header bytes decoded), so that no connection keeps the others (or
+ *    whatever else shares the loop) waiting; the rest waits for the next turn;
  *  - max_time_ms for any one download or upload (then the HTTP/1.1 connection is
  *    closed; an HTTP/2 download ends its body, or is reset when its window is held shut,
  *    an upload is answered 200 and reset with NO_ERROR, RFC 9113 section 8.1);

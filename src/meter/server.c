@@ -28,6 +28,7 @@
 #include "base/hist.h"
 #include "base/loop.h"
 #include "base/peer.h"
+#include "http/hthread.h"
 #include "meter/cc.h"
 #include "meter/server.h"
 #include "meter/tokens.h"
@@ -148,7 +149,7 @@ struct server {
 	int family; /* of the sockets */
 	int rpm_fd; /* the responsiveness test's listener, or -1 */
 	uint16_t rpm_port;
-	struct hserver *rpm; /* its connections */
+	struct hthread *rpm; /* its connections, on their own thread */
 	struct conn *conns;
 	unsigned nconns, npending, ntests;
 	struct test **tests; /* the running tests, dense: [0, ntests) */
@@ -824,35 +825,6 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 	}
 }
 
-/* The responsiveness test's listener: connections go to http/hserver.c at once. */
-static void on_rpm_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
-{
-	struct server *s = ctx;
-
-	(void)l, (void)events;
-	for (int i = 0; i < ACCEPT_BATCH; i++) {
-		struct sockaddr_storage peer;
-		socklen_t plen = sizeof(peer);
-		int fd =
-		    accept4(lfd, (struct sockaddr *)&peer, &plen, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-		if (fd < 0 &&
-		    (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
-			if (s->reserve_fd < 0)
-				return;
-			close(s->reserve_fd);
-			fd = accept(lfd, NULL, NULL);
-			if (fd >= 0)
-				close(fd);
-			s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-			continue;
-		}
-		if (fd < 0)
-			return;
-		hserver_accept(s->rpm, fd, &peer);
-	}
-}
-
 /* ---- probes ---- */
 
 static bool bucket_take(struct test *t, uint8_t stream, uint64_t now)
@@ -1455,8 +1427,7 @@ int server_new(const struct server_config *cfg, struct server **out)
 		struct hserver_config rc = cfg->rpm_cfg;
 
 		rc.v6_prefix = cfg->v6_prefix;
-		if ((r = hserver_new(s->loop, &rc, &s->rpm)) < 0 ||
-		    (r = loop_add(s->loop, s->rpm_fd, EPOLLIN, on_rpm_accept, s)) < 0)
+		if ((r = hthread_start(s->rpm_fd, &rc, &s->rpm)) < 0)
 			goto fail;
 	}
 	s->sweep_timer = loop_timer_at(s->loop, server_now(s) + SWEEP_MS * NS_PER_MS, sweep, s);
@@ -1503,7 +1474,7 @@ void server_free(struct server *s)
 		test_end(s->tests[s->ntests - 1], "shutdown");
 	while (s->conns)
 		conn_close(s->conns);
-	hserver_free(s->rpm);
+	hthread_stop(s->rpm);
 	if (s->rpm_fd >= 0)
 		close(s->rpm_fd);
 	if (s->tcp >= 0)

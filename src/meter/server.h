@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * server.h - `debloat server`: one process, one epoll loop, many tests at once, with
+ * server.h - `debloat server`: one process, one epoll loop (and the rpm port's, on a
+ * thread of its own: http/hthread.h), many tests at once, with
  * the protections of docs/design/measurement.md section 3. Library code: it never prints; the
  * command gets one summary per finished test through a callback.
  *
@@ -159,7 +160,8 @@ struct server_config {
 	struct hserver_config rpm_cfg;
 	/* The clock of the server's loop: NULL for CLOCK_MONOTONIC. Tests pass a simulated
 	 * one (base/loop.h) to run the timeouts above without waiting for them; the
-	 * kernel's receive stamps of probes are mapped onto it. */
+	 * kernel's receive stamps of probes are mapped onto it. The rpm port's loop, on its
+	 * own thread, runs on CLOCK_MONOTONIC whatever this is (hserver reads that clock). */
 	const struct loop_clock *clock;
 };
 
