@@ -533,8 +533,9 @@ judge_prove() { # KERNEL LOG SCENARIO(up|both)
 			"(x$(jnum "$p" .verdict.latency_ratio)); idle p50 $(jnum "$p" .before.idle_p50_ms) ms;" \
 			"one-way up $(jnum "$p" .before.owd_up_induced_ms) -> $(jnum "$p" .after.owd_up_induced_ms)," \
 			"down $(jnum "$p" .before.owd_down_induced_ms) -> $(jnum "$p" .after.owd_down_induced_ms) ms;" \
-			"goodput up $(jnum "$p" .before.upload_mbps) -> $(jnum "$p" .after.upload_mbps)," \
-			"down $(jnum "$p" .before.download_mbps) -> $(jnum "$p" .after.download_mbps) Mbit/s)"
+			"goodput by this host's counters up $(jnum "$p" .before.own_upload_mbps) ->" \
+			"$(jnum "$p" .after.own_upload_mbps), down $(jnum "$p" .before.own_download_mbps) ->" \
+			"$(jnum "$p" .after.own_download_mbps) Mbit/s; $(jnum "$p" .verdict.why))"
 		echo "     ($k $sc: prove's plan: $(jq -r '[.plan[] | "\(.kind) \(.after)"] | join("; ")' <<<"$p" 2>/dev/null))"
 	}
 	timed "$k" "$d" "$sc" "prove keeps its change (exit $rc), induced latency at least 4x lower" \
