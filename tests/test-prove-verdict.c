@@ -249,3 +249,35 @@ TEST(latency_below_a_millisecond_is_no_gain_and_nan_proves_nothing)
 	CHECK(!prove_good(&(struct prove_numbers){.induced_ms = 31}));
 	CHECK(!prove_good(&none));
 }
+
+/* Bloated both ways, with cubic on Debian's 6.12 under QEMU: in the mixed baseline the
+ * upload's queue held back the download's ACKs, so the download's one-way delay grew
+ * only 8 ms there, against 600 ms in its own run. Its own run shows the queue. */
+TEST(a_direction_queued_in_its_own_run_counts_though_the_mixed_run_hid_it)
+{
+	struct prove_numbers b = nums(360, 10.8, 10.3), up = nums(400, 11.4, NAN),
+			     down = nums(600, NAN, 11.4);
+	struct prove_capacity_in in = {
+	    .before = &b, .up = &up, .down = &down, .link_mbps = 1000, .bql = TRI_YES};
+	struct prove_capacity c;
+
+	b.owd_up_ms = 375, b.owd_down_ms = 8;
+	up.owd_up_ms = 390, up.owd_down_ms = 0.5;
+	down.owd_up_ms = 0.3, down.owd_down_ms = 600;
+	prove_capacity(&in, &c);
+	CHECK_STR(c.down.where, "downstream");
+	CHECK(fabs(c.down.induced_ms - 600) < 1e-9);
+	CHECK_EQ(c.shape_down_rate, 11400ULL * 125);
+	CHECK(fabs(c.up.induced_ms - 390) < 1e-9);
+	/* The download not bloated: its own run shows no queue either. */
+	down.owd_down_ms = 2;
+	prove_capacity(&in, &c);
+	CHECK_STR(c.down.where, "none");
+	CHECK_EQ(c.shape_down_rate, 0);
+	/* Its own run without probes' timestamps: the baseline's delay stands. */
+	down.owd_down_ms = NAN;
+	b.owd_down_ms = 200;
+	prove_capacity(&in, &c);
+	CHECK(fabs(c.down.induced_ms - 200) < 1e-9);
+	CHECK_STR(c.down.where, "downstream");
+}

@@ -68,7 +68,16 @@ void prove_owd(const struct owd_sample *s, size_t n, double delay_s, double leng
 	free(v);
 }
 
-/* One direction: the rate from this host's counters, checked against the report. */
+/* The larger of two delays, either of which may be NaN (not measured). */
+static double larger(double a, double b)
+{
+	return isnan(a) || b > a ? b : a;
+}
+
+/* One direction: the rate from this host's counters, checked against the report; its
+ * queue from the one-way delays of the baseline and of its own run, the larger: in a
+ * mixed run a bloated upload holds back the download's ACKs, so the download cannot
+ * fill its own queue there. */
 static void direction(const struct prove_numbers *run, const struct prove_numbers *base, bool up,
 		      struct prove_direction *d)
 {
@@ -78,6 +87,8 @@ static void direction(const struct prove_numbers *run, const struct prove_number
 	d->mbps = own > 0 ? own : NAN;
 	d->reported_mbps = rep;
 	d->induced_ms = up ? base->owd_up_ms : base->owd_down_ms;
+	if (run != base)
+		d->induced_ms = larger(d->induced_ms, up ? run->owd_up_ms : run->owd_down_ms);
 	d->disagree = d->mbps > 0 && rep >= 0 && fabs(rep - own) > PROVE_REPORT_TOLERANCE * own;
 }
 

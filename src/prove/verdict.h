@@ -91,7 +91,8 @@ enum prove_ingress { PROVE_INGRESS_AUTO, PROVE_INGRESS_FORCE, PROVE_INGRESS_OFF 
 struct prove_direction {
 	double mbps;	      /* the rate used: this host's counters; NaN */
 	double reported_mbps; /* as the test counted it (the server's reports up) */
-	double induced_ms;    /* its one-way delay's growth, from the baseline; NaN */
+	double induced_ms;    /* its one-way delay's growth: the baseline's or its own
+				 run's, the larger; NaN */
 	const char *where;    /* "here", "driver", "upstream", "downstream", "none", "unknown" */
 	bool disagree;	      /* the report and the counters differ by more than tolerated */
 };
@@ -108,7 +109,8 @@ struct prove_capacity {
 
 struct prove_capacity_in {
 	const struct prove_numbers *before;    /* the baseline: its one-way delays */
-	const struct prove_numbers *up, *down; /* each direction's own run; NULL: the
+	const struct prove_numbers *up, *down; /* each direction's own run (its rate, and
+						  its one-way delay if larger); NULL: the
 						  baseline's numbers */
 	uint32_t link_mbps;		       /* 0: unknown */
 	enum tristate bql;

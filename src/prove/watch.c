@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/nl.h"
+#include "host/ethtool.h"
 
 struct stats_sum {
 	int ifindex;
@@ -48,6 +49,12 @@ int watch_open(struct prove_watch *w, const char *ifname)
 		return -ENODEV;
 	w->ifindex = (int)idx;
 	strncpy(w->ifname, ifname, sizeof(w->ifname) - 1);
+	{
+		enum duplex duplex;
+
+		if (ethtool_link(ifname, &w->speed_mbps, &duplex) < 0)
+			w->speed_mbps = 0;
+	}
 	w->have_bql = bql_watch_open(&w->bql, "/sys", ifname) == 0;
 	if (w->have_bql && !(w->queues = calloc(w->bql.n, sizeof(*w->queues)))) {
 		bql_watch_close(&w->bql);
@@ -110,7 +117,9 @@ const char *watch_where(const struct prove_watch *w, uint32_t mtu)
 		return "unknown";
 	if (w->backlog_max > 2 * frame || watch_drops(w) > 0)
 		return "here";
-	if (w->inflight_max > WATCH_DRIVER_BYTES)
+	if (w->inflight_max > WATCH_DRIVER_BYTES &&
+	    (!w->speed_mbps ||
+	     (double)w->inflight_max * 8 / (w->speed_mbps * 1000.0) > WATCH_DRIVER_MS))
 		return "driver";
 	return "beyond";
 }

@@ -11,7 +11,12 @@
  *
  * watch_where() puts it in words: "here" when this host's qdisc held more than two
  * full frames or dropped, "driver" when the driver held more than BQL's usual few
- * kilobytes (WATCH_DRIVER_BYTES), else "beyond" (the queue is past this host).
+ * kilobytes (WATCH_DRIVER_BYTES) and, on a link of known speed, more than
+ * WATCH_DRIVER_MS of sending at that speed, else "beyond" (the queue is past this
+ * host). The time matters on a NIC with TSO: BQL lets one or two 64 KB super-packets
+ * be in flight, over 30000 bytes but well under a millisecond at 1 Gbit/s, while the
+ * queue of hundreds of milliseconds is upstream. watch_open() reads the speed
+ * (ethtool; 0 when the driver reports none, and then the bytes alone decide).
  * Nothing prints; errors make a sample count as missing, not the test fail.
  */
 #ifndef DEBLOAT_PROVE_WATCH_H
@@ -23,10 +28,12 @@
 #include "host/bql.h"
 
 #define WATCH_DRIVER_BYTES 30000
+#define WATCH_DRIVER_MS	   5
 
 struct prove_watch {
 	int ifindex;
 	char ifname[IF_NAMESIZE];
+	uint32_t speed_mbps; /* the link's, 0 when unknown */
 	struct bql_watch bql;
 	struct bql_queue *queues; /* one sample's, bql.n of them */
 	bool have_bql;

@@ -24,6 +24,9 @@
 #             which boots the kernel again with those files and adds
 #   persist   (boot 2): starting bloated again, `fix --apply-persisted IFACE` as the
 #             boot unit runs it, the state it made, then undo.
+#   prove     with "up" or "both": only `debloat prove` as the client of a server
+#             behind the host's router namespace, the guest's own tests before and
+#             after, then undo (below).
 export PATH=/bin:/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -42,6 +45,20 @@ out() { # NAME COMMAND...
 	st=$?
 	echo # the output may not end its last line
 	echo "VMOUT-END $name $st"
+}
+# out, with the command's standard output alone (JSON) in NAME and its standard error
+# (its messages; not a terminal, so no progress lines) in NAME.err.
+outj() { # NAME COMMAND...
+	name=$1
+	shift
+	echo "VMOUT-BEGIN $name"
+	"$@" 2>/tmp/stderr
+	st=$?
+	echo
+	echo "VMOUT-END $name $st"
+	echo "VMOUT-BEGIN $name.err"
+	cat /tmp/stderr
+	echo "VMOUT-END $name.err 0"
 }
 # What undo must restore and audit does not show, one line per knob.
 state() { # IFACE
@@ -93,6 +110,21 @@ state_full() { # IFACE
 	state "$1"
 	debloat audit --json "$1" | awk '/^      "(rings|offloads)": \{/ { on = 1; l = "" }
 		on { gsub(/^ +/, ""); l = l $0 } on && /^}/ { print l; on = 0 }'
+}
+# What prove may change and undo must restore: state_full and the ingress side (the
+# ingress qdisc lives beside the root one; the ifb device is a link of its own).
+prove_state() { # IFACE
+	state_full "$1"
+	# ifb0 and ifb1 come with the ifb module the first time it loads (its numifbs):
+	# the kernel's, not prove's, and they stay when it is done with its own ifb4IFACE.
+	links=
+	for l in /sys/class/net/*; do
+		case ${l##*/} in
+		ifb[0-9] | ifb[0-9][0-9]) ;;
+		*) links="$links${l##*/} " ;;
+		esac
+	done
+	echo "links $links"
 }
 journal_left() { [ -e /var/lib/debloat/journal ] && echo 1 || echo 0; }
 
@@ -268,6 +300,37 @@ if has_mode fallback; then
 	out "$virtio/state1" state "$virtio"
 	out "$virtio/undo" debloat undo --json
 	out "$virtio/state2" state "$virtio"
+	echo "VMGUEST-END"
+	sync
+	poweroff -f
+fi
+
+# dbvm=prove,up and dbvm=prove,both (vm-check.sh boots a kernel whose MODE has "prove"
+# once per scenario): the guest is the client of `debloat prove` behind the host's
+# router namespace, whose tap (the virtio-net's peer, 10.0.3.2) forwards to a server
+# namespace (10.0.5.2) with htb and a 1000-packet FIFO in the upload direction ("up")
+# or in both ("both"). Before and after prove, the guest's own independent `debloat
+# test` of each bloated direction; then undo, and the state it must restore.
+if has_mode prove; then
+	ip route add default via 10.0.3.2
+	for _ in $(seq 50); do ping -c 1 -W 1 10.0.5.2 >/dev/null 2>&1 && break; done
+	prove_tests() { # WHEN
+		outj "prove/test-up$1" debloat test tcp_upload 10.0.5.2 -l 8 -d 2 --cc cubic --json
+		has_mode both &&
+			outj "prove/test-down$1" debloat test tcp_download 10.0.5.2 -l 8 -d 2 --cc cubic --json
+	}
+	# TCG translates the guest's code on its first run: a short load each way first, so
+	# that the measurements below do not see a guest slower than it will be.
+	debloat test tcp_upload 10.0.5.2 -l 4 -d 1 --cc cubic >/dev/null 2>&1
+	debloat test tcp_download 10.0.5.2 -l 4 -d 1 --cc cubic >/dev/null 2>&1
+	out prove/idle ping -c 20 -i 0.2 10.0.5.2
+	out prove/state0 prove_state "$virtio"
+	prove_tests 0
+	outj prove/prove debloat prove 10.0.5.2 --cc cubic -l 10 -d 2 -o /tmp/prove --json
+	out prove/state1 prove_state "$virtio"
+	prove_tests 1
+	outj prove/undo debloat undo --json
+	out prove/state2 prove_state "$virtio"
 	echo "VMGUEST-END"
 	sync
 	poweroff -f

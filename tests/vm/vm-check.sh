@@ -31,11 +31,19 @@
 # sysctls, rings, offloads); undo then restores boot 2's start. A kernel whose MODE has
 # "usbnet" boots the Raspberry Pi 3B's machine (qemu-system-aarch64 -M raspi3b, the
 # kernel's bcm2837-rpi-3-b.dtb) with QEMU's usb-net on its USB: cdc_ether on usbnet, no
-# BQL, fix told the rate (--shape), undo exact.
+# BQL, fix told the rate (--shape), undo exact. A kernel whose MODE has "prove" boots
+# once per scenario with its virtio-net alone, as the client of `debloat prove` behind
+# a home link of the host's namespaces (a router on the tap, htb at VM_PROVE_RATE,
+# default 4mbit, and a 1000-packet FIFO in each bloated direction, then a server
+# namespace): bloated upload only, then both ways; each must be kept with induced
+# latency at least 4x lower, the guest's own tests before and after must agree, and
+# undo must restore the guest's qdiscs. When QEMU waited longer for a CPU than it ran
+# (a busy host), the checks that depend on timing are skip rows saying so.
 #
 # VM_LOGS=DIR keeps each guest's serial log there (serial-KERNEL.log, and
-# serial-KERNEL-persist.log for a second boot). Each boot is bounded (VM_TIMEOUT
-# seconds, default 300); the namespace, its taps and every QEMU and server process are
+# serial-KERNEL-persist.log for a second boot, serial-KERNEL-SCENARIO.log for prove's).
+# Each boot is bounded (VM_TIMEOUT seconds, default 300; a prove boot VM_PROVE_TIMEOUT,
+# default 480); the namespaces, their taps and every QEMU and server process are
 # removed on exit, also on failure. Needs root (namespaces, taps), qemu-system-x86 (and
 # qemu-system-arm for the ARM kernels, which are skipped without it or without their
 # static binary), busybox-static, cpio, kmod, jq and apt-get (scripts/install-deps.sh
@@ -79,6 +87,8 @@ cleanup() {
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
 	ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
 	ip netns del "$ns" 2>/dev/null || true
+	ip netns pids "dbvs-$$" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+	ip netns del "dbvs-$$" 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -308,6 +318,15 @@ judge_recovery() { # KERNEL LOG IFACE DRIVER
 	done
 }
 
+# qemu_cpu PID: "RUN_NS WAIT_NS", the time QEMU's threads (PID is the timeout that runs
+# it) have run on a CPU and waited in the run queue for one (schedstat), so far.
+qemu_cpu() {
+	local q
+	q=$(pgrep -P "$1" | head -n 1)
+	[ -n "$q" ] || return 1
+	cat /proc/"$q"/task/*/schedstat 2>/dev/null | awk '{ r += $1; w += $2 } END { if (NR) printf "%.0f %.0f\n", r, w; else exit 1 }'
+}
+
 # Boot the kernel once: boot IMG INITRD MODES LOG (the guest's dbvm=MODES). QEMU ends when
 # the guest powers off, or (sabrelite, which does not) when the guest printed its end
 # marker; at the latest at the timeout.
@@ -320,7 +339,9 @@ boot() {
 		"${nics[@]}" </dev/null >"$log.raw" 2>&1 &
 	qpid=$!
 	pids+=("$qpid")
+	rm -f "$log.cpu"
 	while kill -0 "$qpid" 2>/dev/null; do
+		qemu_cpu "$qpid" >"$log.cpu.new" && mv "$log.cpu.new" "$log.cpu"
 		if grep -aq '^VMGUEST-END' "$log.raw"; then
 			sleep 1
 			kill "$qpid" 2>/dev/null || true
@@ -429,6 +450,141 @@ judge_usbnet() { # KERNEL LOG IFACE
 	[ $json = 1 ] || echo "     ($k $d: fix without a rate plans: $(jq -r '[.interfaces[0].steps[] | select(.knob == "root-qdisc") | .after][0] // .error // "nothing"' <<<"$(section "$log" "$i/plan")" 2>/dev/null))"
 }
 
+# MODE "prove": the guest is prove's client behind a home link made of the host's
+# namespaces. The virtio-net's tap (tapv, 10.0.3.2, in $ns) is the router, which
+# forwards to a server namespace (10.0.5.2, a `debloat server`) over a veth; the link
+# is htb at $prove_rate with a 1000-packet FIFO under it on the router's side of each
+# bloated direction: the veth to the server for the upload, the tap for the download.
+# One boot per scenario: "up" (bloated upload only) and "both".
+prove_rate=${VM_PROVE_RATE:-4mbit} # in mbit
+prove_ns=
+prove_link() { # once: the server namespace and its veth to the router
+	[ -z "$prove_ns" ] || return 0
+	prove_ns=dbvs-$$
+	ip netns add "$prove_ns"
+	ip -n "$prove_ns" link set lo up
+	ip link add "dbvr$$" netns "$ns" type veth peer name "dbvs$$" netns "$prove_ns"
+	ip -n "$ns" link set "dbvr$$" name rs0
+	ip -n "$prove_ns" link set "dbvs$$" name s0
+	ip -n "$ns" addr add 10.0.5.1/24 dev rs0
+	ip -n "$prove_ns" addr add 10.0.5.2/24 dev s0
+	ip -n "$ns" link set rs0 up
+	ip -n "$prove_ns" link set s0 up
+	ip -n "$prove_ns" route add default via 10.0.5.1
+	ip netns exec "$ns" sysctl -qw net.ipv4.ip_forward=1
+	ip netns exec "$prove_ns" "$debloat" server -4 --allow-cc cubic >"$work/prove-server.log" 2>&1 &
+	pids+=($!)
+}
+# prove_bloat DEV[:short]...|-: the modem's shaper and its 1000-packet FIFO on the
+# router's DEV, or with ":short" a link that is not bloated: three times the rate (an
+# asymmetric line's download) over a 5-packet FIFO (5 ms at 12 Mbit/s); "-": none
+# left. A direction left unshaped would be a 10 Gbit/s veth that the TCG guest's CPU,
+# not the link, limits: the download's flood would starve the guest's upload.
+prove_bloat() {
+	local d rate limit
+	for d in rs0 tapv; do ip netns exec "$ns" tc qdisc del dev "$d" root 2>/dev/null || true; done
+	for d in "$@"; do
+		[ "$d" != - ] || continue
+		rate=$prove_rate limit=1000
+		if [ "${d%:short}" != "$d" ]; then
+			d=${d%:short} limit=5
+			rate=$((3 * ${prove_rate%mbit}))mbit
+		fi
+		ip netns exec "$ns" tc qdisc add dev "$d" root handle 1: htb default 1
+		ip netns exec "$ns" tc class add dev "$d" parent 1: classid 1:1 htb rate "$rate" ceil "$rate" \
+			quantum 1514
+		ip netns exec "$ns" tc qdisc add dev "$d" parent 1:1 handle 10: pfifo limit "$limit"
+	done
+}
+# jnum JSON FILTER: a number from JSON, "nan" when it is not there
+jnum() { jq -r "($2) // \"nan\"" <<<"$1" 2>/dev/null || echo nan; }
+# ratio_ge BEFORE AFTER X: BEFORE / AFTER (each floored at 1 ms) is at least X
+ratio_ge() {
+	[[ $1 =~ ^[0-9.]+$ && $2 =~ ^-?[0-9.]+$ ]] &&
+		awk -v b="$1" -v a="$2" -v x="$3" 'BEGIN { if (a < 1) a = 1; if (b < 1) b = 1; exit !(b / a >= x) }'
+}
+# timed K D SC NAME FILTER JSON: a check of the figures, a skip row when the guest was
+# starved (its timing then says how busy the host was, not what prove did).
+timed() {
+	if [ -n "$starved" ]; then
+		record "$1" "$2" "$3: $4" skip "$starved"
+	else
+		jqcheck "$1" "$2" "$3: $4" "$5" "$6"
+	fi
+}
+timed_plan() { record "$1" "$2" "$3" skip "$starved"; } # K D NAME ...: a skip row
+judge_prove() { # KERNEL LOG SCENARIO(up|both)
+	local k=$1 log=$2 sc=$3 d=virtio_net p rc s0 s2 dir t0 t1 b a run=0 wait=0
+	p=$(section "$log" prove/prove) rc=$(status "$log" prove/prove)
+	# QEMU's threads under TCG: the time they ran and waited for a CPU. A guest that
+	# waited longer than it ran is too slow to judge goodput or delays by: its figures
+	# are printed, its timing checks are skip rows that say so.
+	read -r run wait <"$log.cpu" 2>/dev/null || true
+	starved=
+	if [ "${wait:-0}" -gt "${run:-0}" ]; then
+		starved="the TCG guest was starved: QEMU ran $((run / 1000000000)) s and waited $((wait / 1000000000)) s for a CPU (load $(cut -d' ' -f1-3 /proc/loadavg))"
+	fi
+	[ $json = 1 ] || {
+		echo "     ($k $sc: QEMU ran $((${run:-0} / 1000000000)) s on a CPU and waited $((${wait:-0} / 1000000000)) s for one; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+		echo "     ($k $sc: idle RTT to the server through the emulated NIC, 20 pings:" \
+			"$(section "$log" prove/idle | grep -o 'min/avg/max = .*' || echo none))"
+		echo "     ($k $sc: prove: $(jnum "$p" .verdict.outcome), induced" \
+			"$(jnum "$p" .before.induced_ms) -> $(jnum "$p" .after.induced_ms) ms" \
+			"(x$(jnum "$p" .verdict.latency_ratio)); idle p50 $(jnum "$p" .before.idle_p50_ms) ms;" \
+			"one-way up $(jnum "$p" .before.owd_up_induced_ms) -> $(jnum "$p" .after.owd_up_induced_ms)," \
+			"down $(jnum "$p" .before.owd_down_induced_ms) -> $(jnum "$p" .after.owd_down_induced_ms) ms;" \
+			"goodput by this host's counters up $(jnum "$p" .before.own_upload_mbps) ->" \
+			"$(jnum "$p" .after.own_upload_mbps), down $(jnum "$p" .before.own_download_mbps) ->" \
+			"$(jnum "$p" .after.own_download_mbps) Mbit/s; $(jnum "$p" .verdict.why))"
+		echo "     ($k $sc: prove's plan: $(jq -r '[.plan[] | "\(.kind) \(.after)"] | join("; ")' <<<"$p" 2>/dev/null))"
+	}
+	timed "$k" "$d" "$sc" "prove keeps its change (exit $rc), induced latency at least 4x lower" \
+		'.verdict.outcome == "kept" and .verdict.latency_ratio >= 4' "$p"
+	# A starved guest's clock lags the host's: the server may end a flow before the
+	# guest thinks the load is over, and prove fails with nothing planned.
+	local plan=jqcheck
+	if [ -n "$starved" ] && [ "$rc" = 1 ]; then
+		plan=timed_plan
+		starved="prove could not run ($(jnum "$p" .verdict.why)); $starved"
+	fi
+	$plan "$k" "$d" "$sc: this kernel has cake: prove shapes the upload with cake" \
+		'.kernel_qdiscs.cake == "yes" and ([.plan[] | select(.kind == "root-qdisc") | .after | test("^cake ")] | any)' "$p"
+	if [ "$sc" = both ]; then
+		$plan "$k" "$d" "$sc: the download's queue is downstream: cake on the ifb" \
+			'.capacity_mbps.directions.down.where == "downstream" and
+			 ([.plan[] | select(.kind == "ingress") | .after | test("^cake ")] | any)' "$p"
+	else
+		timed "$k" "$d" "$sc" "no queue downstream, no ingress step" \
+			'.capacity_mbps.directions.down.where == "none" and
+			 ([.plan[] | select(.kind == "ingress")] | length) == 0' "$p"
+	fi
+	# The independent check: the guest's own test of each bloated direction, before
+	# prove and with its change kept.
+	for dir in up down; do
+		[ "$dir" = up ] || [ "$sc" = both ] || continue
+		t0=$(section "$log" "prove/test-${dir}0") t1=$(section "$log" "prove/test-${dir}1")
+		b=$(jnum "$t0" .summary.induced_latency_ms) a=$(jnum "$t1" .summary.induced_latency_ms)
+		local mb=${dir/up/upload} msg
+		mb=${mb/down/download}_mbps
+		msg="induced $b -> $a ms, goodput $(jnum "$t0" ".summary.$mb") -> $(jnum "$t1" ".summary.$mb") Mbit/s, idle p50/p99 $(jnum "$t1" .summary.latency_idle_ms.p50)/$(jnum "$t1" .summary.latency_idle_ms.p99) ms"
+		[ $json = 1 ] || echo "     ($k $sc: debloat test tcp_${mb%_mbps}: $msg)"
+		if [ -n "$starved" ]; then
+			record "$k" "$d" "$sc: the guest's own test of the ${dir}load afterwards: at least 4x lower" skip "$msg; $starved"
+		elif ratio_ge "$b" "$a" 4; then
+			record "$k" "$d" "$sc: the guest's own test of the ${dir}load afterwards: at least 4x lower" pass "$msg"
+		else
+			record "$k" "$d" "$sc: the guest's own test of the ${dir}load afterwards: at least 4x lower" fail "$msg"
+		fi
+	done
+	s0=$(section "$log" prove/state0) s2=$(section "$log" prove/state2)
+	if [ "$(status "$log" prove/undo)" = 0 ] && [ -n "$s0" ] && [ "$s0" = "$s2" ]; then
+		record "$k" "$d" "$sc: undo restores the guest's qdiscs (root and ingress), links, sysctls, offloads" pass ""
+	else
+		record "$k" "$d" "$sc: undo restores the guest's qdiscs (root and ingress), links, sysctls, offloads" fail \
+			"$(diff <(echo "$s0") <(echo "$s2") | head -n 6 | tr '\n' ' ')"
+	fi
+}
+
 has() { [[ ,$mode, == *,$1,* ]]; } # HAS WORD: WORD is a word of this kernel's MODE
 
 # A board machine's one NIC (guest.sh's board_nic): true, with its name in $iface, when
@@ -476,6 +632,27 @@ for k in "${kernels[@]}"; do
 	t0=$SECONDS
 	# The NICs: an e1000e and a two-queue virtio-net on a PCI machine; the board's own
 	# fec (its first NIC) on sabrelite, whose console is its second UART.
+	if has prove; then # the virtio-net alone, behind the router namespace
+		nics=(-netdev tap,id=n1,ifname=tapv,script=no,downscript=no,queues=2
+			-device virtio-net-pci,netdev=n1,mq=on,vectors=6,speed=1000,duplex=full,mac=52:54:00:12:34:57)
+		out=(-nographic -m 768 -smp 2)
+		prove_link
+		for sc in up both; do
+			log=$work/serial-$k-$sc.log
+			t0=$SECONDS
+			if [ $sc = up ]; then prove_bloat rs0 tapv:short; else prove_bloat rs0 tapv; fi
+			timeout_s=${VM_PROVE_TIMEOUT:-480} boot "$img" "$img/initrd.gz" "$mode,$sc" "$log"
+			prove_bloat -
+			[ $json = 1 ] || echo "     ($k $sc: $(cat "$img/kernel"), booted and proved in $((SECONDS - t0)) s)"
+			if ! grep -q '^VMGUEST-END' "$log"; then
+				record "$k" - "$sc: the guest ran to its end" fail "no end marker after $((SECONDS - t0)) s (limit ${VM_PROVE_TIMEOUT:-480} s); last lines: $(tail -n 8 "$log" | tr '\n' ' ')"
+				continue
+			fi
+			record "$k" - "$sc: the guest ran to its end" pass ""
+			judge_prove "$k" "$log" "$sc"
+		done
+		continue
+	fi
 	if has fec; then
 		nics=(-nic tap,ifname=tape,script=no,downscript=no,mac=52:54:00:12:34:56)
 		out=(-display none -serial null -serial stdio -dtb "$img/board.dtb")
