@@ -14,8 +14,9 @@
 #                   armhf, arm64), real e1000e and virtio-net NICs (root;
 #                   tests/vm/vm-check.sh)
 #   make kmod       our BQL driver patches (kmod/) built as modules for Debian's armmp
-#                   and arm64 6.1 kernels, cross-compiled, in build-kmod/ARCH-RELEASE/
-#                   (kmod/build.sh; downloads cached in /var/cache/debloat-kmod)
+#                   and arm64 6.1 kernels, cross-compiled, and its amd64 6.12 kernel,
+#                   in build-kmod/ARCH-RELEASE/ (kmod/build.sh; downloads cached in
+#                   /var/cache/debloat-kmod)
 #   make kmod-check those modules checked: the patched fec beside the stock one under
 #                   QEMU -M sabrelite (root; tests/kmod/kmod-check.sh)
 #   make install    binary, man pages, bash completion, systemd units into

@@ -32,8 +32,9 @@
 #                                   xz-utils, jq (the kernels themselves it downloads)
 #   scripts/install-deps.sh kmod    build + what `make kmod` cross-builds the driver modules
 #                                   with: gcc 12 for armhf and arm64 (the kernels' own
-#                                   compiler), patch, xz-utils, kmod (modinfo); Debian's
-#                                   kernel packages themselves it downloads
+#                                   compiler), patch, xz-utils, kmod (modinfo), dwarves
+#                                   (pahole: the amd64 6.12 kernel's modules carry BTF);
+#                                   Debian's kernel packages themselves it downloads
 #   scripts/install-deps.sh kmod-check  kmod + what `make kmod-check` boots the fec module
 #                                   with: qemu-system-arm, busybox-static, cpio, jq,
 #                                   iproute2, and the armhf C library for its static prober
@@ -50,7 +51,7 @@ test_pkgs=(iproute2 ethtool procps kmod jq flent python3-matplotlib irtt iperf3 
 fuzz_pkgs=(clang libclang-rt-14-dev)
 install_pkgs=(scdoc man-db)
 lint_pkgs=(git shellcheck clang-format)
-kmod_pkgs=(gcc-12-arm-linux-gnueabihf gcc-12-aarch64-linux-gnu patch xz-utils kmod)
+kmod_pkgs=(gcc-12-arm-linux-gnueabihf gcc-12-aarch64-linux-gnu patch xz-utils kmod dwarves)
 kmod_check_pkgs=(qemu-system-arm busybox-static cpio jq iproute2 libc6-dev-armhf-cross)
 vm_pkgs=(qemu-system-x86 qemu-system-arm busybox-static cpio kmod xz-utils zstd jq iproute2)
 cross_arches=(armhf arm64)

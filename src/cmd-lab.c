@@ -330,12 +330,41 @@ static void show_profile_json(struct printer *pr, const struct lab_profile *p)
 	print_bool(pr, "ceiling_shared", p->ceiling_shared, PRINT_JSON_ONLY);
 }
 
+/* text as "#" lines of at most 80 columns, broken between words: the first indented
+ * by indent after the "#", the rest by two more. */
+static void comment(struct printer *pr, int indent, const char *text)
+{
+	const char *s = text;
+	int pad = indent;
+
+	while (*s) {
+		size_t room = (size_t)(79 - pad), n = strlen(s), cut = n;
+
+		if (n > room) {
+			cut = 0;
+			for (size_t i = 1; i <= room; i++)
+				if (s[i] == ' ')
+					cut = i;
+			if (!cut) /* one word longer than the line: whole, to its end */
+				cut = strcspn(s, " ");
+		}
+		print_text(pr, "#%*s%.*s", pad, "", (int)cut, s);
+		print_nl(pr);
+		s += cut;
+		while (*s == ' ')
+			s++;
+		pad = indent + 2;
+	}
+}
+
 /*
  * What --snapshot read and what --fixed applied: text as "# " lines after the
  * profile (so the output still reads back as a profile), JSON as keys.
  */
 static void show_board(struct printer *pr, const struct lab_args *a, const struct lab_board *b)
 {
+	char line[4200];
+
 	print_str(pr, "snapshot", a->snapshot, PRINT_JSON_ONLY);
 	print_str(pr, "iface", b->ifname, PRINT_JSON_ONLY);
 	print_str(pr, "driver", b->driver, PRINT_JSON_ONLY);
@@ -344,32 +373,31 @@ static void show_board(struct printer *pr, const struct lab_args *a, const struc
 	else
 		print_null(pr, "driver_profile", NULL, PRINT_JSON_ONLY);
 	print_bool(pr, "fixed", a->fixed, PRINT_JSON_ONLY);
-	print_text(pr, "# from snapshot %s, interface %s (%s)", a->snapshot, b->ifname,
-		   b->driver[0] ? b->driver : "no driver");
-	print_nl(pr);
+	snprintf(line, sizeof(line), "from snapshot %s, interface %s (%s)", a->snapshot, b->ifname,
+		 b->driver[0] ? b->driver : "no driver");
+	comment(pr, 1, line);
 	print_open_array(pr, "notes");
 	for (unsigned i = 0; i < b->nnotes; i++) {
-		print_text(pr, "#   ");
-		print_str(pr, NULL, b->notes[i], PRINT_BARE | PRINT_NOWRAP);
-		print_nl(pr);
+		comment(pr, 3, b->notes[i]);
+		print_str(pr, NULL, b->notes[i], PRINT_JSON_ONLY);
 	}
 	print_close(pr);
 	if (!a->fixed)
 		return;
-	print_text(pr, "# fix's plan for it (fix --from %s --dry-run):", a->snapshot);
-	print_nl(pr);
+	snprintf(line, sizeof(line), "fix's plan for it (fix --from %s --dry-run):", a->snapshot);
+	comment(pr, 1, line);
 	print_open_array(pr, "plan");
 	for (unsigned i = 0; i < b->nsteps; i++) {
 		const struct lab_board_step *st = &b->steps[i];
 
+		snprintf(line, sizeof(line), "%s -> %s: %s", st->knob, st->value, st->lab);
 		print_open_object(pr, NULL);
-		print_text(pr, "#   %s -> %s: ", st->knob, st->value);
+		comment(pr, 3, line);
 		print_str(pr, "knob", st->knob, PRINT_JSON_ONLY);
 		print_str(pr, "value", st->value, PRINT_JSON_ONLY);
 		print_bool(pr, "applied", st->applied, PRINT_JSON_ONLY);
-		print_str(pr, "lab", st->lab, PRINT_BARE | PRINT_NOWRAP);
+		print_str(pr, "lab", st->lab, PRINT_JSON_ONLY);
 		print_close(pr);
-		print_nl(pr);
 	}
 	print_close(pr);
 }

@@ -1182,3 +1182,80 @@ TEST(urb_keys_parse_describe_and_round_trip)
 	p.completion_empty = false;
 	CHECK_EQ(lab_profile_check(&p, err, sizeof(err)), -EINVAL);
 }
+
+/* Every line of text fits LAB_PROFILE_FOLD columns. */
+static bool lines_fit(const char *text)
+{
+	for (const char *s = text; *s;) {
+		size_t n = strcspn(s, "\n");
+
+		if (n > LAB_PROFILE_FOLD) {
+			fprintf(stderr, "  (a line of %zu columns: %.*s)\n", n, (int)n, s);
+			return false;
+		}
+		s += n + (s[n] == '\n');
+	}
+	return true;
+}
+
+TEST(folded_values_parse_and_format_folds_long_ones)
+{
+	char text[LAB_PROFILE_TEXT_MAX], big[1400];
+	struct lab_profile p;
+	int n;
+
+	/* a line that begins with a blank continues the value above it */
+	REQUIRE_EQ(parse(&p,
+			 "description = a board\n    with a long\n\tdescription # note\n"
+			 "  # a comment ends it\n  rate = 10mbit\n",
+			 "f.conf"),
+		   0);
+	CHECK_STR(p.description, "a board with a long description");
+	CHECK_EQ(p.rate_bps, MBIT(10));
+	REQUIRE_EQ(parse(&p, "qdisc = fq_codel limit 800\n quantum 300\n\n  ring = 8\n", "f.conf"),
+		   0);
+	CHECK_STR(p.qdisc, "fq_codel limit 800 quantum 300");
+	CHECK_EQ(p.ring, 8u);
+	/* errors name the setting's own line */
+	EXPECT_ERROR("rate = 10mbit\nring = 8\n  0\n", "f.conf",
+		     "f.conf:2: ring: \"8 0\" is not a number");
+	EXPECT_ERROR("rate = 10mbit\n  ring = 8\n", "f.conf",
+		     "f.conf:1: rate: \"10mbit ring = 8\" is not a rate (e.g. 100mbit)");
+	/* a value joined from its lines holds at most a line's bytes */
+	strcpy(big, "description = ");
+	memset(big + 14, 'x', 1000);
+	strcpy(big + 1014, "\n    ");
+	memset(big + 1019, 'y', 100);
+	strcpy(big + 1119, "\n");
+	EXPECT_ERROR(big, "f.conf", "f.conf:1: description: value longer than 1024 bytes");
+
+	/* format folds what passes 80 columns, and reads back the same */
+	lab_profile_defaults(&p);
+	put(p.description, sizeof(p.description),
+	    "Raspberry Pi 3B+ on Raspberry Pi OS (6.12): lan78xx, GigE PHY behind USB 2 (300 "
+	    "Mbit/s shared ceiling), 10 URBs of 16 KB, no BQL, fq_codel, and some more words "
+	    "so that it takes three lines");
+	put(p.qdisc, sizeof(p.qdisc),
+	    "fq_codel limit 10240 flows 1024 quantum 1514 target 5000us interval 100000us "
+	    "memory_limit 33554432 drop_batch 64 ecn");
+	n = lab_profile_format(&p, text, sizeof(text));
+	REQUIRE(n > 0);
+	CHECK(lines_fit(text));
+	CHECK(strstr(text, "\n    ") != NULL);
+	CHECK(expect_round_trip(&p, "long description and qdisc"));
+	/* double spaces are not fold points: they read back as they were */
+	put(p.description, sizeof(p.description),
+	    "aaaa  bbbb  cccc  dddd  eeee  ffff  gggg  hhhh  iiii  jjjj  kkkk  llll  mmmm  nnnn "
+	    "oooo pppp");
+	CHECK(expect_round_trip(&p, "double spaces"));
+	/* a word longer than a line stays whole */
+	memset(big, 'w', 120);
+	big[120] = '\0';
+	put(p.description, sizeof(p.description), big);
+	CHECK(expect_round_trip(&p, "one long word"));
+	for (size_t i = 0; i < NBUILTIN; i++) {
+		load(&p, builtin_names[i]);
+		REQUIRE(lab_profile_format(&p, text, sizeof(text)) > 0);
+		CHECK(lines_fit(text));
+	}
+}

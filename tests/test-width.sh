@@ -49,9 +49,20 @@ check_cmd compare "$runs/bloated.json" "$runs/fixed.json" "$runs/lab-bbb-bql.jso
 	"$runs/rpm-sequential.json"
 check_cmd lab profiles
 check_cmd lab boards
-# Not checked: `lab show` prints a profile file (KEY = VALUE lines, as --profile reads
-# them back), like --emit's files a format rather than text to read. `lab seed`'s
-# table of four runs is pinned at 80 columns by tests/test-lab-table.c.
+# `lab show` prints a profile file that --profile reads back: long values folded onto
+# indented lines, the notes as wrapped comments. Every built-in profile, and every
+# board as its snapshot reads and with fix's plan applied. `lab seed`'s table of four
+# runs is pinned at 80 columns by tests/test-lab-table.c.
+profiles=$("$DEBLOAT" lab profiles | awk '/^[a-z0-9]/ { print $1 }')
+assert_true "lab profiles lists the built-in profiles" test -n "$profiles"
+for p in $profiles; do
+	check_cmd lab show --profile "$p"
+done
+for b in "$TOP"/boards/*.json; do
+	rel=${b#"$TOP"/}
+	check_cmd lab show --snapshot "$rel"
+	check_cmd lab show --snapshot "$rel" --fixed
+done
 
 # --help of every command the top-level help lists, and of the bare program
 check_cmd --help

@@ -36,21 +36,41 @@ int lc_board_prepare(const struct lab_board_entry *e, const struct plan_options 
 	snprintf(b->prof[b->n].name, sizeof(b->prof[0].name), "%s-fixed", e->profile);
 	b->write[b->n++] = true;
 	b->bql_run = LC_BOARD_RUNS;
-	if (e->bql_profile) {
-		b->bql_run = b->n++;
-		snprintf(b->path[b->bql_run], sizeof(b->path[0]), "%s", e->bql_profile);
-	} else if (e->bql_set) {
+	if (e->bql_profile || e->bql_set) {
 		struct lab_profile *p = &b->prof[b->n];
+		const char *ingress = b->prof[b->fixed_run].ingress;
 
-		r = lab_profile_load(p, e->profile, err, errlen);
-		if (r == 0)
+		r = lab_profile_load(p, e->bql_profile ? e->bql_profile : e->profile, err, errlen);
+		if (r == 0 && e->bql_set)
 			r = lab_profile_set_word(p, e->bql_set, err, errlen);
 		if (r < 0)
 			return r;
-		snprintf(p->name, sizeof(p->name), "%s-bql", e->profile);
-		snprintf(p->description, sizeof(p->description), "%s with %s (--set %s)",
-			 e->profile, e->bql_why, e->bql_set);
-		b->write[b->n] = true;
+		if (e->bql_set) {
+			snprintf(p->name, sizeof(p->name), "%s-bql", e->profile);
+			snprintf(p->description, sizeof(p->description), "%s with %s (--set %s)",
+				 e->profile, e->bql_why, e->bql_set);
+		}
+		/*
+		 * What fix leaves on the board once its driver has BQL: no transmit shaper
+		 * (BQL keeps the ring short), but the download shaper of its plan where there
+		 * is one, since the queue of what the board receives is beyond it (the
+		 * switch's port, the shared bus), where BQL cannot reach.
+		 */
+		if (strcmp(ingress, "off")) {
+			char base[LAB_PROFILE_NAME_MAX];
+
+			snprintf(base, sizeof(base), "%s", p->name);
+			r = lab_profile_set(p, "ingress", ingress, err, errlen);
+			if (r < 0)
+				return r;
+			b->bql_ingress = true;
+			snprintf(p->name, sizeof(p->name), "%.50s-ingress", base);
+			snprintf(p->description, sizeof(p->description),
+				 "%s with fix's download shaper (ingress = %.150s)", base, ingress);
+		}
+		b->write[b->n] = e->bql_set || b->bql_ingress;
+		if (!b->write[b->n])
+			snprintf(b->path[b->n], sizeof(b->path[0]), "%s", e->bql_profile);
 		b->bql_run = b->n++;
 	}
 	if (b->bql_run == LC_BOARD_RUNS)
@@ -159,7 +179,7 @@ static void board_read(const struct lc_args *a, const struct lc_run *runs, struc
 /* The BQL variant's profile name: built in, or the one written for --set. */
 static const char *bql_name(const struct lab_board_entry *e, const struct lc_board *b)
 {
-	return e->bql_profile ? e->bql_profile : b->prof[b->bql_run].name;
+	return b->write[b->bql_run] ? b->prof[b->bql_run].name : e->bql_profile;
 }
 
 void lc_board_header(struct printer *p, const struct lc_args *a)
@@ -170,7 +190,8 @@ void lc_board_header(struct printer *p, const struct lc_args *a)
 	char bql[192] = "";
 
 	if (b->bql_run < b->n)
-		snprintf(bql, sizeof(bql), ", and with %s instead (%s)", e->bql_why,
+		snprintf(bql, sizeof(bql), ", and with %s instead%s (%s)", e->bql_why,
+			 b->bql_ingress ? ", fq_codel and the plan's download shaper" : "",
 			 bql_name(e, b));
 	print_text(p,
 		   "%s on %s: stock (%s) against the same board with `%s fix`'s plan for "
@@ -274,8 +295,9 @@ void lc_board_footer(struct printer *p, const struct lc_args *a, const struct lc
 	if (isfinite(br.bql_ratio)) {
 		lc_fmt_num(s0, sizeof(s0), br.bql->run->s.loaded.p50);
 		print_text(p,
-			   "- With the driver's BQL and fq_codel (%s): %s ms, x%.2f (stock over "
+			   "- With the driver's BQL and fq_codel%s (%s): %s ms, x%.2f (stock over "
 			   "BQL); goodput against stock: download %+.1f%%, upload %+.1f%%.",
+			   a->boardp->bql_ingress ? ", the download shaped as fixed" : "",
 			   br.bql->stem, s0, br.bql_ratio, br.bql_down_pct, br.bql_up_pct);
 		print_nl(p);
 	}

@@ -63,6 +63,7 @@ struct lc_board {
 	size_t n;
 	struct lab_board fixed;		  /* what the plan did */
 	size_t stock, fixed_run, bql_run; /* indices; bql_run == n: none */
+	bool bql_ingress;		  /* the BQL run keeps fix's download shaper */
 };
 
 /* Build the board's profiles (no files yet). 0, or -errno with a message. */

@@ -806,10 +806,85 @@ static void name_from_file(struct lab_profile *p, const char *file)
 	put_str(p->name, sizeof(p->name), name);
 }
 
+/*
+ * The next line of text from *pos into line, without its end, CR or comment. lineno
+ * is its number, for errors. 0, or -EINVAL with a message.
+ */
+static int next_line(const char *text, size_t len, size_t *pos, const char *file, int lineno,
+		     char line[LAB_PROFILE_LINE_MAX + 1], char *err, size_t errlen)
+{
+	const char *start = text + *pos, *nl = memchr(start, '\n', len - *pos);
+	size_t n = nl ? (size_t)(nl - start) : len - *pos;
+	char *hash;
+
+	*pos += n + (nl ? 1 : 0);
+	if (n && start[n - 1] == '\r')
+		n--;
+	if (n > LAB_PROFILE_LINE_MAX) {
+		snprintf(err, errlen, "%s:%d: line longer than %d bytes", file, lineno,
+			 LAB_PROFILE_LINE_MAX);
+		return -EINVAL;
+	}
+	if (memchr(start, '\0', n)) {
+		snprintf(err, errlen, "%s:%d: line contains a NUL byte", file, lineno);
+		return -EINVAL;
+	}
+	memcpy(line, start, n);
+	line[n] = '\0';
+	hash = strchr(line, '#');
+	if (hash)
+		*hash = '\0';
+	return 0;
+}
+
+static bool folded(const char *text, size_t len, size_t pos)
+{
+	return pos < len && (text[pos] == ' ' || text[pos] == '\t');
+}
+
+/*
+ * value, then the lines right after it that begin with a blank and hold text (a
+ * folded value), joined by one space into val, up to a line that does not begin with
+ * a blank or holds nothing but blanks and a comment. *lineno advances past them. 0, or
+ * -EINVAL with a message (key names the setting).
+ */
+static int unfold(const char *text, size_t len, size_t *pos, const char *file, int *lineno,
+		  const char *key, const char *value, char val[LAB_PROFILE_LINE_MAX + 1], char *err,
+		  size_t errlen)
+{
+	char line[LAB_PROFILE_LINE_MAX + 1];
+	size_t n = strlen(value);
+	int first = *lineno, r;
+
+	memcpy(val, value, n + 1);
+	while (folded(text, len, *pos)) {
+		const char *more;
+		size_t m;
+
+		r = next_line(text, len, pos, file, ++*lineno, line, err, errlen);
+		if (r < 0)
+			return r;
+		more = trim(line);
+		m = strlen(more);
+		if (!m)
+			break; /* a blank or comment line ends the setting */
+		if (n + (n ? 1 : 0) + m > LAB_PROFILE_LINE_MAX) {
+			snprintf(err, errlen, "%s:%d: %.60s: value longer than %d bytes", file,
+				 first, key, LAB_PROFILE_LINE_MAX);
+			return -EINVAL;
+		}
+		if (n)
+			val[n++] = ' ';
+		memcpy(val + n, more, m + 1);
+		n += m;
+	}
+	return 0;
+}
+
 static int parse_text(struct lab_profile *p, const char *text, size_t len, const char *file,
 		      struct parse_stack *st, char *err, size_t errlen)
 {
-	char line[LAB_PROFILE_LINE_MAX + 1], msg[MSG_MAX];
+	char line[LAB_PROFILE_LINE_MAX + 1], val[LAB_PROFILE_LINE_MAX + 1], msg[MSG_MAX];
 	int set_line[NKEYS] = {0};
 	int base_line = 0, any_line = 0, lineno = 0, a, b, ret;
 	size_t pos = 0;
@@ -819,28 +894,12 @@ static int parse_text(struct lab_profile *p, const char *text, size_t len, const
 		return -EINVAL;
 	}
 	while (pos < len) {
-		const char *start = text + pos, *nl = memchr(start, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - start) : len - pos;
-		char *hash, *eq, *key, *value;
+		char *eq, *key, *value;
+		int kline;
 
-		pos += n + (nl ? 1 : 0);
-		lineno++;
-		if (n && start[n - 1] == '\r')
-			n--;
-		if (n > LAB_PROFILE_LINE_MAX) {
-			snprintf(err, errlen, "%s:%d: line longer than %d bytes", file, lineno,
-				 LAB_PROFILE_LINE_MAX);
-			return -EINVAL;
-		}
-		if (memchr(start, '\0', n)) {
-			snprintf(err, errlen, "%s:%d: line contains a NUL byte", file, lineno);
-			return -EINVAL;
-		}
-		memcpy(line, start, n);
-		line[n] = '\0';
-		hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
+		ret = next_line(text, len, &pos, file, ++lineno, line, err, errlen);
+		if (ret < 0)
+			return ret;
 		key = trim(line);
 		if (!*key)
 			continue;
@@ -858,22 +917,27 @@ static int parse_text(struct lab_profile *p, const char *text, size_t len, const
 				 lineno);
 			return -EINVAL;
 		}
+		kline = lineno;
+		ret = unfold(text, len, &pos, file, &lineno, key, value, val, err, errlen);
+		if (ret < 0)
+			return ret;
+		value = val;
 
 		if (!strcmp(key, "base")) {
 			if (base_line) {
 				snprintf(err, errlen, "%s:%d: base: given twice (first on line %d)",
-					 file, lineno, base_line);
+					 file, kline, base_line);
 				return -EINVAL;
 			}
 			if (any_line) {
 				snprintf(
 				    err, errlen,
 				    "%s:%d: base: must come before any setting (line %d sets one)",
-				    file, lineno, any_line);
+				    file, kline, any_line);
 				return -EINVAL;
 			}
-			base_line = lineno;
-			ret = load_base(p, value, file, lineno, st, err, errlen);
+			base_line = kline;
+			ret = load_base(p, value, file, kline, st, err, errlen);
 			if (ret < 0)
 				return ret;
 			continue;
@@ -881,22 +945,22 @@ static int parse_text(struct lab_profile *p, const char *text, size_t len, const
 
 		const struct key *k = find_key(key);
 		if (!k) {
-			snprintf(err, errlen, "%s:%d: unknown key \"%.60s\"", file, lineno, key);
+			snprintf(err, errlen, "%s:%d: unknown key \"%.60s\"", file, kline, key);
 			return -EINVAL;
 		}
 		int ki = (int)(k - keys);
 		if (set_line[ki]) {
-			snprintf(err, errlen, "%s:%d: %s: already set on line %d", file, lineno,
+			snprintf(err, errlen, "%s:%d: %s: already set on line %d", file, kline,
 				 k->name, set_line[ki]);
 			return -EINVAL;
 		}
 		ret = apply(p, k, value, msg, sizeof(msg));
 		if (ret < 0) {
-			snprintf(err, errlen, "%s:%d: %s", file, lineno, msg);
+			snprintf(err, errlen, "%s:%d: %s", file, kline, msg);
 			return ret;
 		}
-		set_line[ki] = lineno;
-		any_line = lineno;
+		set_line[ki] = kline;
+		any_line = kline;
 	}
 
 	ret = check_rules(p, &a, &b, msg, sizeof(msg));
@@ -1116,25 +1180,73 @@ int lab_profile_set_words(struct lab_profile *p, const char *const *words, size_
 
 /* ---- Writing ---- */
 
+/* A space between two characters that are not blanks: the parser's join gives it back. */
+static bool fold_point(const char *v, size_t j)
+{
+	return v[j] == ' ' && v[j - 1] != ' ' && v[j - 1] != '\t' && v[j + 1] != ' ' &&
+	       v[j + 1] != '\t';
+}
+
+/*
+ * "key = value\n" into buf at *pos, folded at single spaces so that no line passes
+ * LAB_PROFILE_FOLD columns where the value allows (a word longer than a line stays
+ * whole): the lines after the first begin with four spaces, and the parser joins them
+ * back with one space. 0, or -ENOSPC.
+ */
+static int put_setting(char *buf, size_t len, size_t *pos, const char *key, const char *value)
+{
+	size_t col = strlen(key) + 3, n = strlen(value), i = 0;
+	int w = snprintf(buf + *pos, len - *pos, "%s = ", key);
+
+	if (w < 0 || (size_t)w >= len - *pos)
+		return -ENOSPC;
+	*pos += (size_t)w;
+	while (i < n) {
+		size_t end = n, brk = 0;
+
+		/* the last single space before the line is full, if the rest does not fit */
+		if (col + (n - i) > LAB_PROFILE_FOLD) {
+			for (size_t j = i + 1; j + 1 < n && col + (j - i) <= LAB_PROFILE_FOLD; j++)
+				if (fold_point(value, j))
+					brk = j;
+			if (!brk) /* a long word: to the next single space */
+				for (size_t j = i + 1; j + 1 < n && !brk; j++)
+					if (fold_point(value, j))
+						brk = j;
+			if (brk)
+				end = brk;
+		}
+		w = snprintf(buf + *pos, len - *pos, "%.*s\n%s", (int)(end - i), value + i,
+			     end < n ? "    " : "");
+		if (w < 0 || (size_t)w >= len - *pos)
+			return -ENOSPC;
+		*pos += (size_t)w;
+		col = 4;
+		i = end < n ? end + 1 : n;
+	}
+	if (!n) {
+		if (*pos + 1 >= len)
+			return -ENOSPC;
+		buf[(*pos)++] = '\n';
+		buf[*pos] = '\0';
+	}
+	return 0;
+}
+
 int lab_profile_format(const struct lab_profile *p, char *buf, size_t len)
 {
 	size_t pos = 0;
 
 	for (int i = 0; i < NKEYS; i++) {
 		const struct key *k = &keys[i];
-		char val[64];
-		int n;
+		char val[LAB_SPEC_MAX + 64];
 
-		if (is_string(k)) {
-			n = snprintf(buf + pos, len - pos, "%s = %.*s\n", k->name, (int)k->size,
-				     field_cstr(p, k));
-		} else {
+		if (is_string(k))
+			snprintf(val, sizeof(val), "%.*s", (int)k->size, field_cstr(p, k));
+		else
 			fmt_value(k, field_get(p, k), val, sizeof(val));
-			n = snprintf(buf + pos, len - pos, "%s = %s\n", k->name, val);
-		}
-		if (n < 0 || (size_t)n >= len - pos)
+		if (put_setting(buf, len, &pos, k->name, val) < 0)
 			return -ENOSPC;
-		pos += (size_t)n;
 	}
 	return (int)pos;
 }

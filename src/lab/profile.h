@@ -4,11 +4,12 @@
  *
  * Text format (profiles/NAME.conf), one setting per line:
  *
- *	# comment                     blank lines and comments are ignored
- *	base = bbb-stock              start from another profile (once, first line that sets
- *anything) rate = 100mbit                tc units for rates, times and sizes
- *(include/debloat/units.h) qdisc = pfifo_fast            the rest of the line is the value (a
- *tc-style spec here)
+ *	# comment                 blank lines and comments are ignored
+ *	base = bbb-stock          start from another profile (once, before any setting)
+ *	rate = 100mbit            tc units for rates, times and sizes (debloat/units.h)
+ *	qdisc = pfifo_fast        the rest of the line is the value (a tc-style spec)
+ *	description = a long one  a line that begins with a blank continues the value
+ *	    that goes on          above it (joined with one space)
  *
  * Keys are the fields below, spelled as in the comments. Errors name the file, line
  * and key: `profiles/x.conf:7: unknown key "rign"`, `x.conf:3: rate: "fast" is not a
@@ -19,6 +20,12 @@
  *  - '#' starts a comment anywhere on a line, so no value contains '#'. Blanks around
  *    keys and values are dropped; a line holds at most LAB_PROFILE_LINE_MAX bytes and
  *    a text at most LAB_PROFILE_TEXT_MAX; CRLF line ends are accepted.
+ *  - Folding: the lines right after a setting that begin with a space or a tab and
+ *    hold text continue its value, joined to it with one space; a blank or comment
+ *    line ends it. A value so joined holds at most LAB_PROFILE_LINE_MAX bytes. An
+ *    indented line with no setting right above it is a line like any other.
+ *    lab_profile_format() folds values so that its lines fit LAB_PROFILE_FOLD
+ *    columns, at single spaces (a word longer than a line stays whole).
  *  - A key may be set once per text (a second time is an error naming the first line).
  *  - "base = NAME" (a built-in name, or a path: anything with a '/' or ending in
  *    ".conf", relative to the directory of the file that names it) first resets the
@@ -37,8 +44,9 @@
  *    ._+- (<= 63); cc: letters, digits, _ and - (<= 15); description <= 255 bytes.
  *  - Rules across keys, checked once a whole text (or one --set) is applied:
  *    completion_frames > 1 needs completion_time > 0 or completion_empty on (else a
- *    batch that does not fill is never reported and BQL stalls); bql_limit_min <= bql_limit_max;
- *the switch's buffers hold at least one full frame (mtu + 14 bytes).
+ *    batch that does not fill is never reported and BQL stalls); bql_limit_min <=
+ *    bql_limit_max; the switch's buffers hold at least one full frame (mtu + 14
+ *    bytes).
  *
  * The four profiles of the seed email ship in the tree and are compiled into the
  * binary (a board has nothing but the binary): bbb-stock, bbb-bql, bbb-bql-fq,
@@ -48,9 +56,10 @@
  * wandboard (fec, 470 Mbit/s shared ceiling behind a GigE PHY), rpi3b (smsc95xx on
  * usbnet, 100 Mbit/s, 60 URBs of one frame), rpi3bplus (lan78xx, 300 Mbit/s shared
  * ceiling behind USB 2, 10 URBs of 16 KB), rpi4 (bcmgenet with BQL, completions
- * every 10 frames or when the ring empties) and rpi5 (macb on RP1, no BQL before Linux 6.15).
- *lab_profile_load() takes a name of a built-in profile or a path (anything with a '/' or ending in
- *".conf"). scripts/embed-profiles.sh generates lab_builtin_profiles[] from profiles/NAME.conf.
+ * every 10 frames or when the ring empties) and rpi5 (macb on RP1, no BQL before
+ * Linux 6.15). lab_profile_load() takes a name of a built-in profile or a path
+ * (anything with a '/' or ending in ".conf"). scripts/embed-profiles.sh generates
+ * lab_builtin_profiles[] from profiles/NAME.conf.
  *
  * Errors are -errno with a message in the caller's buffer; nothing is printed.
  */
@@ -66,6 +75,7 @@
 #define LAB_PROFILE_TEXT_MAX   8192 /* bytes a profile file may have */
 #define LAB_PROFILE_LINE_MAX   1024 /* bytes a line may have, without its newline */
 #define LAB_PROFILE_BASE_DEPTH 4    /* bases a profile may stack */
+#define LAB_PROFILE_FOLD       80   /* columns lab_profile_format() folds values to */
 
 struct lab_profile {
 	char name[LAB_PROFILE_NAME_MAX]; /* name:  set from the file name or "name =" */
@@ -161,7 +171,9 @@ int lab_profile_set_words(struct lab_profile *p, const char *const *words, size_
 int lab_profile_load(struct lab_profile *p, const char *name_or_path, char *err, size_t errlen);
 
 /* Every setting as "key = value" lines that lab_profile_parse() reads back to an
- * equal profile. Returns the length, or -ENOSPC. */
+ * equal profile, a long value folded (see above) so that every line fits
+ * LAB_PROFILE_FOLD columns unless one word of it does not. Returns the length, or
+ * -ENOSPC. */
 int lab_profile_format(const struct lab_profile *p, char *buf, size_t len);
 
 /* The built-in profiles (name, text), NULL-terminated by name. */
