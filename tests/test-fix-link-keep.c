@@ -62,7 +62,8 @@ TEST(keeps_and_puts_back_what_was_set_by_hand)
 		SKIP("needs root (a network namespace of our own)");
 	if (sh("command -v ip") != 0)
 		SKIP("needs ip (iproute2)");
-	REQUIRE_EQ(sh("ip link set lo up && ip link add dk0 type veth peer name dk0p && ip link set dk0 up && "
+	REQUIRE_EQ(sh("ip link set lo up && ip link add dk0 type veth peer name dk0p && ip link "
+		      "set dk0 up && "
 		      "ip addr add 192.0.2.5/24 dev dk0 && "
 		      "ip -6 addr add 2001:db8::5/64 dev dk0 nodad && "
 		      "ip route add default via 192.0.2.1 && "
@@ -107,7 +108,8 @@ TEST(a_peer_answers_or_the_wait_ends)
 {
 	if (!own_netns())
 		SKIP("needs root (a network namespace of our own)");
-	if (sh("ip link set lo up && ip link add dk1 type veth peer name dk1p && ip link set dk1p up && ip link set dk1 up && "
+	if (sh("ip link set lo up && ip link add dk1 type veth peer name dk1p && ip link set dk1p "
+	       "up && ip link set dk1 up && "
 	       "ip addr add 192.0.2.9/24 dev dk1") != 0)
 		SKIP("needs ip and the veth driver");
 	CHECK_EQ(reach_peer("lo", "127.0.0.1", 2000), 0);
