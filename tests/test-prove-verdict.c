@@ -291,7 +291,7 @@ TEST(a_fall_only_as_the_other_direction_rose_is_judged_alone)
 	prove_judge_directions(&in, &v);
 	CHECK(!v.kept);
 	CHECK(!strcmp(v.dir[PROVE_UP].outcome, "put-back"));
-	CHECK(strstr(v.dir[PROVE_UP].why, "0.74x of before alone") != NULL);
+	CHECK(strstr(v.dir[PROVE_UP].why, "upload goodput fell to 74% of before alone") != NULL);
 	/* Without the other's rise, a fall is a loss: no run alone excuses it. */
 	a.own_down_mbps = 44;
 	in.alone_after[PROVE_UP] = &alone_ok;

@@ -353,10 +353,11 @@ static void say_direction(const struct prove_judge_in *in, enum prove_dir d,
 			 v->latency_ratio, in->min_gain);
 	else if (v->lost)
 		snprintf(v->why, sizeof(v->why),
-			 "one-way delay %.1fx lower, but goodput fell to %.2fx of before%s, more "
-			 "than the %.0f%% loss allowed",
-			 v->latency_ratio,
-			 v->traded && isfinite(v->alone_ratio) ? v->alone_ratio : v->goodput_ratio,
+			 "one-way delay %.1fx lower, but %s goodput fell to %.0f%% of before%s, "
+			 "more than the %.0f%% loss allowed (--max-loss)",
+			 v->latency_ratio, dir_names[d],
+			 100 * (v->traded && isfinite(v->alone_ratio) ? v->alone_ratio
+								      : v->goodput_ratio),
 			 v->traded && isfinite(v->alone_ratio) ? " alone" : "", 100 * in->max_loss);
 	else if (other_lost)
 		snprintf(v->why, sizeof(v->why),
@@ -398,8 +399,8 @@ static void say_verdict(const struct prove_judge_in *in, struct prove_verdict *o
 			 in->before->induced_ms, in->after->induced_ms, out->latency_ratio,
 			 in->min_gain, 100 * in->max_loss);
 	else
-		snprintf(out->why, sizeof(out->why), "nothing to keep: the %s: %s", dir_names[bad],
-			 out->dir[bad].why);
+		snprintf(out->why, sizeof(out->why), "nothing to keep: the %s's change: %s",
+			 dir_names[bad], out->dir[bad].why);
 }
 
 void prove_judge_directions(const struct prove_judge_in *in, struct prove_verdict *out)
