@@ -126,6 +126,7 @@ measure() {
 	local dir=$1 key rev=() induced mbps
 	[ "$dir" = up ] && key=send || key=receive
 	[ "$dir" = down ] && rev=(-R)
+	sleep 1 # what the last run left in flight drains before the idle window
 	ip netns exec "$C" timeout 30 irtt client -q -i 20ms -d 10s -o "$T/irtt.json" \
 		10.78.2.2:2112 >/dev/null 2>&1 &
 	local ir=$!
@@ -150,6 +151,8 @@ better() {
 	read -r b_ms b_mbps <<<"$2"
 	read -r a_ms a_mbps <<<"$3"
 	echo "# $dir: induced $b_ms -> $a_ms ms, goodput $b_mbps -> $a_mbps Mbit/s"
+	# a growth below -1 ms means the idle window was not idle: no measurement at all
+	assert_true "  $dir: the idle window was idle (growth $a_ms ms >= -1)" ge "$a_ms" -1
 	assert_true "  $dir: induced one-way delay $b_ms -> $a_ms ms: at least 5x lower" \
 		ge "$b_ms" "$(awk -v a="$a_ms" 'BEGIN { print 5 * (a < 1 ? 1 : a) }')"
 	assert_true "  $dir: goodput $b_mbps -> $a_mbps Mbit/s: at least 0.85 of before" \
