@@ -281,3 +281,88 @@ TEST(a_direction_queued_in_its_own_run_counts_though_the_mixed_run_hid_it)
 	CHECK(fabs(c.down.induced_ms - 200) < 1e-9);
 	CHECK_STR(c.down.where, "downstream");
 }
+
+static struct prove_numbers owd(double induced, double up, double down, double owd_up,
+				double owd_down)
+{
+	struct prove_numbers n = nums(induced, up, down);
+
+	n.owd_up_ms = owd_up;
+	n.owd_down_ms = owd_down;
+	return n;
+}
+
+TEST(a_fall_only_as_the_other_direction_rose_is_judged_alone)
+{
+	/* The upload's queue starved the download (its ACKs waited); shaped, the download
+	 * runs free and its ACKs take a share of the upload. */
+	struct prove_numbers b = owd(1040, 95, 44, 1040, 0.1), a = owd(3, 75, 3300, 2, 0.1);
+	struct prove_numbers cap_up = nums(1000, 95, NAN), alone_ok = nums(3, 88, NAN),
+			     alone_bad = nums(3, 70, NAN);
+	struct prove_judge_in in = {.before = &b,
+				    .after = &a,
+				    .alone_before = {&cap_up, NULL},
+				    .changed = {true, false},
+				    .min_gain = 2,
+				    .max_loss = 0.15};
+	struct prove_verdict v;
+
+	prove_judge_directions(&in, &v);
+	CHECK(!v.kept);
+	CHECK(v.want_alone && v.dir[PROVE_UP].want_alone && v.dir[PROVE_UP].traded);
+	CHECK(!v.dir[PROVE_DOWN].want_alone);
+	in.alone_after[PROVE_UP] = &alone_ok;
+	prove_judge_directions(&in, &v);
+	CHECK(v.kept && !v.partial && !v.want_alone);
+	CHECK(!strcmp(v.dir[PROVE_UP].outcome, "kept"));
+	CHECK(!strcmp(v.dir[PROVE_DOWN].outcome, "unchanged"));
+	CHECK(fabs(v.dir[PROVE_UP].alone_ratio - 88.0 / 95) < 1e-9);
+	CHECK(fabs(v.dir[PROVE_UP].latency_ratio - 520) < 1e-9);
+	CHECK(strstr(v.why, "as the download's rose") != NULL);
+	in.alone_after[PROVE_UP] = &alone_bad;
+	prove_judge_directions(&in, &v);
+	CHECK(!v.kept);
+	CHECK(!strcmp(v.dir[PROVE_UP].outcome, "put-back"));
+	CHECK(strstr(v.dir[PROVE_UP].why, "upload goodput fell to 74% of before alone") != NULL);
+	/* Without the other's rise, a fall is a loss: no run alone excuses it. */
+	a.own_down_mbps = 44;
+	in.alone_after[PROVE_UP] = &alone_ok;
+	prove_judge_directions(&in, &v);
+	CHECK(!v.kept && !v.dir[PROVE_UP].traded);
+}
+
+TEST(each_direction_is_kept_or_put_back_on_its_own)
+{
+	/* Both shaped: the upload's delay fell, the download had no queue to move. */
+	struct prove_numbers b = owd(1000, 95, 95, 1000, 0.5), a = owd(10, 90, 92, 5, 0.4);
+	struct prove_judge_in in = {
+	    .before = &b, .after = &a, .changed = {true, true}, .min_gain = 2, .max_loss = 0.15};
+	struct prove_verdict v;
+
+	prove_judge_directions(&in, &v);
+	CHECK(v.kept && v.partial);
+	CHECK(!strcmp(v.dir[PROVE_UP].outcome, "kept"));
+	CHECK(!strcmp(v.dir[PROVE_DOWN].outcome, "put-back"));
+	CHECK(strstr(v.dir[PROVE_DOWN].why, "less than the 2.00x asked") != NULL);
+	CHECK(strstr(v.why, "the upload's change is kept") != NULL);
+	/* Both fell: both kept. */
+	b.owd_down_ms = 300;
+	prove_judge_directions(&in, &v);
+	CHECK(v.kept && !v.partial);
+	CHECK(!strcmp(v.dir[PROVE_DOWN].outcome, "kept"));
+	/* A direction nobody changed lost: nothing is kept. */
+	in.changed[PROVE_DOWN] = false;
+	a.own_down_mbps = 40;
+	prove_judge_directions(&in, &v);
+	CHECK(!v.kept);
+	CHECK(!strcmp(v.dir[PROVE_UP].outcome, "put-back"));
+	CHECK(!strcmp(v.dir[PROVE_DOWN].outcome, "unchanged"));
+	CHECK(strstr(v.dir[PROVE_UP].why, "without a change lost") != NULL);
+	/* Without one-way delays, the round trip decides for both. */
+	a.own_down_mbps = 92;
+	b.owd_up_ms = b.owd_down_ms = a.owd_up_ms = a.owd_down_ms = NAN;
+	in.changed[PROVE_DOWN] = true;
+	prove_judge_directions(&in, &v);
+	CHECK(v.kept && !v.partial);
+	CHECK(fabs(v.dir[PROVE_DOWN].latency_ratio - 100) < 1e-9);
+}

@@ -12,6 +12,11 @@
  *	              everything back (async-signal-safe)
  *	proof_free    what setup and run allocated
  *
+ * Each direction is judged on its own (verdict.h, prove_judge_directions): a direction
+ * whose goodput fell only as the other's rose is run alone with the change on; when
+ * one direction's change is kept and the other's not, everything is put back and the
+ * kept one goes on trial alone for a third run, which must pass the same verdict.
+ *
  * Nothing prints here: what the user should see as it happens goes to o->note (a
  * sentence) and o->progress (every step of a test), failures come back as -errno or
  * -1 with r->why filled.
@@ -63,6 +68,9 @@ enum proof_file {
 	PROOF_PROVE,
 	PROOF_CAP_UP,
 	PROOF_CAP_DOWN,
+	PROOF_ALONE_UP, /* a direction alone with the change on (prove_judge_directions) */
+	PROOF_ALONE_DOWN,
+	PROOF_RETRY, /* the second run again, with the kept direction's change only */
 	PROOF_NFILES
 };
 
@@ -77,6 +85,11 @@ struct proof {
 	struct prove_numbers before, after;
 	struct prove_numbers cap_up, cap_down; /* each direction's capacity run */
 	bool have_cap_up, have_cap_down;
+	struct prove_numbers alone[PROVE_NDIRS]; /* each direction alone, the change on */
+	bool have_alone[PROVE_NDIRS];
+	struct prove_verdict first; /* the verdict on both changes, when one was put back
+				       and the other tried alone (retried) */
+	bool retried;
 	struct prove_watch watch_before, watch_after; /* the first interface's counters */
 	bool have_before, have_after;
 	struct prove_capacity cap;

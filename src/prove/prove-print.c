@@ -116,6 +116,33 @@ static void print_ratio(struct printer *p, const char *key, double v)
 		print_double(p, key, v, 2, PRINT_BARE);
 }
 
+/* One direction's part of the verdict: kept, put back or unchanged, and why. */
+static void print_dir_verdict(struct printer *p, const char *key, const struct prove_dir_verdict *v)
+{
+	if (!v->outcome) {
+		print_null(p, key, NULL, PRINT_JSON_ONLY);
+		return;
+	}
+	print_open_object(p, key);
+	print_indent(p, 1);
+	print_text(p, "%s:", key);
+	print_str(p, "outcome", v->outcome, PRINT_BARE);
+	print_bool(p, "changed", v->changed, PRINT_JSON_ONLY);
+	print_text(p, "- one way");
+	print_ratio(p, "latency_ratio", v->latency_ratio);
+	print_text(p, "x lower, goodput");
+	print_ratio(p, "goodput_ratio", v->goodput_ratio);
+	print_text(p, "x, alone");
+	print_ratio(p, "alone_ratio", v->alone_ratio);
+	print_text(p, "x");
+	print_bool(p, "traded", v->traded, PRINT_JSON_ONLY);
+	print_nl(p);
+	print_indent(p, 2);
+	print_str(p, "why", v->why, PRINT_BARE);
+	print_nl(p);
+	print_close(p);
+}
+
 /* "Raspberry Pi 4 Model B Rev 1.4", or the DMI product, or "". */
 static void board_name(char *buf, size_t len)
 {
@@ -337,6 +364,10 @@ void prove_report_print(struct printer *p, const struct prove_report *r)
 			print_nl(p);
 		}
 	}
+	print_open_object(p, "directions");
+	print_dir_verdict(p, "up", &r->verdict->dir[PROVE_UP]);
+	print_dir_verdict(p, "down", &r->verdict->dir[PROVE_DOWN]);
+	print_close(p);
 	print_close(p);
 	if (r->undo_cmd && !strcmp(r->outcome, "kept")) {
 		print_indent(p, 0);

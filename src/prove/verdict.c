@@ -304,6 +304,150 @@ void prove_judge(const struct prove_numbers *before, const struct prove_numbers 
 		 100 * max_loss);
 }
 
+static const char *const dir_names[PROVE_NDIRS] = {"upload", "download"};
+
+static double own_or_reported(const struct prove_numbers *n, enum prove_dir d)
+{
+	double own = d == PROVE_UP ? n->own_up_mbps : n->own_down_mbps;
+
+	return isfinite(own) ? own : d == PROVE_UP ? n->up_mbps : n->down_mbps;
+}
+
+/* The goodput of direction d: lost, traded, or judged by its runs alone. */
+static void judge_goodput(const struct prove_judge_in *in, const struct prove_verdict *all,
+			  enum prove_dir d, struct prove_dir_verdict *v)
+{
+	double other = d == PROVE_UP ? all->download_ratio : all->upload_ratio;
+	const struct prove_numbers *b = in->alone_before[d], *a = in->alone_after[d];
+
+	v->goodput_ratio = d == PROVE_UP ? all->upload_ratio : all->download_ratio;
+	v->alone_ratio = NAN;
+	v->lost = v->goodput_ratio < 1 - in->max_loss;
+	v->traded = v->lost && other > 1 + in->max_loss;
+	if (!v->traded)
+		return;
+	if (b && a)
+		v->alone_ratio = ratio(own_or_reported(a, d), own_or_reported(b, d));
+	if (isfinite(v->alone_ratio))
+		v->lost = v->alone_ratio < 1 - in->max_loss;
+	else
+		v->want_alone = b != NULL && a == NULL;
+}
+
+static void judge_latency(const struct prove_judge_in *in, const struct prove_verdict *all,
+			  enum prove_dir d, struct prove_dir_verdict *v)
+{
+	double b = d == PROVE_UP ? in->before->owd_up_ms : in->before->owd_down_ms;
+	double a = d == PROVE_UP ? in->after->owd_up_ms : in->after->owd_down_ms;
+
+	if (isfinite(b) && isfinite(a))
+		v->latency_ratio = floored(b) / floored(a);
+	else
+		v->latency_ratio = all->latency_ratio;
+	v->improved = v->latency_ratio >= in->min_gain;
+}
+
+static void say_direction(const struct prove_judge_in *in, enum prove_dir d,
+			  struct prove_dir_verdict *v, bool other_lost)
+{
+	char alone[96] = "";
+
+	if (isfinite(v->alone_ratio))
+		snprintf(alone, sizeof(alone), ", %.2fx alone (its own runs)", v->alone_ratio);
+	if (!v->changed)
+		snprintf(v->why, sizeof(v->why),
+			 "no change of its own; goodput %.2fx of before%s%s", v->goodput_ratio,
+			 alone, v->lost ? ": lost, more than --max-loss" : "");
+	else if (!v->improved)
+		snprintf(v->why, sizeof(v->why),
+			 "one-way delay only %.2fx lower, less than the %.2fx asked",
+			 v->latency_ratio, in->min_gain);
+	else if (v->lost)
+		snprintf(v->why, sizeof(v->why),
+			 "one-way delay %.1fx lower, but %s goodput fell to %.0f%% of before%s, "
+			 "more than the %.0f%% loss allowed (--max-loss)",
+			 v->latency_ratio, dir_names[d],
+			 100 * (v->traded && isfinite(v->alone_ratio) ? v->alone_ratio
+								      : v->goodput_ratio),
+			 v->traded && isfinite(v->alone_ratio) ? " alone" : "", 100 * in->max_loss);
+	else if (other_lost)
+		snprintf(v->why, sizeof(v->why),
+			 "one-way delay %.1fx lower, but a direction without a change lost its "
+			 "goodput",
+			 v->latency_ratio);
+	else
+		snprintf(v->why, sizeof(v->why), "one-way delay %.1fx lower, goodput %.2fx%s%s",
+			 v->latency_ratio, v->goodput_ratio,
+			 v->traded ? " with the other direction's ACKs (a trade)" : "", alone);
+}
+
+/* The verdict's sentence from its directions'. */
+static void say_verdict(const struct prove_judge_in *in, struct prove_verdict *out)
+{
+	const struct prove_dir_verdict *up = &out->dir[PROVE_UP], *dn = &out->dir[PROVE_DOWN];
+	enum prove_dir bad = up->changed && strcmp(up->outcome, "kept")	  ? PROVE_UP
+			     : dn->changed && strcmp(dn->outcome, "kept") ? PROVE_DOWN
+			     : up->lost					  ? PROVE_UP
+									  : PROVE_DOWN;
+	enum prove_dir traded = up->traded ? PROVE_UP : PROVE_DOWN;
+
+	if (out->partial)
+		snprintf(out->why, sizeof(out->why),
+			 "the %s's change is kept (%s); the %s's is not (%s)", dir_names[!bad],
+			 out->dir[!bad].why, dir_names[bad], out->dir[bad].why);
+	else if (out->kept && out->dir[traded].traded)
+		snprintf(
+		    out->why, sizeof(out->why),
+		    "induced latency %.1f -> %.1f ms, %.1fx lower; the %s's goodput fell under "
+		    "both loads as the %s's rose (its ACKs), and alone it is within the %.0f%% "
+		    "loss allowed",
+		    in->before->induced_ms, in->after->induced_ms, out->latency_ratio,
+		    dir_names[traded], dir_names[!traded], 100 * in->max_loss);
+	else if (out->kept)
+		snprintf(out->why, sizeof(out->why),
+			 "induced latency %.1f -> %.1f ms, %.1fx lower; each direction changed is "
+			 "%.2fx or more lower one way, goodput within the %.0f%% loss allowed",
+			 in->before->induced_ms, in->after->induced_ms, out->latency_ratio,
+			 in->min_gain, 100 * in->max_loss);
+	else
+		snprintf(out->why, sizeof(out->why), "nothing to keep: the %s's change: %s",
+			 dir_names[bad], out->dir[bad].why);
+}
+
+void prove_judge_directions(const struct prove_judge_in *in, struct prove_verdict *out)
+{
+	bool unchanged_lost = false, changed = false;
+	size_t nkept = 0, nchanged = 0;
+
+	prove_judge(in->before, in->after, in->min_gain, in->max_loss, out);
+	if (isnan(out->latency_ratio))
+		return; /* nothing proves anything: put back, as prove_judge says */
+	for (size_t d = 0; d < PROVE_NDIRS; d++)
+		changed |= in->changed[d];
+	for (size_t d = 0; d < PROVE_NDIRS; d++) {
+		struct prove_dir_verdict *v = &out->dir[d];
+
+		/* no direction named: the change is the whole of fix's plan, egress */
+		v->changed = changed ? in->changed[d] : d == PROVE_UP;
+		judge_goodput(in, out, (enum prove_dir)d, v);
+		judge_latency(in, out, (enum prove_dir)d, v);
+		out->want_alone |= v->want_alone;
+		unchanged_lost |= !v->changed && v->lost;
+	}
+	for (size_t d = 0; d < PROVE_NDIRS; d++) {
+		struct prove_dir_verdict *v = &out->dir[d];
+		bool keep = v->changed && v->improved && !v->lost && !unchanged_lost;
+
+		v->outcome = !v->changed ? "unchanged" : keep ? "kept" : "put-back";
+		nchanged += v->changed;
+		nkept += keep;
+		say_direction(in, (enum prove_dir)d, v, unchanged_lost);
+	}
+	out->kept = nkept > 0;
+	out->partial = nkept > 0 && nkept < nchanged;
+	say_verdict(in, out);
+}
+
 bool prove_good(const struct prove_numbers *n)
 {
 	return n->induced_ms < PROVE_GOOD_MS;

@@ -121,14 +121,66 @@ struct prove_capacity_in {
 
 void prove_capacity(const struct prove_capacity_in *in, struct prove_capacity *out);
 
+enum prove_dir { PROVE_UP, PROVE_DOWN, PROVE_NDIRS };
+
+/* One direction's judgment (prove_judge_directions). */
+struct prove_dir_verdict {
+	const char *outcome;  /* "kept", "put-back", "unchanged" (no change of its own) */
+	bool changed;	      /* a change of this direction was on trial */
+	bool improved;	      /* its one-way delay fell by min_gain or more */
+	bool lost;	      /* its goodput fell by more than max_loss (a trade excepted) */
+	bool traded;	      /* fell under both loads while the other direction rose */
+	bool want_alone;      /* traded, and no run of it alone with the change on yet */
+	double latency_ratio; /* one-way delay before over after; NaN */
+	double goodput_ratio; /* the test's run, both loads: after over before; NaN */
+	double alone_ratio;   /* its own runs, alone: after over before; NaN */
+	char why[256];
+};
+
 struct prove_verdict {
-	bool kept;
+	bool kept;	 /* something is kept */
+	bool partial;	 /* one direction's change kept, the other's put back */
+	bool want_alone; /* some direction wants its own run (prove_dir_verdict) */
 	double latency_ratio, upload_ratio, download_ratio; /* NaN where not measured */
+	struct prove_dir_verdict dir[PROVE_NDIRS];
 	char why[320];
 };
 
 void prove_judge(const struct prove_numbers *before, const struct prove_numbers *after,
 		 double min_gain, double max_loss, struct prove_verdict *out);
+
+/*
+ * Each direction on its own. The upload's change is its shaper (or, without one, the
+ * rest of fix's plan: egress); the download's is its ingress shaper.
+ *
+ * Latency: a direction improved when its one-way delay's growth fell by min_gain or
+ * more (each floored at PROVE_LATENCY_FLOOR_MS); without one-way delays, the round
+ * trip's gain (prove_judge) stands for both.
+ *
+ * Goodput: after over before in the test's run, which loads both directions at once.
+ * There a direction also carries the other's ACKs: once the change frees a download
+ * that the upload's queue had starved (its ACKs waited behind that queue), the
+ * download's ACKs take their share of the upload, and the upload's mixed figure falls
+ * while the download's rises. Such a fall (a direction below 1 - max_loss while the
+ * other rose above 1 + max_loss) is a trade, not a loss of the change: the direction
+ * is then judged by its own run alone, with the change on (alone_after), against its
+ * capacity run alone before (alone_before); until that run exists it counts as lost
+ * and want_alone is set, so the caller can run it and judge again.
+ *
+ * The decision: a changed direction is kept when it improved and lost nothing; a
+ * direction without a change of its own that lost puts everything back (the change
+ * hurt a direction nobody touched). kept: some change is kept; partial: one kept and
+ * the other put back (the caller tries the kept one alone before keeping it).
+ */
+struct prove_judge_in {
+	const struct prove_numbers *before, *after;	       /* the test's two runs */
+	const struct prove_numbers *alone_before[PROVE_NDIRS]; /* each alone before; NULL */
+	const struct prove_numbers *alone_after[PROVE_NDIRS];  /* each alone after; NULL */
+	bool changed[PROVE_NDIRS];
+	double min_gain, max_loss;
+};
+
+void prove_judge_directions(const struct prove_judge_in *in, struct prove_verdict *out);
 
 bool prove_good(const struct prove_numbers *n);
 
