@@ -18,6 +18,12 @@
 # rest, one at a time, with the machine to themselves. A program's result is printed
 # when it ends, so the order of the lines may change from run to run; the totals do
 # not. JOBS=1 runs everything one after another.
+#
+# Each result line ends with the program's wall time and the CPU time (user + system)
+# it and the processes it waited for used; the gap is time spent waiting (on timers,
+# traffic, other programs, or for a CPU). Before the totals it lists the SLOWEST
+# (default 10) programs by wall time, and with TIMES=FILE writes every program's
+# "wall cpu name" to FILE, slowest first.
 set -uo pipefail
 
 unit_only=0
@@ -35,17 +41,38 @@ case "$jobs_max" in
 '' | *[!0-9]* | 0) echo "run.sh: JOBS must be a positive number, not '$jobs_max'" >&2; exit 1 ;;
 esac
 
+slowest=${SLOWEST:-10}
+case "$slowest" in
+'' | *[!0-9]*) echo "run.sh: SLOWEST must be a number, not '$slowest'" >&2; exit 1 ;;
+esac
+
 passed=0 failed=0 skipped=0 broken=()
 logs=$(mktemp -d)
+: >"$logs/times"
 trap 'rm -rf "$logs"' EXIT
 
+# "WALL CPU" in seconds from the file bash's `time` wrote with TIMEFORMAT below, or
+# "0.0 0.0" if it wrote none (a program killed before it ended).
+TIMEFORMAT='%R %U %S'
+took() {
+	local r u s
+	if read -r r u s < <(tail -n 1 "$1" 2>/dev/null) && [ -n "${s:-}" ]; then
+		awk -v r="$r" -v u="$u" -v s="$s" 'BEGIN { printf "%.1f %.1f\n", r, u + s }'
+	else
+		echo "0.0 0.0"
+	fi
+}
+
 # What a program printed and how it ended, added to the totals. $1 name, $2 exit
-# status, $3 its output, $4 seconds it took.
+# status, $3 its output, $4 the file with its times.
 report() {
-	local name=$1 rc=$2 log=$3 took=$4 line p f s
+	local name=$1 rc=$2 log=$3 wall cpu line p f s took
+	read -r wall cpu < <(took "$4")
+	printf '%s %s %s\n' "$wall" "$cpu" "$name" >>"$logs/times"
+	took="${wall}s, ${cpu}s cpu"
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -z "$line" ]; then
-		printf 'FAIL %-28s exit %d, no summary line\n' "$name" "$rc"
+		printf 'FAIL %-28s exit %d, no summary line (%s)\n' "$name" "$rc" "$took"
 		sed 's/^/    /' "$log" | tail -n 40
 		failed=$((failed + 1))
 		broken+=("$name")
@@ -58,17 +85,17 @@ report() {
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	if [ "$f" -ne 0 ] || { [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; }; then
 		[ "$f" -eq 0 ] && failed=$((failed + 1))
-		printf 'FAIL %-28s %s (exit %d)\n' "$name" "$line" "$rc"
+		printf 'FAIL %-28s %s (exit %d, %s)\n' "$name" "$line" "$rc" "$took"
 		grep -vE '^(ok|SKIP) ' "$log" | sed 's/^/    /' | tail -n 60
 		broken+=("$name")
 	else
-		printf 'ok   %-28s %s (%ds)\n' "$name" "$line" "$took"
+		printf 'ok   %-28s %s (%s)\n' "$name" "$line" "$took"
 		grep -E '^SKIP ' "$log" | sed 's/^/    /'
 	fi
 }
 
-# Programs running now, by PID: name, output file, start time.
-declare -A job_name job_log job_start
+# Programs running now, by PID: name, output file.
+declare -A job_name job_log
 njobs=0 seq=0
 
 # Wait for one running program to end and report it.
@@ -77,8 +104,8 @@ reap() {
 	wait -n -p pid
 	rc=$?
 	[ -n "${pid:-}" ] || return 0
-	report "${job_name[$pid]}" "$rc" "${job_log[$pid]}" $((SECONDS - job_start[$pid]))
-	unset "job_name[$pid]" "job_log[$pid]" "job_start[$pid]"
+	report "${job_name[$pid]}" "$rc" "${job_log[$pid]}" "${job_log[$pid]}.time"
+	unset "job_name[$pid]" "job_log[$pid]"
 	njobs=$((njobs - 1))
 }
 
@@ -92,8 +119,8 @@ start() {
 	done
 	seq=$((seq + 1))
 	log="$logs/$seq"
-	timeout 600 "$@" >"$log" 2>&1 </dev/null &
-	job_name[$!]=$name job_log[$!]=$log job_start[$!]=$SECONDS
+	{ time timeout 600 "$@" >"$log" 2>&1 </dev/null; } 2>"$log.time" &
+	job_name[$!]=$name job_log[$!]=$log
 	njobs=$((njobs + 1))
 }
 
@@ -105,11 +132,11 @@ drain() {
 
 # One program on its own, in the foreground.
 run_alone() {
-	local name=$1 start=$SECONDS rc
+	local name=$1 rc
 	shift
-	timeout 600 "$@" >"$logs/alone" 2>&1
+	{ time timeout 600 "$@" >"$logs/alone" 2>&1; } 2>"$logs/alone.time"
 	rc=$?
-	report "$name" "$rc" "$logs/alone" $((SECONDS - start))
+	report "$name" "$rc" "$logs/alone" "$logs/alone.time"
 }
 
 [ -d "$BUILD/tests" ] || { echo "run.sh: no build in $BUILD (run make first)" >&2; exit 1; }
@@ -139,6 +166,18 @@ drain
 for t in "${alone[@]}"; do
 	run_alone "$(basename "$t")" bash "$t"
 done
+
+sort -rn -o "$logs/times" "$logs/times"
+[ -z "${TIMES:-}" ] || cp "$logs/times" "$TIMES"
+total=$SECONDS
+if [ "$slowest" -gt 0 ] && [ -s "$logs/times" ]; then
+	echo
+	awk -v total="$total" '{ cpu += $2 }
+		END { printf "%d s wall, %.0f s cpu in all; the slowest:\n", total, cpu }' "$logs/times"
+	head -n "$slowest" "$logs/times" |
+		awk '{ w = $1; c = $2; $1 = $2 = ""; sub(/^ +/, "")
+			printf "  %6.1f s wall %6.1f s cpu  %s\n", w, c, $0 }'
+fi
 
 echo
 if [ ${#broken[@]} -ne 0 ]; then
