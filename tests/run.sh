@@ -10,14 +10,22 @@
 # Exit status 1 if anything failed (including a program that crashed, was killed or
 # printed no summary), else 0.
 #
-# In parallel, JOBS at a time (default: the number of CPUs, nproc): the unit tests,
-# the corpora, and the scripts that say so with a line "# run.sh: parallel" (those
-# whose namespaces, devices and files are named after their PID or made with mktemp,
-# and that assert no timing). The other scripts assert timings (latency, a trial's
-# deadline, a sampling interval) or load the machine themselves: they run after the
-# rest, one at a time, with the machine to themselves. A program's result is printed
-# when it ends, so the order of the lines may change from run to run; the totals do
-# not. JOBS=1 runs everything one after another.
+# In parallel, JOBS at a time (default: the number of CPUs, nproc): the unit tests and
+# the corpora first, then the scripts that say so with a line "# run.sh: parallel"
+# (those whose namespaces, devices and files are named after their PID or made with
+# mktemp, and that assert no timing), at a lower priority (nice POOL_NICE, default
+# 10), so that they take only the CPU the timing scripts leave.
+#
+# The scripts that assert timings (latency, goodput, a trial's deadline, a sampling
+# interval) say with a line "# run.sh: timing LANE" which others they must not share
+# the machine with: the scripts of one lane run one after another, beside the other
+# lanes and the parallel scripts, at run.sh's own priority, from the moment the unit
+# tests and corpora are done. Lane "lab": the lab's emulator, which keeps real time by
+# spinning a CPU near each deadline; lane "net": traffic through namespaces at 100
+# Mbit/s or less, waiting most of the time. A script without a line runs after all
+# the others, alone. A program's result is printed when it ends, so the order of the
+# lines may change from run to run; the totals do not. JOBS=1 runs the unit tests,
+# corpora and parallel scripts one after another.
 #
 # Each result line ends with the program's wall time and the CPU time (user + system)
 # it and the processes it waited for used; the gap is time spent waiting (on timers,
@@ -41,6 +49,10 @@ case "$jobs_max" in
 '' | *[!0-9]* | 0) echo "run.sh: JOBS must be a positive number, not '$jobs_max'" >&2; exit 1 ;;
 esac
 
+pool_nice=${POOL_NICE:-10}
+case "$pool_nice" in
+'' | *[!0-9]*) echo "run.sh: POOL_NICE must be a number 0 to 19, not '$pool_nice'" >&2; exit 1 ;;
+esac
 slowest=${SLOWEST:-10}
 case "$slowest" in
 '' | *[!0-9]*) echo "run.sh: SLOWEST must be a number, not '$slowest'" >&2; exit 1 ;;
@@ -94,40 +106,48 @@ report() {
 	fi
 }
 
-# Programs running now, by PID: name, output file.
-declare -A job_name job_log
-njobs=0 seq=0
+# Programs running now, by PID: name, output file, and the lane of a timing script.
+declare -A job_name job_log job_lane
+npool=0 nunits=0 seq=0 last=
 
-# Wait for one running program to end and report it.
-reap() {
-	local pid rc
-	wait -n -p pid
-	rc=$?
-	[ -n "${pid:-}" ] || return 0
-	report "${job_name[$pid]}" "$rc" "${job_log[$pid]}" "${job_log[$pid]}.time"
-	unset "job_name[$pid]" "job_log[$pid]"
-	njobs=$((njobs - 1))
-}
-
-# Start one program in the background once fewer than JOBS run. $1 name, then the
-# command.
-start() {
+# Start one program in the background. $1 name, then the command.
+launch() {
 	local name=$1 log
 	shift
-	while [ "$njobs" -ge "$jobs_max" ]; do
-		reap
-	done
 	seq=$((seq + 1))
 	log="$logs/$seq"
 	{ time timeout 600 "$@" >"$log" 2>&1 </dev/null; } 2>"$log.time" &
 	job_name[$!]=$name job_log[$!]=$log
-	njobs=$((njobs + 1))
+	last=$!
 }
 
-drain() {
-	while [ "$njobs" -gt 0 ]; do
-		reap
-	done
+# The next script of lane $1 (the first word of lane_todo), if any.
+lane_next() {
+	local todo=${lane_todo[$1]} t
+	[ -n "$todo" ] || return 0
+	t=${todo%% *}
+	lane_todo[$1]=${todo#"$t"}
+	lane_todo[$1]=${lane_todo[$1]# }
+	launch "$(basename "$t")" bash "$t"
+	job_lane[$last]=$1
+}
+
+# Wait for one running program to end, report it, and start what its end lets run.
+reap() {
+	local pid rc lane
+	wait -n -p pid
+	rc=$?
+	[ -n "${pid:-}" ] || return 1
+	report "${job_name[$pid]}" "$rc" "${job_log[$pid]}" "${job_log[$pid]}.time"
+	lane=${job_lane[$pid]:-}
+	unset "job_name[$pid]" "job_log[$pid]" "job_lane[$pid]"
+	if [ -n "$lane" ]; then
+		lane_next "$lane"
+	else
+		npool=$((npool - 1))
+		[ "${job_unit[$pid]:-0}" -eq 0 ] || nunits=$((nunits - 1))
+		unset "job_unit[$pid]"
+	fi
 }
 
 # One program on its own, in the foreground.
@@ -141,28 +161,60 @@ run_alone() {
 
 [ -d "$BUILD/tests" ] || { echo "run.sh: no build in $BUILD (run make first)" >&2; exit 1; }
 
-alone=()
+# The pool: "unit PATH", "corpus NAME" and "script PATH", in this order.
+pool=()
 for t in "$BUILD"/tests/test-*; do
 	if [ -x "$t" ] && [ -f "$t" ]; then
-		start "$(basename "$t")" "$t"
+		pool+=("unit $t")
 	fi
 done
 for r in "$BUILD"/fuzz/*-replay; do
 	[ -x "$r" ] || continue
-	name=$(basename "$r" -replay)
-	start "corpus $name" "$r" "fuzz/corpus/$name"
+	pool+=("corpus $(basename "$r" -replay)")
 done
+declare -A lane_todo job_unit
+alone=()
 if [ "$unit_only" -eq 0 ]; then
 	for t in tests/test-*.sh; do
 		[ -f "$t" ] || continue
-		if grep -qx '# run.sh: parallel' "$t"; then
-			start "$(basename "$t")" bash "$t"
-		else
-			alone+=("$t")
-		fi
+		mark=$(sed -n 's/^# run\.sh: //p' "$t" | head -n 1)
+		case "$mark" in
+		parallel) pool+=("script $t") ;;
+		"timing "[a-z]*) lane_todo[${mark#timing }]+="$t " ;;
+		*) alone+=("$t") ;;
+		esac
 	done
 fi
-drain
+
+lanes_started=0
+next=0
+while :; do
+	while [ "$npool" -lt "$jobs_max" ] && [ "$next" -lt ${#pool[@]} ]; do
+		item=${pool[$next]}
+		next=$((next + 1))
+		case "$item" in
+		"unit "*)
+			launch "$(basename "${item#unit }")" "${item#unit }"
+			job_unit[$last]=1 nunits=$((nunits + 1))
+			;;
+		"corpus "*)
+			launch "$item" "$BUILD/fuzz/${item#corpus }-replay" "fuzz/corpus/${item#corpus }"
+			job_unit[$last]=1 nunits=$((nunits + 1))
+			;;
+		*) launch "$(basename "${item#script }")" nice -n "$pool_nice" bash "${item#script }" ;;
+		esac
+		npool=$((npool + 1))
+	done
+	# The timing lanes start once the unit tests and corpora are done.
+	if [ "$lanes_started" -eq 0 ] && [ "$nunits" -eq 0 ] &&
+		{ [ "$next" -ge ${#pool[@]} ] || [[ ${pool[$next]} == "script "* ]]; }; then
+		lanes_started=1
+		for lane in "${!lane_todo[@]}"; do
+			lane_next "$lane"
+		done
+	fi
+	reap || break
+done
 for t in "${alone[@]}"; do
 	run_alone "$(basename "$t")" bash "$t"
 done

@@ -27,6 +27,7 @@
 # comparison plot as well-formed XML, usage errors before any run, and a failing run
 # named with its reason while the others are still shown (exit status 1).
 # Needs root, network namespaces and /dev/net/tun.
+# run.sh: timing lab
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat

@@ -26,6 +26,7 @@
 # home link's 20 ms), cubic leaves HyStart early and grows so slowly that the modem's
 # FIFO holds about 9 ms after 10 s; reno fills it (250 ms), as cubic does on a real link.
 # Each prove runs two tests of 10 s load and 2 s idle each side: about 3 minutes.
+# run.sh: timing prove
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root
