@@ -13,14 +13,13 @@
 # In parallel, JOBS at a time (default: the number of CPUs, nproc): the unit tests and
 # the corpora first, then the scripts that say so with a line "# run.sh: parallel"
 # (those whose namespaces, devices and files are named after their PID or made with
-# mktemp, and that assert no timing), at a lower priority (nice POOL_NICE, default
-# 10), so that they take only the CPU the timing scripts leave.
+# mktemp, and that assert no timing), these at a lower priority (nice POOL_NICE,
+# default 10), so that they take only the CPU the timing scripts leave.
 #
 # The scripts that assert timings (latency, goodput, a trial's deadline, a sampling
 # interval) say with a line "# run.sh: timing LANE" which others they must not share
-# the machine with: the scripts of one lane run one after another, beside the other
-# lanes and the parallel scripts, at run.sh's own priority, from the moment the unit
-# tests and corpora are done. Lane "lab": the lab's emulator, which keeps real time by
+# the machine with: the scripts of one lane run one after another, from the start,
+# beside the other lanes and the pool, at run.sh's own priority. Lane "lab": the lab's emulator, which keeps real time by
 # spinning a CPU near each deadline; lane "net": traffic through namespaces at 100
 # Mbit/s or less, waiting most of the time. A script without a line runs after all
 # the others, alone. A program's result is printed when it ends, so the order of the
@@ -108,7 +107,7 @@ report() {
 
 # Programs running now, by PID: name, output file, and the lane of a timing script.
 declare -A job_name job_log job_lane
-npool=0 nunits=0 seq=0 last=
+npool=0 seq=0 last=
 
 # Start one program in the background. $1 name, then the command.
 launch() {
@@ -145,8 +144,6 @@ reap() {
 		lane_next "$lane"
 	else
 		npool=$((npool - 1))
-		[ "${job_unit[$pid]:-0}" -eq 0 ] || nunits=$((nunits - 1))
-		unset "job_unit[$pid]"
 	fi
 }
 
@@ -172,7 +169,7 @@ for r in "$BUILD"/fuzz/*-replay; do
 	[ -x "$r" ] || continue
 	pool+=("corpus $(basename "$r" -replay)")
 done
-declare -A lane_todo job_unit
+declare -A lane_todo
 alone=()
 if [ "$unit_only" -eq 0 ]; then
 	for t in tests/test-*.sh; do
@@ -186,33 +183,21 @@ if [ "$unit_only" -eq 0 ]; then
 	done
 fi
 
-lanes_started=0
+for lane in "${!lane_todo[@]}"; do
+	lane_next "$lane"
+done
 next=0
 while :; do
 	while [ "$npool" -lt "$jobs_max" ] && [ "$next" -lt ${#pool[@]} ]; do
 		item=${pool[$next]}
 		next=$((next + 1))
 		case "$item" in
-		"unit "*)
-			launch "$(basename "${item#unit }")" "${item#unit }"
-			job_unit[$last]=1 nunits=$((nunits + 1))
-			;;
-		"corpus "*)
-			launch "$item" "$BUILD/fuzz/${item#corpus }-replay" "fuzz/corpus/${item#corpus }"
-			job_unit[$last]=1 nunits=$((nunits + 1))
-			;;
+		"unit "*) launch "$(basename "${item#unit }")" "${item#unit }" ;;
+		"corpus "*) launch "$item" "$BUILD/fuzz/${item#corpus }-replay" "fuzz/corpus/${item#corpus }" ;;
 		*) launch "$(basename "${item#script }")" nice -n "$pool_nice" bash "${item#script }" ;;
 		esac
 		npool=$((npool + 1))
 	done
-	# The timing lanes start once the unit tests and corpora are done.
-	if [ "$lanes_started" -eq 0 ] && [ "$nunits" -eq 0 ] &&
-		{ [ "$next" -ge ${#pool[@]} ] || [[ ${pool[$next]} == "script "* ]]; }; then
-		lanes_started=1
-		for lane in "${!lane_todo[@]}"; do
-			lane_next "$lane"
-		done
-	fi
 	reap || break
 done
 for t in "${alone[@]}"; do
