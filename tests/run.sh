@@ -19,12 +19,16 @@
 # The scripts that assert timings (latency, goodput, a trial's deadline, a sampling
 # interval) say with a line "# run.sh: timing LANE" which others they must not share
 # the machine with: the scripts of one lane run one after another, from the start,
-# beside the other lanes and the pool, at run.sh's own priority. Lane "lab": the lab's emulator, which keeps real time by
-# spinning a CPU near each deadline; lane "net": traffic through namespaces at 100
-# Mbit/s or less, waiting most of the time. A script without a line runs after all
-# the others, alone. A program's result is printed when it ends, so the order of the
-# lines may change from run to run; the totals do not. JOBS=1 runs the unit tests,
-# corpora and parallel scripts one after another.
+# beside the other lanes and the pool, at run.sh's own priority. Lane "lab": the
+# lab's emulator, which keeps real time by spinning a CPU near each deadline; lane
+# "prove": a fix on trial (prove's runs, ansible's plays); lane "net": traffic
+# through namespaces at 100 Mbit/s or less, waiting most of the time. A script
+# without a line runs after all the others, alone; with TIMING_ALONE=1 so do all
+# the timing scripts (each with the machine to itself: slower, for a machine that
+# is not short of time or a flaky timing to tell apart). A program's result is
+# printed when it ends, so the order of the lines may change from run to run; the
+# totals do not. JOBS=1 runs the unit tests, corpora and parallel scripts one after
+# another.
 #
 # Each result line ends with the program's wall time and the CPU time (user + system)
 # it and the processes it waited for used; the gap is time spent waiting (on timers,
@@ -177,7 +181,13 @@ if [ "$unit_only" -eq 0 ]; then
 		mark=$(sed -n 's/^# run\.sh: //p' "$t" | head -n 1)
 		case "$mark" in
 		parallel) pool+=("script $t") ;;
-		"timing "[a-z]*) lane_todo[${mark#timing }]+="$t " ;;
+		"timing "[a-z]*)
+			if [ "${TIMING_ALONE:-0}" = 1 ]; then
+				alone+=("$t")
+			else
+				lane_todo[${mark#timing }]+="$t "
+			fi
+			;;
 		*) alone+=("$t") ;;
 		esac
 	done
