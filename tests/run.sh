@@ -21,8 +21,10 @@
 # the machine with: the scripts of one lane run one after another, from the start,
 # beside the other lanes and the pool, at run.sh's own priority. Lane "lab": the
 # lab's emulator, which keeps real time by spinning a CPU near each deadline; lane
-# "prove": a fix on trial (prove's runs, ansible's plays); lane "net": traffic
-# through namespaces at 100 Mbit/s or less, waiting most of the time. A script
+# "prove": `debloat prove`'s runs, minutes each script; lane "net": the rest (traffic
+# through namespaces at 100 Mbit/s or less, servers on loopback, ansible's plays),
+# which wait most of the time. Lanes of about equal length make the shortest
+# suite: a new timing script goes to the shortest lane it may share. A script
 # without a line runs after all the others, alone; with TIMING_ALONE=1 so do all
 # the timing scripts (each with the machine to itself: slower, for a machine that
 # is not short of time or a flaky timing to tell apart). A program's result is
