@@ -19,18 +19,18 @@
 # The scripts that assert timings (latency, goodput, a trial's deadline, a sampling
 # interval) say with a line "# run.sh: timing LANE" which others they must not share
 # the machine with: the scripts of one lane run one after another, from the start,
-# beside the other lanes and the pool, at run.sh's own priority. Lane "lab": the
-# lab's emulator, which keeps real time by spinning a CPU near each deadline; lane
-# "prove": `debloat prove`'s runs, minutes each script; lane "net": the rest (traffic
-# through namespaces at 100 Mbit/s or less, servers on loopback, ansible's plays),
-# which wait most of the time. Lanes of about equal length make the shortest
-# suite: a new timing script goes to the shortest lane it may share. A script
-# without a line runs after all the others, alone; with TIMING_ALONE=1 so do all
-# the timing scripts (each with the machine to itself: slower, for a machine that
-# is not short of time or a flaky timing to tell apart). A program's result is
-# printed when it ends, so the order of the lines may change from run to run; the
-# totals do not. JOBS=1 runs the unit tests, corpora and parallel scripts one after
-# another.
+# beside the other lanes and the pool, at run.sh's own priority. Lane "lab": the lab's
+# emulator, which keeps real time by spinning a CPU near each deadline, and test-prove
+# (after them: it waits on traffic); lane "prove": test-prove-directions, minutes of
+# `debloat prove`; lane "net": the rest (traffic through namespaces at 100 Mbit/s or
+# less, servers on loopback, ansible's plays), waiting most of the time. The longest
+# lane sets the suite's wall time: a new timing script goes to the shortest lane it
+# may share. A script without a line runs after all the others, alone; with
+# TIMING_ALONE=1 so do all the timing scripts (each with the machine to itself:
+# slower, for a machine that is not short of time or a flaky timing to tell apart). A
+# program's result is printed when it ends, so the order of the lines may change from
+# run to run; the totals do not. JOBS=1 runs the unit tests, corpora and parallel
+# scripts one after another.
 #
 # Each result line ends with the program's wall time and the CPU time (user + system)
 # it and the processes it waited for used; the gap is time spent waiting (on timers,
