@@ -10,14 +10,33 @@
 # Exit status 1 if anything failed (including a program that crashed, was killed or
 # printed no summary), else 0.
 #
-# In parallel, JOBS at a time (default: the number of CPUs, nproc): the unit tests,
-# the corpora, and the scripts that say so with a line "# run.sh: parallel" (those
-# whose namespaces, devices and files are named after their PID or made with mktemp,
-# and that assert no timing). The other scripts assert timings (latency, a trial's
-# deadline, a sampling interval) or load the machine themselves: they run after the
-# rest, one at a time, with the machine to themselves. A program's result is printed
-# when it ends, so the order of the lines may change from run to run; the totals do
-# not. JOBS=1 runs everything one after another.
+# In parallel, JOBS at a time (default: the number of CPUs, nproc): the unit tests and
+# the corpora first, then the scripts that say so with a line "# run.sh: parallel"
+# (those whose namespaces, devices and files are named after their PID or made with
+# mktemp, and that assert no timing), these at a lower priority (nice POOL_NICE,
+# default 10), so that they take only the CPU the timing scripts leave.
+#
+# The scripts that assert timings (latency, goodput, a trial's deadline, a sampling
+# interval) say with a line "# run.sh: timing LANE" which others they must not share
+# the machine with: the scripts of one lane run one after another, from the start,
+# beside the other lanes and the pool, at run.sh's own priority. Lane "lab": the lab's
+# emulator, which keeps real time by spinning a CPU near each deadline, and test-prove
+# (after them: it waits on traffic); lane "prove": test-prove-directions, minutes of
+# `debloat prove`; lane "net": the rest (traffic through namespaces at 100 Mbit/s or
+# less, servers on loopback, ansible's plays), waiting most of the time. The longest
+# lane sets the suite's wall time: a new timing script goes to the shortest lane it
+# may share. A script without a line runs after all the others, alone; with
+# TIMING_ALONE=1 so do all the timing scripts (each with the machine to itself:
+# slower, for a machine that is not short of time or a flaky timing to tell apart). A
+# program's result is printed when it ends, so the order of the lines may change from
+# run to run; the totals do not. JOBS=1 runs the unit tests, corpora and parallel
+# scripts one after another.
+#
+# Each result line ends with the program's wall time and the CPU time (user + system)
+# it and the processes it waited for used; the gap is time spent waiting (on timers,
+# traffic, other programs, or for a CPU). Before the totals it lists the SLOWEST
+# (default 10) programs by wall time, and with TIMES=FILE writes every program's
+# "wall cpu name" to FILE, slowest first.
 set -uo pipefail
 
 unit_only=0
@@ -35,17 +54,42 @@ case "$jobs_max" in
 '' | *[!0-9]* | 0) echo "run.sh: JOBS must be a positive number, not '$jobs_max'" >&2; exit 1 ;;
 esac
 
+pool_nice=${POOL_NICE:-10}
+case "$pool_nice" in
+'' | *[!0-9]*) echo "run.sh: POOL_NICE must be a number 0 to 19, not '$pool_nice'" >&2; exit 1 ;;
+esac
+slowest=${SLOWEST:-10}
+case "$slowest" in
+'' | *[!0-9]*) echo "run.sh: SLOWEST must be a number, not '$slowest'" >&2; exit 1 ;;
+esac
+
 passed=0 failed=0 skipped=0 broken=()
 logs=$(mktemp -d)
+: >"$logs/times"
 trap 'rm -rf "$logs"' EXIT
 
+# "WALL CPU" in seconds from the file bash's `time` wrote with TIMEFORMAT below, or
+# "0.0 0.0" if it wrote none (a program killed before it ended).
+TIMEFORMAT='%R %U %S'
+took() {
+	local r u s
+	if read -r r u s < <(tail -n 1 "$1" 2>/dev/null) && [ -n "${s:-}" ]; then
+		awk -v r="$r" -v u="$u" -v s="$s" 'BEGIN { printf "%.1f %.1f\n", r, u + s }'
+	else
+		echo "0.0 0.0"
+	fi
+}
+
 # What a program printed and how it ended, added to the totals. $1 name, $2 exit
-# status, $3 its output, $4 seconds it took.
+# status, $3 its output, $4 the file with its times.
 report() {
-	local name=$1 rc=$2 log=$3 took=$4 line p f s
+	local name=$1 rc=$2 log=$3 wall cpu line p f s took
+	read -r wall cpu < <(took "$4")
+	printf '%s %s %s\n' "$wall" "$cpu" "$name" >>"$logs/times"
+	took="${wall}s, ${cpu}s cpu"
 	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 	if [ -z "$line" ]; then
-		printf 'FAIL %-28s exit %d, no summary line\n' "$name" "$rc"
+		printf 'FAIL %-28s exit %d, no summary line (%s)\n' "$name" "$rc" "$took"
 		sed 's/^/    /' "$log" | tail -n 40
 		failed=$((failed + 1))
 		broken+=("$name")
@@ -58,87 +102,131 @@ report() {
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 	if [ "$f" -ne 0 ] || { [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; }; then
 		[ "$f" -eq 0 ] && failed=$((failed + 1))
-		printf 'FAIL %-28s %s (exit %d)\n' "$name" "$line" "$rc"
+		printf 'FAIL %-28s %s (exit %d, %s)\n' "$name" "$line" "$rc" "$took"
 		grep -vE '^(ok|SKIP) ' "$log" | sed 's/^/    /' | tail -n 60
 		broken+=("$name")
 	else
-		printf 'ok   %-28s %s (%ds)\n' "$name" "$line" "$took"
+		printf 'ok   %-28s %s (%s)\n' "$name" "$line" "$took"
 		grep -E '^SKIP ' "$log" | sed 's/^/    /'
 	fi
 }
 
-# Programs running now, by PID: name, output file, start time.
-declare -A job_name job_log job_start
-njobs=0 seq=0
+# Programs running now, by PID: name, output file, and the lane of a timing script.
+declare -A job_name job_log job_lane
+npool=0 seq=0 last=
 
-# Wait for one running program to end and report it.
-reap() {
-	local pid rc
-	wait -n -p pid
-	rc=$?
-	[ -n "${pid:-}" ] || return 0
-	report "${job_name[$pid]}" "$rc" "${job_log[$pid]}" $((SECONDS - job_start[$pid]))
-	unset "job_name[$pid]" "job_log[$pid]" "job_start[$pid]"
-	njobs=$((njobs - 1))
-}
-
-# Start one program in the background once fewer than JOBS run. $1 name, then the
-# command.
-start() {
+# Start one program in the background. $1 name, then the command.
+launch() {
 	local name=$1 log
 	shift
-	while [ "$njobs" -ge "$jobs_max" ]; do
-		reap
-	done
 	seq=$((seq + 1))
 	log="$logs/$seq"
-	timeout 600 "$@" >"$log" 2>&1 </dev/null &
-	job_name[$!]=$name job_log[$!]=$log job_start[$!]=$SECONDS
-	njobs=$((njobs + 1))
+	{ time timeout 600 "$@" >"$log" 2>&1 </dev/null; } 2>"$log.time" &
+	job_name[$!]=$name job_log[$!]=$log
+	last=$!
 }
 
-drain() {
-	while [ "$njobs" -gt 0 ]; do
-		reap
-	done
+# The next script of lane $1 (the first word of lane_todo), if any.
+lane_next() {
+	local todo=${lane_todo[$1]} t
+	[ -n "$todo" ] || return 0
+	t=${todo%% *}
+	lane_todo[$1]=${todo#"$t"}
+	lane_todo[$1]=${lane_todo[$1]# }
+	launch "$(basename "$t")" bash "$t"
+	job_lane[$last]=$1
+}
+
+# Wait for one running program to end, report it, and start what its end lets run.
+reap() {
+	local pid rc lane
+	wait -n -p pid
+	rc=$?
+	[ -n "${pid:-}" ] || return 1
+	report "${job_name[$pid]}" "$rc" "${job_log[$pid]}" "${job_log[$pid]}.time"
+	lane=${job_lane[$pid]:-}
+	unset "job_name[$pid]" "job_log[$pid]" "job_lane[$pid]"
+	if [ -n "$lane" ]; then
+		lane_next "$lane"
+	else
+		npool=$((npool - 1))
+	fi
 }
 
 # One program on its own, in the foreground.
 run_alone() {
-	local name=$1 start=$SECONDS rc
+	local name=$1 rc
 	shift
-	timeout 600 "$@" >"$logs/alone" 2>&1
+	{ time timeout 600 "$@" >"$logs/alone" 2>&1; } 2>"$logs/alone.time"
 	rc=$?
-	report "$name" "$rc" "$logs/alone" $((SECONDS - start))
+	report "$name" "$rc" "$logs/alone" "$logs/alone.time"
 }
 
 [ -d "$BUILD/tests" ] || { echo "run.sh: no build in $BUILD (run make first)" >&2; exit 1; }
 
-alone=()
+# The pool: "unit PATH", "corpus NAME" and "script PATH", in this order.
+pool=()
 for t in "$BUILD"/tests/test-*; do
 	if [ -x "$t" ] && [ -f "$t" ]; then
-		start "$(basename "$t")" "$t"
+		pool+=("unit $t")
 	fi
 done
 for r in "$BUILD"/fuzz/*-replay; do
 	[ -x "$r" ] || continue
-	name=$(basename "$r" -replay)
-	start "corpus $name" "$r" "fuzz/corpus/$name"
+	pool+=("corpus $(basename "$r" -replay)")
 done
+declare -A lane_todo
+alone=()
 if [ "$unit_only" -eq 0 ]; then
 	for t in tests/test-*.sh; do
 		[ -f "$t" ] || continue
-		if grep -qx '# run.sh: parallel' "$t"; then
-			start "$(basename "$t")" bash "$t"
-		else
-			alone+=("$t")
-		fi
+		mark=$(sed -n 's/^# run\.sh: //p' "$t" | head -n 1)
+		case "$mark" in
+		parallel) pool+=("script $t") ;;
+		"timing "[a-z]*)
+			if [ "${TIMING_ALONE:-0}" = 1 ]; then
+				alone+=("$t")
+			else
+				lane_todo[${mark#timing }]+="$t "
+			fi
+			;;
+		*) alone+=("$t") ;;
+		esac
 	done
 fi
-drain
+
+for lane in "${!lane_todo[@]}"; do
+	lane_next "$lane"
+done
+next=0
+while :; do
+	while [ "$npool" -lt "$jobs_max" ] && [ "$next" -lt ${#pool[@]} ]; do
+		item=${pool[$next]}
+		next=$((next + 1))
+		case "$item" in
+		"unit "*) launch "$(basename "${item#unit }")" "${item#unit }" ;;
+		"corpus "*) launch "$item" "$BUILD/fuzz/${item#corpus }-replay" "fuzz/corpus/${item#corpus }" ;;
+		*) launch "$(basename "${item#script }")" nice -n "$pool_nice" bash "${item#script }" ;;
+		esac
+		npool=$((npool + 1))
+	done
+	reap || break
+done
 for t in "${alone[@]}"; do
 	run_alone "$(basename "$t")" bash "$t"
 done
+
+sort -rn -o "$logs/times" "$logs/times"
+[ -z "${TIMES:-}" ] || cp "$logs/times" "$TIMES"
+total=$SECONDS
+if [ "$slowest" -gt 0 ] && [ -s "$logs/times" ]; then
+	echo
+	awk -v total="$total" '{ cpu += $2 }
+		END { printf "%d s wall, %.0f s cpu in all; the slowest:\n", total, cpu }' "$logs/times"
+	head -n "$slowest" "$logs/times" |
+		awk '{ w = $1; c = $2; $1 = $2 = ""; sub(/^ +/, "")
+			printf "  %6.1f s wall %6.1f s cpu  %s\n", w, c, $0 }'
+fi
 
 echo
 if [ ${#broken[@]} -ne 0 ]; then

@@ -20,6 +20,7 @@
 # play lost): nothing confirms, and fix puts everything back by itself. Fourth, a fix
 # the kernel refuses: the play fails at once, nothing changed. A namespace does not isolate files: every path the role
 # writes is under TMP, and nothing under /etc may change. Root; under a minute.
+# run.sh: timing net
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

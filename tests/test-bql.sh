@@ -19,6 +19,7 @@
 # Exit statuses: 1 for an unknown interface or one without BQL, 2 for bad options, 0
 # after -n samples and after SIGINT or SIGTERM (stopping is how a live view ends).
 
+# run.sh: timing net
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat

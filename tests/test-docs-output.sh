@@ -10,6 +10,7 @@
 #
 # Also checked on a scratch copy: a quoted output that differs, a command that fails
 # and a figure without a date each make the check fail, naming the block.
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat

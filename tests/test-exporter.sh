@@ -23,6 +23,7 @@
 # a journal in the temp dir) the exporter counts tun0's changes, and a malformed
 # journal is reported as such. Prometheus and the exporter are stopped and the
 # namespaces removed on every exit path.
+# run.sh: timing net
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat

@@ -11,6 +11,7 @@
 #
 # No traffic; nothing outside the namespaces is touched (the state directory is the
 # test's own, --state-dir, but for the default's name, which undo --json prints).
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

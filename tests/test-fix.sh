@@ -16,6 +16,7 @@
 # no-op, the htb refusal and --force, a refusal rolled back, errors (unknown
 # interface, not root, read-only state dir, bad journal), and --persist under --root
 # (systemd-analyze verify where available).
+# run.sh: timing net
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

@@ -6,8 +6,10 @@
  * held shut. Each connection is one end of a socketpair handed to the server with
  * the client address we choose, in the server's own loop run from here; the other end
  * is the attacker or the legitimate client, speaking bytes written by hand (HTTP/1.1,
- * and HTTP/2 frames with HPACK from the static table). The timers are real (one sweep
- * a second): the slow tests take two to four seconds.
+ * and HTTP/2 frames with HPACK from the static table). The server's loop runs on a
+ * simulated clock that moves only when a test pumps it, a millisecond at a time: its
+ * deadlines (one sweep a second) are tested at their full length, exactly, in a few
+ * milliseconds of real time.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -60,14 +62,32 @@ static int connect_from(struct hserver *h, const char *ip)
 	return sv[0];
 }
 
-/* Run the loop for ms milliseconds. */
+/* The loops' clock: it stands still but for what pump() moves it on. */
+static uint64_t sim_ns = 1000ULL * 1000000000ULL;
+
+static uint64_t sim_now_ns(void *ctx)
+{
+	(void)ctx;
+	return sim_ns;
+}
+
+static const struct loop_clock sim_clock = {.now_ns = sim_now_ns};
+
+static struct loop *sim_loop(void)
+{
+	return loop_new_clock(&sim_clock);
+}
+
+/* Run the loop for ms milliseconds of its clock: a millisecond at a time, each
+ * dispatching what is ready and due (at most 64 wake-ups, so a server that keeps
+ * itself busy cannot hold the clock still). */
 static void pump(struct loop *l, int ms)
 {
-	uint64_t end = loop_now_ns() + (uint64_t)ms * 1000000;
-
-	do
-		loop_once(l, 10);
-	while (loop_now_ns() < end);
+	for (int i = 0; i < ms; i++) {
+		sim_ns += 1000000;
+		for (int n = 0; n < 64 && loop_once(l, 0) > 0; n++)
+			;
+	}
 }
 
 static bool send_all(int fd, const void *buf, size_t len)
@@ -197,11 +217,11 @@ static int frames_of(const uint8_t *buf, size_t n, uint8_t type, const uint8_t *
 TEST(a_dripped_head_ends_at_its_deadline)
 {
 	static const char head[] = "GET /api/v1/small HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaa";
-	struct loop *l = loop_new();
+	struct loop *l = sim_loop();
 	struct hserver *h;
 	struct hserver_config c;
 	bool open = true;
-	int fd;
+	int fd, ms = 0;
 
 	REQUIRE(l);
 	config(&c);
@@ -214,9 +234,12 @@ TEST(a_dripped_head_ends_at_its_deadline)
 		if (!send_all(fd, head + i % (sizeof(head) - 1), 1))
 			open = false;
 		pump(l, 100);
+		ms += 100;
 		open = open && hserver_conns(h) == 1;
 	}
 	CHECK(!open);
+	/* not before the deadline, and by the sweep after it */
+	CHECK(ms >= 1000 && ms <= 2000);
 	CHECK(closed_by_server(fd));
 	close(fd);
 	hserver_free(h);
@@ -226,7 +249,7 @@ TEST(a_dripped_head_ends_at_its_deadline)
 /* A TLS handshake, or any first bytes, that never complete: the same deadline. */
 TEST(a_connection_that_says_nothing_ends_at_the_head_deadline)
 {
-	struct loop *l = loop_new();
+	struct loop *l = sim_loop();
 	struct hserver *h;
 	struct hserver_config c;
 	int fd;
@@ -238,7 +261,9 @@ TEST(a_connection_that_says_nothing_ends_at_the_head_deadline)
 	fd = connect_from(h, "192.0.2.1");
 	REQUIRE(fd >= 0);
 	REQUIRE(send_all(fd, "PRI * HTTP", 10)); /* a part of the HTTP/2 preface */
-	pump(l, 2500);
+	pump(l, 999);
+	CHECK_EQ(hserver_conns(h), 1); /* not before the deadline */
+	pump(l, 1001);
 	CHECK_EQ(hserver_conns(h), 0);
 	CHECK(closed_by_server(fd));
 	close(fd);
@@ -250,7 +275,7 @@ TEST(a_connection_that_says_nothing_ends_at_the_head_deadline)
  * in, and so does a client of one of those addresses. */
 TEST(a_full_server_evicts_the_oldest_half_sent_head)
 {
-	struct loop *l = loop_new();
+	struct loop *l = sim_loop();
 	struct hserver *h;
 	struct hserver_config c;
 	int att[16], fd;
@@ -332,7 +357,7 @@ TEST(a_full_server_evicts_from_the_network_holding_most)
 TEST(a_full_server_keeps_its_downloads)
 {
 	static const char req[] = "GET /api/v1/large HTTP/1.1\r\nHost: x\r\n\r\n";
-	struct loop *l = loop_new();
+	struct loop *l = sim_loop();
 	struct hserver *h;
 	struct hserver_config c;
 	int dl[4], fd;
@@ -365,7 +390,7 @@ TEST(a_full_server_keeps_its_downloads)
 TEST(an_address_at_its_share_keeps_its_downloads)
 {
 	static const char req[] = "GET /api/v1/large HTTP/1.1\r\nHost: x\r\n\r\n";
-	struct loop *l = loop_new();
+	struct loop *l = sim_loop();
 	struct hserver *h;
 	struct hserver_config c;
 	uint8_t buf[256];
@@ -399,7 +424,7 @@ TEST(an_address_at_its_share_keeps_its_downloads)
  * neighbour in another /64 is served. */
 TEST(one_v6_host_counts_as_its_prefix)
 {
-	struct loop *l = loop_new();
+	struct loop *l = sim_loop();
 	struct hserver *h;
 	struct hserver_config c;
 	int att[16], fd;
@@ -434,12 +459,12 @@ TEST(one_v6_host_counts_as_its_prefix)
  * time however often it pings. */
 TEST(pings_do_not_keep_an_idle_h2_connection)
 {
-	struct loop *l = loop_new();
+	struct loop *l = sim_loop();
 	struct hserver *h;
 	struct hserver_config c;
 	uint8_t buf[256];
 	bool open = true;
-	int fd;
+	int fd, ms = 0;
 
 	REQUIRE(l);
 	config(&c);
@@ -452,9 +477,12 @@ TEST(pings_do_not_keep_an_idle_h2_connection)
 	for (int i = 0; i < 40 && open; i++) {
 		open = h2_ping(fd);
 		pump(l, 100);
+		ms += 100;
 		open = open && hserver_conns(h) == 1;
 	}
 	CHECK(!open);
+	/* at the idle time, not before, by the sweep after it */
+	CHECK(ms >= 1000 && ms <= 2000);
 	close(fd);
 	hserver_free(h);
 	loop_free(l);
@@ -468,7 +496,7 @@ TEST(idle_h2_streams_cost_little_memory)
 	enum { CONNS = 512, STREAMS = 128 };
 	static int fds[CONNS];
 	static uint8_t out[STREAMS * 40];
-	struct loop *l = loop_new();
+	struct loop *l = sim_loop();
 	struct hserver *h;
 	struct hserver_config c;
 	struct rlimit rl;
@@ -518,7 +546,7 @@ TEST(idle_h2_streams_cost_little_memory)
 /* The server-wide stream budget: past it new streams are reset, old ones stay. */
 TEST(the_stream_budget_refuses_new_streams)
 {
-	struct loop *l = loop_new();
+	struct loop *l = sim_loop();
 	struct hserver *h;
 	struct hserver_config c;
 	uint8_t out[64 * 40], in[8192];
@@ -555,7 +583,7 @@ TEST(hpack_amplification_ends_the_connection)
 {
 	enum { REFS = 16000 };
 	static uint8_t block[4100 + REFS], out[sizeof(block) + 200];
-	struct loop *l = loop_new();
+	struct loop *l = sim_loop();
 	struct hserver *h;
 	struct hserver_config c;
 	uint8_t in[4096];
@@ -616,14 +644,14 @@ TEST(hpack_amplification_ends_the_connection)
  * time limit (reset), as one that flows does. */
 TEST(a_zero_window_download_ends_at_max_time)
 {
-	struct loop *l = loop_new();
+	struct loop *l = sim_loop();
 	struct hserver *h;
 	struct hserver_config c;
 	uint8_t buf[256], in[8192];
 	const uint8_t *p;
 	size_t len;
 	bool reset = false;
-	int fd;
+	int fd, ms = 0;
 
 	REQUIRE(l);
 	config(&c);
@@ -639,10 +667,13 @@ TEST(a_zero_window_download_ends_at_max_time)
 
 		CHECK(h2_ping(fd));
 		pump(l, 100);
+		ms += 100;
 		got = recv_some(fd, (char *)in, sizeof(in));
 		reset = got > 0 && frames_of(in, (size_t)got, F_RST, &p, &len) == 1;
 	}
 	CHECK(reset);
+	/* a sweep past the time limit, not before, by the sweep after that */
+	CHECK(ms > 2000 && ms <= 3000);
 	close(fd);
 	hserver_free(h);
 	loop_free(l);

@@ -10,6 +10,7 @@
 #	  -> drain_s within 0.2 s (one probe step) of the drain the probes show: the end of
 #	     the last step after the load whose slowest probe was still queued (> 20 ms)
 #	debloat compare and plot show it: a "drain s" row, a shaded drain span
+# run.sh: parallel
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 

@@ -3,6 +3,7 @@
 # keeps what was measured, as iperf3 prints its summary: the summary, the JSON file and
 # the flent file are written, marked interrupted; the exit status is 1 (cut short).
 # On the loopback of a namespace of its own; a 10 s upload interrupted after 3 s.
+# run.sh: timing net
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

@@ -11,6 +11,7 @@
 # RRUL with 2 s idle around it: six boards (17 runs), the Wandboard's and the Pi 3B+'s
 # each again sending only (--sending: 6 runs), and the Pi 3B's once more with 2 s runs
 # for the text; about 6 minutes in all.
+# run.sh: timing lab
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 # jq -e on stdin, quiet: its status for assert_true, whose ok/FAIL line stays visible.

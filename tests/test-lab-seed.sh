@@ -4,9 +4,8 @@
 #   client ns (debloat test rrul) <-tun-> emulator (bbb-* profile) <-tun-> board ns (server)
 #   four times: bbb-stock, bbb-bql, bbb-bql-fq, bbb-bql-fq_codel
 #
-# With a short load (LAB_SEED_LENGTH seconds, default 30; about 2.5 minutes in all:
-# shorter loads leave fq_codel's download too close to the 5% bound) it checks
-# what the seed email reported:
+# With a short load (LAB_SEED_LENGTH seconds, default 15; under 2 minutes in all) it
+# checks what the seed email reported:
 #   - loaded latency (p50, all probes) of bbb-stock over that of bbb-bql-fq_codel >= 4
 #     (the seed saw 4 to 10);
 #   - the BQL limit bbb-bql settles at is a few full-size frames: 1514 to 6100 bytes
@@ -27,6 +26,7 @@
 # comparison plot as well-formed XML, usage errors before any run, and a failing run
 # named with its reason while the others are still shown (exit status 1).
 # Needs root, network namespaces and /dev/net/tun.
+# run.sh: timing lab
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_debloat
@@ -35,7 +35,7 @@ require_netns
 require_cmd jq xmllint
 [ -c /dev/net/tun ] || skip "needs /dev/net/tun"
 
-length=${LAB_SEED_LENGTH:-30}
+length=${LAB_SEED_LENGTH:-15}
 dir=$(mktemp -d)
 # lib.sh's cleanup reads $? first: hand it the status set -e stopped us with.
 trap 'rc=$?; set +e; rm -rf "$dir"; (exit $rc); cleanup' EXIT

@@ -15,6 +15,7 @@
 # command that fails (exit 3) makes the lab exit 3 after the same full clean-up.
 #
 # Bounded: 12 rounds of at most ~3 s plus clean-up, every wait has a deadline.
+# run.sh: timing lab
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

@@ -31,6 +31,7 @@
 #    real host, whose TCP keeps a flow's excess in the socket; without the model the
 #    tun lets every flow's whole window into fq_codel and the median is ~10-11 ms.
 # About 1 minute. Loss-based cubic at both ends (--cc), set per socket.
+# run.sh: timing lab
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

@@ -25,6 +25,7 @@
 #  - loaded, our UDP median within 15% of irtt's and within 15% of ping's (our
 #    loaded bound).
 
+# run.sh: timing net
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

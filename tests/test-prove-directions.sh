@@ -34,6 +34,7 @@
 # Each prove runs up to six tests of 5 to 8 s load; the whole script takes about 6
 # minutes. Timing-sensitive: on a machine with other heavy load the goodput bounds may
 # miss.
+# run.sh: timing prove
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

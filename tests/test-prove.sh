@@ -25,7 +25,9 @@
 # The upload runs reno: at this topology's sub-millisecond base RTT (no netem here for a
 # home link's 20 ms), cubic leaves HyStart early and grows so slowly that the modem's
 # FIFO holds about 9 ms after 10 s; reno fills it (250 ms), as cubic does on a real link.
-# Each prove runs two tests of 10 s load and 2 s idle each side: about 3 minutes.
+# Each prove runs two tests of PROVE_LENGTH s load (default 5) and PROVE_IDLE s idle each
+# side (default 1): about 2 minutes.
+# run.sh: timing lab
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -35,6 +37,7 @@ require_cmd jq
 
 C=dbpc-$$ R=dbpr-$$ S=dbps-$$
 PORT=9911
+LEN=${PROVE_LENGTH:-5} IDLE=${PROVE_IDLE:-1}
 T=$(mktemp -d)
 ST=$T/state
 SERVER_PID=
@@ -87,7 +90,7 @@ prove() { # prove OUTDIR [OPTIONS]: the test's prove, its JSON in OUT
 	local out=$1
 	shift
 	run ip netns exec "$C" timeout 120 "$DEBLOAT" prove 10.77.2.2 c0 --test tcp_upload \
-		--cc reno -l 10 -d 2 -p "$PORT" --state-dir "$ST" -o "$T/$out" --json "$@"
+		--cc reno -l "$LEN" -d "$IDLE" -p "$PORT" --state-dir "$ST" -o "$T/$out" --json "$@"
 }
 num() { jq -r "$1 // \"nan\"" <<<"$OUT"; }
 # ge A B: A >= B, as numbers (awk: "nan" compares false).
@@ -202,7 +205,7 @@ ip netns exec "$R" tc qdisc del dev r0 root
 # Start a prove in the background ($BG is prove itself: `ip netns exec` execs it), with
 # a watchdog of 120 s; wait until its second test runs.
 prove_bg() { # prove_bg OUTDIR
-	ip netns exec "$C" "$DEBLOAT" prove 10.77.2.2 c0 --test tcp_upload --cc reno -l 10 -d 2 \
+	ip netns exec "$C" "$DEBLOAT" prove 10.77.2.2 c0 --test tcp_upload --cc reno -l "$LEN" -d "$IDLE" \
 		-p "$PORT" --state-dir "$ST" -o "$T/$1" >"$T/$1.out" 2>"$T/$1.err" &
 	BG=$!
 	(sleep 120 && kill "$BG") 2>/dev/null &

@@ -19,6 +19,7 @@
 #    both ways, its probes measured;
 #  - and curl gets the exporter's metrics within 5 s.
 # About 25 s.
+# run.sh: timing net
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

@@ -24,6 +24,7 @@
 #    upgrade-less HTTP/1.1), so --http1 is run against Python's http.server instead
 #    (HTTP/1.0 responses, GET only: --download), self probes from TCP_INFO.
 # Short intervals (--id 0.3, --max-time 3 or less): about 15 s in all.
+# run.sh: timing net
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

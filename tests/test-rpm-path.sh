@@ -40,6 +40,7 @@
 #    not the path.
 # Intervals of 1 s (--id 1: the trimmed means then cover the last 4 s; at 0.3 s the figures at pfifo 1000 varied by 1.8x from run to run) and at most
 # 10 s a run: about 40 s.
+# run.sh: timing net
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

@@ -15,6 +15,7 @@
 #  - a config served from 127.0.0.1 itself may name 127.0.0.1: the test runs, and the
 #    client says where it connects.
 # About 10 s.
+# run.sh: timing net
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

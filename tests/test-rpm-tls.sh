@@ -23,6 +23,7 @@
 #    another name (127.0.0.2 is not in the certificate) it fails again;
 #  - --http1 offers http/1.1 alone, which nghttpd does not speak: exit 1, clearly.
 # Short intervals (--id 0.3, --max-time 2 or less): about 10 s in all.
+# run.sh: timing net
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

@@ -12,6 +12,7 @@
 # overloaded (JSON server_overloaded, and the text summary's warning). And the two ends
 # agree: every test the server logged with a probe held past its bound (--max-hold)
 # is flagged in the client's result. About 20 s.
+# run.sh: timing net
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

@@ -13,6 +13,7 @@
 #  - with --v6-prefix 128 (per address, as before), all five run: the limit really is
 #    the prefix's.
 # About 15 s.
+# run.sh: timing net
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

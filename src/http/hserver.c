@@ -145,6 +145,12 @@ struct hserver {
 	uint8_t *zeros, *sink; /* IO_LEN each */
 };
 
+/* The loop's clock, which the timeouts run on (a test's may be simulated). */
+static uint64_t conn_now(const struct conn *c)
+{
+	return loop_now(c->h->loop);
+}
+
 void hserver_config_defaults(struct hserver_config *c)
 {
 	*c = (struct hserver_config){
@@ -194,14 +200,14 @@ static ssize_t conn_recv(struct conn *c, void *buf, size_t len)
 		n = tls_read(c->tls, buf, len);
 		c->read_wants_out = n == -EAGAIN && tls_want(c->tls) == TLS_WANT_WRITE;
 		if (n > 0 && c->proto != PROTO_H2)
-			c->last_io_ns = loop_now_ns();
+			c->last_io_ns = conn_now(c);
 		return n;
 	}
 	n = read(c->fd, buf, len);
 	if (n < 0)
 		return -errno;
 	if (n > 0 && c->proto != PROTO_H2)
-		c->last_io_ns = loop_now_ns();
+		c->last_io_ns = conn_now(c);
 	return n;
 }
 
@@ -213,14 +219,14 @@ static ssize_t conn_send(struct conn *c, const void *buf, size_t len)
 	if (c->tls) {
 		n = tls_write(c->tls, buf, len);
 		if (n > 0 && c->proto != PROTO_H2)
-			c->last_io_ns = loop_now_ns();
+			c->last_io_ns = conn_now(c);
 		return n;
 	}
 	n = send(c->fd, buf, len, MSG_NOSIGNAL);
 	if (n < 0)
 		return -errno;
 	if (n > 0 && c->proto != PROTO_H2)
-		c->last_io_ns = loop_now_ns();
+		c->last_io_ns = conn_now(c);
 	return n;
 }
 
@@ -239,7 +245,7 @@ static void report(struct conn *c, const char *kind, const char *end, uint64_t b
 	    .kind = kind,
 	    .end = end,
 	    .bytes = bytes,
-	    .elapsed_ms = (uint32_t)((loop_now_ns() - start_ns) / NS_PER_MS),
+	    .elapsed_ms = (uint32_t)((conn_now(c) - start_ns) / NS_PER_MS),
 	};
 
 	if (!c->h->cfg.on_transfer)
@@ -391,7 +397,7 @@ static void h1_request(struct conn *c, const struct http1_req *r)
 	int n;
 
 	inbuf_consume(c, r->head_len);
-	c->head_since_ns = loop_now_ns(); /* for the next head, when it begins */
+	c->head_since_ns = conn_now(c); /* for the next head, when it begins */
 	c->close_after = r->close;
 	if (r->chunked)
 		return h1_error(c, 501, true); /* we read no chunked bodies */
@@ -413,7 +419,7 @@ static void h1_request(struct conn *c, const struct http1_req *r)
 
 		c->state = H1_STREAM;
 		c->xfer_bytes = 0;
-		c->xfer_start_ns = loop_now_ns();
+		c->xfer_start_ns = conn_now(c);
 		if (!out_append(c, head, sizeof(head) - 1))
 			c->dead = true;
 		return;
@@ -426,7 +432,7 @@ static void h1_request(struct conn *c, const struct http1_req *r)
 		c->state = H1_BODY;
 		c->body_left = r->content_length;
 		c->xfer_bytes = 0;
-		c->xfer_start_ns = loop_now_ns();
+		c->xfer_start_ns = conn_now(c);
 		{
 			size_t take = c->inlen < c->body_left ? c->inlen : (size_t)c->body_left;
 
@@ -482,7 +488,7 @@ static ssize_t h2_read_body(nghttp2_session *sess, int32_t id, uint8_t *buf, siz
 	if (st->route == NQ_LARGE) {
 		struct hserver *h = st->c->h;
 
-		if (loop_now_ns() - st->start_ns >= (uint64_t)h->cfg.max_time_ms * NS_PER_MS) {
+		if (loop_now(h->loop) - st->start_ns >= (uint64_t)h->cfg.max_time_ms * NS_PER_MS) {
 			*flags |= NGHTTP2_DATA_FLAG_EOF;
 			report(st->c, "download", "max-time", st->bytes, st->start_ns);
 			st_set(st, NQ_NOT_FOUND, st->answered); /* reported */
@@ -491,7 +497,7 @@ static ssize_t h2_read_body(nghttp2_session *sess, int32_t id, uint8_t *buf, siz
 		n = length < IO_LEN ? length : IO_LEN;
 		memset(buf, 0, n);
 		st->bytes += n;
-		st->c->last_io_ns = loop_now_ns();
+		st->c->last_io_ns = conn_now(st->c);
 		return (ssize_t)n;
 	}
 	n = st->bodylen - st->bodyoff;
@@ -539,7 +545,7 @@ static void h2_request(struct h2stream *st)
 	int n;
 
 	st_set(st, nq_route(st->method, st->path ? st->path : ""), false);
-	st->start_ns = loop_now_ns();
+	st->start_ns = conn_now(st->c);
 	free(st->path);
 	st->path = NULL;
 	switch (st->route) {
@@ -580,7 +586,7 @@ static int h2_begin_headers(nghttp2_session *sess, const nghttp2_frame *f, void 
 	if (!st)
 		return NGHTTP2_ERR_CALLBACK_FAILURE;
 	c->h->nstreams++;
-	c->last_io_ns = loop_now_ns();
+	c->last_io_ns = conn_now(c);
 	st->c = c;
 	st->id = f->hd.stream_id;
 	st->route = NQ_NOT_FOUND;
@@ -679,7 +685,7 @@ static int h2_data_chunk(nghttp2_session *sess, uint8_t flags, int32_t id, const
 	(void)flags, (void)data;
 	if (st)
 		st->bytes += len;
-	((struct conn *)ud)->last_io_ns = loop_now_ns();
+	((struct conn *)ud)->last_io_ns = conn_now(ud);
 	return 0;
 }
 
@@ -760,7 +766,7 @@ static ssize_t h2_feed_some(struct conn *c, const uint8_t *buf, size_t len)
 static int resume_later(struct conn *c)
 {
 	if (!c->resume_timer)
-		c->resume_timer = loop_timer_at(c->h->loop, loop_now_ns(), conn_resume, c);
+		c->resume_timer = loop_timer_at(c->h->loop, conn_now(c), conn_resume, c);
 	return c->resume_timer ? 0 : -ENOMEM;
 }
 
@@ -846,7 +852,7 @@ static void conn_readable(struct conn *c)
 			n = conn_recv(c, c->in + c->inlen, sizeof(c->in) - c->inlen);
 			if (n > 0) {
 				if (!c->inlen)
-					c->head_since_ns = loop_now_ns();
+					c->head_since_ns = conn_now(c);
 				c->inlen += (size_t)n;
 				if (c->proto == PROTO_DETECT)
 					detect(c);
@@ -1002,14 +1008,14 @@ static bool tls_ready(struct conn *c)
 		}
 	}
 	if (c->handshaking) {
-		int r = tls_handshake(c->tls, (double)loop_now_ns() / 1e9);
+		int r = tls_handshake(c->tls, (double)conn_now(c) / 1e9);
 
 		if (r < 0)
 			c->dead = true;
 		if (r != TLS_DONE)
 			return false;
 		c->handshaking = false;
-		c->last_io_ns = c->head_since_ns = loop_now_ns();
+		c->last_io_ns = c->head_since_ns = conn_now(c);
 		/* the protocol is the one ALPN agreed on; none: the first bytes say */
 		if (!strcmp(tls_alpn(c->tls), "http/1.1"))
 			c->proto = PROTO_H1;
@@ -1153,7 +1159,7 @@ static void conn_limits(struct conn *c, uint64_t now)
 static void sweep(struct loop *l, uint64_t id, void *ctx)
 {
 	struct hserver *h = ctx;
-	uint64_t now = loop_now_ns();
+	uint64_t now = loop_now(l);
 	struct conn *next;
 
 	(void)id;
@@ -1282,7 +1288,7 @@ void hserver_accept(struct hserver *h, int fd, const struct sockaddr_storage *pe
 	c->h = h;
 	c->fd = fd;
 	c->peer = addr;
-	c->last_io_ns = c->head_since_ns = loop_now_ns();
+	c->last_io_ns = c->head_since_ns = loop_now(h->loop);
 	local_authority(fd, c->local_auth, sizeof(c->local_auth));
 	if (lowat > 0)
 		setsockopt(fd, IPPROTO_TCP, TCP_NOTSENT_LOWAT, &lowat, sizeof(lowat));
@@ -1319,7 +1325,7 @@ int hserver_new(struct loop *l, const struct hserver_config *cfg, struct hserver
 	h->zeros = calloc(1, IO_LEN);
 	h->sink = malloc(IO_LEN);
 	if (h->nets && h->zeros && h->sink)
-		h->sweep_timer = loop_timer_at(l, loop_now_ns() + SWEEP_MS * NS_PER_MS, sweep, h);
+		h->sweep_timer = loop_timer_at(l, loop_now(l) + SWEEP_MS * NS_PER_MS, sweep, h);
 	if (!h->sweep_timer) {
 		free(h->nets);
 		free(h->zeros);

@@ -49,7 +49,8 @@
  *    an upload is answered 200 and reset with NO_ERROR, RFC 9113 section 8.1);
  *  - idle_ms without progress closes a connection: bytes over HTTP/1.1; over HTTP/2 a
  *    request or body bytes (PINGs and SETTINGS keep nothing alive).
- * The timers are one sweep a second.
+ * The timers are one sweep a second, on the loop's clock (loop_now(): a test may run
+ * the loop on a simulated one).
  *
  * TLS (http/tls.h): with a server context in the config, a connection whose first
  * byte is a TLS handshake record (0x16, which no HTTP request starts with) is TLS,
