@@ -17,17 +17,10 @@
  *
  * debloat: each client opens a test (HELLO over TCP from its address, step 10 s so the
  * control connections stay quiet; WELCOME gives its token), then sends proto.h probes.
- * Clients open WAVE at a time, a wave's HELLOs sent before its WELCOMEs are read; every
- * 3 s of opening, each client ready sends one probe, so that no test idles out before
- * the measurement (those probes and their replies are not counted).
  * irtt: each client opens a connection of irtt's protocol (version 1: an open request
  * with its parameters, the reply with a connection token; little-endian fields) asking
  * for dual monotonic timestamps, then sends echo requests of 32 bytes. Both reply
  * sizes are close (50 and 32 bytes) and both are answered from one UDP port.
- *
- * Probes fall due at the total rate; when this process loses its CPU for more than
- * 5 ms, the probes it missed are skipped, not sent at once (a burst is not what a
- * client does, and it would meet ours' per-test rate limit, which irtt lacks).
  *
  * rtt_us: the kernel's receive time of the reply (SO_TIMESTAMPNS) less the send time,
  * server time included. proc_us: the server's own account of the time between its
@@ -53,7 +46,6 @@
 #define RING	 64  /* sends remembered per client, by seq */
 #define WAVE	 200 /* clients opening at once */
 #define MAX_SAMP (8u << 20)
-#define SLIP_NS	 5000000ULL /* 5 ms */
 
 enum kind { DEBLOAT, IRTT };
 
@@ -301,78 +293,12 @@ static unsigned irtt_replies_read(void)
 	return ready;
 }
 
-/* The WELCOMEs of clients [w, end) until `until`: the number that got one. */
-static unsigned welcomes_read(unsigned w, unsigned end, uint64_t until)
-{
-	struct pollfd pf[WAVE];
-	unsigned idx[WAVE], got = 0;
-	uint8_t failed[WAVE] = {0};
-
-	while (mono_ns() < until) {
-		nfds_t n = 0;
-
-		for (unsigned i = w; i < end; i++)
-			if (!cl[i].ready && !failed[i - w]) {
-				pf[n] = (struct pollfd){.fd = cl[i].tcp, .events = POLLIN};
-				idx[n++] = i;
-			}
-		if (!n || poll(pf, n, 100) < 0)
-			break;
-		for (nfds_t k = 0; k < n; k++) {
-			struct client *c = &cl[idx[k]];
-			int r;
-
-			if (!pf[k].revents)
-				continue;
-			r = welcome_read(c);
-			if (r == 1) {
-				c->ready = 1;
-				got++;
-			} else if (r < 0) {
-				failed[idx[k] - w] = 1;
-			}
-		}
-	}
-	return got;
-}
-
-static void probe_send(struct client *c);
-
-/* Read and drop what comes to the UDP socket for ms milliseconds. */
-static void drain_for(int ms)
-{
-	uint64_t until = mono_ns() + (uint64_t)ms * 1000000;
-	uint8_t b[256];
-	struct client *c;
-	uint64_t rx;
-
-	while (mono_ns() < until) {
-		wait_fd(udp, POLLIN, 10);
-		while (udp_recv(b, sizeof(b), &c, &rx) != 0)
-			;
-	}
-}
-
-/* One probe from every client ready so far: a server that ends idle tests (ours after
- * 10 s) keeps those opened first while the rest open. Not measured (see main). */
-static void keepalive(void)
-{
-	for (unsigned i = 0; i < nclients; i++)
-		if (cl[i].ready)
-			probe_send(&cl[i]);
-}
-
 /* Open every client, WAVE at a time; the number ready. */
 static unsigned open_all(uint32_t interval_us, uint32_t seconds)
 {
 	unsigned ready = 0;
-	uint64_t kept = mono_ns();
 
 	for (unsigned w = 0; w < nclients; w += WAVE) {
-		if (mono_ns() - kept > 3000000000ULL) {
-			keepalive();
-			kept = mono_ns();
-		}
 		unsigned end = w + WAVE < nclients ? w + WAVE : nclients, got = 0;
 		uint64_t until;
 
@@ -403,16 +329,23 @@ static unsigned open_all(uint32_t interval_us, uint32_t seconds)
 			ready += got;
 			continue;
 		}
-		/* The whole wave's HELLOs, then their WELCOMEs as they come: one round trip
-		 * a wave, not one a client (a slow setup would let the first tests idle out
-		 * before the probes start). */
 		for (unsigned i = w; i < end; i++) {
 			struct client *c = &cl[i];
+			int r = 0;
 
-			if (wait_fd(c->tcp, POLLOUT, 5000))
-				hello_send(c, interval_us, (seconds + 30) * 1000);
+			if (!wait_fd(c->tcp, POLLOUT, 5000))
+				continue;
+			hello_send(c, interval_us, (seconds + 30) * 1000);
+			while (!r && mono_ns() < until) {
+				r = welcome_read(c);
+				if (!r)
+					wait_fd(c->tcp, POLLIN, 100);
+			}
+			if (r == 1) {
+				c->ready = 1;
+				ready++;
+			}
 		}
-		ready += welcomes_read(w, end, until);
 	}
 	return ready;
 }
@@ -545,12 +478,6 @@ int main(int argc, char *argv[])
 	/* Each client's interval: the total rate spread over the clients. */
 	t0 = mono_ns();
 	ready = open_all((uint32_t)((uint64_t)nclients * 1000000 / rate), seconds);
-	/* The keepalives' replies are not the measurement: let them in, drop them, and
-	 * forget what was sent. */
-	drain_for(200);
-	for (unsigned i = 0; i < nclients; i++)
-		memset(cl[i].sent_seq, 0xff, sizeof(cl[i].sent_seq));
-	nsent = 0;
 	start = mono_ns();
 	gap_ns = 1000000000ULL / rate;
 	end = start + (uint64_t)seconds * 1000000000ULL;
@@ -558,12 +485,7 @@ int main(int argc, char *argv[])
 		uint64_t now = mono_ns();
 		int wait;
 
-		/* Probe k goes out at start + k * gap, from client k mod N. Probes more than
-		 * SLIP late (this process lost its CPU) are skipped, not sent in a burst: a
-		 * client's catch-up burst would meet the server's rate limit, which is
-		 * ours' and not irtt's, and is not what a client does. */
-		if (now < end && start + k * gap_ns + SLIP_NS < now)
-			k = (now - start) / gap_ns;
+		/* Probe k goes out at start + k * gap, from client k mod N. */
 		while (now < end && start + k * gap_ns <= now) {
 			struct client *c = &cl[k % nclients];
 

@@ -34,7 +34,6 @@
 #include "meter/tokens.h"
 
 #define SWEEP_MS	100
-#define SWEEP_SLICE	64 /* records the sweep looks at between two looks at the probes */
 #define ACCEPT_BATCH	64
 #define PROBE_BATCH	64		     /* datagrams per recvmmsg / sendmmsg */
 #define PROBE_ROUNDS	4		     /* batches per wake-up of the UDP socket */
@@ -43,7 +42,6 @@
 #define BULK_LEN	(512 * 1024)	     /* one send()/recv() of bulk data (see on_bulk_out) */
 #define BULK_READS	2    /* recv()s per event (1 MB): no flow starves the rest */
 #define OUT_LEN		4096 /* control output: ~15 REPORTs the client did not read */
-#define FRAME_LEN	(PROTO_FRAME_HDR + PROTO_MAX_BODY) /* the longest frame */
 #define PROBE_BUF	2048
 #define PROBE_BURST	5
 #define CLOSING_MS	2000 /* time to flush FINAL before closing anyway */
@@ -65,8 +63,7 @@ struct test;
 
 struct conn {
 	struct server *s;
-	struct conn *prev, *next;   /* every open connection, for the sweep */
-	struct conn *pprev, *pnext; /* the pending ones (CONN_NEW), for eviction */
+	struct conn *prev, *next; /* every open connection, for the sweep */
 	int fd;
 	enum conn_kind kind;
 	struct sockaddr_storage peer;
@@ -75,11 +72,9 @@ struct conn {
 	struct test *test;
 	uint8_t flow_id;
 	uint8_t nonce[PROTO_NONCE_LEN]; /* keyed mode: this connection's CHALLENGE */
-	uint32_t events;		/* what the loop watches for it */
-	/* Allocated only while they hold something: a frame's first part (FRAME_LEN) and
-	 * frames the peer has not taken yet (OUT_LEN). A quiet connection has neither. */
-	uint8_t *in, *out;
 	size_t inlen, outlen;
+	uint8_t in[PROTO_FRAME_HDR + PROTO_MAX_BODY];
+	uint8_t out[OUT_LEN];
 };
 
 struct bucket {
@@ -88,28 +83,20 @@ struct bucket {
 	uint64_t credit_ns, last_ns;
 };
 
-/* One load flow of a test: its connection once attached, and its bytes. */
-struct test_flow {
-	struct conn *conn;
-	uint64_t rx, tx;
-};
-
 struct test {
 	struct server *s;
 	unsigned slot; /* index in server.tests */
 	uint8_t token[PROTO_TOKEN_LEN];
 	struct sockaddr_storage addr; /* the client's IP (port ignored) */
-	struct peer_net ip;	      /* ... as a key: the probes' sources are checked on it */
 	struct conn *control;
-	/* nflows of them, allocated with the test only when it asked for flows: a test
-	 * of probes alone (the many-clients case) carries no per-flow state. */
-	struct test_flow *flows;
+	struct conn *flows[PROTO_MAX_FLOWS];
 	uint32_t flows_used; /* bit per flow id ever attached */
 	uint8_t nflows;
 	char cc[PROTO_CC_LEN];
 	struct proto_welcome granted;
 	uint64_t start_ns, end_ns, active_ns, report_ns;
 	uint64_t report_timer;
+	uint64_t rx[PROTO_MAX_FLOWS], tx[PROTO_MAX_FLOWS];
 	uint32_t flags, answered, dropped;
 	uint32_t held;	      /* probes held longer than hold_max_us */
 	uint32_t hold_max_us; /* the longest hold of an answered probe */
@@ -163,16 +150,12 @@ struct server {
 	int rpm_fd; /* the responsiveness test's listener, or -1 */
 	uint16_t rpm_port;
 	struct hthread *rpm; /* its connections, on their own thread */
-	struct conn *conns, *pending;
+	struct conn *conns;
 	unsigned nconns, npending, ntests;
 	struct test **tests; /* the running tests, dense: [0, ntests) */
-	/* tests[i]'s network (cfg.v6_prefix), side by side: a HELLO's count of its
-	 * network's tests scans these 24 bytes a test, not the tests themselves. */
-	struct peer_net *nets;
 	struct token_table by_token;
 	uint64_t sweep_timer;
-	uint8_t *bulk;		  /* BULK_LEN: zeros to send, and a sink to read into */
-	uint8_t frame[FRAME_LEN]; /* control input is read here, then kept only if partial */
+	uint8_t *bulk; /* BULK_LEN: zeros to send, and a sink to read into */
 	struct probe_io *pio;
 	int rcvbuf;			/* the UDP receive buffer the kernel granted, bytes */
 	uint32_t rxq_drops;		/* datagrams the kernel dropped on a full UDP buffer */
@@ -232,32 +215,17 @@ int server_udp_rcvbuf(const struct server *s)
 
 static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx);
 
-/* c said what it is (or is going): off the pending list. */
-static void conn_unpend(struct conn *c)
-{
-	struct server *s = c->s;
-
-	if (c->pprev)
-		c->pprev->pnext = c->pnext;
-	else
-		s->pending = c->pnext;
-	if (c->pnext)
-		c->pnext->pprev = c->pprev;
-	c->pprev = c->pnext = NULL;
-	s->npending--;
-}
-
 static void conn_close(struct conn *c)
 {
 	struct server *s = c->s;
 
 	if (c->kind == CONN_NEW)
-		conn_unpend(c);
+		s->npending--;
 	if (c->test && c->test->control == c)
 		c->test->control = NULL;
 	if (c->test && (c->kind == CONN_UPLOAD || c->kind == CONN_DOWNLOAD) &&
-	    c->test->flows[c->flow_id].conn == c)
-		c->test->flows[c->flow_id].conn = NULL;
+	    c->test->flows[c->flow_id] == c)
+		c->test->flows[c->flow_id] = NULL;
 	loop_del(s->loop, c->fd);
 	close(c->fd);
 	if (c->prev)
@@ -267,16 +235,7 @@ static void conn_close(struct conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	s->nconns--;
-	free(c->in);
-	free(c->out);
 	free(c);
-}
-
-/* Have the loop watch c for `events`; a syscall only when that changes. */
-static void conn_watch(struct conn *c, uint32_t events)
-{
-	if (c->events != events && loop_mod(c->s->loop, c->fd, events) == 0)
-		c->events = events;
 }
 
 /* Flush what the control output holds. false when the peer is gone. */
@@ -294,65 +253,36 @@ static bool conn_flush(struct conn *c)
 		memmove(c->out, c->out + n, c->outlen - (size_t)n);
 		c->outlen -= (size_t)n;
 	}
-	if (!c->outlen) {
-		free(c->out);
-		c->out = NULL;
-	}
 	/* A closing connection waits for room only: after SHUT_RD, EPOLLIN never clears. */
 	if (c->kind == CONN_CLOSING)
-		conn_watch(c, EPOLLOUT);
+		loop_mod(c->s->loop, c->fd, EPOLLOUT);
 	else
-		conn_watch(c, c->outlen ? EPOLLIN | EPOLLOUT : EPOLLIN);
+		loop_mod(c->s->loop, c->fd, c->outlen ? EPOLLIN | EPOLLOUT : EPOLLIN);
 	return true;
 }
 
-/*
- * Queue one frame and try to send it. false when it does not fit or the peer is gone.
- * With nothing queued before it, it goes straight from the stack to the socket: a
- * buffer is taken only for what the socket would not take.
- */
+/* Queue one frame and try to send it. false when it does not fit or the peer is gone. */
 static bool conn_send(struct conn *c, const struct proto_msg *m)
 {
-	uint8_t frame[FRAME_LEN];
-	int n = proto_encode(m, frame, sizeof(frame));
-	size_t off = 0;
+	int n = proto_encode(m, c->out + c->outlen, sizeof(c->out) - c->outlen);
 
-	if (n < 0 || c->outlen + (size_t)n > OUT_LEN)
+	if (n < 0)
 		return false;
-	while (!c->outlen && off < (size_t)n) {
-		ssize_t w = send(c->fd, frame + off, (size_t)n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break;
-		if (w <= 0)
-			return false;
-		off += (size_t)w;
-	}
-	if (off < (size_t)n) {
-		if (!c->out && !(c->out = malloc(OUT_LEN)))
-			return false;
-		memcpy(c->out + c->outlen, frame + off, (size_t)n - off);
-		c->outlen += (size_t)n - off;
-	}
+	c->outlen += (size_t)n;
 	return conn_flush(c);
 }
 
 /* A last frame, then close once it is out (or after CLOSING_MS). */
 static void conn_send_last(struct conn *c, const struct proto_msg *m)
 {
-	enum conn_kind was = c->kind;
-
-	if (was == CONN_NEW)
-		conn_unpend(c);
+	if (c->kind == CONN_NEW)
+		c->s->npending--;
 	c->kind = CONN_CLOSING;
 	c->since_ns = server_now(c->s);
 	if (c->test && c->test->control == c)
 		c->test->control = NULL;
-	if (c->test && (was == CONN_UPLOAD || was == CONN_DOWNLOAD) &&
-	    c->test->flows[c->flow_id].conn == c)
-		c->test->flows[c->flow_id].conn = NULL;
+	if (c->test && c->test->flows[c->flow_id] == c)
+		c->test->flows[c->flow_id] = NULL;
 	c->test = NULL;
 	if (!conn_send(c, m) || !c->outlen) {
 		conn_close(c);
@@ -378,9 +308,9 @@ static void fill_counts(const struct test *t, uint64_t *rx, uint64_t *tx)
 {
 	for (unsigned i = 0; i < t->nflows; i++) {
 		if (rx)
-			rx[i] = t->flows[i].rx;
+			rx[i] = t->rx[i];
 		if (tx)
-			tx[i] = t->flows[i].tx;
+			tx[i] = t->tx[i];
 	}
 }
 
@@ -400,9 +330,9 @@ static void test_end(struct test *t, const char *reason)
 	m.u.final.probes_dropped = t->dropped;
 	if (t->control)
 		conn_send_last(t->control, &m);
-	for (i = 0; i < t->nflows; i++)
-		if (t->flows[i].conn)
-			conn_close(t->flows[i].conn);
+	for (i = 0; i < PROTO_MAX_FLOWS; i++)
+		if (t->flows[i])
+			conn_close(t->flows[i]);
 	if (t->report_timer)
 		loop_timer_del(s->loop, t->report_timer);
 
@@ -414,8 +344,8 @@ static void test_end(struct test *t, const char *reason)
 	sum.nflows = t->nflows;
 	memcpy(sum.cc, t->cc, sizeof(sum.cc));
 	for (i = 0; i < t->nflows; i++) {
-		sum.rx_bytes += t->flows[i].rx;
-		sum.tx_bytes += t->flows[i].tx;
+		sum.rx_bytes += t->rx[i];
+		sum.tx_bytes += t->tx[i];
 	}
 	sum.probes_answered = t->answered;
 	sum.probes_dropped = t->dropped;
@@ -425,9 +355,7 @@ static void test_end(struct test *t, const char *reason)
 	sum.flags = t->flags;
 	tokens_del(&s->by_token, t->token);
 	s->tests[t->slot] = s->tests[--s->ntests];
-	s->nets[t->slot] = s->nets[s->ntests];
 	s->tests[t->slot]->slot = t->slot;
-	free(t->flows);
 	free(t);
 	if (s->cfg.on_test_end)
 		s->cfg.on_test_end(s->cfg.ctx, &sum);
@@ -474,12 +402,12 @@ static uint32_t clamp32(uint32_t v, uint32_t lo, uint32_t hi)
  * tests, only at HELLO (10000 tests: ~50 us per HELLO, against a TCP handshake's cost; not worth a
  * second table).
  */
-static unsigned tests_from(const struct server *s, const struct peer_net *net)
+static unsigned tests_from(const struct server *s, const struct sockaddr_storage *peer)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < s->ntests; i++)
-		n += peer_net_equal(&s->nets[i], net);
+		n += peer_same_net(&s->tests[i]->addr, peer, s->cfg.v6_prefix);
 	return n;
 }
 
@@ -512,7 +440,6 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 	struct proto_welcome *w = &m.u.welcome;
 	uint16_t min_len = PROTO_PROBE_LEN + (s->cfg.keylen ? PROTO_MAC_LEN : 0);
 	char text[128];
-	struct peer_net net;
 	struct test *t;
 	int r;
 
@@ -535,8 +462,7 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 		conn_error(c, PROTO_ERR_CC, text);
 		return false;
 	}
-	peer_net(&c->peer, s->cfg.v6_prefix, &net);
-	if (tests_from(s, &net) >= s->cfg.max_tests_per_addr) {
+	if (tests_from(s, &c->peer) >= s->cfg.max_tests_per_addr) {
 		conn_error(c, PROTO_ERR_BUSY, "too many tests from your address");
 		return false;
 	}
@@ -558,14 +484,8 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 		conn_error(c, PROTO_ERR_BUSY, "server out of resources");
 		return false;
 	}
-	if (h->nflows && !(t->flows = calloc(h->nflows, sizeof(*t->flows)))) {
-		free(t);
-		conn_error(c, PROTO_ERR_BUSY, "server out of resources");
-		return false;
-	}
 	t->s = s;
 	peer_addr(&c->peer, &t->addr);
-	peer_net(&c->peer, 128, &t->ip);
 	t->nflows = h->nflows;
 	memcpy(t->cc, h->cc, sizeof(t->cc));
 	memcpy(w->token, t->token, sizeof(w->token));
@@ -587,15 +507,13 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 	if (!t->report_timer || tokens_add(&s->by_token, t->token, t) < 0) {
 		if (t->report_timer)
 			loop_timer_del(s->loop, t->report_timer);
-		free(t->flows);
 		free(t);
 		conn_error(c, PROTO_ERR_BUSY, "server out of resources");
 		return false;
 	}
 	t->slot = s->ntests;
-	s->nets[s->ntests] = net;
 	s->tests[s->ntests++] = t;
-	conn_unpend(c);
+	s->npending--;
 	c->kind = CONN_CONTROL;
 	c->test = t;
 	t->control = c;
@@ -649,32 +567,27 @@ static void on_flow(struct conn *c, const struct proto_flow *f, size_t rest)
 		cc_refusal(text, sizeof(text), cc, r);
 		return conn_error(c, PROTO_ERR_CC, text);
 	}
-	conn_unpend(c);
+	s->npending--;
 	c->kind = f->direction == PROTO_DOWNLOAD ? CONN_DOWNLOAD : CONN_UPLOAD;
 	c->test = t;
 	c->flow_id = f->flow_id;
-	t->flows[f->flow_id].conn = c;
+	t->flows[f->flow_id] = c;
 	t->active_ns = c->progress_ns = server_now(s);
 	if (c->kind == CONN_DOWNLOAD)
-		conn_watch(c, EPOLLIN | EPOLLOUT);
+		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLOUT);
 	else if (rest)
 		upload_count(c, rest);
 }
 
-static void conn_gone(struct conn *c);
-
-/*
- * The frames in buf[0, len) from a new or control connection: the bytes used, or -1
- * when the connection was closed (or became a flow, whose further bytes are bulk data).
- */
-static ssize_t conn_frames(struct conn *c, const uint8_t *buf, size_t len)
+/* Frames from a new or control connection. false when the connection was closed. */
+static bool conn_frames(struct conn *c)
 {
 	struct proto_msg m;
 	size_t used = 0;
 	int n;
 
-	while (used < len) {
-		n = proto_decode(buf + used, len - used, &m);
+	while (used < c->inlen) {
+		n = proto_decode(c->in + used, c->inlen - used, &m);
 		if (n == 0)
 			break;
 		if (n < 0) {
@@ -682,66 +595,35 @@ static ssize_t conn_frames(struct conn *c, const uint8_t *buf, size_t len)
 				test_end(c->test, "protocol");
 			else
 				conn_close(c);
-			return -1;
+			return false;
 		}
 		used += (size_t)n;
 		if (c->kind == CONN_NEW && m.type == PROTO_HELLO) {
 			if (!on_hello(c, &m.u.hello))
-				return -1;
+				return false;
 		} else if (c->kind == CONN_NEW && m.type == PROTO_FLOW) {
-			on_flow(c, &m.u.flow, len - used);
-			return -1; /* a flow's further bytes are bulk data, not frames */
+			on_flow(c, &m.u.flow, c->inlen - used);
+			return false; /* a flow's further bytes are bulk data, not frames */
 		} else if (c->kind == CONN_CONTROL && m.type == PROTO_STOP) {
 			test_end(c->test, "stop");
-			return -1;
+			return false;
 		} else {
 			if (c->test)
 				test_end(c->test, "protocol");
 			else
 				conn_close(c);
-			return -1;
+			return false;
 		}
 		c->test->active_ns = server_now(c->s);
 	}
-	return (ssize_t)used;
-}
-
-/*
- * Read a new or control connection: into the server's frame buffer, after the part of
- * a frame kept from before, if any; what is left of a frame after the whole ones is
- * kept in a buffer of the connection's own, which is freed once the frame is whole.
- */
-static void conn_read(struct conn *c)
-{
-	uint8_t *buf = c->s->frame;
-	size_t have = c->inlen;
-	ssize_t n;
-
-	if (have)
-		memcpy(buf, c->in, have);
-	n = recv(c->fd, buf + have, FRAME_LEN - have, MSG_DONTWAIT);
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-		return;
-	if (n <= 0)
-		return conn_gone(c);
-	have += (size_t)n;
-	n = conn_frames(c, buf, have);
-	if (n < 0)
-		return;
-	c->inlen = have - (size_t)n;
-	if (!c->inlen) {
-		free(c->in);
-		c->in = NULL;
-		return;
-	}
-	if (!c->in && !(c->in = malloc(FRAME_LEN)))
-		return conn_gone(c);
-	memmove(c->in, buf + n, c->inlen);
+	memmove(c->in, c->in + used, c->inlen - used);
+	c->inlen -= used;
+	return true;
 }
 
 static void upload_count(struct conn *c, size_t n)
 {
-	c->test->flows[c->flow_id].rx += n;
+	c->test->rx[c->flow_id] += n;
 	c->test->active_ns = server_now(c->s);
 }
 
@@ -794,13 +676,14 @@ static void on_bulk_out(struct conn *c)
 		return;
 	if (n <= 0)
 		return conn_close(c);
-	c->test->flows[c->flow_id].tx += (uint64_t)n;
+	c->test->tx[c->flow_id] += (uint64_t)n;
 	c->test->active_ns = c->progress_ns = server_now(c->s);
 }
 
 static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
 {
 	struct conn *c = ctx;
+	ssize_t n;
 
 	if (c->kind == CONN_CLOSING) {
 		if (!conn_flush(c) || !c->outlen)
@@ -819,8 +702,15 @@ static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	}
 	if (events & EPOLLOUT && c->kind == CONN_CONTROL && !conn_flush(c))
 		return conn_gone(c);
-	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
-		conn_read(c);
+	if (!(events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+		return;
+	n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n <= 0)
+		return conn_gone(c);
+	c->inlen += (size_t)n;
+	conn_frames(c);
 }
 
 /* ---- accepting ---- */
@@ -842,8 +732,8 @@ static bool accept_shed(struct server *s)
 
 /*
  * The oldest connection that has not said what it is yet, from peer's network (NULL:
- * any), and how many there are from that address: a walk of the pending list (at most
- * max_pending), not of every connection.
+ * any), and how many there are from that address. A walk of the open connections,
+ * only when the pending table or an address's share of it is full.
  */
 static struct conn *oldest_pending(const struct server *s, const struct sockaddr_storage *peer,
 				   unsigned *n)
@@ -851,8 +741,9 @@ static struct conn *oldest_pending(const struct server *s, const struct sockaddr
 	struct conn *oldest = NULL;
 
 	*n = 0;
-	for (struct conn *c = s->pending; c; c = c->pnext) {
-		if (peer && !peer_same_net(peer, &c->peer, s->cfg.v6_prefix))
+	for (struct conn *c = s->conns; c; c = c->next) {
+		if (c->kind != CONN_NEW ||
+		    (peer && !peer_same_net(peer, &c->peer, s->cfg.v6_prefix)))
 			continue;
 		(*n)++;
 		if (!oldest || c->since_ns <= oldest->since_ns)
@@ -916,7 +807,6 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 		*c = (struct conn){.s = s,
 				   .fd = fd,
 				   .kind = CONN_NEW,
-				   .events = EPOLLIN,
 				   .peer = peer,
 				   .since_ns = server_now(s),
 				   .next = s->conns};
@@ -928,10 +818,6 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 		if (s->conns)
 			s->conns->prev = c;
 		s->conns = c;
-		c->pnext = s->pending;
-		if (s->pending)
-			s->pending->pprev = c;
-		s->pending = c;
 		s->nconns++;
 		s->npending++;
 		if (s->cfg.keylen)
@@ -1010,17 +896,13 @@ static bool probe_accept(struct server *s, const uint8_t *buf, size_t len,
 			 const struct sockaddr_storage *from, uint64_t rx_ns,
 			 struct probe_reply *out)
 {
-	struct peer_net ip;
 	struct test *t;
 
 	if (len > s->cfg.max_probe_len || proto_probe_decode(buf, len, &out->p) < 0 ||
 	    out->p.magic != PROTO_PROBE_MAGIC_REQ)
 		return false;
 	t = find_test(s, out->p.token);
-	if (!t)
-		return false;
-	peer_net(from, 128, &ip);
-	if (!peer_net_equal(&t->ip, &ip))
+	if (!t || !peer_same(&t->addr, from))
 		return false; /* nothing to count it against, and never an answer to a stranger */
 	if (s->cfg.keylen && proto_probe_verify(buf, len, s->cfg.key, s->cfg.keylen) < 0) {
 		t->dropped++;
@@ -1261,7 +1143,6 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 	struct server *s = ctx;
 	uint64_t now = loop_now(l);
 	struct conn *c, *next;
-	unsigned k = 0;
 
 	/* The kernel dropped probes on a full buffer since the last sweep: whose it cannot
 	 * say, so every running test may have lost some to us, not to the path. The count
@@ -1280,24 +1161,17 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 		for (unsigned i = 0; i < s->ntests; i++)
 			s->tests[i]->flags |= PROTO_REPORT_OVERLOADED;
 	}
-	/* Backwards: an ending test's slot takes the last test, one already seen. Probes
-	 * keep their turn in the long walks (probes never end a test nor close a
-	 * connection). */
+	/* Backwards: an ending test's slot takes the last test, one already seen. */
 	for (unsigned i = s->ntests; i-- > 0;) {
 		struct test *t = s->tests[i];
 
-		if (!(i % SWEEP_SLICE))
-			loop_urgent_point(l);
 		if (now >= t->end_ns)
 			test_end(t, "expired");
 		else if (now - t->active_ns >= (uint64_t)s->cfg.idle_ms * NS_PER_MS)
 			test_end(t, "idle");
 	}
-	/* From the head now: the tests that ended closed connections. */
 	for (c = s->conns; c; c = next) {
 		next = c->next;
-		if (!(++k % SWEEP_SLICE))
-			loop_urgent_point(l);
 		if (c->kind == CONN_NEW &&
 		    now - c->since_ns >= (uint64_t)s->cfg.hello_timeout_ms * NS_PER_MS)
 			conn_close(c);
@@ -1504,11 +1378,10 @@ int server_new(const struct server_config *cfg, struct server **out)
 	s->cfg = *cfg;
 	s->tcp = s->udp = s->reserve_fd = s->rpm_fd = -1;
 	s->tests = calloc(cfg->max_clients, sizeof(*s->tests));
-	s->nets = calloc(cfg->max_clients, sizeof(*s->nets));
 	s->bulk = malloc(BULK_LEN);
 	s->pio = malloc(sizeof(*s->pio));
 	s->loop = loop_new_clock(cfg->clock);
-	if (!s->tests || !s->nets || !s->bulk || !s->pio || !s->loop) {
+	if (!s->tests || !s->bulk || !s->pio || !s->loop) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -1616,7 +1489,6 @@ void server_free(struct server *s)
 	}
 	loop_free(s->loop);
 	free(s->tests);
-	free(s->nets);
 	tokens_free(&s->by_token);
 	free(s->bulk);
 	free(s->pio);
