@@ -3,8 +3,8 @@
 # (`make -C kmod install`, and DKMS through kmod/dkms.conf). docs/drivers.md.
 #
 #   kmod/install.sh install [MODULE...]      build for the running kernel, install into
-#                                            /lib/modules/RELEASE/updates/debloat/, depmod
-#   kmod/install.sh uninstall                remove what install put there, depmod
+#                                            the store /lib/debloat/RELEASE/
+#   kmod/install.sh uninstall                remove what install put there
 #   kmod/install.sh build RELEASE OUT [MODULE...]
 #                                            build only, leaving OUT/MODULE.ko (DKMS)
 #
@@ -15,16 +15,33 @@
 # unpacked once into DEBLOAT_KMOD_CACHE, default /var/cache/debloat-kmod). Says which
 # package brings what is missing. Nothing is loaded: replacing a NIC's driver cuts that
 # NIC's traffic for a moment, so the last lines say how, for the operator to choose when.
+#
+# The store is outside the tree depmod reads (/lib/modules/RELEASE), so the kernel's own
+# module stays the one modprobe loads at boot: `debloat fix --driver IFACE` loads ours
+# from the store, `debloat undo` puts the kernel's back, and `--persist` makes ours the
+# boot one with a depmod.d override (docs/design/driver-swap.md). An older install.sh
+# put ours under updates/debloat/, which depmod prefers: install moves it to the store.
 # shellcheck disable=SC2012 # ls lists our own patch series (no blanks)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${DEBLOAT_KMOD_CACHE:-/var/cache/debloat-kmod}
 libmod=${KMOD_LIBMODULES:-/lib/modules} # another root only for tests
+store_root=$(dirname "$libmod")/debloat # the store: host/kmod.h reads the same place
+etc=${KMOD_ETC:-/etc}                   # another root only for tests
 
 die() {
 	echo "kmod: $*" >&2
 	exit 1
+}
+
+# depmod for a release, on the tree install works on.
+depmod_rel() { # RELEASE
+	if [ "$libmod" = /lib/modules ]; then
+		depmod -a "$1"
+	else
+		depmod -a -b "$(dirname "$(dirname "$libmod")")" "$1"
+	fi
 }
 
 # Raspberry Pi OS names its kernels 6.6.51+rpt-rpi-v8, 6.1.21-v7+, ...
@@ -123,9 +140,9 @@ build)
 	build "$@"
 	;;
 install)
-	[ "$(id -u)" -eq 0 ] || die "install writes /lib/modules: run it as root (sudo make -C kmod install)"
+	[ "$(id -u)" -eq 0 ] || die "install writes $store_root: run it as root (sudo make -C kmod install)"
 	rel=$(uname -r)
-	dest=/lib/modules/$rel/updates/debloat
+	dest=$store_root/$rel
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	build "$rel" "$tmp" "$@"
@@ -134,21 +151,39 @@ install)
 		install -m 0644 "$ko" "$dest/"
 		echo "kmod: installed $dest/$(basename "$ko")"
 	done
-	depmod -a "$rel"
-	echo "kmod: depmod prefers updates/ over the kernel's own: the next load of each driver is ours."
-	echo "kmod: to switch now (cuts that NIC's traffic for a moment; not over the SSH session on it):"
-	for ko in "$tmp"/*.ko; do
-		m=$(basename "$ko" .ko)
-		echo "        modprobe -r $m && modprobe $m"
-	done
+	# The upgrade: an older install.sh put ours under updates/debloat/, which depmod
+	# prefers at every boot; the store replaces it.
+	if [ -d "$libmod/$rel/updates/debloat" ]; then
+		rm -rf "$libmod/$rel/updates/debloat"
+		depmod_rel "$rel"
+		echo "kmod: removed $libmod/$rel/updates/debloat (an older install, which depmod"
+		echo "      preferred at every boot): the kernel's own drivers load at boot again"
+	fi
+	if [ -d "$libmod/$rel/updates/dkms" ]; then
+		echo "kmod: note: DKMS installed modules under $libmod/$rel/updates/dkms, which depmod"
+		echo "      prefers: those load at every boot (dkms remove debloat-bql/1 --all stops it)"
+	fi
+	echo "kmod: the kernel's own drivers still load at boot. To switch a NIC now (it cuts"
+	echo "      that NIC's traffic for a moment; from a console, not over an SSH session on it):"
+	echo "        debloat fix --driver IFACE            (debloat undo puts the kernel's back)"
+	echo "        debloat fix --driver IFACE --persist  (and ours at every boot, until undo)"
 	echo "kmod: then measure: debloat audit IFACE (BQL in use), debloat prove (docs/drivers.md)"
 	;;
 uninstall)
-	[ "$(id -u)" -eq 0 ] || die "uninstall writes /lib/modules: run it as root"
+	[ "$(id -u)" -eq 0 ] || die "uninstall writes $store_root: run it as root"
 	rel=$(uname -r)
-	rm -rf "/lib/modules/$rel/updates/debloat"
-	depmod -a "$rel"
-	echo "kmod: removed /lib/modules/$rel/updates/debloat; the kernel's own drivers load next time"
+	for conf in "$etc"/depmod.d/debloat-*.conf; do
+		[ -e "$conf" ] || continue
+		die "$conf makes ours load at boot (fix --driver --persist): run \`debloat undo\` first"
+	done
+	rm -rf "${store_root:?}/$rel"
+	rmdir "$store_root" 2>/dev/null || true
+	echo "kmod: removed $store_root/$rel"
+	if [ -d "$libmod/$rel/updates/debloat" ]; then
+		rm -rf "$libmod/$rel/updates/debloat"
+		depmod_rel "$rel"
+		echo "kmod: removed $libmod/$rel/updates/debloat (an older install); the kernel's own drivers load next time"
+	fi
 	;;
 *)
 	die "usage: install.sh install [MODULE...] | uninstall | build RELEASE OUT [MODULE...]"

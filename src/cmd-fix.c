@@ -32,7 +32,7 @@ static const char usage[] =
     "       " PROG_NAME " fix --emit networkd|udev|nm [--from FILE] [-o DIR] [--all]\n"
     "           [IFACE...]\n"
     "       " PROG_NAME " fix --driver IFACE [--peer ADDR] [--dry-run] [--json]\n"
-    "           [--try SECONDS] [--force] [--state-dir DIR]\n"
+    "           [--try SECONDS] [--persist] [--force] [--state-dir DIR]\n"
     "       " PROG_NAME " fix --confirm [--state-dir DIR]\n"
     "       " PROG_NAME " fix --apply-persisted IFACE [--json] [--state-dir DIR]\n"
     "           [--root DIR]\n"
@@ -60,7 +60,9 @@ static const char usage[] =
     "                        another shell)\n"
     "      --confirm         confirm the `--try` run that is waiting\n"
     "  -p, --persist         also apply it at boot: /etc/debloat/IFACE.conf, a\n"
-    "                        systemd unit bound to the device, an ifupdown hook\n"
+    "                        systemd unit bound to the device, an ifupdown hook;\n"
+    "                        with --driver, a depmod.d override so that modprobe\n"
+    "                        loads ours at boot (undo removes it)\n"
     "  -f, --force           replace a root qdisc undo cannot rebuild (undo then\n"
     "                        restores the kernel's default) or a user's own shaper\n"
     "  -r, --role ROLE       host (default: fq_codel) or server (fq, for pacing)\n"
@@ -196,14 +198,13 @@ static int parse_args(int argc, char *argv[], struct fix_args *a)
 		return cli_usage_error("fix", usage,
 				       "--peer takes an IPv4 or IPv6 address, not \"%s\"", a->peer);
 	if (a->driver && (a->all || a->from || a->emit != EMIT_NONE || a->apply_persisted ||
-			  a->persist || a->opts.shape_rate || a->opts.ingress_rate ||
+			  a->root || a->opts.shape_rate || a->opts.ingress_rate ||
 			  a->opts.no_ingress || a->opts.role != PLAN_ROLE_HOST))
 		return cli_usage_error(
 		    "fix", usage,
 		    "--driver swaps one interface's driver and nothing else: no --all, --from, "
-		    "--emit, --persist, --apply-persisted, --shape, --ingress or --role with it "
-		    "(no --persist: installed under updates/, ours is what modprobe loads at "
-		    "every boot already; `make -C kmod uninstall` stops that)");
+		    "--emit, --apply-persisted, --root, --shape, --ingress or --role with it "
+		    "(--persist keeps ours at boot with a depmod.d override)");
 	if (a->driver && argc - optind != 1)
 		return cli_usage_error("fix", usage, "--driver takes one interface");
 	if (a->apply_persisted && argc - optind != 1)
@@ -559,7 +560,7 @@ static void print_outcome(struct printer *p, struct fix_cmd *c)
 		print_bool(p, "confirmed", r->try_confirmed, PRINT_JSON_ONLY);
 		print_close(p);
 	}
-	if (c->a.persist) {
+	if (c->a.persist && !c->a.driver) {
 		print_open_array(p, "persisted");
 		for (unsigned i = 0; i < r->persisted.n; i++) {
 			print_text(p, "persisted:");
@@ -683,6 +684,7 @@ int cmd_fix(int argc, char *argv[])
 			    .driver = c->a.driver,
 			    .peer = c->a.peer,
 			    .ssh_connection = getenv("SSH_CONNECTION"),
+			    .driver_persist = c->a.driver && c->a.persist,
 			});
 	if (c->a.confirm) {
 		ret = confirm(c);
@@ -726,10 +728,10 @@ int cmd_fix(int argc, char *argv[])
 		say_refused(r);
 	} else if (!c->a.dry_run && !plan_count(&r->plan, STEP_PLANNED)) {
 		r->result = "already-fixed";
-		ret = c->a.persist && persist(c) < 0 ? 1 : 0;
+		ret = c->a.persist && !c->a.driver && persist(c) < 0 ? 1 : 0;
 	} else if (!c->a.dry_run) {
 		if (apply(c) == 0)
-			ret = c->a.persist && persist(c) < 0 ? 1 : 0;
+			ret = c->a.persist && !c->a.driver && persist(c) < 0 ? 1 : 0;
 	} else {
 		ret = 0;
 	}

@@ -10,8 +10,11 @@
  *   knob-tool equal KIND A B                          exit 0 when knob_value_equal
  *   knob-tool canonical SPEC                          a root-qdisc spec, canonical
  *
- * KIND is a knob_kind_name(); bql-limit-max takes a queue number, offload a feature
- * name. Errors go to stderr as "knob-tool: ENAME: message" with exit status 1.
+ * KIND is a knob_kind_name(); bql-limit-max takes a queue number, offload and
+ * driver-boot a name (driver-boot's: the module). Errors go to stderr as "knob-tool:
+ * ENAME: message" with exit status 1. The environment may point the knobs' trees
+ * elsewhere (knob_env): KNOB_TOOL_MODULES (/lib/modules), KNOB_TOOL_ETC (/etc),
+ * KNOB_TOOL_RELEASE (uname's) and KNOB_TOOL_DEPMOD (depmod).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -29,7 +32,7 @@ static const char *errno_name(int e)
 	} names[] = {
 	    {ENOENT, "ENOENT"}, {EOPNOTSUPP, "EOPNOTSUPP"}, {EINVAL, "EINVAL"}, {ENODEV, "ENODEV"},
 	    {EPERM, "EPERM"},	{EACCES, "EACCES"},	    {EXDEV, "EXDEV"},	{EEXIST, "EEXIST"},
-	    {ENOSPC, "ENOSPC"}, {EBUSY, "EBUSY"},	    {ERANGE, "ERANGE"},
+	    {ENOSPC, "ENOSPC"}, {EBUSY, "EBUSY"},	    {ERANGE, "ERANGE"}, {ECHILD, "ECHILD"},
 	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(*names); i++)
@@ -58,6 +61,12 @@ int main(int argc, char **argv)
 {
 	struct knob k = {0};
 	char val[KNOB_VALUE_MAX], msg[256] = "";
+	struct knob_env env = {.sysfs_root = "/sys",
+			       .proc_root = "/proc",
+			       .modules_root = getenv("KNOB_TOOL_MODULES"),
+			       .release = getenv("KNOB_TOOL_RELEASE"),
+			       .etc_root = getenv("KNOB_TOOL_ETC"),
+			       .depmod = getenv("KNOB_TOOL_DEPMOD")};
 	int kind, i = 3, r;
 	bool writing;
 
@@ -90,10 +99,11 @@ int main(int argc, char **argv)
 		if (argc < 4)
 			return usage();
 		snprintf(k.ifname, sizeof(k.ifname), "%s", argv[i++]);
-		if (k.kind == KNOB_OFFLOAD || k.kind == KNOB_BQL_LIMIT_MAX) {
+		if (k.kind == KNOB_OFFLOAD || k.kind == KNOB_BQL_LIMIT_MAX ||
+		    k.kind == KNOB_DRIVER_BOOT) {
 			if (argc <= i)
 				return usage();
-			if (k.kind == KNOB_OFFLOAD)
+			if (k.kind != KNOB_BQL_LIMIT_MAX)
 				snprintf(k.name, sizeof(k.name), "%s", argv[i++]);
 			else
 				k.queue = atoi(argv[i++]);
@@ -102,12 +112,12 @@ int main(int argc, char **argv)
 	if (writing) {
 		if (argc != i + 1)
 			return usage();
-		r = knob_write(&k, NULL, argv[i], msg, sizeof(msg));
+		r = knob_write(&k, &env, argv[i], msg, sizeof(msg));
 		return r < 0 ? fail(r, msg) : 0;
 	}
 	if (argc != i)
 		return usage();
-	r = knob_read(&k, NULL, val, sizeof(val));
+	r = knob_read(&k, &env, val, sizeof(val));
 	if (r < 0)
 		return fail(r, "");
 	printf("%s\n", val);

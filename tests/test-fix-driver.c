@@ -120,13 +120,12 @@ static struct knob_env board(void)
 	    "kernel/drivers/net/phy/libphy.ko:\n"
 	    "kernel/drivers/net/ethernet/freescale/fec.ko: kernel/drivers/ptp/ptp.ko\n"
 	    "kernel/drivers/net/usb/lan78xx.ko: kernel/drivers/net/phy/libphy.ko\n"
-	    "kernel/drivers/net/ethernet/ti/ti-cpsw-new.ko:\n"
-	    "updates/debloat/fec.ko: kernel/drivers/ptp/ptp.ko\n");
+	    "kernel/drivers/net/ethernet/ti/ti-cpsw-new.ko:\n");
 	memcpy(ours, head, sizeof(head));
 	n += sizeof(head);
 	memcpy(ours + n, note_ours, sizeof(note_ours) - 1);
 	n += sizeof(note_ours) - 1;
-	put_bytes("lib/modules/" REL "/updates/debloat/fec.ko", ours, n);
+	put_bytes("lib/debloat/" REL "/fec.ko", ours, n); /* the store (host/kmod.h) */
 	return (struct knob_env){.sysfs_root = sys, .modules_root = mods, .release = REL};
 }
 
@@ -243,7 +242,7 @@ TEST(finds_the_kernels_own_file_and_a_srcversion)
 	CHECK_EQ(kmod_stock_file(env.modules_root, REL, "../fec", path, sizeof(path)), -EINVAL);
 	CHECK_EQ(kmod_stock_file(env.modules_root, REL, "fec", path, 8), -ENAMETOOLONG);
 
-	snprintf(path, sizeof(path), "%s/lib/modules/" REL "/updates/debloat/fec.ko", root);
+	snprintf(path, sizeof(path), "%s/lib/debloat/" REL "/fec.ko", root);
 	REQUIRE_EQ(kmod_file_srcversion(path, sv, sizeof(sv)), 0);
 	CHECK_STR(sv, "BBBB");
 	CHECK_EQ(kmod_file_srcversion(path, sv, 4), -ENAMETOOLONG);
@@ -256,12 +255,15 @@ TEST(finds_the_kernels_own_file_and_a_srcversion)
 }
 
 /* The plan: one driver step, or the target refused with the reason. */
+static bool persist_plan; /* plan_for plans --persist too */
+
 static const struct plan_target *plan_for(struct plan *p, const char *ifname,
 					  const struct knob_env *env, const char *peer,
 					  const char *ssh, bool force)
 {
 	static struct iface ifc;
-	struct driver_plan_options o = {.peer = peer, .ssh_connection = ssh, .force = force};
+	struct driver_plan_options o = {
+	    .peer = peer, .ssh_connection = ssh, .force = force, .persist = persist_plan};
 	struct plan_options po = {0};
 	int ti;
 
@@ -365,6 +367,214 @@ TEST(the_ssh_session_is_refused_unless_forced)
 	CHECK(!t->refused);
 	plan_free(&p);
 	nic = "dbt9";
+	make_root();
+	rmdir(root);
+}
+
+/* ---- where ours is installed, and the knob "driver-boot" (--persist) ---- */
+
+TEST(the_store_is_found_first_and_updates_is_told_apart)
+{
+	struct knob_env env = board();
+	char path[PATH_MAX];
+
+	REQUIRE(root[0]);
+	REQUIRE_EQ(kmod_store_dir(env.modules_root, REL, path, sizeof(path)), 0);
+	CHECK(strstr(path, "/lib/debloat/" REL) != NULL);
+	REQUIRE_EQ(kmod_installed_file(env.modules_root, REL, "fec", path, sizeof(path)), 0);
+	CHECK(strstr(path, "/lib/debloat/" REL "/fec.ko") != NULL);
+	CHECK_EQ(kmod_boot_file(env.modules_root, REL, "fec", path, sizeof(path)), -ENOENT);
+	CHECK_EQ(kmod_store_file(env.modules_root, "..", "fec", path, sizeof(path)), -EINVAL);
+	CHECK_EQ(kmod_store_dir("modules", REL, path, sizeof(path)), -EINVAL);
+	/* An older install.sh (or DKMS) put it under updates/: found, and said to be there. */
+	put("lib/modules/" REL "/updates/dkms/lan78xx.ko", "x");
+	REQUIRE_EQ(kmod_installed_file(env.modules_root, REL, "lan78xx", path, sizeof(path)), 0);
+	CHECK(strstr(path, "/updates/dkms/lan78xx.ko") != NULL);
+	REQUIRE_EQ(kmod_boot_file(env.modules_root, REL, "lan78xx", path, sizeof(path)), 0);
+	CHECK_EQ(kmod_store_file(env.modules_root, REL, "lan78xx", path, sizeof(path)), -ENOENT);
+	make_root();
+	rmdir(root);
+}
+
+TEST(the_kernels_own_file_is_found_when_an_override_chose_ours)
+{
+	struct knob_env env = board();
+	char path[PATH_MAX];
+
+	REQUIRE(root[0]);
+	/* depmod with our override lists debloat/fec.ko and not the kernel's. */
+	put("lib/modules/" REL "/modules.dep", "debloat/fec.ko: kernel/drivers/ptp/ptp.ko\n");
+	CHECK_EQ(kmod_stock_file(env.modules_root, REL, "fec", path, sizeof(path)), -ENOENT);
+	put("lib/modules/" REL "/kernel/drivers/net/ethernet/freescale/fec.ko", "stock");
+	put("lib/modules/" REL "/kernel/drivers/net/ethernet/freescale/fec_extra.ko", "x");
+	REQUIRE_EQ(kmod_stock_file(env.modules_root, REL, "fec", path, sizeof(path)), 0);
+	CHECK(strstr(path, "/" REL "/kernel/drivers/net/ethernet/freescale/fec.ko") != NULL);
+	CHECK_EQ(kmod_stock_file(env.modules_root, REL, "lan78xx", path, sizeof(path)), -ENOENT);
+	make_root();
+	rmdir(root);
+}
+
+/* A depmod that records its arguments in ROOT/depmod.args and exits with status. */
+static void fake_depmod(char *prog, size_t len, int status)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text), "#!/bin/sh\necho \"$*\" >> '%s/depmod.args'\nexit %d\n", root,
+		 status);
+	put("fake-depmod", text);
+	snprintf(prog, len, "%s/fake-depmod", root);
+	chmod(prog, 0755);
+}
+
+static char *slurp(const char *rel)
+{
+	char path[PATH_MAX];
+	static char buf[1024];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+TEST(driver_boot_writes_the_override_and_the_link_and_undo_removes_them)
+{
+	struct knob_env env = board();
+	struct knob k = {.kind = KNOB_DRIVER_BOOT, .ifname = "dbt9", .name = "fec"};
+	char etc[96], prog[PATH_MAX], val[KNOB_VALUE_MAX], msg[512], want[512], target[PATH_MAX];
+	char link[PATH_MAX], desc[96];
+	const char *args;
+	struct stat st;
+	ssize_t n;
+
+	REQUIRE(root[0]);
+	snprintf(etc, sizeof(etc), "%s/etc", root);
+	fake_depmod(prog, sizeof(prog), 0);
+	env.etc_root = etc;
+	env.depmod = prog;
+	snprintf(link, sizeof(link), "%s/lib/modules/" REL "/debloat/fec.ko", root);
+	knob_describe(&k, desc, sizeof(desc));
+	CHECK_STR(desc, "dbt9 fec module at boot");
+
+	REQUIRE_EQ(knob_read(&k, &env, val, sizeof(val)), 0);
+	CHECK_STR(val, "stock");
+	REQUIRE_EQ(knob_write(&k, &env, "bql", msg, sizeof(msg)), 0);
+	REQUIRE_EQ(driver_boot_conf_text("fec", REL, "dbt9", want, sizeof(want)), 0);
+	CHECK(strstr(want, "\noverride fec " REL " debloat\n") != NULL);
+	CHECK(slurp("etc/depmod.d/debloat-fec.conf") &&
+	      !strcmp(slurp("etc/depmod.d/debloat-fec.conf"), want));
+	n = readlink(link, target, sizeof(target) - 1);
+	REQUIRE(n > 0);
+	target[n] = '\0';
+	CHECK(strstr(target, "/lib/debloat/" REL "/fec.ko") != NULL);
+	/* depmod for this release, on the test's trees. */
+	args = slurp("depmod.args");
+	REQUIRE(args != NULL);
+	CHECK(strstr(args, "-a -b ") && strstr(args, " -C ") && strstr(args, "/etc/depmod.d " REL));
+	REQUIRE_EQ(knob_read(&k, &env, val, sizeof(val)), 0);
+	CHECK_STR(val, "bql");
+	/* Written again: the same files, no error. */
+	REQUIRE_EQ(knob_write(&k, &env, "bql", msg, sizeof(msg)), 0);
+	REQUIRE_EQ(knob_read(&k, &env, val, sizeof(val)), 0);
+	CHECK_STR(val, "bql");
+
+	/* Undo: both gone, the folder too, depmod run again. */
+	REQUIRE_EQ(knob_write(&k, &env, "stock", msg, sizeof(msg)), 0);
+	CHECK(slurp("etc/depmod.d/debloat-fec.conf") == NULL);
+	CHECK(lstat(link, &st) < 0 && errno == ENOENT);
+	*strrchr(link, '/') = '\0';
+	CHECK(lstat(link, &st) < 0 && errno == ENOENT);
+	args = slurp("depmod.args");
+	CHECK(args && strchr(args, '\n') != strrchr(args, '\n')); /* more than one line */
+	REQUIRE_EQ(knob_read(&k, &env, val, sizeof(val)), 0);
+	CHECK_STR(val, "stock");
+	CHECK_EQ(knob_write(&k, &env, "stock", msg, sizeof(msg)), 0); /* nothing there: fine */
+	CHECK_EQ(knob_write(&k, &env, "maybe", msg, sizeof(msg)), -EINVAL);
+	make_root();
+	rmdir(root);
+}
+
+TEST(driver_boot_refuses_what_is_not_ours_and_says_why)
+{
+	struct knob_env env = board();
+	struct knob k = {.kind = KNOB_DRIVER_BOOT, .ifname = "dbt9", .name = "fec"};
+	char etc[96], prog[PATH_MAX], val[KNOB_VALUE_MAX], msg[512];
+
+	REQUIRE(root[0]);
+	snprintf(etc, sizeof(etc), "%s/etc", root);
+	env.etc_root = etc;
+	/* depmod failing: the error and its status. */
+	fake_depmod(prog, sizeof(prog), 3);
+	env.depmod = prog;
+	msg[0] = '\0';
+	CHECK_EQ(knob_write(&k, &env, "bql", msg, sizeof(msg)), -ECHILD);
+	CHECK(strstr(msg, "exited with status 3") != NULL);
+	/* A file of that name that is not ours: read refuses, so fix never overwrites it. */
+	put("etc/depmod.d/debloat-fec.conf", "override fec * kernel/drivers\n");
+	CHECK_EQ(knob_read(&k, &env, val, sizeof(val)), -EEXIST);
+	/* A real file where our link goes is left alone. */
+	fake_depmod(prog, sizeof(prog), 0);
+	unlink(strcat(strcpy((char[PATH_MAX]){0}, root), "/etc/depmod.d/debloat-fec.conf"));
+	unlink(strcat(strcpy((char[PATH_MAX]){0}, root), "/lib/modules/" REL "/debloat/fec.ko"));
+	put("lib/modules/" REL "/debloat/fec.ko", "someone's");
+	msg[0] = '\0';
+	CHECK_EQ(knob_write(&k, &env, "bql", msg, sizeof(msg)), -EEXIST);
+	CHECK(strstr(msg, "not debloat's link") != NULL);
+	CHECK(slurp("lib/modules/" REL "/debloat/fec.ko") &&
+	      !strcmp(slurp("lib/modules/" REL "/debloat/fec.ko"), "someone's"));
+	/* Not in the store: how to put it there. */
+	unlink(strcat(strcpy((char[PATH_MAX]){0}, root), "/lib/debloat/" REL "/fec.ko"));
+	unlink(strcat(strcpy((char[PATH_MAX]){0}, root), "/lib/modules/" REL "/debloat/fec.ko"));
+	msg[0] = '\0';
+	CHECK_EQ(knob_write(&k, &env, "bql", msg, sizeof(msg)), -ENOENT);
+	CHECK(strstr(msg, "make -C kmod install") != NULL);
+	make_root();
+	rmdir(root);
+}
+
+TEST(persist_plans_the_boot_step_before_the_swap_or_refuses_under_updates)
+{
+	struct knob_env env = board();
+	const struct plan_target *t;
+	struct plan p;
+
+	REQUIRE(root[0]);
+	persist_plan = true;
+	t = plan_for(&p, "dbt9", &env, "10.0.2.2", NULL, false);
+	REQUIRE(t != NULL);
+	CHECK(!t->refused);
+	REQUIRE_EQ(p.nsteps, 2u);
+	CHECK_EQ(p.steps[0].knob.kind, KNOB_DRIVER_BOOT);
+	CHECK_STR(p.steps[0].knob.name, "fec");
+	CHECK_STR(p.steps[0].after, "bql");
+	CHECK_EQ(p.steps[1].knob.kind, KNOB_DRIVER);
+	/* Applied first, undone last: the file before the swap in the journal. */
+	CHECK(plan_phase(KNOB_DRIVER_BOOT) < plan_phase(KNOB_DRIVER));
+	plan_free(&p);
+
+	/* Ours only under updates/ (an older install.sh): --persist refused, saying why;
+	 * without it, planned with a note that undo lasts until the next boot. */
+	unlink(strcat(strcpy((char[PATH_MAX]){0}, root), "/lib/debloat/" REL "/fec.ko"));
+	put("lib/modules/" REL "/updates/debloat/fec.ko", "ours, the old way");
+	t = plan_for(&p, "dbt9", &env, "10.0.2.2", NULL, false);
+	REQUIRE(t != NULL);
+	CHECK(t->refused && strstr(t->refused_why, "under updates/") &&
+	      strstr(t->refused_why, "make -C kmod install"));
+	plan_free(&p);
+	persist_plan = false;
+	t = plan_for(&p, "dbt9", &env, "10.0.2.2", NULL, false);
+	REQUIRE(t != NULL);
+	CHECK(!t->refused);
+	CHECK_EQ(t->nnotes, 1u);
+	CHECK(strstr(t->notes[0], "until the next boot") != NULL);
+	CHECK_EQ(p.nsteps, 1u);
+	plan_free(&p);
 	make_root();
 	rmdir(root);
 }

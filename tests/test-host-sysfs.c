@@ -357,9 +357,10 @@ TEST(machine_usb_speed_of_the_device_above)
 }
 
 /*
- * kmod.c: a NIC's driver module, and a module of the same name installed by `make -C
- * kmod install` (updates/debloat) or DKMS (updates/dkms, compressed here) for this
- * release; and whether the loaded one is out of tree.
+ * kmod.c: a NIC's driver module, and a module of the same name installed for this
+ * release by `make -C kmod install` (the store, /lib/debloat/RELEASE), an older
+ * install.sh (updates/debloat) or DKMS (updates/dkms, compressed here); and whether
+ * the loaded one is out of tree.
  */
 TEST(kmod_finds_an_installed_bql_module_for_the_nic)
 {
@@ -388,12 +389,18 @@ TEST(kmod_finds_an_installed_bql_module_for_the_nic)
 		 0);
 	CHECK_STR(module, "fec");
 	CHECK(strstr(path, "/lib/modules/6.1.0-50-armmp/updates/dkms/fec.ko.xz") != NULL);
-	/* make -C kmod install's folder first. */
+	/* An older install.sh's folder before DKMS'. */
 	put("lib/modules/6.1.0-50-armmp/updates/debloat/fec.ko", "");
 	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth0", module, sizeof(module), path,
 				 sizeof(path)),
 		 0);
 	CHECK(strstr(path, "/updates/debloat/fec.ko") != NULL);
+	/* The store before both. */
+	put("lib/debloat/6.1.0-50-armmp/fec.ko", "");
+	CHECK_EQ(kmod_bql_module(root, mods, "6.1.0-50-armmp", "eth0", module, sizeof(module), path,
+				 sizeof(path)),
+		 0);
+	CHECK(strstr(path, "/lib/debloat/6.1.0-50-armmp/fec.ko") != NULL);
 	/* Another release has none; a NIC without a device has no module; bad names. */
 	CHECK_EQ(kmod_bql_module(root, mods, "6.12.0-1-armmp", "eth0", module, sizeof(module), path,
 				 sizeof(path)),

@@ -623,14 +623,13 @@ TEST(wandboard_with_our_fec_installed)
 	ifc.have_stats = true;
 	ifc.tx_packets = 1000000;
 	strcpy(ifc.bql_module, "fec");
-	strcpy(ifc.bql_module_path, "/lib/modules/6.1.0-50-armmp/updates/debloat/fec.ko");
+	strcpy(ifc.bql_module_path, "/lib/debloat/6.1.0-50-armmp/fec.ko");
 	policy_iface(&ifc, &h, &v);
 	CHECK_EQ(v.bql_in_use, TRI_NO);
 	f = find(&v, "no-bql");
 	REQUIRE(f);
-	CHECK(strstr(f->recommendation, "/lib/modules/6.1.0-50-armmp/updates/debloat/fec.ko") !=
-	      NULL);
-	CHECK(strstr(f->recommendation, "modprobe -r fec && modprobe fec") != NULL);
+	CHECK(strstr(f->recommendation, "/lib/debloat/6.1.0-50-armmp/fec.ko") != NULL);
+	CHECK(strstr(f->recommendation, "debloat fix --driver eth0 (--persist") != NULL);
 	CHECK(strstr(f->recommendation, "takes eth0 down for a moment") != NULL);
 	CHECK(strstr(f->recommendation, "cake bandwidth") != NULL); /* the shaper meanwhile */
 	CHECK(evidence_true(f, "bql_module_installed"));

@@ -701,9 +701,9 @@ static void find_no_bql(const struct iface *ifc, const struct host *host, struct
 	if (ifc->bql_module[0] && !ifc->bql_module_loaded) {
 		say(f->recommendation, sizeof(f->recommendation),
 		    "load the driver with BQL installed for this kernel (%s), from a console or "
-		    "another interface since it takes %s down for a moment: modprobe -r %s && "
-		    "modprobe %s; until then shape at %s: %s",
-		    ifc->bql_module_path, ifc->name, ifc->bql_module, ifc->bql_module,
+		    "another interface since it takes %s down for a moment: debloat fix --driver "
+		    "%s (--persist keeps it at boot); until then shape at %s: %s",
+		    ifc->bql_module_path, ifc->name, ifc->name,
 		    sh.source == RATE_SOURCE_TABLE ? sh.why : "~95% of line rate", shaper);
 		return;
 	}

@@ -86,6 +86,8 @@ int driver_plan(struct plan *p, const struct iface *ifc, const struct knob_env *
 	struct driver_value v;
 	struct link_keep keep;
 	struct knob k = {.kind = KNOB_DRIVER};
+	const char *mods = env && env->modules_root ? env->modules_root : "/lib/modules";
+	bool at_boot;
 	size_t naddrs;
 	int ti, r;
 
@@ -106,14 +108,21 @@ int driver_plan(struct plan *p, const struct iface *ifc, const struct knob_env *
 	if (!driver_patched(v.module))
 		return refuse(p, ti, "%s's driver is %s, not one debloat has a BQL module for (%s)",
 			      ifc->name, v.module, driver_patched_list());
-	if (!release[0] ||
-	    kmod_installed_file(env && env->modules_root ? env->modules_root : "/lib/modules",
-				release, v.module, file, sizeof(file)) < 0)
+	if (!release[0] || kmod_installed_file(mods, release, v.module, file, sizeof(file)) < 0)
 		return refuse(p, ti,
 			      "no %s module with BQL is installed for this kernel (%s): build and "
 			      "install it on this machine with `make -C kmod install` "
 			      "(docs/drivers.md)",
 			      v.module, release[0] ? release : "release unknown");
+	at_boot = kmod_store_file(mods, release, v.module, file, sizeof(file)) < 0;
+	if (at_boot && o->persist)
+		return refuse(
+		    p, ti,
+		    "ours is installed under updates/ (%s), which depmod prefers: it "
+		    "loads at every boot already, and undo could not stop that; run `make "
+		    "-C kmod install` again to move it to the store (DKMS cannot: Debian's "
+		    "dkms puts modules under updates/dkms whatever dkms.conf says)",
+		    file);
 	r = link_keep_read((int)if_nametoindex(ifc->name), &keep);
 	if (r < 0 && r != -E2BIG)
 		return r;
@@ -140,10 +149,27 @@ int driver_plan(struct plan *p, const struct iface *ifc, const struct knob_env *
 			      "%s has no gateway to ask after the swap: name a host on its link "
 			      "that answers pings with --peer ADDR",
 			      ifc->name);
+	if (at_boot)
+		say(p->targets[ti].notes[p->targets[ti].nnotes++], PLAN_NOTE_MAX,
+		    "ours is installed under updates/ (%s), which depmod prefers: it is the one "
+		    "loaded at boot, and undo lasts until the next boot; `make -C kmod install` "
+		    "again moves it to the store",
+		    file);
 	r = driver_value_format(&v, after, sizeof(after));
 	if (r < 0)
 		return r;
 	say(k.ifname, sizeof(k.ifname), "%s", ifc->name);
+	if (o->persist) {
+		struct knob boot = {.kind = KNOB_DRIVER_BOOT};
+
+		say(boot.ifname, sizeof(boot.ifname), "%s", ifc->name);
+		say(boot.name, sizeof(boot.name), "%s", v.module);
+		r = plan_add_step(p, ti, &boot, "bql", false,
+				  "--persist: a depmod.d override, so that modprobe loads ours at "
+				  "boot");
+		if (r < 0)
+			return r;
+	}
 	r = plan_add_step(p, ti, &k, after, false,
 			  "the driver has no BQL: ours counts bytes in the ring, so fq_codel "
 			  "sees the queue");

@@ -81,6 +81,22 @@ int driver_read(const struct knob_env *env, const char *ifname, struct driver_va
 int driver_swap(const struct knob_env *env, const char *ifname, const struct driver_value *want,
 		char *msg, size_t msglen);
 
+/*
+ * ---- at boot: the knob "driver-boot" (knob-driver-boot.c) ----
+ *
+ * `make -C kmod install` keeps ours in the store (host/kmod.h), which depmod does not
+ * read: the kernel's own module stays the one modprobe loads at boot. `fix --driver
+ * IFACE --persist` sets MODULE's boot driver to "bql" before the swap: a symbolic link
+ * MODULES/RELEASE/debloat/MODULE.ko to the store's file, the depmod.d file
+ * ETC/depmod.d/debloat-MODULE.conf ("override MODULE RELEASE debloat", which depmod
+ * follows whichever folder it meets first) and `depmod -a RELEASE`. Undo sets "stock":
+ * both removed, depmod again.
+ */
+
+/* The depmod.d file's text for module on release, said to be for ifname. -ENOSPC. */
+int driver_boot_conf_text(const char *module, const char *release, const char *ifname, char *buf,
+			  size_t len);
+
 /* ---- planning `debloat fix --driver IFACE` (driver-plan.c) ---- */
 
 struct plan;
@@ -91,14 +107,18 @@ struct driver_plan_options {
 	const char *peer;	    /* --peer, or NULL: the gateway of IFACE */
 	const char *ssh_connection; /* $SSH_CONNECTION, or NULL */
 	bool force;		    /* swap even under the session we are logged in over */
+	bool persist;		    /* and make ours the module loaded at boot */
 };
 
 /*
  * Plan the swap of ifc's driver to ours: one target, one driver step (its before is
- * read later, as every step's). A swap fix will not do refuses the target, saying why:
- * no device or no module, a driver kmod/ does not patch, ours not installed for this
- * kernel (how to build it), the session we are logged in over (unless force), no
- * peer to ask (no gateway and no --peer). The target's index, or -errno.
+ * read later, as every step's), after a driver-boot step to "bql" with persist. A swap
+ * fix will not do refuses the target, saying why: no device or no module, a driver
+ * kmod/ does not patch, ours not installed for this kernel (how to build it), the
+ * session we are logged in over (unless force), no peer to ask (no gateway and no
+ * --peer), persist with ours installed under updates/ (an older install.sh, or DKMS:
+ * it loads at boot already, and undo could not stop that). Ours under updates/ without
+ * persist is a note: undo lasts until the next boot. The target's index, or -errno.
  */
 int driver_plan(struct plan *p, const struct iface *ifc, const struct knob_env *env,
 		const struct driver_plan_options *o);

@@ -162,7 +162,8 @@ static int make_plan(struct fix_run *r, const char *ifname)
 	} else if (r->o.driver) {
 		struct driver_plan_options dopt = {.peer = r->o.peer,
 						   .ssh_connection = r->o.ssh_connection,
-						   .force = r->o.plan.force};
+						   .force = r->o.plan.force,
+						   .persist = r->o.driver_persist};
 
 		ret = r->host.n == 1
 			  ? driver_plan(&r->plan, &r->host.ifaces[0], &r->env.knobs, &dopt)

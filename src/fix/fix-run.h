@@ -44,6 +44,7 @@ struct fix_run_options {
 	bool driver;
 	const char *peer;	    /* --peer: who must answer after it; NULL the gateway */
 	const char *ssh_connection; /* the session we run in ($SSH_CONNECTION), or NULL */
+	bool driver_persist;	    /* --driver --persist: ours at boot too (a plan step) */
 };
 
 #define FIX_RUN_NOTES	 4

@@ -72,8 +72,8 @@ static int commands(struct knob_lines *o, const struct knob *k, const char *valu
 static void nowhere(const struct knob *k, const char *value, struct knob_word *w)
 {
 	w->place = KNOB_NOWHERE;
-	w->why = "a driver module is not the network's configuration: installed under "
-		 "updates/ (make -C kmod install), ours is the one loaded at boot";
+	w->why = "a driver module is not the network's configuration: fix --driver "
+		 "--persist makes ours the one loaded at boot (a depmod.d override)";
 }
 
 const struct knob_type knob_driver = {

@@ -97,7 +97,8 @@
 	ROW(KNOB_GSO_MAX_SIZE, knob_gso_max_size)   /* knob-link.c */                              \
 	ROW(KNOB_INGRESS, knob_ingress)		    /* ingress-shape.c */                          \
 	ROW(KNOB_TX_USECS, knob_tx_usecs)	    /* knob-coalesce.c */                          \
-	ROW(KNOB_DRIVER, knob_driver)		    /* knob-driver.c */
+	ROW(KNOB_DRIVER, knob_driver)		    /* knob-driver.c */                            \
+	ROW(KNOB_DRIVER_BOOT, knob_driver_boot)	    /* knob-driver-boot.c */
 
 enum knob_kind {
 #define KNOB_ROW_ENUM(kind, row) kind,
@@ -126,6 +127,8 @@ struct knob_env {
 	const char *proc_root;	  /* "/proc" */
 	const char *modules_root; /* "/lib/modules": the driver knob's module files */
 	const char *release;	  /* the kernel release they are for; NULL: uname's */
+	const char *etc_root;	  /* "/etc": the driver-boot knob's depmod.d file */
+	const char *depmod;	  /* the program it runs after a change; NULL: "depmod" */
 };
 
 /* "root-qdisc", "txqueuelen", "bql-limit-max", "ring-tx", "ring-rx", "offload", "sysctl",

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* kmod.c - kmod.h: an installed BQL driver module, looked up by file name. */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -10,8 +11,9 @@
 
 #include "host/kmod.h"
 
-/* Where kmod/install.sh and DKMS install, below MODULES/RELEASE; then the suffixes. */
-static const char *const kmod_dirs[] = {"updates/debloat", "updates/dkms"};
+/* Where an older kmod/install.sh and DKMS install, below MODULES/RELEASE: depmod
+ * prefers both to the kernel's own. Then the suffixes a module file may have. */
+static const char *const kmod_boot_dirs[] = {"updates/debloat", "updates/dkms"};
 static const char *const kmod_suffixes[] = {".ko", ".ko.xz", ".ko.zst"};
 
 int kmod_loaded_out_of_tree(const char *sysfs_root, const char *module)
@@ -71,29 +73,91 @@ int kmod_bql_module(const char *sysfs_root, const char *modules_root, const char
 	return 0;
 }
 
-int kmod_installed_file(const char *modules_root, const char *release, const char *module,
-			char *path, size_t path_len)
+/* The folder of MODULES (its path without the last element): "/lib" for "/lib/modules". */
+static int modules_parent(const char *modules_root, char *out, size_t len)
+{
+	const char *slash = strrchr(modules_root, '/');
+	size_t n = slash ? (size_t)(slash - modules_root) : 0;
+
+	if (!slash || n >= len)
+		return slash ? -ENAMETOOLONG : -EINVAL;
+	memcpy(out, modules_root, n);
+	out[n] = '\0';
+	return 0;
+}
+
+/* The first of dir/module + each suffix that exists. */
+static int first_file(const char *dir, const char *module, char *path, size_t path_len)
 {
 	char file[PATH_MAX];
+
+	for (size_t s = 0; s < sizeof(kmod_suffixes) / sizeof(kmod_suffixes[0]); s++) {
+		int r = snprintf(file, sizeof(file), "%s/%s%s", dir, module, kmod_suffixes[s]);
+
+		if (r < 0 || (size_t)r >= sizeof(file))
+			return -ENAMETOOLONG;
+		if (access(file, F_OK) != 0)
+			continue;
+		if (strlen(file) >= path_len)
+			return -ENAMETOOLONG;
+		strcpy(path, file);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int kmod_store_dir(const char *modules_root, const char *release, char *path, size_t path_len)
+{
+	char parent[PATH_MAX];
 	int r;
+
+	if (!plain_element(release))
+		return -EINVAL;
+	r = modules_parent(modules_root, parent, sizeof(parent));
+	if (r < 0)
+		return r;
+	r = snprintf(path, path_len, "%s/debloat/%s", parent, release);
+	return r < 0 || (size_t)r >= path_len ? -ENAMETOOLONG : 0;
+}
+
+int kmod_store_file(const char *modules_root, const char *release, const char *module, char *path,
+		    size_t path_len)
+{
+	char dir[PATH_MAX];
+	int r;
+
+	if (!plain_element(module))
+		return -EINVAL;
+	r = kmod_store_dir(modules_root, release, dir, sizeof(dir));
+	return r < 0 ? r : first_file(dir, module, path, path_len);
+}
+
+int kmod_boot_file(const char *modules_root, const char *release, const char *module, char *path,
+		   size_t path_len)
+{
+	char dir[PATH_MAX];
 
 	if (!plain_element(release) || !plain_element(module))
 		return -EINVAL;
-	for (size_t d = 0; d < sizeof(kmod_dirs) / sizeof(kmod_dirs[0]); d++) {
-		for (size_t s = 0; s < sizeof(kmod_suffixes) / sizeof(kmod_suffixes[0]); s++) {
-			r = snprintf(file, sizeof(file), "%s/%s/%s/%s%s", modules_root, release,
-				     kmod_dirs[d], module, kmod_suffixes[s]);
-			if (r < 0 || (size_t)r >= sizeof(file))
-				return -ENAMETOOLONG;
-			if (access(file, F_OK) != 0)
-				continue;
-			if (strlen(file) >= path_len)
-				return -ENAMETOOLONG;
-			strcpy(path, file);
-			return 0;
-		}
+	for (size_t d = 0; d < sizeof(kmod_boot_dirs) / sizeof(kmod_boot_dirs[0]); d++) {
+		int r = snprintf(dir, sizeof(dir), "%s/%s/%s", modules_root, release,
+				 kmod_boot_dirs[d]);
+
+		if (r < 0 || (size_t)r >= sizeof(dir))
+			return -ENAMETOOLONG;
+		r = first_file(dir, module, path, path_len);
+		if (r != -ENOENT)
+			return r;
 	}
 	return -ENOENT;
+}
+
+int kmod_installed_file(const char *modules_root, const char *release, const char *module,
+			char *path, size_t path_len)
+{
+	int r = kmod_store_file(modules_root, release, module, path, path_len);
+
+	return r == -ENOENT ? kmod_boot_file(modules_root, release, module, path, path_len) : r;
 }
 
 /* Does the file name at the end of rel (up to its ':') name module? */
@@ -118,6 +182,40 @@ static bool names_module(const char *rel, size_t len, const char *module)
 	}
 	return false;
 }
+
+/* A file naming module below dir, depth-bounded: the kernel's tree is
+ * drivers/net/ethernet/VENDOR/ deep, never more than a few. */
+static int find_below(const char *dir, const char *module, unsigned depth, char *path,
+		      size_t path_len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char sub[PATH_MAX];
+	int r = -ENOENT;
+
+	if (!d)
+		return -ENOENT;
+	while (r == -ENOENT && (e = readdir(d))) {
+		int n;
+
+		if (e->d_name[0] == '.')
+			continue;
+		n = snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		if (n < 0 || (size_t)n >= sizeof(sub))
+			continue;
+		if (names_module(e->d_name, strlen(e->d_name), module)) {
+			r = (size_t)n >= path_len ? -ENAMETOOLONG : 0;
+			if (r == 0)
+				strcpy(path, sub);
+		} else if (depth > 0 && (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN)) {
+			r = find_below(sub, module, depth - 1, path, path_len);
+		}
+	}
+	closedir(d);
+	return r;
+}
+
+#define KMOD_TREE_DEPTH 8
 
 int kmod_stock_file(const char *modules_root, const char *release, const char *module, char *path,
 		    size_t path_len)
@@ -145,7 +243,14 @@ int kmod_stock_file(const char *modules_root, const char *release, const char *m
 		r = n < 0 || (size_t)n >= path_len ? -ENAMETOOLONG : 0;
 	}
 	fclose(f);
-	return r;
+	if (r != -ENOENT)
+		return r;
+	/* A depmod.d override (fix --driver --persist) made modules.dep name ours: the
+	 * kernel's file is still in its tree, only no longer listed. */
+	n = snprintf(dep, sizeof(dep), "%s/%s/kernel", modules_root, release);
+	if (n < 0 || (size_t)n >= sizeof(dep))
+		return -ENAMETOOLONG;
+	return find_below(dep, module, KMOD_TREE_DEPTH, path, path_len);
 }
 
 /* One line of a small sysfs file, without its newline. */

@@ -2,8 +2,14 @@
 /*
  * kmod.h - whether a driver module with BQL is installed for a NIC: debloat's own
  * (kmod/ in the source tree builds the BeagleBone's, the Wandboard's and the Pi 3B+'s
- * drivers with BQL) put where depmod prefers it to the kernel's, by `make -C kmod
- * install` (MODULES/RELEASE/updates/debloat/) or by DKMS (MODULES/RELEASE/updates/dkms/).
+ * drivers with BQL). `make -C kmod install` puts it in the store, MODULES/../debloat/
+ * RELEASE/ (/lib/debloat/RELEASE/fec.ko), outside the tree depmod reads, so the
+ * kernel's own module stays the one modprobe loads at boot; `debloat fix --driver`
+ * loads ours from there, and `--persist` links it into MODULES/RELEASE/debloat/ with
+ * a depmod.d override (fix/driver.h). An older install.sh put it under
+ * MODULES/RELEASE/updates/debloat/, and Debian's DKMS puts it under updates/dkms/
+ * whatever dkms.conf asks: both are found too, but depmod prefers updates/ to the
+ * kernel's own, so there ours loads at every boot (kmod_boot_file tells).
  *
  * The NIC's module is the one its driver belongs to, SYSFS/class/net/IF/device/driver/
  * module (a symlink to SYSFS/module/NAME). A module found there need not be loaded:
@@ -16,7 +22,7 @@
 
 /*
  * The module name of ifname's driver into module, and the installed file into path
- * (MODULES/RELEASE/updates/debloat/NAME.ko, or the dkms folder; .ko.xz and .ko.zst
+ * (the store's NAME.ko, else updates/debloat's or updates/dkms'; .ko.xz and .ko.zst
  * too). 0 when found; -ENOENT when the NIC has no module (built in, virtual) or none
  * is installed; -EINVAL for a release or name that is not one plain path element;
  * -ENAMETOOLONG when a buffer is too short. module and path are untouched on error.
@@ -39,11 +45,23 @@ int kmod_loaded_out_of_tree(const char *sysfs_root, const char *module);
 int kmod_installed_file(const char *modules_root, const char *release, const char *module,
 			char *path, size_t path_len);
 
+/* The store's folder for release (MODULES/../debloat/RELEASE), whether it exists or
+ * not. -EINVAL (release not one plain element, MODULES without a '/'), -ENAMETOOLONG. */
+int kmod_store_dir(const char *modules_root, const char *release, char *path, size_t path_len);
+/* module's file in the store only. 0, -ENOENT, -EINVAL, -ENAMETOOLONG. */
+int kmod_store_file(const char *modules_root, const char *release, const char *module, char *path,
+		    size_t path_len);
+/* module's file under updates/debloat or updates/dkms only: ours, installed where depmod
+ * prefers it at every boot. 0, -ENOENT, -EINVAL, -ENAMETOOLONG. */
+int kmod_boot_file(const char *modules_root, const char *release, const char *module, char *path,
+		   size_t path_len);
+
 /*
  * The kernel's own file of module: the line of MODULES/RELEASE/modules.dep whose path
  * is under kernel/ and whose file name, without its .ko suffixes and with '-' read as
- * '_' (as the kernel names modules), is module. 0 with path, -ENOENT (no such line, no
- * modules.dep), -EINVAL, -ENAMETOOLONG.
+ * '_' (as the kernel names modules), is module; when modules.dep has none (a depmod.d
+ * override chose ours), the file of that name below MODULES/RELEASE/kernel/. 0 with
+ * path, -ENOENT (none, no modules.dep), -EINVAL, -ENAMETOOLONG.
  */
 int kmod_stock_file(const char *modules_root, const char *release, const char *module, char *path,
 		    size_t path_len);

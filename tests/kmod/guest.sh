@@ -89,8 +89,9 @@ modprobe anatop-regulator
 phase stock modprobe fec
 phase kmod insmod /kmod/fec.ko
 
-# debloat fix --driver: ours installed where `make -C kmod install` puts it (no depmod:
-# modprobe still loads Debian's), Debian's loaded and configured by hand with a default
+# debloat fix --driver: ours installed where `make -C kmod install` puts it (the store,
+# which depmod does not read: modprobe loads Debian's), Debian's loaded and configured
+# by hand with a default
 # route, then the swap (the gateway is the peer), audit after a short load, undo; a
 # swap whose peer never answers, and a --try nobody confirms, must each put Debian's
 # module back by themselves. Each step prints what the host compares: the module's
@@ -104,8 +105,13 @@ drv_state() { # IFACE
 	ping -c 1 -W 2 10.0.2.2 >/dev/null 2>&1 && echo "ping ok" || echo "ping lost"
 }
 try_alone() { debloat fix --driver --try 2 --json "$1" </dev/null; }
-mkdir -p "/lib/modules/$(uname -r)/updates/debloat"
-cp /kmod/fec.ko "/lib/modules/$(uname -r)/updates/debloat/fec.ko"
+persist_files() {
+	echo "conf $(grep '^override' /etc/depmod.d/debloat-fec.conf 2>/dev/null)"
+	echo "link $(readlink "/lib/modules/$(uname -r)/debloat/fec.ko" 2>/dev/null)"
+	echo "dep $(grep -o '[^ ]*fec\.ko:' "/lib/modules/$(uname -r)/modules.dep" | tr '\n' ' ')"
+}
+mkdir -p "/lib/debloat/$(uname -r)"
+cp /kmod/fec.ko "/lib/debloat/$(uname -r)/fec.ko"
 modprobe fec
 if fec_up; then
 	ip route add default via 10.0.2.2
@@ -118,6 +124,13 @@ if fec_up; then
 	out drv/again debloat fix --driver "$nic"
 	out drv/undo debloat undo --json
 	out drv/undone drv_state "$nic"
+	# --persist: the depmod.d override and the link, depmod run (busybox's here, which
+	# reads no depmod.d: what modprobe would pick at boot is not shown), undo's removal.
+	out drv/persist debloat fix --driver --persist --json "$nic"
+	out drv/persist-files persist_files
+	out drv/persist-undo debloat undo --json
+	out drv/persist-gone persist_files
+	out drv/persist-state drv_state "$nic"
 	out drv/nopeer debloat fix --driver --peer 10.0.2.99 --json "$nic"
 	out drv/nopeer-state drv_state "$nic"
 	# no terminal: the trial waits for a confirmation that never comes
