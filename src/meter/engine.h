@@ -7,7 +7,12 @@
  * interval; the TCP flows start at x = delay and stop at x = delay + length. Every step
  * (the sampling grid, step_s) the engine records, per step index i covering
  * (x_i - step, x_i]:
- *   - each download flow's goodput, counted from the bytes this process read;
+ *   - each download flow's goodput: the kernel's count of bytes received
+ *     (tcpi_bytes_received; the bytes this process read on kernels without it),
+ *     sampled at each step and taken onto the grid on the straight line between
+ *     samples, so that a step's value is what arrived in it over its length, and
+ *     a sampler that ran late or not at all for several steps puts a backlog read
+ *     in a burst over the time it took to arrive (docs/design/measurement.md);
  *   - each upload flow's goodput, from the server's REPORT deltas (bytes the server
  *     received, over the server's clock), placed in the step of the server's send time
  *     (mapped to our clock by the smallest offset seen since the handshake and snapped
