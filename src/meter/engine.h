@@ -48,7 +48,7 @@
 
 struct engine_progress {
 	double elapsed_s, total_s;
-	double download_mbps, upload_mbps; /* the last step, summed over flows */
+	double download_mbps, upload_mbps; /* the last sample (about a step), all flows */
 	double latency_ms;		   /* the last probe answered, any stream; NAN */
 	bool loaded;			   /* the flows are running */
 };
