@@ -114,6 +114,7 @@ TEST(tcp_upload_measures_what_the_server_received)
 	struct engine_notes notes = {0};
 	struct series *up, *udp;
 	char why[256] = "";
+	double mbit = 0, got;
 
 	REQUIRE_EQ(start(&srv), 0);
 	o = opts("tcp_upload", server_port(srv.s));
@@ -144,7 +145,16 @@ TEST(tcp_upload_measures_what_the_server_received)
 	CHECK_EQ(srv.last.nflows, 1);
 	CHECK(srv.last.rx_bytes > 0);
 	CHECK_EQ(srv.last.tx_bytes, 0);
+	got = (double)srv.last.rx_bytes * 8 / 1e6;
 	CHECK_EQ(srv.last.probes_answered, udp->received);
+	/* Summed over the steps, the goodput is what the server counted by the load's end:
+	 * the REPORTs' counts on the grid, whenever they arrived. */
+	for (size_t i = 0; i < r.nsteps; i++)
+		if (!isnan(up->values[i]))
+			mbit += up->values[i] * r.step_s;
+	if (!CHECK(mbit <= got * 1.01 && mbit >= got * 0.9))
+		fprintf(stderr, "  goodput summed %.0f Mbit, the server received %.0f Mbit\n", mbit,
+			got);
 	CHECK_EQ(r.granted_interval_us, srv.last.interval_us);
 	result_free(&r);
 	stop(&srv);

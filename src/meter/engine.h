@@ -13,11 +13,10 @@
  *     samples, so that a step's value is what arrived in it over its length, and
  *     a sampler that ran late or not at all for several steps puts a backlog read
  *     in a burst over the time it took to arrive (docs/design/measurement.md);
- *   - each upload flow's goodput, from the server's REPORT deltas (bytes the server
- *     received, over the server's clock), placed in the step of the server's send time
- *     (mapped to our clock by the smallest offset seen since the handshake and snapped
- *     to the server's report grid), not of their arrival, which lags behind a loaded
- *     download queue; two reports in one step are averaged, weighted by time;
+ *   - each upload flow's goodput, from the server's REPORTs: each is a sample of the
+ *     bytes the server received at its send time (mapped to our clock by the smallest
+ *     offset seen since the handshake), not at its arrival, which lags behind a loaded
+ *     download queue; taken onto the grid as the downloads' samples are;
  *   - each flow's TCP RTT from TCP_INFO ("NAME::tcp_rtt": tcpi_rtt for a flow we send,
  *     tcpi_rcv_rtt for one we receive, since a receiver's tcpi_rtt rarely updates);
  * and each probe's round trip lands in the step it was sent in (mean if several).
