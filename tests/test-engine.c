@@ -4,9 +4,10 @@
  * an in-process `debloat server` (src/meter/server.c in a thread, as test-server.c
  * runs it) on 127.0.0.1 with an ephemeral port. What the engine measured is checked
  * against what the server counted (its end-of-test summary), and its failures: an
- * unknown test, options out of range, no server, an interrupt. tests/test-rrul.sh runs the same as
- * root across namespaces with a shaped path; here loopback is the path, so only shapes and
- * agreements are asserted, never a rate or a latency.
+ * unknown test, options out of range, no server, an interrupt, a stalled sampler.
+ * tests/test-rrul.sh runs the same as root across namespaces with a shaped path; here
+ * loopback is the path, so only shapes and agreements are asserted, never a rate or a
+ * latency.
  */
 #include <errno.h>
 #include <math.h>
@@ -113,6 +114,7 @@ TEST(tcp_upload_measures_what_the_server_received)
 	struct engine_notes notes = {0};
 	struct series *up, *udp;
 	char why[256] = "";
+	double mbit = 0, got;
 
 	REQUIRE_EQ(start(&srv), 0);
 	o = opts("tcp_upload", server_port(srv.s));
@@ -143,7 +145,16 @@ TEST(tcp_upload_measures_what_the_server_received)
 	CHECK_EQ(srv.last.nflows, 1);
 	CHECK(srv.last.rx_bytes > 0);
 	CHECK_EQ(srv.last.tx_bytes, 0);
+	got = (double)srv.last.rx_bytes * 8 / 1e6;
 	CHECK_EQ(srv.last.probes_answered, udp->received);
+	/* Summed over the steps, the goodput is what the server counted by the load's end:
+	 * the REPORTs' counts on the grid, whenever they arrived. */
+	for (size_t i = 0; i < r.nsteps; i++)
+		if (!isnan(up->values[i]))
+			mbit += up->values[i] * r.step_s;
+	if (!CHECK(mbit <= got * 1.01 && mbit >= got * 0.9))
+		fprintf(stderr, "  goodput summed %.0f Mbit, the server received %.0f Mbit\n", mbit,
+			got);
 	CHECK_EQ(r.granted_interval_us, srv.last.interval_us);
 	result_free(&r);
 	stop(&srv);
@@ -257,6 +268,60 @@ TEST(an_interrupt_keeps_what_was_measured)
 	/* The test ended there for the server too, not 30 s later. */
 	REQUIRE_EQ(wait_ended(&srv, 1), 1);
 	CHECK(srv.last.elapsed_ms < 10000);
+	result_free(&r);
+	stop(&srv);
+}
+
+/*
+ * A sampler that stalls: the progress callback runs inside the step timer, so sleeping
+ * there stops the engine's loop as a host too loaded to run it would. The server keeps
+ * sending meanwhile; the bytes wait in our receive buffer and are read in a burst.
+ */
+static bool stalled;
+
+static void stall_once_under_load(void *ctx, const struct engine_progress *p)
+{
+	(void)ctx;
+	if (!stalled && p->loaded && p->elapsed_s >= 0.45) {
+		stalled = true;
+		nanosleep(&(struct timespec){0, 650000000}, NULL); /* 6.5 steps */
+	}
+}
+
+TEST(a_stalled_sampler_puts_the_backlog_over_the_time_it_took)
+{
+	struct running srv = {0};
+	struct engine_opts o;
+	struct test_result r = {0};
+	struct engine_notes notes = {0};
+	struct series *down;
+	char why[256] = "";
+	double mbit = 0, sent;
+
+	REQUIRE_EQ(start(&srv), 0);
+	o = opts("tcp_download", server_port(srv.s));
+	o.step_s = 0.1;
+	o.length_s = 1.5;
+	o.progress = stall_once_under_load;
+	stalled = false;
+	REQUIRE_EQ(engine_run(&o, &r, &notes, why, sizeof(why)), 0);
+	REQUIRE(stalled);
+	down = result_find_series(&r, "TCP download");
+	REQUIRE(down);
+	REQUIRE_EQ(wait_ended(&srv, 1), 1);
+	sent = (double)srv.last.tx_bytes * 8 / 1e6;
+	REQUIRE(sent > 0);
+	/* Every step of the load has its goodput, the stalled ones too: x in (0.2, 1.7]. */
+	CHECK_EQ(steps_with_data(&r, down), 15);
+	for (size_t i = 3; i <= 17; i++)
+		if (CHECK(!isnan(down->values[i]) && down->values[i] >= 0))
+			mbit += down->values[i] * r.step_s;
+	/* Summed over the steps, the goodput is what arrived: never more than the server
+	 * sent (a burst of backlog over a few microseconds, or over one step, would be),
+	 * and short of it by no more than what was still on its way when the load ended. */
+	if (!CHECK(mbit <= sent * 1.01 && mbit >= sent * 0.9))
+		fprintf(stderr, "  goodput summed %.0f Mbit, the server sent %.0f Mbit\n", mbit,
+			sent);
 	result_free(&r);
 	stop(&srv);
 }

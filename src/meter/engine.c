@@ -64,14 +64,15 @@ struct flow_state {
 	size_t chal_len;
 	uint8_t header[PROTO_FRAME_HDR + PROTO_MAX_BODY];
 	size_t header_len, header_off;
-	uint64_t bytes, bytes_at_step;	     /* download: bytes read */
+	uint64_t bytes;			     /* download: bytes read */
 	uint8_t head[PROTO_FRAME_HDR + 130]; /* a download's first bytes: an ERROR frame? */
-	uint64_t server_rx;		     /* upload: the server's last cumulative count */
-	size_t report_step;		     /* upload: the step the last REPORT went to */
-	double report_dt;		     /* upload: the seconds it holds there */
 	struct series *goodput, *tcp_rtt;
 	uint64_t own_bytes; /* TCP_INFO's bytes acked (upload) or received (download) */
 	uint64_t own_mono;  /* when own_bytes was read; 0: never */
+	/* download: the last sample of its byte count, and that count on the grid */
+	uint64_t sample_mono, sample_bytes;
+	size_t grid_i;	   /* the last grid point with a count */
+	double grid_bytes; /* the count there */
 };
 
 struct probe_state {
@@ -108,15 +109,12 @@ struct engine {
 	 * over the idle path, so this is the clock offset plus about half an idle RTT.
 	 */
 	int64_t server_offset_ns;
-	uint64_t server_start_ns; /* WELCOME's server_ns: the server's REPORT grid starts there */
 
 	enum phase phase;
 	uint64_t t0_mono; /* x = 0 */
 	double t0_real;
 	double total_s;
 	uint64_t last_report_mono;
-	uint64_t last_step_mono;
-	size_t step;	     /* steps sampled so far */
 	uint32_t probe_tick; /* next probe sequence number (all streams) */
 
 	struct flow_state flows[PROTO_MAX_FLOWS];
@@ -460,7 +458,6 @@ static int handshake(struct engine *e)
 	e->step_ms = m.u.welcome.step_ms;
 	e->server_ns_last = m.u.welcome.server_ns;
 	e->server_offset_ns = (int64_t)(mono_ns() - m.u.welcome.server_ns);
-	e->server_start_ns = m.u.welcome.server_ns;
 	e->r->granted_duration_ms = e->duration_ms;
 	e->r->granted_interval_us = e->interval_us;
 	e->r->granted_probe_len = m.u.welcome.probe_len;
@@ -833,28 +830,63 @@ broken:
 /* ---- the control connection ------------------------------------------------------ */
 
 /*
- * A REPORT counts the bytes that reached the server up to server_ns; it goes to the
- * step of that moment on our timeline, not of its arrival. Under load REPORTs wait
- * behind the download's queue (120 ms in a 1000-packet FIFO at 100 Mbit/s) by an
- * amount that changes, so by arrival two could land in one step, the second
- * overwriting the first (its bytes lost, a gap beside it), and the last bytes of the
- * load would fall after its end.
+ * A flow's count of bytes at `now` (our clock) onto the grid, up to grid point last:
+ * the count at every grid point between the last sample and this one, on the straight
+ * line between the two, and each step's goodput the count's rise over the step. A
+ * sampler stalled for several steps (a loaded host did not run us, or the server's
+ * REPORT timer fired late) spreads what arrived meanwhile over the time it took, and a
+ * late sample takes its share of the next step's bytes, not all of them: summed over
+ * the steps, the goodput is the bytes counted, exactly. The rate of this one sample
+ * (bytes over the time since the last one) in *v.
+ */
+static void count_steps(struct engine *e, struct flow_state *f, uint64_t now, uint64_t bytes,
+			size_t last, double *v)
+{
+	uint64_t step_ns = (uint64_t)llround(e->r->step_s * 1e9), span = now - f->sample_mono;
+	uint64_t rise = bytes >= f->sample_bytes ? bytes - f->sample_bytes : 0;
+
+	*v = NAN;
+	if (now <= f->sample_mono)
+		return;
+	*v = (double)rise * 8 / ((double)span / 1e9) / 1e6;
+	for (size_t k = f->grid_i + 1; k < e->r->nsteps && k <= last; k++) {
+		uint64_t g = e->t0_mono + k * step_ns;
+		double b;
+
+		if (g > now)
+			break;
+		b = (double)f->sample_bytes +
+		    (g > f->sample_mono ? (double)rise * (double)(g - f->sample_mono) / (double)span
+					: 0);
+		f->goodput->values[k] = (b - f->grid_bytes) * 8 / e->r->step_s / 1e6;
+		f->grid_bytes = b;
+		f->grid_i = k;
+	}
+	f->sample_mono = now;
+	f->sample_bytes = bytes;
+}
+
+/*
+ * A REPORT counts the bytes that reached the server up to server_ns: a sample of each
+ * upload's count at that moment on our timeline (count_steps), not at its arrival.
+ * Under load REPORTs wait behind the download's queue (120 ms in a 1000-packet FIFO at
+ * 100 Mbit/s) by an amount that changes, and arrive bunched. The server's timer fires
+ * late under load too, then at the next point of its grid, which may be a few ms
+ * later: a rate of the bytes between two REPORTs over their own interval, put in a
+ * whole step, would read far above the link.
  */
 static void on_report(struct engine *e, const struct proto_report *rep)
 {
-	double dt = (double)(rep->server_ns - e->server_ns_last) / 1e9;
-	uint64_t now = mono_ns(), step_ns = (uint64_t)e->step_ms * 1000000, at = rep->server_ns;
+	uint64_t now = mono_ns(), when;
 	int64_t offset = (int64_t)(now - rep->server_ns);
+	size_t end = step_of(e, e->o->delay_s + e->r->length_s);
 	double x, t, sum = 0;
 	size_t i;
 
 	if (offset < e->server_offset_ns)
 		e->server_offset_ns = offset;
-	/* The server's timer fires on its grid or late, never early: back to the grid point,
-	 * so that its jitter cannot move a REPORT across a step boundary. */
-	if (step_ns && at > e->server_start_ns)
-		at -= (at - e->server_start_ns) % step_ns;
-	x = (double)(int64_t)(at + (uint64_t)e->server_offset_ns - e->t0_mono) / 1e9;
+	when = rep->server_ns + (uint64_t)e->server_offset_ns;
+	x = (double)(int64_t)(when - e->t0_mono) / 1e9;
 	t = e->t0_real + x;
 	i = step_of(e, x);
 	e->last_report_mono = now;
@@ -862,32 +894,24 @@ static void on_report(struct engine *e, const struct proto_report *rep)
 		e->r->server_overloaded = true;
 	if (rep->flags & PROTO_REPORT_FLOW_REFUSED && e->phase == PHASE_LOAD)
 		fail(e, -ECONNREFUSED, "the server refused a flow after %.1f s", x);
-	if (rep->server_ns <= e->server_ns_last || dt <= 0)
+	if (rep->server_ns <= e->server_ns_last)
 		return;
 	e->server_ns_last = rep->server_ns;
 	for (size_t k = 0; k < e->spec.nflows && k < rep->nflows; k++) {
 		struct flow_state *f = &e->flows[k];
-		double mbps;
+		double v;
 
 		if (f->spec->direction != PROTO_UPLOAD)
 			continue;
-		mbps = (double)(rep->rx_bytes[k] - f->server_rx) * 8 / dt / 1e6;
-		f->server_rx = rep->rx_bytes[k];
-		/* From the first REPORT of the load to the first one after it. */
-		if (e->phase != PHASE_LOAD && !(e->phase == PHASE_IDLE_AFTER && mbps > 0))
+		/* From the first REPORT of the load to the one past its end (a flow that got
+		 * nothing meanwhile, waiting out a retransmission timeout, included). */
+		if (e->phase != PHASE_LOAD && !(e->phase == PHASE_IDLE_AFTER && f->grid_i < end))
 			continue;
-		if (f->report_step == i && !isnan(f->goodput->values[i])) {
-			/* two REPORTs in one step (the server's timer was late): their mean */
-			f->goodput->values[i] = (f->goodput->values[i] * f->report_dt + mbps * dt) /
-						(f->report_dt + dt);
-			f->report_dt += dt;
-		} else {
-			f->goodput->values[i] = mbps;
-			f->report_dt = dt;
-		}
-		f->report_step = i;
-		series_add_raw(f->goodput, t, mbps, (uint32_t)i);
-		sum += mbps;
+		count_steps(e, f, when, rep->rx_bytes[k], end, &v);
+		if (isnan(v))
+			continue;
+		series_add_raw(f->goodput, t, v, (uint32_t)i);
+		sum += v;
 	}
 	e->last_up_mbps = sum;
 }
@@ -956,7 +980,16 @@ static void set_phase(struct engine *e, double x)
 		getrusage(RUSAGE_SELF, &e->ru_load);
 		e->load_mono = mono_ns();
 		for (size_t i = 0; i < e->spec.nflows; i++) {
-			int r = flow_open(e, &e->flows[i]);
+			struct flow_state *f = &e->flows[i];
+			int r;
+
+			/* Nothing received yet, as of the grid point the load starts on. */
+			f->sample_mono = e->load_mono;
+			f->sample_bytes = 0;
+			f->grid_i = (size_t)((e->load_mono - e->t0_mono) /
+					     (uint64_t)llround(e->r->step_s * 1e9));
+			f->grid_bytes = 0;
+			r = flow_open(e, f);
 
 			if (r < 0) {
 				fail(e, r, "cannot open flow %s: %s", e->flows[i].spec->name,
@@ -987,62 +1020,64 @@ struct tcp_info_counters {
 _Static_assert(offsetof(struct tcp_info_counters, bytes_acked) == 120,
 	       "tcpi_bytes_acked is at offset 120 of the kernel's struct tcp_info");
 
-static void sample_flow(struct engine *e, struct flow_state *f, size_t i, double dt, double t,
+/*
+ * One flow's sample at `now`. A download counts the kernel's bytes received, which
+ * arrived when the path carried them, not when we got around to reading them: the
+ * backlog of a stall, read in a burst afterwards, stays where it arrived. Without that
+ * counter (Linux before 4.1), the bytes this process read.
+ */
+static void sample_flow(struct engine *e, struct flow_state *f, size_t i, uint64_t now, double t,
 			double *down)
 {
 	struct tcp_info_counters tc;
-	struct tcp_info ti;
 	socklen_t tl = sizeof(tc);
+	bool up = f->spec->direction == PROTO_UPLOAD, got, counted;
+	uint32_t us = 0;
 	double v;
 
 	if (f->fd < 0 || !f->header_sent)
 		return;
-	if (f->spec->direction == PROTO_DOWNLOAD) {
-		v = (double)(f->bytes - f->bytes_at_step) * 8 / dt / 1e6;
-		f->bytes_at_step = f->bytes;
-		f->goodput->values[i] = v;
-		series_add_raw(f->goodput, t, v, (uint32_t)i);
-		*down += v;
-	}
 	memset(&tc, 0, sizeof(tc));
-	if (getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &tc, &tl) == 0) {
-		bool up = f->spec->direction == PROTO_UPLOAD;
-		uint32_t us;
-
-		ti = tc.ti;
-		us = up ? ti.tcpi_rtt : ti.tcpi_rcv_rtt;
-		/* the kernel's own count of what crossed the path */
-		if (tl >= offsetof(struct tcp_info_counters, bytes_received) + sizeof(uint64_t)) {
-			f->own_bytes = up ? tc.bytes_acked : tc.bytes_received;
-			f->own_mono = mono_ns();
+	got = getsockopt(f->fd, IPPROTO_TCP, TCP_INFO, &tc, &tl) == 0;
+	counted =
+	    got && tl >= offsetof(struct tcp_info_counters, bytes_received) + sizeof(uint64_t);
+	if (counted) {
+		f->own_bytes = up ? tc.bytes_acked : tc.bytes_received;
+		f->own_mono = now;
+	}
+	if (!up) {
+		count_steps(e, f, now, counted ? tc.bytes_received : f->bytes, SIZE_MAX, &v);
+		if (!isnan(v)) {
+			series_add_raw(f->goodput, t, v, (uint32_t)i);
+			*down += v;
 		}
-
-		if (us) {
-			f->tcp_rtt->values[i] = us / 1000.0;
-			series_add_raw(f->tcp_rtt, t, us / 1000.0, (uint32_t)i);
-		}
+	}
+	if (got)
+		us = up ? tc.ti.tcpi_rtt : tc.ti.tcpi_rcv_rtt;
+	if (us) {
+		f->tcp_rtt->values[i] = us / 1000.0;
+		series_add_raw(f->tcp_rtt, t, us / 1000.0, (uint32_t)i);
 	}
 }
 
 static void on_step(struct loop *l, uint64_t id, void *ctx)
 {
 	struct engine *e = ctx;
-	uint64_t now = mono_ns();
-	double x = (double)(now - e->t0_mono) / 1e9;
-	double dt = (double)(now - e->last_step_mono) / 1e9, down = 0;
+	uint64_t now = mono_ns(), step_ns = (uint64_t)llround(e->r->step_s * 1e9);
+	double x = (double)(now - e->t0_mono) / 1e9, down = 0;
 	size_t i = step_of(e, x);
 
 	(void)id;
-	e->last_step_mono = now;
-	e->step++;
-	if (!loop_timer_at(l, e->t0_mono + (uint64_t)llround((e->step + 1) * e->r->step_s * 1e9),
-			   on_step, e)) {
+	/* The next grid point still ahead: after a stall, one sample covers the steps it
+	 * missed, not a run of late ones each a few microseconds long. */
+	if (!loop_timer_at(l, e->t0_mono + ((now - e->t0_mono) / step_ns + 1) * step_ns, on_step,
+			   e)) {
 		fail(e, -ENOMEM, "out of memory");
 		return;
 	}
-	if (e->phase == PHASE_LOAD && dt > 0)
+	if (e->phase == PHASE_LOAD)
 		for (size_t k = 0; k < e->spec.nflows; k++)
-			sample_flow(e, &e->flows[k], i, dt, e->t0_real + x, &down);
+			sample_flow(e, &e->flows[k], i, now, e->t0_real + x, &down);
 	set_phase(e, x);
 	if (e->err)
 		return;
@@ -1201,7 +1236,7 @@ int engine_run(const struct engine_opts *o, struct test_result *r, struct engine
 	e->total_s = o->length_s + 2 * o->delay_s;
 	for (size_t i = 0; i < e->spec.nflows; i++)
 		e->flows[i].e = e, e->flows[i].spec = &e->spec.flows[i],
-		e->flows[i].id = (uint8_t)i, e->flows[i].report_step = SIZE_MAX;
+		e->flows[i].id = (uint8_t)i;
 
 	ret = resolve(e);
 	if (ret == 0)
@@ -1220,7 +1255,7 @@ int engine_run(const struct engine_opts *o, struct test_result *r, struct engine
 		     ret == -EPERM ? r->unavailable : strerror(-ret));
 		goto out;
 	}
-	e->t0_mono = e->last_step_mono = e->last_report_mono = mono_ns();
+	e->t0_mono = e->last_report_mono = mono_ns();
 	e->t0_real = r->t0 = real_s();
 	secs = (time_t)r->t0;
 	{

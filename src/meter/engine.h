@@ -7,12 +7,16 @@
  * interval; the TCP flows start at x = delay and stop at x = delay + length. Every step
  * (the sampling grid, step_s) the engine records, per step index i covering
  * (x_i - step, x_i]:
- *   - each download flow's goodput, counted from the bytes this process read;
- *   - each upload flow's goodput, from the server's REPORT deltas (bytes the server
- *     received, over the server's clock), placed in the step of the server's send time
- *     (mapped to our clock by the smallest offset seen since the handshake and snapped
- *     to the server's report grid), not of their arrival, which lags behind a loaded
- *     download queue; two reports in one step are averaged, weighted by time;
+ *   - each download flow's goodput: the kernel's count of bytes received
+ *     (tcpi_bytes_received; the bytes this process read on kernels without it),
+ *     sampled at each step and taken onto the grid on the straight line between
+ *     samples, so that a step's value is what arrived in it over its length, and
+ *     a sampler that ran late or not at all for several steps puts a backlog read
+ *     in a burst over the time it took to arrive (docs/design/measurement.md);
+ *   - each upload flow's goodput, from the server's REPORTs: each is a sample of the
+ *     bytes the server received at its send time (mapped to our clock by the smallest
+ *     offset seen since the handshake), not at its arrival, which lags behind a loaded
+ *     download queue; taken onto the grid as the downloads' samples are;
  *   - each flow's TCP RTT from TCP_INFO ("NAME::tcp_rtt": tcpi_rtt for a flow we send,
  *     tcpi_rcv_rtt for one we receive, since a receiver's tcpi_rtt rarely updates);
  * and each probe's round trip lands in the step it was sent in (mean if several).
@@ -43,7 +47,7 @@
 
 struct engine_progress {
 	double elapsed_s, total_s;
-	double download_mbps, upload_mbps; /* the last step, summed over flows */
+	double download_mbps, upload_mbps; /* the last sample (about a step), all flows */
 	double latency_ms;		   /* the last probe answered, any stream; NAN */
 	bool loaded;			   /* the flows are running */
 };
