@@ -27,7 +27,7 @@
 # FIFO holds about 9 ms after 10 s; reno fills it (250 ms), as cubic does on a real link.
 # Each prove runs two tests of PROVE_LENGTH s load (default 5) and PROVE_IDLE s idle each
 # side (default 1): about 2 minutes.
-# run.sh: timing lab
+# run.sh: timing prove
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

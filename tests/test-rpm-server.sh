@@ -24,7 +24,7 @@
 #    port, curl -k over h2 and HTTP/1.1 (ALPN), nghttp, and our client with -k get the
 #    config with https:// URLs, small, large, an upload; cleartext still served.
 # About 40 s.
-# run.sh: timing net
+# run.sh: timing prove
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

@@ -30,7 +30,7 @@
 #    that stops answering midway (SIGSTOP): exit 1 and a clear message, and what was
 #    measured before is still written; bad options: exit 2.
 
-# run.sh: timing net
+# run.sh: timing prove
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root

@@ -57,16 +57,18 @@ int lc_board_prepare(const struct lab_board_entry *e, const struct plan_options 
 		 * switch's port, the shared bus), where BQL cannot reach.
 		 */
 		if (strcmp(ingress, "off")) {
-			char base[LAB_PROFILE_NAME_MAX];
+			char base[LAB_PROFILE_NAME_MAX], rate[sizeof(p->ingress)];
 
+			/* Copies: to the compiler, the fixed run's profile may be this one. */
 			snprintf(base, sizeof(base), "%s", p->name);
+			snprintf(rate, sizeof(rate), "%s", ingress);
 			r = lab_profile_set(p, "ingress", ingress, err, errlen);
 			if (r < 0)
 				return r;
 			b->bql_ingress = true;
 			snprintf(p->name, sizeof(p->name), "%.50s-ingress", base);
 			snprintf(p->description, sizeof(p->description),
-				 "%s with fix's download shaper (ingress = %.150s)", base, ingress);
+				 "%s with fix's download shaper (ingress = %.150s)", base, rate);
 		}
 		b->write[b->n] = e->bql_set || b->bql_ingress;
 		if (!b->write[b->n])
