@@ -131,7 +131,9 @@ assert_contains "a bad option says where the help is" "$ERR" "see 'debloat bql -
 for s in INT TERM; do
 	"${BG[@]}" "$DEBLOAT" bql eth0 -i 20 >"$T/sig" 2>"$T/sig.err" &
 	pid=$!
-	sleep 0.3
+	# Once it is sampling (handlers set, 4 lines out), not after a fixed time: a busy
+	# machine may take longer than any sleep to start it. At most 10 s.
+	for _ in $(seq 1000); do [ "$(wc -l <"$T/sig")" -ge 4 ] && break; sleep 0.01; done
 	kill -s "$s" "$pid"
 	RC=0
 	wait "$pid" || RC=$?
