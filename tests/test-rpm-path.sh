@@ -23,7 +23,7 @@
 #    really works the path: goodput both ways together >= 130 of its 200 Mbit/s (nghttpd
 #    with the docs' recipe, the anchor, measured 131 and 131 in the same runs where ours
 #    had 139.1 and 139.6: 140 was tighter than the anchor itself meets)
-#    (measured 163 to 173). The client loads with one connection a direction
+#    (163 to 173 when first measured). The client loads with one connection a direction
 #    (--mnp 1): at 100 Mbit/s and 1.6 ms the path holds ~13 packets, so one reno flow
 #    each way fills it, and every flow added raises the loss at a 20-packet FIFO
 #    (N reno flows sharing a buffer each get 1/N of it, and the loss rate grows about
