@@ -21,12 +21,12 @@
 bool driver_session_over(const char *ssh_connection, const char *const *addrs, size_t naddrs,
 			 bool has_default)
 {
-	char server[INET6_ADDRSTRLEN + 8] = "";
+	char server[INET6_ADDRSTRLEN + 8] = ""; /* 54: %53s and its NUL */
 	const char *s;
 
 	if (!ssh_connection || !ssh_connection[0])
 		return false;
-	if (sscanf(ssh_connection, "%*s %*s %55s", server) != 1)
+	if (sscanf(ssh_connection, "%*s %*s %53s", server) != 1)
 		return has_default;
 	s = !strncmp(server, "::ffff:", 7) && strchr(server + 7, '.') ? server + 7 : server;
 	for (size_t i = 0; i < naddrs; i++)
