@@ -1033,6 +1033,16 @@ static void conn_readable_all(struct conn *c)
 		conn_readable(c);
 }
 
+/* After a connection's work: free it if it died, else watch what it wants now. */
+static void conn_settle(struct loop *l, struct conn *c)
+{
+	if (c->dead) {
+		conn_free(c, true);
+		return;
+	}
+	loop_mod(l, c->fd, (wants_read(c) ? EPOLLIN : 0) | (wants_write(c) ? EPOLLOUT : 0));
+}
+
 static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
 {
 	struct conn *c = ctx;
@@ -1057,11 +1067,7 @@ static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
 		if (!c->dead)
 			conn_writable(c);
 	}
-	if (c->dead) {
-		conn_free(c, true);
-		return;
-	}
-	loop_mod(l, c->fd, (wants_read(c) ? EPOLLIN : 0) | (wants_write(c) ? EPOLLOUT : 0));
+	conn_settle(l, c);
 }
 
 /* The backlog's turn: fed under a fresh budget, then the connection's usual events. */
@@ -1076,11 +1082,7 @@ static void conn_resume(struct loop *l, uint64_t id, void *ctx)
 		c->dead = true;
 	if (!c->dead)
 		conn_writable(c);
-	if (c->dead) {
-		conn_free(c, true);
-		return;
-	}
-	loop_mod(l, c->fd, (wants_read(c) ? EPOLLIN : 0) | (wants_write(c) ? EPOLLOUT : 0));
+	conn_settle(l, c);
 }
 
 /* ---- time limits ---- */
