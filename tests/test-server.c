@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sock_diag.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -1502,6 +1503,105 @@ TEST(thousands_of_tests_each_found_by_token)
 		close(fds[i]);
 	CHECK_EQ(wait_ended(&r, opened, 10000), opened);
 	close(udp);
+	stop(&r);
+}
+
+/*
+ * A test of probes alone holds no buffers while it is quiet: its control connection's
+ * input and output are taken only while they hold a part of a frame, and per-flow state
+ * only for a test that asked for flows. About 7 KB a test before; the bound is 1.5 KB
+ * (the test and connection records, the token table, the loop's timer and fd slots).
+ */
+TEST(a_test_of_probes_alone_costs_little_memory)
+{
+	enum { N = 500 };
+	static int fds[N];
+	static uint8_t tokens[N][PROTO_TOKEN_LEN];
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 10000), w;
+	struct mallinfo2 before, after;
+	struct rlimit rl;
+	struct proto_probe rep;
+	size_t used;
+	int udp, opened = 0;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 2 * N + 64) {
+		rl.rlim_cur = rl.rlim_max < 2 * N + 64 ? rl.rlim_max : 2 * N + 64;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < 2 * N + 64)
+		SKIP("needs 1100 file descriptors (ulimit -n)");
+	test_config(&c, &r);
+	c.max_clients = N;
+	c.max_tests_per_addr = N;
+	c.clock = &sim_clock; /* no REPORT falls due: every connection stays quiet */
+	REQUIRE_EQ(start(&r, &c), 0);
+	/* One test first: the server's arena and its first timer and fd slots exist. */
+	fds[0] = open_test(server_port(r.s), &h, &w);
+	REQUIRE(fds[0] >= 0);
+	memcpy(tokens[0], w.u.welcome.token, PROTO_TOKEN_LEN);
+	opened = 1;
+	before = mallinfo2();
+	for (int i = 1; i < N; i++) {
+		fds[i] = open_test(server_port(r.s), &h, &w);
+		if (fds[i] < 0)
+			break;
+		memcpy(tokens[i], w.u.welcome.token, PROTO_TOKEN_LEN);
+		opened++;
+	}
+	after = mallinfo2();
+	REQUIRE_EQ(opened, N);
+	used = (after.uordblks + after.hblkhd) - (before.uordblks + before.hblkhd);
+	printf("  %d quiet tests: %zu KB of heap, %zu bytes a test\n", N - 1, used >> 10,
+	       used / (N - 1));
+	CHECK(used / (N - 1) < 1536);
+	/* ... and they still work. */
+	udp = client_socket(SOCK_DGRAM, NULL, 0);
+	REQUIRE(udp >= 0);
+	CHECK_EQ(probe(udp, server_port(r.s), tokens[N - 1], 7, PROTO_PROBE_LEN, 2000, &rep),
+		 PROTO_PROBE_LEN);
+	CHECK_EQ(rep.seq, 7u);
+	close(udp);
+	for (int i = 0; i < opened; i++)
+		close(fds[i]);
+	CHECK_EQ(wait_ended(&r, opened, 10000), opened);
+	stop(&r);
+}
+
+/* Frames that come in pieces are put together: a HELLO a byte at a time, a STOP in
+ * two parts with a pause between them. */
+TEST(frames_in_pieces_are_read_whole)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 10000, 10000), stop_msg = {.type = PROTO_STOP}, m;
+	uint8_t buf[PROTO_FRAME_HDR + PROTO_MAX_BODY];
+	int fd, n;
+
+	test_config(&c, &r);
+	REQUIRE_EQ(start(&r, &c), 0);
+	fd = client_socket(SOCK_STREAM, NULL, server_port(r.s));
+	REQUIRE(fd >= 0);
+	n = proto_encode(&h, buf, sizeof(buf));
+	REQUIRE(n > 2);
+	for (int i = 0; i < n; i++) {
+		REQUIRE_EQ(send_all(fd, buf + i, 1), 0);
+		if (i % 8 == 0)
+			msleep(2);
+	}
+	REQUIRE_EQ(recv_msg(fd, &m), 0);
+	CHECK_EQ(m.type, PROTO_WELCOME);
+	n = proto_encode(&stop_msg, buf, sizeof(buf));
+	REQUIRE(n >= 2);
+	REQUIRE_EQ(send_all(fd, buf, 1), 0);
+	msleep(50);
+	REQUIRE_EQ(send_all(fd, buf + 1, (size_t)n - 1), 0);
+	REQUIRE_EQ(recv_not_report(fd, &m), 0);
+	CHECK_EQ(m.type, PROTO_FINAL);
+	close(fd);
+	CHECK_EQ(wait_ended(&r, 1, 5000), 1);
+	CHECK(!strcmp(r.last.reason, "stop"));
 	stop(&r);
 }
 

@@ -65,6 +65,14 @@ void loop_del(struct loop *l, int fd);
  */
 int loop_set_urgent(struct loop *l, int fd);
 
+/*
+ * A point where a long piece of work (one callback walking thousands of records, or a
+ * run of timers due together) lets the urgent fd in: its callback runs when it was
+ * last looked at 50 us ago or more and it is readable. Not from the urgent fd's own
+ * callback (then nothing runs). The number of callbacks run, 0 or 1.
+ */
+int loop_urgent_point(struct loop *l);
+
 /* A timer firing once at `when` (loop_now's ns). Its id (> 0), or 0 on ENOMEM. */
 uint64_t loop_timer_at(struct loop *l, uint64_t when, loop_timer_fn fn, void *ctx);
 /* Forget a timer that has not run yet; ids of timers gone already are ignored. */

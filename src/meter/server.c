@@ -34,6 +34,7 @@
 #include "meter/tokens.h"
 
 #define SWEEP_MS	100
+#define SWEEP_SLICE	64 /* records the sweep looks at between two looks at the probes */
 #define ACCEPT_BATCH	64
 #define PROBE_BATCH	64		     /* datagrams per recvmmsg / sendmmsg */
 #define PROBE_ROUNDS	4		     /* batches per wake-up of the UDP socket */
@@ -42,6 +43,7 @@
 #define BULK_LEN	(512 * 1024)	     /* one send()/recv() of bulk data (see on_bulk_out) */
 #define BULK_READS	2    /* recv()s per event (1 MB): no flow starves the rest */
 #define OUT_LEN		4096 /* control output: ~15 REPORTs the client did not read */
+#define FRAME_LEN	(PROTO_FRAME_HDR + PROTO_MAX_BODY) /* the longest frame */
 #define PROBE_BUF	2048
 #define PROBE_BURST	5
 #define CLOSING_MS	2000 /* time to flush FINAL before closing anyway */
@@ -72,9 +74,11 @@ struct conn {
 	struct test *test;
 	uint8_t flow_id;
 	uint8_t nonce[PROTO_NONCE_LEN]; /* keyed mode: this connection's CHALLENGE */
+	uint32_t events;		/* what the loop watches for it */
+	/* Allocated only while they hold something: a frame's first part (FRAME_LEN) and
+	 * frames the peer has not taken yet (OUT_LEN). A quiet connection has neither. */
+	uint8_t *in, *out;
 	size_t inlen, outlen;
-	uint8_t in[PROTO_FRAME_HDR + PROTO_MAX_BODY];
-	uint8_t out[OUT_LEN];
 };
 
 struct bucket {
@@ -83,20 +87,27 @@ struct bucket {
 	uint64_t credit_ns, last_ns;
 };
 
+/* One load flow of a test: its connection once attached, and its bytes. */
+struct test_flow {
+	struct conn *conn;
+	uint64_t rx, tx;
+};
+
 struct test {
 	struct server *s;
 	unsigned slot; /* index in server.tests */
 	uint8_t token[PROTO_TOKEN_LEN];
 	struct sockaddr_storage addr; /* the client's IP (port ignored) */
 	struct conn *control;
-	struct conn *flows[PROTO_MAX_FLOWS];
+	/* nflows of them, allocated with the test only when it asked for flows: a test
+	 * of probes alone (the many-clients case) carries no per-flow state. */
+	struct test_flow *flows;
 	uint32_t flows_used; /* bit per flow id ever attached */
 	uint8_t nflows;
 	char cc[PROTO_CC_LEN];
 	struct proto_welcome granted;
 	uint64_t start_ns, end_ns, active_ns, report_ns;
 	uint64_t report_timer;
-	uint64_t rx[PROTO_MAX_FLOWS], tx[PROTO_MAX_FLOWS];
 	uint32_t flags, answered, dropped;
 	uint32_t held;	      /* probes held longer than hold_max_us */
 	uint32_t hold_max_us; /* the longest hold of an answered probe */
@@ -155,7 +166,8 @@ struct server {
 	struct test **tests; /* the running tests, dense: [0, ntests) */
 	struct token_table by_token;
 	uint64_t sweep_timer;
-	uint8_t *bulk; /* BULK_LEN: zeros to send, and a sink to read into */
+	uint8_t *bulk;		  /* BULK_LEN: zeros to send, and a sink to read into */
+	uint8_t frame[FRAME_LEN]; /* control input is read here, then kept only if partial */
 	struct probe_io *pio;
 	int rcvbuf;			/* the UDP receive buffer the kernel granted, bytes */
 	uint32_t rxq_drops;		/* datagrams the kernel dropped on a full UDP buffer */
@@ -224,8 +236,8 @@ static void conn_close(struct conn *c)
 	if (c->test && c->test->control == c)
 		c->test->control = NULL;
 	if (c->test && (c->kind == CONN_UPLOAD || c->kind == CONN_DOWNLOAD) &&
-	    c->test->flows[c->flow_id] == c)
-		c->test->flows[c->flow_id] = NULL;
+	    c->test->flows[c->flow_id].conn == c)
+		c->test->flows[c->flow_id].conn = NULL;
 	loop_del(s->loop, c->fd);
 	close(c->fd);
 	if (c->prev)
@@ -235,7 +247,16 @@ static void conn_close(struct conn *c)
 	if (c->next)
 		c->next->prev = c->prev;
 	s->nconns--;
+	free(c->in);
+	free(c->out);
 	free(c);
+}
+
+/* Have the loop watch c for `events`; a syscall only when that changes. */
+static void conn_watch(struct conn *c, uint32_t events)
+{
+	if (c->events != events && loop_mod(c->s->loop, c->fd, events) == 0)
+		c->events = events;
 }
 
 /* Flush what the control output holds. false when the peer is gone. */
@@ -253,36 +274,65 @@ static bool conn_flush(struct conn *c)
 		memmove(c->out, c->out + n, c->outlen - (size_t)n);
 		c->outlen -= (size_t)n;
 	}
+	if (!c->outlen) {
+		free(c->out);
+		c->out = NULL;
+	}
 	/* A closing connection waits for room only: after SHUT_RD, EPOLLIN never clears. */
 	if (c->kind == CONN_CLOSING)
-		loop_mod(c->s->loop, c->fd, EPOLLOUT);
+		conn_watch(c, EPOLLOUT);
 	else
-		loop_mod(c->s->loop, c->fd, c->outlen ? EPOLLIN | EPOLLOUT : EPOLLIN);
+		conn_watch(c, c->outlen ? EPOLLIN | EPOLLOUT : EPOLLIN);
 	return true;
 }
 
-/* Queue one frame and try to send it. false when it does not fit or the peer is gone. */
+/*
+ * Queue one frame and try to send it. false when it does not fit or the peer is gone.
+ * With nothing queued before it, it goes straight from the stack to the socket: a
+ * buffer is taken only for what the socket would not take.
+ */
 static bool conn_send(struct conn *c, const struct proto_msg *m)
 {
-	int n = proto_encode(m, c->out + c->outlen, sizeof(c->out) - c->outlen);
+	uint8_t frame[FRAME_LEN];
+	int n = proto_encode(m, frame, sizeof(frame));
+	size_t off = 0;
 
-	if (n < 0)
+	if (n < 0 || c->outlen + (size_t)n > OUT_LEN)
 		return false;
-	c->outlen += (size_t)n;
+	while (!c->outlen && off < (size_t)n) {
+		ssize_t w = send(c->fd, frame + off, (size_t)n - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			break;
+		if (w <= 0)
+			return false;
+		off += (size_t)w;
+	}
+	if (off < (size_t)n) {
+		if (!c->out && !(c->out = malloc(OUT_LEN)))
+			return false;
+		memcpy(c->out + c->outlen, frame + off, (size_t)n - off);
+		c->outlen += (size_t)n - off;
+	}
 	return conn_flush(c);
 }
 
 /* A last frame, then close once it is out (or after CLOSING_MS). */
 static void conn_send_last(struct conn *c, const struct proto_msg *m)
 {
-	if (c->kind == CONN_NEW)
+	enum conn_kind was = c->kind;
+
+	if (was == CONN_NEW)
 		c->s->npending--;
 	c->kind = CONN_CLOSING;
 	c->since_ns = server_now(c->s);
 	if (c->test && c->test->control == c)
 		c->test->control = NULL;
-	if (c->test && c->test->flows[c->flow_id] == c)
-		c->test->flows[c->flow_id] = NULL;
+	if (c->test && (was == CONN_UPLOAD || was == CONN_DOWNLOAD) &&
+	    c->test->flows[c->flow_id].conn == c)
+		c->test->flows[c->flow_id].conn = NULL;
 	c->test = NULL;
 	if (!conn_send(c, m) || !c->outlen) {
 		conn_close(c);
@@ -308,9 +358,9 @@ static void fill_counts(const struct test *t, uint64_t *rx, uint64_t *tx)
 {
 	for (unsigned i = 0; i < t->nflows; i++) {
 		if (rx)
-			rx[i] = t->rx[i];
+			rx[i] = t->flows[i].rx;
 		if (tx)
-			tx[i] = t->tx[i];
+			tx[i] = t->flows[i].tx;
 	}
 }
 
@@ -330,9 +380,9 @@ static void test_end(struct test *t, const char *reason)
 	m.u.final.probes_dropped = t->dropped;
 	if (t->control)
 		conn_send_last(t->control, &m);
-	for (i = 0; i < PROTO_MAX_FLOWS; i++)
-		if (t->flows[i])
-			conn_close(t->flows[i]);
+	for (i = 0; i < t->nflows; i++)
+		if (t->flows[i].conn)
+			conn_close(t->flows[i].conn);
 	if (t->report_timer)
 		loop_timer_del(s->loop, t->report_timer);
 
@@ -344,8 +394,8 @@ static void test_end(struct test *t, const char *reason)
 	sum.nflows = t->nflows;
 	memcpy(sum.cc, t->cc, sizeof(sum.cc));
 	for (i = 0; i < t->nflows; i++) {
-		sum.rx_bytes += t->rx[i];
-		sum.tx_bytes += t->tx[i];
+		sum.rx_bytes += t->flows[i].rx;
+		sum.tx_bytes += t->flows[i].tx;
 	}
 	sum.probes_answered = t->answered;
 	sum.probes_dropped = t->dropped;
@@ -356,6 +406,7 @@ static void test_end(struct test *t, const char *reason)
 	tokens_del(&s->by_token, t->token);
 	s->tests[t->slot] = s->tests[--s->ntests];
 	s->tests[t->slot]->slot = t->slot;
+	free(t->flows);
 	free(t);
 	if (s->cfg.on_test_end)
 		s->cfg.on_test_end(s->cfg.ctx, &sum);
@@ -484,6 +535,11 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 		conn_error(c, PROTO_ERR_BUSY, "server out of resources");
 		return false;
 	}
+	if (h->nflows && !(t->flows = calloc(h->nflows, sizeof(*t->flows)))) {
+		free(t);
+		conn_error(c, PROTO_ERR_BUSY, "server out of resources");
+		return false;
+	}
 	t->s = s;
 	peer_addr(&c->peer, &t->addr);
 	t->nflows = h->nflows;
@@ -507,6 +563,7 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 	if (!t->report_timer || tokens_add(&s->by_token, t->token, t) < 0) {
 		if (t->report_timer)
 			loop_timer_del(s->loop, t->report_timer);
+		free(t->flows);
 		free(t);
 		conn_error(c, PROTO_ERR_BUSY, "server out of resources");
 		return false;
@@ -571,23 +628,28 @@ static void on_flow(struct conn *c, const struct proto_flow *f, size_t rest)
 	c->kind = f->direction == PROTO_DOWNLOAD ? CONN_DOWNLOAD : CONN_UPLOAD;
 	c->test = t;
 	c->flow_id = f->flow_id;
-	t->flows[f->flow_id] = c;
+	t->flows[f->flow_id].conn = c;
 	t->active_ns = c->progress_ns = server_now(s);
 	if (c->kind == CONN_DOWNLOAD)
-		loop_mod(s->loop, c->fd, EPOLLIN | EPOLLOUT);
+		conn_watch(c, EPOLLIN | EPOLLOUT);
 	else if (rest)
 		upload_count(c, rest);
 }
 
-/* Frames from a new or control connection. false when the connection was closed. */
-static bool conn_frames(struct conn *c)
+static void conn_gone(struct conn *c);
+
+/*
+ * The frames in buf[0, len) from a new or control connection: the bytes used, or -1
+ * when the connection was closed (or became a flow, whose further bytes are bulk data).
+ */
+static ssize_t conn_frames(struct conn *c, const uint8_t *buf, size_t len)
 {
 	struct proto_msg m;
 	size_t used = 0;
 	int n;
 
-	while (used < c->inlen) {
-		n = proto_decode(c->in + used, c->inlen - used, &m);
+	while (used < len) {
+		n = proto_decode(buf + used, len - used, &m);
 		if (n == 0)
 			break;
 		if (n < 0) {
@@ -595,35 +657,66 @@ static bool conn_frames(struct conn *c)
 				test_end(c->test, "protocol");
 			else
 				conn_close(c);
-			return false;
+			return -1;
 		}
 		used += (size_t)n;
 		if (c->kind == CONN_NEW && m.type == PROTO_HELLO) {
 			if (!on_hello(c, &m.u.hello))
-				return false;
+				return -1;
 		} else if (c->kind == CONN_NEW && m.type == PROTO_FLOW) {
-			on_flow(c, &m.u.flow, c->inlen - used);
-			return false; /* a flow's further bytes are bulk data, not frames */
+			on_flow(c, &m.u.flow, len - used);
+			return -1; /* a flow's further bytes are bulk data, not frames */
 		} else if (c->kind == CONN_CONTROL && m.type == PROTO_STOP) {
 			test_end(c->test, "stop");
-			return false;
+			return -1;
 		} else {
 			if (c->test)
 				test_end(c->test, "protocol");
 			else
 				conn_close(c);
-			return false;
+			return -1;
 		}
 		c->test->active_ns = server_now(c->s);
 	}
-	memmove(c->in, c->in + used, c->inlen - used);
-	c->inlen -= used;
-	return true;
+	return (ssize_t)used;
+}
+
+/*
+ * Read a new or control connection: into the server's frame buffer, after the part of
+ * a frame kept from before, if any; what is left of a frame after the whole ones is
+ * kept in a buffer of the connection's own, which is freed once the frame is whole.
+ */
+static void conn_read(struct conn *c)
+{
+	uint8_t *buf = c->s->frame;
+	size_t have = c->inlen;
+	ssize_t n;
+
+	if (have)
+		memcpy(buf, c->in, have);
+	n = recv(c->fd, buf + have, FRAME_LEN - have, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n <= 0)
+		return conn_gone(c);
+	have += (size_t)n;
+	n = conn_frames(c, buf, have);
+	if (n < 0)
+		return;
+	c->inlen = have - (size_t)n;
+	if (!c->inlen) {
+		free(c->in);
+		c->in = NULL;
+		return;
+	}
+	if (!c->in && !(c->in = malloc(FRAME_LEN)))
+		return conn_gone(c);
+	memmove(c->in, buf + n, c->inlen);
 }
 
 static void upload_count(struct conn *c, size_t n)
 {
-	c->test->rx[c->flow_id] += n;
+	c->test->flows[c->flow_id].rx += n;
 	c->test->active_ns = server_now(c->s);
 }
 
@@ -676,14 +769,13 @@ static void on_bulk_out(struct conn *c)
 		return;
 	if (n <= 0)
 		return conn_close(c);
-	c->test->tx[c->flow_id] += (uint64_t)n;
+	c->test->flows[c->flow_id].tx += (uint64_t)n;
 	c->test->active_ns = c->progress_ns = server_now(c->s);
 }
 
 static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
 {
 	struct conn *c = ctx;
-	ssize_t n;
 
 	if (c->kind == CONN_CLOSING) {
 		if (!conn_flush(c) || !c->outlen)
@@ -702,15 +794,8 @@ static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx)
 	}
 	if (events & EPOLLOUT && c->kind == CONN_CONTROL && !conn_flush(c))
 		return conn_gone(c);
-	if (!(events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
-		return;
-	n = recv(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen, MSG_DONTWAIT);
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-		return;
-	if (n <= 0)
-		return conn_gone(c);
-	c->inlen += (size_t)n;
-	conn_frames(c);
+	if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+		conn_read(c);
 }
 
 /* ---- accepting ---- */
@@ -807,6 +892,7 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 		*c = (struct conn){.s = s,
 				   .fd = fd,
 				   .kind = CONN_NEW,
+				   .events = EPOLLIN,
 				   .peer = peer,
 				   .since_ns = server_now(s),
 				   .next = s->conns};
@@ -1142,7 +1228,7 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 {
 	struct server *s = ctx;
 	uint64_t now = loop_now(l);
-	struct conn *c, *next;
+	struct conn *c = s->conns, *next;
 
 	/* The kernel dropped probes on a full buffer since the last sweep: whose it cannot
 	 * say, so every running test may have lost some to us, not to the path. The count
@@ -1161,17 +1247,23 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 		for (unsigned i = 0; i < s->ntests; i++)
 			s->tests[i]->flags |= PROTO_REPORT_OVERLOADED;
 	}
-	/* Backwards: an ending test's slot takes the last test, one already seen. */
+	/* Backwards: an ending test's slot takes the last test, one already seen. Probes
+	 * keep their turn in the long walks (probes never end a test nor close a
+	 * connection). */
 	for (unsigned i = s->ntests; i-- > 0;) {
 		struct test *t = s->tests[i];
 
+		if (!(i % SWEEP_SLICE))
+			loop_urgent_point(l);
 		if (now >= t->end_ns)
 			test_end(t, "expired");
 		else if (now - t->active_ns >= (uint64_t)s->cfg.idle_ms * NS_PER_MS)
 			test_end(t, "idle");
 	}
-	for (c = s->conns; c; c = next) {
+	for (unsigned k = 1; c; c = next, k++) {
 		next = c->next;
+		if (!(k % SWEEP_SLICE))
+			loop_urgent_point(l);
 		if (c->kind == CONN_NEW &&
 		    now - c->since_ns >= (uint64_t)s->cfg.hello_timeout_ms * NS_PER_MS)
 			conn_close(c);
