@@ -351,3 +351,82 @@ TEST(an_urgent_fd_waits_for_no_whole_batch)
 	close(u[0]), close(u[1]);
 	loop_free(l);
 }
+
+static void busy_timer(struct loop *l, uint64_t id, void *ctx)
+{
+	struct busy *b = ctx;
+	uint64_t end = loop_now_ns() + 200000; /* 200 us of work */
+
+	(void)l, (void)id;
+	while (loop_now_ns() < end)
+		;
+	b->ran++;
+}
+
+/* Forty timers due together, each 200 us of work: the urgent fd, readable before they
+ * start, runs after a few of them, not after the whole run. */
+TEST(an_urgent_fd_waits_for_no_run_of_timers)
+{
+	enum { N = 40 };
+	struct loop *l = loop_new();
+	struct busy b = {.order = -1};
+	uint64_t now;
+	int u[2];
+
+	REQUIRE(l);
+	REQUIRE(pipe2(u, O_NONBLOCK) == 0);
+	REQUIRE(loop_add(l, u[0], EPOLLIN, urgent_cb, &b) == 0);
+	REQUIRE_EQ(loop_set_urgent(l, u[0]), 0);
+	now = loop_now(l);
+	for (int i = 0; i < N; i++)
+		REQUIRE(loop_timer_at(l, now, busy_timer, &b) != 0);
+	REQUIRE(write(u[1], "u", 1) == 1);
+	CHECK_EQ(loop_run_timers(l, now), N + 1);
+	CHECK_EQ(b.ran, N);
+	CHECK(b.order >= 0 && b.order <= 3);
+	close(u[0]), close(u[1]);
+	loop_free(l);
+}
+
+/* A long callback's own urgent points: the urgent fd gets in at most every 50 us, not
+ * at every point, and never from inside its own callback. */
+static void urgent_again(struct loop *l, int fd, uint32_t events, void *ctx)
+{
+	struct busy *b = ctx;
+	char c;
+
+	(void)events;
+	if (read(fd, &c, 1) == 1)
+		b->order++;
+	CHECK_EQ(loop_urgent_point(l), 0); /* no re-entry */
+}
+
+TEST(urgent_points_let_the_urgent_fd_in_at_most_every_50_us)
+{
+	struct loop *l = loop_new();
+	struct busy b = {.order = 0};
+	int u[2], ran = 0;
+
+	REQUIRE(l);
+	CHECK_EQ(loop_urgent_point(l), 0); /* none set: nothing to do */
+	REQUIRE(pipe2(u, O_NONBLOCK) == 0);
+	REQUIRE(loop_add(l, u[0], EPOLLIN, urgent_again, &b) == 0);
+	REQUIRE_EQ(loop_set_urgent(l, u[0]), 0);
+	REQUIRE(write(u[1], "uuuuuuuu", 8) == 8);
+	/* A point right after another: too soon, whatever is readable. */
+	ran += loop_urgent_point(l);
+	ran += loop_urgent_point(l);
+	CHECK(ran <= 1);
+	/* Points 60 us apart: each lets it in while something is left to read. */
+	for (int i = 0; i < 4; i++) {
+		uint64_t end = loop_now_ns() + 60000;
+
+		while (loop_now_ns() < end)
+			;
+		ran += loop_urgent_point(l);
+	}
+	CHECK_EQ(ran, b.order);
+	CHECK(b.order >= 4);
+	close(u[0]), close(u[1]);
+	loop_free(l);
+}
