@@ -293,6 +293,41 @@ static unsigned irtt_replies_read(void)
 	return ready;
 }
 
+/* The WELCOMEs of clients [w, end) until `until`: the number that got one. */
+static unsigned welcomes_read(unsigned w, unsigned end, uint64_t until)
+{
+	struct pollfd pf[WAVE];
+	unsigned idx[WAVE], got = 0;
+	uint8_t failed[WAVE] = {0};
+
+	while (mono_ns() < until) {
+		nfds_t n = 0;
+
+		for (unsigned i = w; i < end; i++)
+			if (!cl[i].ready && !failed[i - w]) {
+				pf[n] = (struct pollfd){.fd = cl[i].tcp, .events = POLLIN};
+				idx[n++] = i;
+			}
+		if (!n || poll(pf, n, 100) < 0)
+			break;
+		for (nfds_t k = 0; k < n; k++) {
+			struct client *c = &cl[idx[k]];
+			int r;
+
+			if (!pf[k].revents)
+				continue;
+			r = welcome_read(c);
+			if (r == 1) {
+				c->ready = 1;
+				got++;
+			} else if (r < 0) {
+				failed[idx[k] - w] = 1;
+			}
+		}
+	}
+	return got;
+}
+
 /* Open every client, WAVE at a time; the number ready. */
 static unsigned open_all(uint32_t interval_us, uint32_t seconds)
 {
@@ -329,23 +364,16 @@ static unsigned open_all(uint32_t interval_us, uint32_t seconds)
 			ready += got;
 			continue;
 		}
+		/* The whole wave's HELLOs, then their WELCOMEs as they come: one round trip
+		 * a wave, not one a client (a slow setup would let the first tests idle out
+		 * before the probes start). */
 		for (unsigned i = w; i < end; i++) {
 			struct client *c = &cl[i];
-			int r = 0;
 
-			if (!wait_fd(c->tcp, POLLOUT, 5000))
-				continue;
-			hello_send(c, interval_us, (seconds + 30) * 1000);
-			while (!r && mono_ns() < until) {
-				r = welcome_read(c);
-				if (!r)
-					wait_fd(c->tcp, POLLIN, 100);
-			}
-			if (r == 1) {
-				c->ready = 1;
-				ready++;
-			}
+			if (wait_fd(c->tcp, POLLOUT, 5000))
+				hello_send(c, interval_us, (seconds + 30) * 1000);
 		}
+		ready += welcomes_read(w, end, until);
 	}
 	return ready;
 }

@@ -142,3 +142,44 @@ TEST(scope_of_addresses)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		CHECK_EQ(peer_scope(&cases[i].a), cases[i].want);
 }
+
+/* The key of a network says what peer_same_net says, for every pair and prefix. */
+TEST(net_keys_agree_with_same_net)
+{
+	struct sockaddr_storage a[] = {
+	    v4("192.0.2.1", 1),		 v4("192.0.2.1", 2),
+	    v4("192.0.2.2", 1),		 v6("::ffff:192.0.2.1", 3, 0),
+	    v6("2001:db8::1", 1, 0),	 v6("2001:db8::2", 9, 0),
+	    v6("2001:db8:0:1::1", 1, 0), v6("2001:db8:0:0:8000::1", 1, 0),
+	    v6("2001:db9::1", 1, 0),	 v6("fe80::1", 1, 2),
+	    v6("fe80::1", 1, 3),	 v6("fe80::2", 1, 2),
+	};
+	struct sockaddr_storage none;
+	unsigned bits[] = {0, 1, 48, 56, 63, 64, 65, 127, 128, 200};
+	struct peer_net ka, kb;
+	int agree = 0, pairs = 0;
+
+	for (size_t b = 0; b < sizeof(bits) / sizeof(bits[0]); b++)
+		for (size_t i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+			for (size_t j = 0; j < sizeof(a) / sizeof(a[0]); j++) {
+				peer_net(&a[i], bits[b], &ka);
+				peer_net(&a[j], bits[b], &kb);
+				pairs++;
+				agree += peer_net_equal(&ka, &kb) ==
+					 peer_same_net(&a[i], &a[j], bits[b]);
+			}
+	CHECK_EQ(agree, pairs);
+	/* The cases that matter, spelled out. */
+	peer_net(&a[4], 64, &ka);
+	peer_net(&a[6], 64, &kb);
+	CHECK(!peer_net_equal(&ka, &kb)); /* another /64 */
+	peer_net(&a[7], 64, &kb);
+	CHECK(peer_net_equal(&ka, &kb)); /* the same /64 */
+	peer_net(&a[0], 64, &ka);
+	peer_net(&a[3], 64, &kb);
+	CHECK(peer_net_equal(&ka, &kb)); /* v4-mapped is v4 */
+	memset(&none, 0, sizeof(none));
+	peer_net(&none, 64, &ka);
+	peer_net(&none, 64, &kb);
+	CHECK(!peer_net_equal(&ka, &kb)); /* no address is no one's */
+}

@@ -72,6 +72,35 @@ bool peer_same_net(const struct sockaddr_storage *a, const struct sockaddr_stora
 	return !(v6_bits % 8) || !((x[whole] ^ y[whole]) & (uint8_t)(0xff00u >> (v6_bits % 8)));
 }
 
+void peer_net(const struct sockaddr_storage *a, unsigned v6_bits, struct peer_net *out)
+{
+	const struct sockaddr_in6 *a6 = (const void *)a;
+	const uint8_t *ip = a6->sin6_addr.s6_addr;
+
+	memset(out, 0, sizeof(*out));
+	out->family = AF_UNSPEC;
+	if (a->ss_family == AF_INET) {
+		out->family = AF_INET;
+		memcpy(out->ip, &((const struct sockaddr_in *)(const void *)a)->sin_addr, 4);
+	} else if (a->ss_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&a6->sin6_addr)) {
+		out->family = AF_INET;
+		memcpy(out->ip, ip + 12, 4);
+	} else if (a->ss_family == AF_INET6) {
+		unsigned bits = v6_bits && v6_bits < 128 ? v6_bits : 128;
+
+		out->family = AF_INET6;
+		out->scope = a6->sin6_scope_id;
+		memcpy(out->ip, ip, bits / 8);
+		if (bits % 8)
+			out->ip[bits / 8] = ip[bits / 8] & (uint8_t)(0xff00u >> (bits % 8));
+	}
+}
+
+bool peer_net_equal(const struct peer_net *a, const struct peer_net *b)
+{
+	return a->family != AF_UNSPEC && !memcmp(a, b, sizeof(*a));
+}
+
 enum peer_scope peer_scope(const struct sockaddr_storage *a)
 {
 	struct sockaddr_storage p;

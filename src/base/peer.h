@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/socket.h>
 
 /* in as a peer: out is zeroed, then holds the family and IP (see above). */
@@ -32,6 +33,23 @@ bool peer_same_net(const struct sockaddr_storage *a, const struct sockaddr_stora
 		   unsigned v6_bits);
 
 #define PEER_V6_BITS_DEFAULT 64
+
+/*
+ * The network of an address (as peer_same_net sees it) as a key of fixed size, for
+ * arrays and tables that are scanned or hashed often: for the same v6_bits,
+ * peer_same_net(a, b) exactly when peer_net_equal of their keys. v6_bits 0 or 128 and
+ * more key the address itself, which is peer_same. Every byte is set (padding zeroed),
+ * so keys may be compared and hashed as bytes.
+ */
+struct peer_net {
+	uint8_t ip[16]; /* IPv4: the first 4 bytes; IPv6: its first v6_bits bits, then 0 */
+	uint32_t scope; /* IPv6 scope id, else 0 */
+	uint8_t family; /* AF_INET, AF_INET6 or AF_UNSPEC (equal to nothing) */
+	uint8_t pad[3];
+};
+
+void peer_net(const struct sockaddr_storage *a, unsigned v6_bits, struct peer_net *out);
+bool peer_net_equal(const struct peer_net *a, const struct peer_net *b);
 
 /*
  * What an address reaches: this host (loopback, 127.0.0.0/8, ::1, and the unspecified

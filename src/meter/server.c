@@ -98,6 +98,7 @@ struct test {
 	unsigned slot; /* index in server.tests */
 	uint8_t token[PROTO_TOKEN_LEN];
 	struct sockaddr_storage addr; /* the client's IP (port ignored) */
+	struct peer_net ip;	      /* ... as a key: the probes' sources are checked on it */
 	struct conn *control;
 	/* nflows of them, allocated with the test only when it asked for flows: a test
 	 * of probes alone (the many-clients case) carries no per-flow state. */
@@ -164,6 +165,9 @@ struct server {
 	struct conn *conns;
 	unsigned nconns, npending, ntests;
 	struct test **tests; /* the running tests, dense: [0, ntests) */
+	/* tests[i]'s network (cfg.v6_prefix), side by side: a HELLO's count of its
+	 * network's tests scans these 24 bytes a test, not the tests themselves. */
+	struct peer_net *nets;
 	struct token_table by_token;
 	uint64_t sweep_timer;
 	uint8_t *bulk;		  /* BULK_LEN: zeros to send, and a sink to read into */
@@ -405,6 +409,7 @@ static void test_end(struct test *t, const char *reason)
 	sum.flags = t->flags;
 	tokens_del(&s->by_token, t->token);
 	s->tests[t->slot] = s->tests[--s->ntests];
+	s->nets[t->slot] = s->nets[s->ntests];
 	s->tests[t->slot]->slot = t->slot;
 	free(t->flows);
 	free(t);
@@ -453,12 +458,12 @@ static uint32_t clamp32(uint32_t v, uint32_t lo, uint32_t hi)
  * tests, only at HELLO (10000 tests: ~50 us per HELLO, against a TCP handshake's cost; not worth a
  * second table).
  */
-static unsigned tests_from(const struct server *s, const struct sockaddr_storage *peer)
+static unsigned tests_from(const struct server *s, const struct peer_net *net)
 {
 	unsigned n = 0;
 
 	for (unsigned i = 0; i < s->ntests; i++)
-		n += peer_same_net(&s->tests[i]->addr, peer, s->cfg.v6_prefix);
+		n += peer_net_equal(&s->nets[i], net);
 	return n;
 }
 
@@ -491,6 +496,7 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 	struct proto_welcome *w = &m.u.welcome;
 	uint16_t min_len = PROTO_PROBE_LEN + (s->cfg.keylen ? PROTO_MAC_LEN : 0);
 	char text[128];
+	struct peer_net net;
 	struct test *t;
 	int r;
 
@@ -513,7 +519,8 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 		conn_error(c, PROTO_ERR_CC, text);
 		return false;
 	}
-	if (tests_from(s, &c->peer) >= s->cfg.max_tests_per_addr) {
+	peer_net(&c->peer, s->cfg.v6_prefix, &net);
+	if (tests_from(s, &net) >= s->cfg.max_tests_per_addr) {
 		conn_error(c, PROTO_ERR_BUSY, "too many tests from your address");
 		return false;
 	}
@@ -542,6 +549,7 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 	}
 	t->s = s;
 	peer_addr(&c->peer, &t->addr);
+	peer_net(&c->peer, 128, &t->ip);
 	t->nflows = h->nflows;
 	memcpy(t->cc, h->cc, sizeof(t->cc));
 	memcpy(w->token, t->token, sizeof(w->token));
@@ -569,6 +577,7 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 		return false;
 	}
 	t->slot = s->ntests;
+	s->nets[s->ntests] = net;
 	s->tests[s->ntests++] = t;
 	s->npending--;
 	c->kind = CONN_CONTROL;
@@ -982,13 +991,17 @@ static bool probe_accept(struct server *s, const uint8_t *buf, size_t len,
 			 const struct sockaddr_storage *from, uint64_t rx_ns,
 			 struct probe_reply *out)
 {
+	struct peer_net ip;
 	struct test *t;
 
 	if (len > s->cfg.max_probe_len || proto_probe_decode(buf, len, &out->p) < 0 ||
 	    out->p.magic != PROTO_PROBE_MAGIC_REQ)
 		return false;
 	t = find_test(s, out->p.token);
-	if (!t || !peer_same(&t->addr, from))
+	if (!t)
+		return false;
+	peer_net(from, 128, &ip);
+	if (!peer_net_equal(&t->ip, &ip))
 		return false; /* nothing to count it against, and never an answer to a stranger */
 	if (s->cfg.keylen && proto_probe_verify(buf, len, s->cfg.key, s->cfg.keylen) < 0) {
 		t->dropped++;
@@ -1228,7 +1241,8 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 {
 	struct server *s = ctx;
 	uint64_t now = loop_now(l);
-	struct conn *c = s->conns, *next;
+	struct conn *c, *next;
+	unsigned k = 0;
 
 	/* The kernel dropped probes on a full buffer since the last sweep: whose it cannot
 	 * say, so every running test may have lost some to us, not to the path. The count
@@ -1260,9 +1274,10 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 		else if (now - t->active_ns >= (uint64_t)s->cfg.idle_ms * NS_PER_MS)
 			test_end(t, "idle");
 	}
-	for (unsigned k = 1; c; c = next, k++) {
+	/* From the head now: the tests that ended closed connections. */
+	for (c = s->conns; c; c = next) {
 		next = c->next;
-		if (!(k % SWEEP_SLICE))
+		if (!(++k % SWEEP_SLICE))
 			loop_urgent_point(l);
 		if (c->kind == CONN_NEW &&
 		    now - c->since_ns >= (uint64_t)s->cfg.hello_timeout_ms * NS_PER_MS)
@@ -1470,10 +1485,11 @@ int server_new(const struct server_config *cfg, struct server **out)
 	s->cfg = *cfg;
 	s->tcp = s->udp = s->reserve_fd = s->rpm_fd = -1;
 	s->tests = calloc(cfg->max_clients, sizeof(*s->tests));
+	s->nets = calloc(cfg->max_clients, sizeof(*s->nets));
 	s->bulk = malloc(BULK_LEN);
 	s->pio = malloc(sizeof(*s->pio));
 	s->loop = loop_new_clock(cfg->clock);
-	if (!s->tests || !s->bulk || !s->pio || !s->loop) {
+	if (!s->tests || !s->nets || !s->bulk || !s->pio || !s->loop) {
 		r = -ENOMEM;
 		goto fail;
 	}
@@ -1581,6 +1597,7 @@ void server_free(struct server *s)
 	}
 	loop_free(s->loop);
 	free(s->tests);
+	free(s->nets);
 	tokens_free(&s->by_token);
 	free(s->bulk);
 	free(s->pio);
