@@ -65,7 +65,8 @@ struct test;
 
 struct conn {
 	struct server *s;
-	struct conn *prev, *next; /* every open connection, for the sweep */
+	struct conn *prev, *next;   /* every open connection, for the sweep */
+	struct conn *pprev, *pnext; /* the pending ones (CONN_NEW), for eviction */
 	int fd;
 	enum conn_kind kind;
 	struct sockaddr_storage peer;
@@ -162,7 +163,7 @@ struct server {
 	int rpm_fd; /* the responsiveness test's listener, or -1 */
 	uint16_t rpm_port;
 	struct hthread *rpm; /* its connections, on their own thread */
-	struct conn *conns;
+	struct conn *conns, *pending;
 	unsigned nconns, npending, ntests;
 	struct test **tests; /* the running tests, dense: [0, ntests) */
 	/* tests[i]'s network (cfg.v6_prefix), side by side: a HELLO's count of its
@@ -231,12 +232,27 @@ int server_udp_rcvbuf(const struct server *s)
 
 static void conn_event(struct loop *l, int fd, uint32_t events, void *ctx);
 
+/* c said what it is (or is going): off the pending list. */
+static void conn_unpend(struct conn *c)
+{
+	struct server *s = c->s;
+
+	if (c->pprev)
+		c->pprev->pnext = c->pnext;
+	else
+		s->pending = c->pnext;
+	if (c->pnext)
+		c->pnext->pprev = c->pprev;
+	c->pprev = c->pnext = NULL;
+	s->npending--;
+}
+
 static void conn_close(struct conn *c)
 {
 	struct server *s = c->s;
 
 	if (c->kind == CONN_NEW)
-		s->npending--;
+		conn_unpend(c);
 	if (c->test && c->test->control == c)
 		c->test->control = NULL;
 	if (c->test && (c->kind == CONN_UPLOAD || c->kind == CONN_DOWNLOAD) &&
@@ -329,7 +345,7 @@ static void conn_send_last(struct conn *c, const struct proto_msg *m)
 	enum conn_kind was = c->kind;
 
 	if (was == CONN_NEW)
-		c->s->npending--;
+		conn_unpend(c);
 	c->kind = CONN_CLOSING;
 	c->since_ns = server_now(c->s);
 	if (c->test && c->test->control == c)
@@ -579,7 +595,7 @@ static bool on_hello(struct conn *c, const struct proto_hello *h)
 	t->slot = s->ntests;
 	s->nets[s->ntests] = net;
 	s->tests[s->ntests++] = t;
-	s->npending--;
+	conn_unpend(c);
 	c->kind = CONN_CONTROL;
 	c->test = t;
 	t->control = c;
@@ -633,7 +649,7 @@ static void on_flow(struct conn *c, const struct proto_flow *f, size_t rest)
 		cc_refusal(text, sizeof(text), cc, r);
 		return conn_error(c, PROTO_ERR_CC, text);
 	}
-	s->npending--;
+	conn_unpend(c);
 	c->kind = f->direction == PROTO_DOWNLOAD ? CONN_DOWNLOAD : CONN_UPLOAD;
 	c->test = t;
 	c->flow_id = f->flow_id;
@@ -826,8 +842,8 @@ static bool accept_shed(struct server *s)
 
 /*
  * The oldest connection that has not said what it is yet, from peer's network (NULL:
- * any), and how many there are from that address. A walk of the open connections,
- * only when the pending table or an address's share of it is full.
+ * any), and how many there are from that address: a walk of the pending list (at most
+ * max_pending), not of every connection.
  */
 static struct conn *oldest_pending(const struct server *s, const struct sockaddr_storage *peer,
 				   unsigned *n)
@@ -835,9 +851,8 @@ static struct conn *oldest_pending(const struct server *s, const struct sockaddr
 	struct conn *oldest = NULL;
 
 	*n = 0;
-	for (struct conn *c = s->conns; c; c = c->next) {
-		if (c->kind != CONN_NEW ||
-		    (peer && !peer_same_net(peer, &c->peer, s->cfg.v6_prefix)))
+	for (struct conn *c = s->pending; c; c = c->pnext) {
+		if (peer && !peer_same_net(peer, &c->peer, s->cfg.v6_prefix))
 			continue;
 		(*n)++;
 		if (!oldest || c->since_ns <= oldest->since_ns)
@@ -913,6 +928,10 @@ static void on_accept(struct loop *l, int lfd, uint32_t events, void *ctx)
 		if (s->conns)
 			s->conns->prev = c;
 		s->conns = c;
+		c->pnext = s->pending;
+		if (s->pending)
+			s->pending->pprev = c;
+		s->pending = c;
 		s->nconns++;
 		s->npending++;
 		if (s->cfg.keylen)
