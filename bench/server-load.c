@@ -17,6 +17,9 @@
  *
  * debloat: each client opens a test (HELLO over TCP from its address, step 10 s so the
  * control connections stay quiet; WELCOME gives its token), then sends proto.h probes.
+ * Clients open WAVE at a time, a wave's HELLOs sent before its WELCOMEs are read; every
+ * 3 s of opening, each client ready sends one probe, so that no test idles out before
+ * the measurement (those probes and their replies are not counted).
  * irtt: each client opens a connection of irtt's protocol (version 1: an open request
  * with its parameters, the reply with a connection token; little-endian fields) asking
  * for dual monotonic timestamps, then sends echo requests of 32 bytes. Both reply
@@ -328,12 +331,43 @@ static unsigned welcomes_read(unsigned w, unsigned end, uint64_t until)
 	return got;
 }
 
+static void probe_send(struct client *c);
+
+/* Read and drop what comes to the UDP socket for ms milliseconds. */
+static void drain_for(int ms)
+{
+	uint64_t until = mono_ns() + (uint64_t)ms * 1000000;
+	uint8_t b[256];
+	struct client *c;
+	uint64_t rx;
+
+	while (mono_ns() < until) {
+		wait_fd(udp, POLLIN, 10);
+		while (udp_recv(b, sizeof(b), &c, &rx) != 0)
+			;
+	}
+}
+
+/* One probe from every client ready so far: a server that ends idle tests (ours after
+ * 10 s) keeps those opened first while the rest open. Not measured (see main). */
+static void keepalive(void)
+{
+	for (unsigned i = 0; i < nclients; i++)
+		if (cl[i].ready)
+			probe_send(&cl[i]);
+}
+
 /* Open every client, WAVE at a time; the number ready. */
 static unsigned open_all(uint32_t interval_us, uint32_t seconds)
 {
 	unsigned ready = 0;
+	uint64_t kept = mono_ns();
 
 	for (unsigned w = 0; w < nclients; w += WAVE) {
+		if (mono_ns() - kept > 3000000000ULL) {
+			keepalive();
+			kept = mono_ns();
+		}
 		unsigned end = w + WAVE < nclients ? w + WAVE : nclients, got = 0;
 		uint64_t until;
 
@@ -506,6 +540,12 @@ int main(int argc, char *argv[])
 	/* Each client's interval: the total rate spread over the clients. */
 	t0 = mono_ns();
 	ready = open_all((uint32_t)((uint64_t)nclients * 1000000 / rate), seconds);
+	/* The keepalives' replies are not the measurement: let them in, drop them, and
+	 * forget what was sent. */
+	drain_for(200);
+	for (unsigned i = 0; i < nclients; i++)
+		memset(cl[i].sent_seq, 0xff, sizeof(cl[i].sent_seq));
+	nsent = 0;
 	start = mono_ns();
 	gap_ns = 1000000000ULL / rate;
 	end = start + (uint64_t)seconds * 1000000000ULL;
