@@ -35,6 +35,10 @@
 # minute, /proc/loadavg) at the start and the end are printed: on a shared VM a high
 # steal or load makes every figure noisier.
 #
+# --rt runs both servers at a real-time priority (SCHED_FIFO 10, chrt): on a host whose
+# other processes keep the servers' CPU busy, the tail of both is then their own, not
+# the scheduler's wait for that CPU (each server uses a fraction of a core, and the
+# kernel's real-time throttling bounds what it could take).
 # The goals are printed with the ratios: ours' round-trip p99 within 1.5x irtt's and
 # its memory within 2x, at every client count.
 # Bounded: about 2 x REPEAT x (setup + SECONDS + 3 s) per client count, plus ~20 s of
@@ -44,7 +48,7 @@
 # Exits 77 (skipped) without root or irtt.
 #
 #   sudo bench/bench-server-scale.sh [BUILD_DIR] [--json] [--seconds S] [--rate R]
-#        [--clients "1000 4000 10000"] [--repeat N] [--rrul N]
+#        [--clients "1000 4000 10000"] [--repeat N] [--rrul N] [--rt]
 set -euo pipefail
 
 BUILD=build
@@ -54,6 +58,7 @@ rate=20000
 sizes="1000 4000 10000"
 repeat=3
 nrrul=10
+rt=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--json) json=1 ;;
@@ -62,8 +67,9 @@ while [ $# -gt 0 ]; do
 	--clients) sizes=$2; shift ;;
 	--rrul) nrrul=$2; shift ;;
 	--repeat) repeat=$2; shift ;;
+	--rt) rt=(chrt -f 10) ;;
 	-h | --help)
-		sed -n '2,41p' "$0"
+		sed -n '2,51p' "$0"
 		exit 0
 		;;
 	*) BUILD=$1 ;;
@@ -120,7 +126,7 @@ stat_now() { awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t, $
 hz=$(getconf CLK_TCK)
 
 start_ours() {
-	inns timeout $((secs * 4 + 120)) taskset -c "$SERVER_CPU" "$DEBLOAT" server -p 9911 -c 10100 \
+	inns timeout $((secs * 4 + 120)) taskset -c "$SERVER_CPU" "${rt[@]}" "$DEBLOAT" server -p 9911 -c 10100 \
 		--json --stats-interval 0 2>"$tmp/ours.log" &
 	spid=$!
 	pids+=("$spid")
@@ -132,7 +138,7 @@ start_ours() {
 	while child=$(pgrep -P "$spid" | head -1) && [ -n "$child" ]; do spid=$child; done
 }
 start_irtt() {
-	inns timeout $((secs * 4 + 120)) taskset -c "$SERVER_CPU" irtt server -b 127.0.0.1:2112 \
+	inns timeout $((secs * 4 + 120)) taskset -c "$SERVER_CPU" "${rt[@]}" irtt server -b 127.0.0.1:2112 \
 		>"$tmp/irtt.log" 2>&1 &
 	spid=$!
 	pids+=("$spid")
