@@ -52,7 +52,9 @@
  *    histograms per window and two for the whole run (base/hist.h: O(1) per probe,
  *    fixed memory, ~140 KB in all); a test's longest of each is in its summary.
  *  - Probes come first: the UDP socket is read between any two bulk sends or reads
- *    (BULK_LEN each), so a request waits behind at most one of them
+ *    (BULK_LEN each), so a request waits behind at most one of them; between due
+ *    timers and within the sweep's walks it is looked at every 50 us (loop.h's urgent
+ *    fd), so thousands of REPORTs due together do not hold it either
  *    (docs/design/server-scale.md).
  */
 #ifndef DEBLOAT_METER_SERVER_H
