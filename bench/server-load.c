@@ -25,6 +25,10 @@
  * for dual monotonic timestamps, then sends echo requests of 32 bytes. Both reply
  * sizes are close (50 and 32 bytes) and both are answered from one UDP port.
  *
+ * Probes fall due at the total rate; when this process loses its CPU for more than
+ * 5 ms, the probes it missed are skipped, not sent at once (a burst is not what a
+ * client does, and it would meet ours' per-test rate limit, which irtt lacks).
+ *
  * rtt_us: the kernel's receive time of the reply (SO_TIMESTAMPNS) less the send time,
  * server time included. proc_us: the server's own account of the time between its
  * receive and send timestamps (ours: from the kernel's receive timestamp, socket queue
@@ -49,6 +53,7 @@
 #define RING	 64  /* sends remembered per client, by seq */
 #define WAVE	 200 /* clients opening at once */
 #define MAX_SAMP (8u << 20)
+#define SLIP_NS	 5000000ULL /* 5 ms */
 
 enum kind { DEBLOAT, IRTT };
 
@@ -553,7 +558,12 @@ int main(int argc, char *argv[])
 		uint64_t now = mono_ns();
 		int wait;
 
-		/* Probe k goes out at start + k * gap, from client k mod N. */
+		/* Probe k goes out at start + k * gap, from client k mod N. Probes more than
+		 * SLIP late (this process lost its CPU) are skipped, not sent in a burst: a
+		 * client's catch-up burst would meet the server's rate limit, which is
+		 * ours' and not irtt's, and is not what a client does. */
+		if (now < end && start + k * gap_ns + SLIP_NS < now)
+			k = (now - start) / gap_ns;
 		while (now < end && start + k * gap_ns <= now) {
 			struct client *c = &cl[k % nclients];
 
