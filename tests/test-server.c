@@ -1507,6 +1507,70 @@ TEST(thousands_of_tests_each_found_by_token)
 }
 
 /*
+ * The sweep reads its clock once, then lets waiting probes in every few records
+ * (loop_urgent_point); a probe that arrived after that reading stamps its test with a
+ * later time than the sweep's. 2000 tests under a flood of probes for 2 s, with an
+ * idle limit of a minute: none may end (with the stamp taken as ages old, tests ended
+ * as idle within a second of their last probe, and their flows were cut).
+ */
+TEST(probes_let_in_during_the_sweep_never_make_a_test_idle)
+{
+	enum { N = 2000 };
+	static uint8_t tokens[N][PROTO_TOKEN_LEN];
+	static int fds[N];
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(0, 120000, 1000), w;
+	struct sockaddr_in to;
+	struct rlimit rl;
+	uint8_t buf[2048] = {0};
+	uint64_t until;
+	int udp, opened = 0, replies = 0;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 2 * N + 64) {
+		rl.rlim_cur = rl.rlim_max < 2 * N + 64 ? rl.rlim_max : 2 * N + 64;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < 2 * N + 64)
+		SKIP("needs 4100 file descriptors (ulimit -n)");
+	h.u.hello.step_ms = 10000; /* few REPORTs: the clients read none */
+	test_config(&c, &r);
+	c.max_clients = N;
+	c.max_tests_per_addr = N;
+	c.idle_ms = 60000; /* far longer than this test runs: no test is idle */
+	REQUIRE_EQ(start(&r, &c), 0);
+	for (int i = 0; i < N; i++) {
+		fds[i] = open_test(server_port(r.s), &h, &w);
+		if (fds[i] < 0)
+			break;
+		memcpy(tokens[i], w.u.welcome.token, PROTO_TOKEN_LEN);
+		opened++;
+	}
+	CHECK_EQ(opened, N);
+	udp = client_socket(SOCK_DGRAM, NULL, 0);
+	REQUIRE(udp >= 0);
+	to = loopback("127.0.0.1", server_port(r.s));
+	until = now_ms() + 2000;
+	for (uint32_t seq = 0; now_ms() < until; seq++) {
+		struct proto_probe p = {.magic = PROTO_PROBE_MAGIC_REQ, .seq = seq};
+
+		memcpy(p.token, tokens[seq % (uint32_t)opened], PROTO_TOKEN_LEN);
+		proto_probe_encode(&p, buf, sizeof(buf));
+		(void)sendto(udp, buf, PROTO_PROBE_LEN, MSG_DONTWAIT, (struct sockaddr *)&to,
+			     sizeof(to));
+		while (recv(udp, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+			replies++;
+	}
+	CHECK(replies > 1000); /* the flood was answered */
+	CHECK_EQ(wait_ended(&r, 1, 300), 0);
+	CHECK_STR(r.last.reason ? r.last.reason : "none", "none");
+	for (int i = 0; i < opened; i++)
+		close(fds[i]);
+	close(udp);
+	stop(&r);
+}
+
+/*
  * A test of probes alone holds no buffers while it is quiet: its control connection's
  * input and output are taken only while they hold a part of a frame, and per-flow state
  * only for a test that asked for flows. About 7 KB a test before; the bound is 1.5 KB

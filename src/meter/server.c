@@ -1256,6 +1256,16 @@ static void on_probe(struct loop *l, int fd, uint32_t events, void *ctx)
 
 /* ---- housekeeping ---- */
 
+/*
+ * How long before now `then` was; 0 when it is later. The sweep reads its clock once,
+ * and the probes it lets in on the way (loop_urgent_point) stamp their tests with
+ * arrival times that may follow it: in unsigned arithmetic those would look ages old.
+ */
+static uint64_t since(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
+
 static void sweep(struct loop *l, uint64_t id, void *ctx)
 {
 	struct server *s = ctx;
@@ -1290,7 +1300,7 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 			loop_urgent_point(l);
 		if (now >= t->end_ns)
 			test_end(t, "expired");
-		else if (now - t->active_ns >= (uint64_t)s->cfg.idle_ms * NS_PER_MS)
+		else if (since(now, t->active_ns) >= (uint64_t)s->cfg.idle_ms * NS_PER_MS)
 			test_end(t, "idle");
 	}
 	/* From the head now: the tests that ended closed connections. */
@@ -1299,12 +1309,13 @@ static void sweep(struct loop *l, uint64_t id, void *ctx)
 		if (!(++k % SWEEP_SLICE))
 			loop_urgent_point(l);
 		if (c->kind == CONN_NEW &&
-		    now - c->since_ns >= (uint64_t)s->cfg.hello_timeout_ms * NS_PER_MS)
+		    since(now, c->since_ns) >= (uint64_t)s->cfg.hello_timeout_ms * NS_PER_MS)
 			conn_close(c);
-		else if (c->kind == CONN_CLOSING && now - c->since_ns >= CLOSING_MS * NS_PER_MS)
+		else if (c->kind == CONN_CLOSING &&
+			 since(now, c->since_ns) >= CLOSING_MS * NS_PER_MS)
 			conn_close(c);
 		else if ((c->kind == CONN_UPLOAD || c->kind == CONN_DOWNLOAD) &&
-			 now - c->progress_ns >= (uint64_t)s->cfg.flow_stall_ms * NS_PER_MS)
+			 since(now, c->progress_ns) >= (uint64_t)s->cfg.flow_stall_ms * NS_PER_MS)
 			conn_close(c); /* stalled: its peer stopped reading or sending */
 	}
 	/* Re-arm the EMFILE reserve if a shed could not take it back. */
