@@ -23,7 +23,8 @@
 #    really works the path: goodput both ways together >= 130 of its 200 Mbit/s (nghttpd
 #    with the docs' recipe, the anchor, measured 131 and 131 in the same runs where ours
 #    had 139.1 and 139.6: 140 was tighter than the anchor itself meets; a run that falls
-#    short is made once more, as a busy host can take a core from it)
+#    short is made once more, as a busy host can take a core from it, and on a host too
+#    busy for either server to reach 130, ours must load it at least as the anchor does)
 #    (163 to 173 when first measured). The client loads with one connection a direction
 #    (--mnp 1): at 100 Mbit/s and 1.6 ms the path holds ~13 packets, so one reno flow
 #    each way fills it, and every flow added raises the loss at a 20-packet FIFO
@@ -166,7 +167,11 @@ assert_num "the path: ICMP under load at pfifo 1000 (${i1000:-?} ms) >= 10x pfif
 	"${i1000:-0} >= 10 * ${i20:-1000}"
 assert_num "pfifo 20 ($short RPM) >= 5x pfifo 1000 ($deep RPM)" "$short >= 5 * $deep"
 gp20=$(jq -r '.summary | (.download_mbps + .upload_mbps)' "$T/ours-20.json" 2>/dev/null)
-assert_num "pfifo 20: the load works the path, ${gp20:-?} Mbit/s both ways together >= 130" "${gp20:-0} >= 130"
+ng20=$(jq -r '.summary | (.download_mbps + .upload_mbps)' "$T/nghttpd-20.json" 2>/dev/null)
+# 130, or on a host too busy for anyone to reach it, at least the anchor's own goodput
+# on the same path in the same minute (the load works the path as well as nghttpd's).
+assert_num "pfifo 20: the load works the path, ${gp20:-?} Mbit/s both ways together >= 130 or >= the anchor's ${ng20:-?}" \
+	"${gp20:-0} >= 130 || ${gp20:-0} >= ${ng20:-1000}"
 assert_num "pfifo 1000: nghttpd ($anchor RPM) within 25 % of our server ($deep RPM)" \
 	"$anchor >= 0.75 * $deep && $anchor <= 1.25 * $deep"
 if kill -0 "$SERVER_PID" 2>/dev/null; then pass "our server is still running"; else fail "our server died"; fi
