@@ -54,7 +54,7 @@ put class/net/veth0/queues/tx-0/xps_cpus 0
 fake() { DEBLOAT_SYSFS=$T "$@"; }
 # In the background, no shell function (its subshell would be $! and ignore SIGINT):
 # timeout passes signals on to debloat and kills it should it hang.
-BG=(timeout -s KILL 10 env DEBLOAT_SYSFS="$T")
+BG=(timeout -s KILL 60 env DEBLOAT_SYSFS="$T") # a hang guard only: a busy host is slow
 
 ms_now() { date +%s%3N; }
 
@@ -94,7 +94,8 @@ assert_eq "first elapsed null, then about 50 ms (10 to 250)" "null ok ok" \
 
 # Files change while the view runs: later samples show the new values and deltas. The
 # view runs until signalled, and is stopped once a sample has seen every change (a busy
-# machine may take longer to write the four files than any fixed count of samples).
+# machine may take longer to write the four files than any fixed count of samples; the
+# suite runs this at nice 10 beside others, so the bounds are generous: 60 s).
 "${BG[@]}" "$DEBLOAT" bql eth0 -i 50 --json >"$T/live" 2>"$T/live.err" &
 pid=$!
 for _ in $(seq 1000); do [ -s "$T/live" ] && break; sleep 0.01; done # up to 10 s: a busy machine
@@ -102,16 +103,15 @@ put class/net/eth0/queues/tx-0/byte_queue_limits/limit 4542
 put class/net/eth0/queues/tx-0/byte_queue_limits/inflight 3028
 put class/net/eth0/statistics/tx_bytes 7056
 put class/net/eth0/statistics/tx_packets 14
-seen() { # the last whole line saw the new limit, inflight and counters
-	local last
-	last=$(grep -a '}$' "$T/live" | tail -n 1)
-	[ -n "$last" ] && jq -e '.interfaces[0] | .queues[0].limit == 4542 and .queues[0].inflight == 3028' \
-		<<<"$last" >/dev/null 2>&1 &&
-		[ "$(jq -rs '[.[1:][] | .interfaces[0]] | "\(map(.tx_bytes_delta) | add) \(map(.tx_packets_delta) | add)"' \
-			< <(grep -a '}$' "$T/live") 2>/dev/null)" = "6056 4" ]
+seen() { # the last whole line: the new limit and inflight; the deltas since the first
+	[ "$(grep -a '}$' "$T/live" | jq -rs 'if length < 2 then "no" else
+		(.[-1].interfaces[0].queues[0] | "\(.limit) \(.inflight)") + " " +
+		([.[1:][] | .interfaces[0]] | "\(map(.tx_bytes_delta) | add) \(map(.tx_packets_delta) | add)")
+		end' 2>/dev/null)" = "4542 3028 6056 4" ]
 }
-for _ in $(seq 500); do seen && break; sleep 0.02; done # up to 10 s
-kill -s TERM "$pid"
+deadline=$((SECONDS + 40))
+while [ "$SECONDS" -lt "$deadline" ] && ! seen; do sleep 0.1; done
+kill -s TERM "$pid" 2>/dev/null || true
 RC=0
 wait "$pid" || RC=$?
 assert_status "live run exit 0 on SIGTERM" 0
