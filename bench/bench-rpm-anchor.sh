@@ -47,7 +47,7 @@
 # namespaces, nghttpd or the CC asked for.
 #
 #   sudo bench/bench-rpm-anchor.sh [BUILD_DIR] [--json] [--runs N] [--cc reno|bbr]
-#        [--rate RATE] [--limit PACKETS] [--id S] [--max-time S] [--mnp N]
+#        [--rate RATE] [--rate-up RATE] [--limit PACKETS] [--id S] [--max-time S] [--mnp N]
 #        [--servers "ours nghttpd nghttpd-defaults"] [--keep DIR]
 set -euo pipefail
 
@@ -56,6 +56,7 @@ json=0
 runs=3
 cc=reno
 rate=100mbit
+rate_up=
 limit=1000
 id=5
 maxtime=60
@@ -68,6 +69,7 @@ while [ $# -gt 0 ]; do
 	--runs) runs=$2; shift ;;
 	--cc) cc=$2; shift ;;
 	--rate) rate=$2; shift ;;
+	--rate-up) rate_up=$2; shift ;;
 	--limit) limit=$2; shift ;;
 	--id) id=$2; shift ;;
 	--max-time) maxtime=$2; shift ;;
@@ -83,6 +85,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+rate_up=${rate_up:-$rate}
 DEBLOAT=$BUILD/debloat
 [ -x "$DEBLOAT" ] || { echo "bench-rpm-anchor: no $DEBLOAT (make first)" >&2; exit 1; }
 for s in $servers; do
@@ -151,11 +154,12 @@ ip netns exec "$R" sysctl -qw net.ipv4.ip_forward=1
 for ns in "$C" "$S"; do
 	ip netns exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control="$cc"
 done
-# The bottleneck, both ways: toward the client (download) and toward the servers
-# (upload).
-for dev in "$DR" "$SR"; do
+# The bottleneck, both ways: toward the client (download, --rate) and toward the
+# servers (upload, --rate-up).
+for dr in "$DR $rate" "$SR $rate_up"; do
+	read -r dev r <<<"$dr"
 	tc -n "$R" qdisc add dev "$dev" root handle 1: htb default 1
-	tc -n "$R" class add dev "$dev" parent 1: classid 1:1 htb rate "$rate" quantum 15140
+	tc -n "$R" class add dev "$dev" parent 1: classid 1:1 htb rate "$r" quantum 15140
 	tc -n "$R" qdisc add dev "$dev" parent 1:1 handle 10: pfifo limit "$limit"
 done
 lowat_default=$(ip netns exec "$S" sysctl -n net.ipv4.tcp_notsent_lowat)
@@ -356,7 +360,12 @@ if [ "$json" -eq 1 ]; then
 fi
 
 echo "# debloat test rpm (concurrent, --id $id, --mnp $mnp, --max-time $maxtime) over"
-echo "# htb $rate + pfifo limit $limit both ways, CC $cc; median of $runs runs each"
+if [ "$rate_up" = "$rate" ]; then
+	echo "# htb $rate + pfifo limit $limit both ways, CC $cc; median of $runs runs each"
+else
+	echo "# htb $rate down, $rate_up up, each + pfifo limit $limit, CC $cc; median of $runs"
+	echo "# runs each"
+fi
 echo "# (load average $load0 at the start, $load1 at the end)"
 v() { jq -rs --arg n "$1" 'map(select(.name == $n)) | .[0].value // "-" |
 	if type == "number" then (. * 10 | round / 10 | tostring) else . end' \
