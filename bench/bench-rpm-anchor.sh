@@ -77,7 +77,7 @@ while [ $# -gt 0 ]; do
 	--servers) servers=$2; shift ;;
 	--keep) keep=$2; shift ;;
 	-h | --help)
-		sed -n '2,50p' "$0"
+		sed -n '2,51p' "$0"
 		exit 0
 		;;
 	-*) echo "bench-rpm-anchor: unknown option $1 (--help)" >&2; exit 2 ;;
