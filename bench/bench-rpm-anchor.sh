@@ -240,6 +240,13 @@ sampler() {
 		sleep 0.25
 	done >"$1"
 }
+# synretrans NS: SYNs and SYN-ACKs the namespace's TCP has sent again so far
+synretrans() {
+	# shellcheck disable=SC2016 # an awk program, run in the namespace
+	ip netns exec "$1" awk '$1 == "TcpExt:" {
+		if (!h) { for (i = 2; i <= NF; i++) name[i] = $i; h = 1; next }
+		for (i = 2; i <= NF; i++) if (name[i] == "TCPSynRetrans") print $i }' /proc/net/netstat
+}
 # cpu PID: user + system seconds PID has used so far (0 when it is gone)
 cpu() {
 	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13) / hz }' \
@@ -250,10 +257,11 @@ pct() { sort -g | awk -v p="$1" '{ v[NR] = $1 } END {
 	if (!NR) { print "null"; exit } r = int((p * NR + 99) / 100); if (r < 1) r = 1; print v[r] }'; }
 
 one_run() { # one_run SERVER N: appends one JSON object to $tmp/runs.jsonl
-	local who=$1 n=$2 tag=$1-$2 ping_pid samp_pid d0 u0 d1 u1 c0 c1 w0 w1 rc=0
+	local who=$1 n=$2 tag=$1-$2 ping_pid samp_pid d0 u0 d1 u1 y0 y1 c0 c1 w0 w1 rc=0
 	ip netns exec "$S" sysctl -qw net.ipv4.tcp_notsent_lowat="$(lowat "$who")"
 	sleep 2 # the last run's queues drain
 	read -r _ d0 _ u0 <<<"$(qstats)"
+	y0=$(($(synretrans "$C") + $(synretrans "$S")))
 	c0=$(cpu "${server_pid[$who]}")
 	w0=$EPOCHREALTIME
 	sampler "$tmp/$tag.q" &
@@ -267,22 +275,25 @@ one_run() { # one_run SERVER N: appends one JSON object to $tmp/runs.jsonl
 	kill "$samp_pid" "$ping_pid" 2>/dev/null || true
 	wait "$samp_pid" "$ping_pid" 2>/dev/null || true
 	read -r _ d1 _ u1 <<<"$(qstats)"
+	y1=$(($(synretrans "$C") + $(synretrans "$S")))
 	c1=$(cpu "${server_pid[$who]}")
 	w1=$EPOCHREALTIME
 	if [ "$rc" -ne 0 ] || [ ! -s "$tmp/$tag.json" ]; then
 		echo "bench-rpm-anchor: $tag: debloat test rpm failed ($rc): $(tail -n 2 "$tmp/$tag.out")" >&2
 		return 0
 	fi
-	local half qd90 qu90 qd50 qu50 icmp
+	local half qd90 qu90 qd50 qu50 icmp icmp_loss
 	half=$(awk 'END { print $1 / 2 }' "$tmp/$tag.q")
 	qd50=$(awk -v h="$half" '$1 >= h { print $2 }' "$tmp/$tag.q" | pct 50)
 	qd90=$(awk -v h="$half" '$1 >= h { print $2 }' "$tmp/$tag.q" | pct 90)
 	qu50=$(awk -v h="$half" '$1 >= h { print $3 }' "$tmp/$tag.q" | pct 50)
 	qu90=$(awk -v h="$half" '$1 >= h { print $3 }' "$tmp/$tag.q" | pct 90)
 	icmp=$(sed -n 's/.* time=\([0-9.]*\) ms.*/\1/p' "$tmp/$tag.ping" | pct 50)
+	icmp_loss=$(sed -nE 's/.* ([0-9.]+)% packet loss.*/\1/p' "$tmp/$tag.ping")
 	jq -c --arg who "$who" --argjson n "$n" --argjson qd50 "$qd50" --argjson qd90 "$qd90" \
 		--argjson qu50 "$qu50" --argjson qu90 "$qu90" --argjson dd $((d1 - d0)) \
-		--argjson du $((u1 - u0)) --argjson icmp "$icmp" \
+		--argjson du $((u1 - u0)) --argjson icmp "$icmp" --argjson icmp_loss "${icmp_loss:-null}" \
+		--argjson syn $((y1 - y0)) \
 		--argjson cpu "$(awk -v a="$c0" -v b="$c1" -v s="$w0" -v e="$w1" \
 			'BEGIN { printf "%.0f", (b - a) / (e - s) * 100 }')" '
 		.rpm.stages[0] as $s | {server: $who, run: $n, rpm: .rpm.rpm,
@@ -294,7 +305,10 @@ one_run() { # one_run SERVER N: appends one JSON object to $tmp/runs.jsonl
 		 confidence: $s.confidence,
 		 backlog_down_p50: $qd50, backlog_down_p90: $qd90,
 		 backlog_up_p50: $qu50, backlog_up_p90: $qu90,
-		 drops_down: $dd, drops_up: $du, icmp_ms: $icmp,
+		 drops_down: $dd, drops_up: $du, icmp_ms: $icmp, icmp_loss_pct: $icmp_loss,
+		 foreign_probes: $s.foreign_probes, syn_retrans: $syn,
+		 syn_retrans_pct: (if $s.foreign_probes > 0
+			then ($syn / $s.foreign_probes * 1000 | round / 10) else null end),
 		 server_cpu_pct: $cpu}' "$tmp/$tag.json" >>"$tmp/runs.jsonl"
 }
 
@@ -310,7 +324,8 @@ ip netns exec "$S" sysctl -qw net.ipv4.tcp_notsent_lowat="$lowat_default"
 # The figures, per server the median over its runs (null when no run gave one).
 keys="rpm foreign_rpm loaded_rpm tcp_f_ms http_f_ms http_l_ms download_mbps upload_mbps
 download_connections upload_connections backlog_down_p50 backlog_down_p90 backlog_up_p50
-backlog_up_p90 drops_down drops_up icmp_ms server_cpu_pct"
+backlog_up_p90 drops_down drops_up icmp_ms icmp_loss_pct foreign_probes syn_retrans
+syn_retrans_pct server_cpu_pct"
 unit() {
 	case "$1" in
 	*rpm) echo RPM ;;
@@ -320,6 +335,8 @@ unit() {
 	backlog*) echo packets ;;
 	drops*) echo packets ;;
 	*pct) echo % ;;
+	foreign_probes) echo probes ;;
+	syn_retrans) echo packets ;;
 	esac
 }
 {
@@ -403,4 +420,7 @@ row "backlog up p90 pkt" backlog_up_p90
 row "drops down pkt" drops_down
 row "drops up pkt" drops_up
 row "ICMP meanwhile ms" icmp_ms
+row "  ICMP lost %" icmp_loss_pct
+row "foreign probes" foreign_probes
+row "SYN(-ACK)s resent %" syn_retrans_pct
 row "server CPU %" server_cpu_pct
