@@ -289,7 +289,10 @@ one_run() { # one_run SERVER N: appends one JSON object to $tmp/runs.jsonl
 	qu50=$(awk -v h="$half" '$1 >= h { print $3 }' "$tmp/$tag.q" | pct 50)
 	qu90=$(awk -v h="$half" '$1 >= h { print $3 }' "$tmp/$tag.q" | pct 90)
 	icmp=$(sed -n 's/.* time=\([0-9.]*\) ms.*/\1/p' "$tmp/$tag.ping" | pct 50)
-	icmp_loss=$(sed -nE 's/.* ([0-9.]+)% packet loss.*/\1/p' "$tmp/$tag.ping")
+	# ping is stopped with the run, before its summary: the echoes up to the last one
+	# answered that got no answer
+	icmp_loss=$(sed -nE 's/.* icmp_seq=([0-9]+) .*time=.*/\1/p' "$tmp/$tag.ping" |
+		awk '{ n++; if ($1 > m) m = $1 } END { if (m) printf "%.1f", (m - n) / m * 100 }')
 	jq -c --arg who "$who" --argjson n "$n" --argjson qd50 "$qd50" --argjson qd90 "$qd90" \
 		--argjson qu50 "$qu50" --argjson qu90 "$qu90" --argjson dd $((d1 - d0)) \
 		--argjson du $((u1 - u0)) --argjson icmp "$icmp" --argjson icmp_loss "${icmp_loss:-null}" \
