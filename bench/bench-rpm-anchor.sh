@@ -114,10 +114,11 @@ RPM_PORT=4043
 NG_PORT=4080
 NGD_PORT=4081
 tmp=$(mktemp -d)
-pids=()
+pids=()     # the servers, for the whole bench
+run_pids=() # the current run's client, ping and sampler
 cleanup() {
 	local p
-	for p in "${pids[@]+"${pids[@]}"}"; do
+	for p in "${run_pids[@]+"${run_pids[@]}"}" "${pids[@]+"${pids[@]}"}"; do
 		kill "$p" 2>/dev/null || true
 	done
 	wait 2>/dev/null || true
@@ -131,6 +132,10 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
+# A signal ends the bench at once (the EXIT trap then cleans up): the runs are
+# waited for with `wait`, which a trapped signal interrupts.
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 load0=$(cut -d' ' -f1 /proc/loadavg)
 ip netns add "$C" 2>/dev/null || skip "cannot create network namespaces"
@@ -257,7 +262,7 @@ pct() { sort -g | awk -v p="$1" '{ v[NR] = $1 } END {
 	if (!NR) { print "null"; exit } r = int((p * NR + 99) / 100); if (r < 1) r = 1; print v[r] }'; }
 
 one_run() { # one_run SERVER N: appends one JSON object to $tmp/runs.jsonl
-	local who=$1 n=$2 tag=$1-$2 ping_pid samp_pid d0 u0 d1 u1 y0 y1 c0 c1 w0 w1 rc=0
+	local who=$1 n=$2 tag=$1-$2 d0 u0 d1 u1 y0 y1 c0 c1 w0 w1 rc=0
 	ip netns exec "$S" sysctl -qw net.ipv4.tcp_notsent_lowat="$(lowat "$who")"
 	sleep 2 # the last run's queues drain
 	read -r _ d0 _ u0 <<<"$(qstats)"
@@ -265,15 +270,18 @@ one_run() { # one_run SERVER N: appends one JSON object to $tmp/runs.jsonl
 	c0=$(cpu "${server_pid[$who]}")
 	w0=$EPOCHREALTIME
 	sampler "$tmp/$tag.q" &
-	samp_pid=$!
+	run_pids=($!)
 	ip netns exec "$C" timeout $((maxtime + 20)) ping -n -i 0.2 -w $((maxtime + 10)) \
 		10.97.2.1 >"$tmp/$tag.ping" 2>&1 &
-	ping_pid=$!
+	run_pids+=($!)
 	ip netns exec "$C" timeout $((maxtime + 30)) "$DEBLOAT" test rpm --id "$id" \
 		--max-time "$maxtime" --mnp "$mnp" -o "$tmp/$tag.json" "$(url "$who")" \
-		>"$tmp/$tag.out" 2>&1 || rc=$?
-	kill "$samp_pid" "$ping_pid" 2>/dev/null || true
-	wait "$samp_pid" "$ping_pid" 2>/dev/null || true
+		>"$tmp/$tag.out" 2>&1 &
+	run_pids+=($!)
+	wait "${run_pids[2]}" || rc=$?
+	kill "${run_pids[0]}" "${run_pids[1]}" 2>/dev/null || true
+	wait "${run_pids[0]}" "${run_pids[1]}" 2>/dev/null || true
+	run_pids=()
 	read -r _ d1 _ u1 <<<"$(qstats)"
 	y1=$(($(synretrans "$C") + $(synretrans "$S")))
 	c1=$(cpu "${server_pid[$who]}")
