@@ -37,18 +37,21 @@
 # on a load connection (trimmed means), goodput and connections each way; and from
 # the path meanwhile: the pfifo backlog each way (tc -s qdisc in the router every
 # 0.25 s: median and 90th percentile of the samples of the run's second half, when the
-# load has ramped up), its drops each way, and the median ICMP RTT through it. Per
-# server the median over the runs of each figure, and its ratio to ours.
+# load has ramped up), its drops each way, the median ICMP RTT through it and the
+# echoes lost; the SYNs and SYN-ACKs the client's and servers' TCP sent again, per
+# foreign probe (a lost one costs the probe the 1 s initial retransmission timeout);
+# the server's CPU. Per server the median over the runs of each figure, and its ratio
+# to ours. The path is symmetric unless --rate-up gives the upload its own rate.
 #
 # --json prints {"results": [{"name", "value", "unit"}, ...]} like bench/run.sh;
 # --keep DIR keeps each run's JSON, backlog samples and ping output there.
 # Bounded: every process under `timeout`; with the defaults 9 runs of at most 60 s
-# (about 40 to 60 s each), some 8 minutes. Exits 77 (skipped) without root, network
-# namespaces, nghttpd or the CC asked for.
+# (35 to 60 s each), 7 to 10 minutes. SIGINT or SIGTERM stops it at once, cleaned up.
+# Exits 77 (skipped) without root, network namespaces, nghttpd or the CC asked for.
 #
 #   sudo bench/bench-rpm-anchor.sh [BUILD_DIR] [--json] [--runs N] [--cc reno|bbr]
-#        [--rate RATE] [--rate-up RATE] [--limit PACKETS] [--id S] [--max-time S] [--mnp N]
-#        [--servers "ours nghttpd nghttpd-defaults"] [--keep DIR]
+#        [--rate RATE] [--rate-up RATE] [--limit PACKETS] [--id S] [--max-time S]
+#        [--mnp N] [--servers "ours nghttpd nghttpd-defaults"] [--keep DIR]
 set -euo pipefail
 
 BUILD=build
@@ -77,7 +80,7 @@ while [ $# -gt 0 ]; do
 	--servers) servers=$2; shift ;;
 	--keep) keep=$2; shift ;;
 	-h | --help)
-		sed -n '2,51p' "$0"
+		sed -n '2,54p' "$0"
 		exit 0
 		;;
 	-*) echo "bench-rpm-anchor: unknown option $1 (--help)" >&2; exit 2 ;;
