@@ -289,10 +289,14 @@ one_run() { # one_run SERVER N: appends one JSON object to $tmp/runs.jsonl
 	y1=$(($(synretrans "$C") + $(synretrans "$S")))
 	c1=$(cpu "${server_pid[$who]}")
 	w1=$EPOCHREALTIME
-	if [ "$rc" -ne 0 ] || [ ! -s "$tmp/$tag.json" ]; then
-		echo "bench-rpm-anchor: $tag: debloat test rpm failed ($rc): $(tail -n 2 "$tmp/$tag.out")" >&2
+	# A stage the draft aborts (a load connection failed) still reports what it had,
+	# with the reason: counted, and named; a run without an RPM is left out.
+	if ! jq -e '.rpm.rpm != null' "$tmp/$tag.json" >/dev/null 2>&1; then
+		echo "bench-rpm-anchor: $tag: no RPM (exit $rc): $(tail -n 2 "$tmp/$tag.out")" >&2
 		return 0
 	fi
+	[ "$rc" -eq 0 ] || echo "bench-rpm-anchor: $tag: cut short: $(jq -r \
+		'.rpm.stages[0].error // "exit status \($rc)"' --argjson rc "$rc" "$tmp/$tag.json")" >&2
 	local half qd90 qu90 qd50 qu50 icmp icmp_loss
 	half=$(awk 'END { print $1 / 2 }' "$tmp/$tag.q")
 	qd50=$(awk -v h="$half" '$1 >= h { print $2 }' "$tmp/$tag.q" | pct 50)
@@ -316,7 +320,7 @@ one_run() { # one_run SERVER N: appends one JSON object to $tmp/runs.jsonl
 		 download_mbps: $s.download_mbps, upload_mbps: $s.upload_mbps,
 		 download_connections: $s.download_connections,
 		 upload_connections: $s.upload_connections, duration_s: $s.duration_s,
-		 confidence: $s.confidence,
+		 confidence: $s.confidence, cut_short: ($s.error != null),
 		 backlog_down_p50: $qd50, backlog_down_p90: $qd90,
 		 backlog_up_p50: $qu50, backlog_up_p90: $qu90,
 		 drops_down: $dd, drops_up: $du, icmp_ms: $icmp, icmp_loss_pct: $icmp_loss,
@@ -357,7 +361,9 @@ unit() {
 	for who in $servers; do
 		jq -c --arg who "$who" 'select(.server == $who)' "$tmp/runs.jsonl" |
 			jq -cs --arg who "$who" '{name: ("runs_" + ($who | gsub("-"; "_"))),
-				value: length, unit: "runs"}'
+				value: length, unit: "runs"},
+				{name: ("runs_cut_short_" + ($who | gsub("-"; "_"))),
+				value: map(select(.cut_short)) | length, unit: "runs"}'
 		for k in $keys; do
 			jq -c --arg who "$who" --arg k "$k" 'select(.server == $who) | .[$k] // empty' \
 				"$tmp/runs.jsonl" | pct 50 |
@@ -398,8 +404,9 @@ else
 	echo "# runs each"
 fi
 echo "# (load average $load0 at the start, $load1 at the end)"
-v() { jq -rs --arg n "$1" 'map(select(.name == $n)) | .[0].value // "-" |
-	if type == "number" then (. * 10 | round / 10 | tostring) else . end' \
+v() { # v NAME [SCALE]: the value of result NAME, rounded to 1 / SCALE (10)
+	jq -rs --arg n "$1" --argjson k "${2:-10}" 'map(select(.name == $n)) |
+	.[0].value // "-" | if type == "number" then (. * $k | round / $k | tostring) else . end' \
 	"$tmp/results.jsonl"; }
 printf '%-22s' ""
 for who in $servers; do printf '%18s' "$who"; done
@@ -411,12 +418,17 @@ row() { # row LABEL KEY [ratio]
 		x=$(v "${2}_$(tr - _ <<<"$who")")
 		r=
 		if [ "${3:-}" = ratio ] && [ "$who" != ours ]; then
-			r=" ($(v "${2}_$(tr - _ <<<"$who")_over_ours")x)"
+			r=" ($(v "${2}_$(tr - _ <<<"$who")_over_ours" 100)x)"
 		fi
 		printf '%18s' "$x$r"
 	done
 	echo
 }
+printf '%-22s' "runs (cut short)"
+for who in $servers; do
+	printf '%18s' "$(v "runs_$(tr - _ <<<"$who")") ($(v "runs_cut_short_$(tr - _ <<<"$who")"))"
+done
+echo
 row "RPM" rpm ratio
 row "  foreign RPM" foreign_rpm
 row "  loaded RPM" loaded_rpm
