@@ -22,7 +22,8 @@ here=$(dirname "$0")
 [ -x "$BUILD/bench/bench-model" ] || { echo "bench/run.sh: build first (make)" >&2; exit 1; }
 
 # The script benchmarks, each called as SCRIPT BUILD_DIR [--json].
-scripts=(bench-audit.sh bench-exporter.sh bench-latency-irtt.sh bench-tcp-cpu.sh bench-lab.sh bench-lab-rrul.sh bench-server-scale.sh)
+scripts=(bench-audit.sh bench-exporter.sh bench-latency-irtt.sh bench-tcp-cpu.sh bench-lab.sh bench-lab-rrul.sh
+	bench-server-scale.sh bench-rpm-anchor.sh)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test-docs.sh - every command shown in the docs runs as shown, or at least parses.
 #
-# The docs (docs/howto.md, docs/boards/*.md, docs/driver-bql.md, docs/fleet.md) mark their fenced
-# code blocks by the fence's info string:
+# The docs (docs/howto.md, docs/boards/*.md, docs/driver-bql.md, docs/fleet.md,
+# docs/rpm.md) mark their fenced code blocks by the fence's info string:
 #
 #	```sh         runs on any Linux machine as root, from the top of the repository:
 #	              this test runs it (a block that uses the lab needs root, network
@@ -30,7 +30,8 @@
 require_debloat
 require_cmd python3
 
-docs=("$TOP"/docs/howto.md "$TOP"/docs/boards/*.md "$TOP"/docs/driver-bql.md "$TOP"/docs/fleet.md)
+docs=("$TOP"/docs/howto.md "$TOP"/docs/boards/*.md "$TOP"/docs/driver-bql.md "$TOP"/docs/fleet.md
+	"$TOP"/docs/rpm.md)
 for f in "${docs[@]}"; do
 	[ -f "$f" ] || fail "missing doc: ${f#"$TOP"/}"
 done
@@ -83,6 +84,9 @@ def check_invocation(origin, args):
     words = [args[0]]
     rest = args[1:]
     if args[0] == "lab" and rest and rest[0] in ("compare", "seed", "profiles", "show"):
+        words.append(rest[0])
+        rest = rest[1:]
+    if args[0] == "test" and rest and rest[0] == "rpm":  # its own options and --help
         words.append(rest[0])
         rest = rest[1:]
     opts, inner = [], None
