@@ -24,7 +24,9 @@
 #    with the docs' recipe, the anchor, measured 131 and 131 in the same runs where ours
 #    had 139.1 and 139.6: 140 was tighter than the anchor itself meets; a run that falls
 #    short is made once more, as a busy host can take a core from it, and on a host too
-#    busy for either server to reach 130, ours must load it at least as the anchor does)
+#    busy for either server to reach 130, ours must load it at least as the anchor does;
+#    at pfifo 1000, RPMs that miss each other's 25 % are measured once more each and
+#    their means compared)
 #    (163 to 173 when first measured). The client loads with one connection a direction
 #    (--mnp 1): at 100 Mbit/s and 1.6 ms the path holds ~13 packets, so one reno flow
 #    each way fills it, and every flow added raises the loss at a 20-packet FIFO
@@ -172,6 +174,19 @@ ng20=$(jq -r '.summary | (.download_mbps + .upload_mbps)' "$T/nghttpd-20.json" 2
 # on the same path in the same minute (the load works the path as well as nghttpd's).
 assert_num "pfifo 20: the load works the path, ${gp20:-?} Mbit/s both ways together >= 130 or >= the anchor's ${ng20:-?}" \
 	"${gp20:-0} >= 130 || ${gp20:-0} >= ${ng20:-1000}"
+# One run each is one draw from a noisy figure (a run's split of the load between the
+# directions moves its queues): when the two miss each other, a second run each, and
+# the means compared.
+if ! awk "BEGIN { exit !($anchor >= 0.75 * $deep && $anchor <= 1.25 * $deep) }"; then
+	echo "     pfifo 1000: nghttpd ${anchor%.*} RPM against ours ${deep%.*} in a first run each; once more"
+	deep2=$(rpm ours-1000b "$ours")
+	anchor2=$(rpm nghttpd-1000b "$ng/.well-known/nq")
+	if [ "$deep2" != null ] && [ "$anchor2" != null ]; then
+		echo "     pfifo 1000: then nghttpd ${anchor2%.*} RPM against ours ${deep2%.*}"
+		deep=$(awk "BEGIN { print ($deep + $deep2) / 2 }")
+		anchor=$(awk "BEGIN { print ($anchor + $anchor2) / 2 }")
+	fi
+fi
 assert_num "pfifo 1000: nghttpd ($anchor RPM) within 25 % of our server ($deep RPM)" \
 	"$anchor >= 0.75 * $deep && $anchor <= 1.25 * $deep"
 if kill -0 "$SERVER_PID" 2>/dev/null; then pass "our server is still running"; else fail "our server died"; fi
