@@ -338,6 +338,19 @@ static int wait_ended(struct running *r, int n, unsigned ms)
 	return __atomic_load_n(&r->ended, __ATOMIC_SEQ_CST);
 }
 
+/* Raise the open-file limit to n if it is lower (up to the hard limit): true if it is
+ * at least n now. */
+static bool nofile_at_least(rlim_t n)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < n) {
+		rl.rlim_cur = rl.rlim_max < n ? rl.rlim_max : n;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	return getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur >= n;
+}
+
 /* ---- tests ---- */
 
 TEST(handshake_clamps_and_reports_limits)
@@ -1462,14 +1475,9 @@ TEST(thousands_of_tests_each_found_by_token)
 	struct running r = {0};
 	struct server_config c;
 	struct proto_msg h = hello_msg(0, 10000, 10000), w;
-	struct rlimit rl;
 	int udp, answered = 0, opened = 0;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 2 * N + 64) {
-		rl.rlim_cur = rl.rlim_max < 2 * N + 64 ? rl.rlim_max : 2 * N + 64;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < 2 * N + 64)
+	if (!nofile_at_least(2 * N + 64))
 		SKIP("needs 4100 file descriptors (ulimit -n)");
 	test_config(&c, &r);
 	c.max_clients = N;
@@ -1522,16 +1530,11 @@ TEST(probes_let_in_during_the_sweep_never_make_a_test_idle)
 	struct server_config c;
 	struct proto_msg h = hello_msg(0, 120000, 1000), w;
 	struct sockaddr_in to;
-	struct rlimit rl;
 	uint8_t buf[2048] = {0};
 	uint64_t until;
 	int udp, opened = 0, replies = 0;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 2 * N + 64) {
-		rl.rlim_cur = rl.rlim_max < 2 * N + 64 ? rl.rlim_max : 2 * N + 64;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < 2 * N + 64)
+	if (!nofile_at_least(2 * N + 64))
 		SKIP("needs 4100 file descriptors (ulimit -n)");
 	h.u.hello.step_ms = 10000; /* few REPORTs: the clients read none */
 	test_config(&c, &r);
@@ -1585,16 +1588,11 @@ TEST(a_test_of_probes_alone_costs_little_memory)
 	struct server_config c;
 	struct proto_msg h = hello_msg(0, 10000, 10000), w;
 	struct mallinfo2 before, after;
-	struct rlimit rl;
 	struct proto_probe rep;
 	size_t used;
 	int udp, opened = 0;
 
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < 2 * N + 64) {
-		rl.rlim_cur = rl.rlim_max < 2 * N + 64 ? rl.rlim_max : 2 * N + 64;
-		setrlimit(RLIMIT_NOFILE, &rl);
-	}
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur < 2 * N + 64)
+	if (!nofile_at_least(2 * N + 64))
 		SKIP("needs 1100 file descriptors (ulimit -n)");
 	{
 		/* A sanitizer's allocator is not glibc's: mallinfo2 does not see it. */
