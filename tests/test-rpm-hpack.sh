@@ -24,8 +24,9 @@
 # nghttpd takes the same flood, so that a tail the host's scheduling makes can be told
 # from one the server makes. Timing on a shared machine is noisy: the load average is
 # printed with the figures.
-# About 25 s (15 s of probes and floods, the rest start-up; 40 s with a second attempt). No "run.sh:" line on purpose:
-# a tail within 1 ms needs the machine to itself, so run.sh runs it alone, after the rest.
+# About 25 s (15 s of probes and floods, the rest start-up; 40 s with a second
+# attempt). No "run.sh:" line on purpose: a tail within 1 ms needs the machine to
+# itself, so run.sh runs it alone, after the rest.
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 require_root
