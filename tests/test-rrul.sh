@@ -219,6 +219,26 @@ client test tcp_ndown 10.99.2.1 -l 1 -d 0 --cc nosuchcc
 assert_status "unknown congestion control: a usage error before anything starts" 2
 assert_contains "unknown congestion control: says so" "$ERR" 'congestion control "nosuchcc"'
 
+# --- REPORTs held up, probes answered: the server is there, and the test runs on ----
+# Every TCP segment from the server dropped for 5.8 s (redirected to an ifb that is
+# down), as a retransmission backoff on a lossy, bloated path holds the control
+# connection, while the UDP probes are answered; TCP's next retransmission (6.2 s after
+# its first loss) gets through. A client that counted REPORTs alone gave up after 5 s.
+ip -n "$R" link add "dbtb$$" type ifb
+(
+	sleep 3
+	tc -n "$R" filter add dev rc parent 1: protocol ip prio 1 u32 match ip protocol 6 0xff \
+		action mirred egress redirect dev "dbtb$$"
+	sleep 5.8
+	tc -n "$R" filter del dev rc parent 1: prio 1
+) &
+client rrul 10.99.2.1 -l 12 -d 1 -o "$T/held.json"
+wait $!
+assert_status "REPORTs held 5.8 s, probes answered: exit 0" 0
+assert_not_contains "REPORTs held 5.8 s, probes answered: the server is not taken as gone" \
+	"$ERR" "stopped answering"
+ip -n "$R" link del "dbtb$$"
+
 # --- a server that stops answering: exit 1, and what was measured is still written --
 ( sleep 2; kill -STOP "$SERVER_PID" ) &
 client rrul 10.99.2.1 -l 4 -d 1 -o "$T/cut.json"

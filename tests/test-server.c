@@ -1826,6 +1826,49 @@ TEST(a_download_nobody_reads_is_closed)
 	stop(&r);
 }
 
+/* A live client's flow backing off on a bloated link is not stalled: behind a 3 s queue
+ * TCP's retransmission timeout is 3 s or more, doubled at each loss, and the flow moves
+ * no byte meanwhile. With the default bound, a flow that moved nothing for 25 s is still
+ * open and moves again when its client reads; past the bound it is closed. */
+TEST(a_flow_backing_off_on_a_bloated_link_is_not_closed_as_stalled)
+{
+	struct running r = {0};
+	struct server_config c;
+	struct proto_msg h = hello_msg(1, 170000, 0), m;
+	static uint8_t buf[1 << 16];
+	ssize_t n;
+	int fd, down, base;
+
+	test_config(&c, &r);
+	c.idle_ms = 600000; /* the test's own idle rule is not what this checks */
+	c.clock = &sim_clock;
+	REQUIRE_EQ(start(&r, &c), 0);
+	fd = open_test(server_port(r.s), &h, &m);
+	REQUIRE(fd >= 0);
+	down = open_flow(server_port(r.s), m.u.welcome.token, 0, PROTO_DOWNLOAD, NULL);
+	REQUIRE(down >= 0);
+	msleep(SKIP_SEEN_MS);
+	base = count_fds();
+	/* Not reading: the buffers fill and nothing moves for 25 s of the server's time. */
+	for (int i = 0; i < 25 && count_fds() == base; i++) {
+		skip_ms(1000);
+		msleep(40);
+	}
+	CHECK_EQ(count_fds(), base);
+	set_timeout(down, 1000);
+	n = recv(down, buf, sizeof(buf), 0);
+	CHECK(n > 0);
+	/* Still for longer than the bound: closed. */
+	for (int i = 0; i < 40 && count_fds() == base; i++) {
+		skip_ms(1000);
+		msleep(40);
+	}
+	CHECK(count_fds() < base);
+	close(down);
+	close(fd);
+	stop(&r);
+}
+
 /*
  * One probe answered in a batch: its processing time (from the batch read to the
  * reply's stamp, as irtt's) is above zero and within what the reply's own stamps say

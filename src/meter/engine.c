@@ -114,8 +114,8 @@ struct engine {
 	uint64_t t0_mono; /* x = 0 */
 	double t0_real;
 	double total_s;
-	uint64_t last_report_mono;
-	uint32_t probe_tick; /* next probe sequence number (all streams) */
+	uint64_t last_report_mono; /* the last REPORT or UDP probe answer */
+	uint32_t probe_tick;	   /* next probe sequence number (all streams) */
 
 	struct flow_state flows[PROTO_MAX_FLOWS];
 	struct probe_state probes[TEST_MAX_PROBES];
@@ -614,6 +614,10 @@ static void on_probe_readable(struct loop *l, int fd, uint32_t events, void *ctx
 		p->step_sum[i] += rtt_ms;
 		p->step_count[i]++;
 		e->last_latency_ms = rtt_ms;
+		/* The server's own answer (not its kernel's, as ICMP's): it is there, though
+		 * its REPORTs may wait out TCP's backoff on a lossy, bloated path. */
+		if (p->ps.kind == PROBE_UDP)
+			e->last_report_mono = mono_ns();
 		if (rep.owd && result_add_owd(e->r, x, rep.up_ns / 1e6, rep.down_ns / 1e6) < 0) {
 			fail(e, -ENOMEM, "out of memory");
 			return;
@@ -1094,7 +1098,8 @@ static void on_step(struct loop *l, uint64_t id, void *ctx)
 	}
 	if ((double)(now - e->last_report_mono) / 1e9 > ENGINE_SILENCE_S) {
 		fail(e, -ETIMEDOUT,
-		     "the server stopped answering after %.1f s (nothing for %.0f s)",
+		     "the server stopped answering after %.1f s (no REPORT nor UDP probe answer "
+		     "for %.0f s)",
 		     (double)(e->last_report_mono - e->t0_mono) / 1e9, ENGINE_SILENCE_S);
 		return;
 	}

@@ -23,7 +23,9 @@
  * A probe unanswered after ENGINE_PROBE_TIMEOUT_S is lost: NAN raw sample, counted.
  *
  * One thread, one event loop (base/loop.h). Every wait is bounded: the whole run is
- * the test's duration plus ENGINE_GRACE_S; a server silent for ENGINE_SILENCE_S ends
+ * the test's duration plus ENGINE_GRACE_S; a server silent for ENGINE_SILENCE_S (no
+ * REPORT and no answer to a UDP probe: a REPORT can wait out TCP's retransmission
+ * backoff for longer on a lossy, bloated path while the probes still get answers) ends
  * the test with an error, keeping what was measured.
  *
  * Nothing here prints: failures come back as -errno plus a sentence in
@@ -42,7 +44,7 @@
 #include "meter/result.h"
 
 #define ENGINE_PROBE_TIMEOUT_S 2.0
-#define ENGINE_SILENCE_S       5.0  /* no REPORT from the server for this long: it is gone */
+#define ENGINE_SILENCE_S       5.0  /* no word from the server for this long: it is gone */
 #define ENGINE_GRACE_S	       10.0 /* connecting, the last replies, FINAL */
 
 struct engine_progress {

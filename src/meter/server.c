@@ -203,7 +203,7 @@ void server_config_defaults(struct server_config *c)
 	    .grace_ms = 5000,
 	    .idle_ms = 10000,
 	    .hello_timeout_ms = 3000,
-	    .flow_stall_ms = 5000,
+	    .flow_stall_ms = 30000,
 	    .udp_rcvbuf = SERVER_UDP_RCVBUF,
 	    .hold_max_us = SERVER_HOLD_MAX_US,
 	    .allowed_cc_path = CC_ALLOWED_PATH,

@@ -139,7 +139,11 @@ struct server_config {
 	size_t keylen;
 	uint32_t grace_ms, idle_ms, hello_timeout_ms;
 	/* A flow that moves no byte for this long is closed (a client that stops reading
-	 * would otherwise pin the flow's send buffer while its probes keep the test alive). */
+	 * would otherwise pin the flow's send buffer while its probes keep the test alive).
+	 * 30 s by default: TCP backs off on a bloated link, its retransmission timeout 3 s
+	 * or more behind a 3 s queue and doubled at each loss, and a flow of a live client
+	 * moves nothing for that long (5 s closed such flows mid-test behind a 4 Mbit/s
+	 * link); what a stalled download holds meanwhile is bounded by TCP_NOTSENT_LOWAT. */
 	uint32_t flow_stall_ms;
 	/* Congestion controls a client may ask for besides the kernel's allowed list:
 	 * comma-separated names, NULL for none. The lists' paths are cc.h's; tests point
