@@ -331,6 +331,47 @@ TEST(a_fall_only_as_the_other_direction_rose_is_judged_alone)
 	CHECK(!v.kept && !v.dir[PROVE_UP].traded);
 }
 
+TEST(a_queue_the_mixed_run_hid_is_judged_against_its_own_run_alone)
+{
+	/* Bloated both ways (a 6.12 guest under QEMU): the baseline's download, ACK-starved
+	 * by the upload's queue, grew 5.9 ms; alone it grew 1349 ms; both shaped, the
+	 * mixed run's download grew 37 ms, its queue now through the shaper. */
+	struct prove_numbers b = owd(790, 3.41, 3.34, 787, 5.9), a = owd(30, 3.06, 3.61, 2.8, 37);
+	struct prove_numbers cap_up = owd(1415, 3.86, NAN, 1415, 0.3),
+			     cap_down = owd(1349, NAN, 3.86, 0.4, 1349);
+	struct prove_judge_in in = {.before = &b,
+				    .after = &a,
+				    .alone_before = {&cap_up, &cap_down},
+				    .changed = {true, true},
+				    .min_gain = 2,
+				    .max_loss = 0.15};
+	struct prove_verdict v;
+
+	prove_judge_directions(&in, &v);
+	CHECK(v.kept && !v.partial);
+	CHECK(!strcmp(v.dir[PROVE_DOWN].outcome, "kept"));
+	CHECK(fabs(v.dir[PROVE_DOWN].latency_ratio - 1349.0 / 37) < 1e-9);
+	CHECK(fabs(v.dir[PROVE_UP].latency_ratio - 1415 / 2.8) < 1e-9);
+	/* Against the mixed run alone the shaper looked like a loss (6.3x worse). */
+	in.alone_before[PROVE_DOWN] = NULL;
+	prove_judge_directions(&in, &v);
+	CHECK(v.partial && !strcmp(v.dir[PROVE_DOWN].outcome, "put-back"));
+	CHECK(fabs(v.dir[PROVE_DOWN].latency_ratio - 5.9 / 37) < 1e-9);
+	/* A run alone with a smaller queue never lowers the bar, nor one without delays. */
+	cap_down.owd_down_ms = 2;
+	in.alone_before[PROVE_DOWN] = &cap_down;
+	prove_judge_directions(&in, &v);
+	CHECK(!strcmp(v.dir[PROVE_DOWN].outcome, "put-back"));
+	cap_down.owd_down_ms = NAN;
+	prove_judge_directions(&in, &v);
+	CHECK(fabs(v.dir[PROVE_DOWN].latency_ratio - 5.9 / 37) < 1e-9);
+	/* The shaper that left the queue as it was is put back though the run alone saw it. */
+	cap_down.owd_down_ms = 1349;
+	a.owd_down_ms = 900;
+	prove_judge_directions(&in, &v);
+	CHECK(!strcmp(v.dir[PROVE_DOWN].outcome, "put-back"));
+}
+
 TEST(each_direction_is_kept_or_put_back_on_its_own)
 {
 	/* Both shaped: the upload's delay fell, the download had no queue to move. */

@@ -334,12 +334,21 @@ static void judge_goodput(const struct prove_judge_in *in, const struct prove_ve
 		v->want_alone = b != NULL && a == NULL;
 }
 
+/* The growth of direction d's one-way delay in run n; NaN without one. */
+static double owd_of(const struct prove_numbers *n, enum prove_dir d)
+{
+	return !n ? NAN : d == PROVE_UP ? n->owd_up_ms : n->owd_down_ms;
+}
+
 static void judge_latency(const struct prove_judge_in *in, const struct prove_verdict *all,
 			  enum prove_dir d, struct prove_dir_verdict *v)
 {
-	double b = d == PROVE_UP ? in->before->owd_up_ms : in->before->owd_down_ms;
-	double a = d == PROVE_UP ? in->after->owd_up_ms : in->after->owd_down_ms;
+	double b = owd_of(in->before, d), a = owd_of(in->after, d);
+	double alone = owd_of(in->alone_before[d], d);
 
+	/* The queue its change was made for: a mixed run can hide it (see the header). */
+	if (isfinite(b) && isfinite(alone) && alone > b)
+		b = alone;
 	if (isfinite(b) && isfinite(a))
 		v->latency_ratio = floored(b) / floored(a);
 	else

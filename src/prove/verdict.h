@@ -155,7 +155,11 @@ void prove_judge(const struct prove_numbers *before, const struct prove_numbers 
  *
  * Latency: a direction improved when its one-way delay's growth fell by min_gain or
  * more (each floored at PROVE_LATENCY_FLOOR_MS); without one-way delays, the round
- * trip's gain (prove_judge) stands for both.
+ * trip's gain (prove_judge) stands for both. Its growth before is the larger of the
+ * test's run and its own run alone (alone_before), as prove_capacity found its queue:
+ * in a run loading both, the upload's queue can hide the download's (the download's
+ * ACKs wait behind it, so it never fills its own queue), which shows once the upload
+ * is shaped; against the mixed run alone, the download's shaper would look like a loss.
  *
  * Goodput: after over before in the test's run, which loads both directions at once.
  * There a direction also carries the other's ACKs: once the change frees a download
