@@ -41,7 +41,8 @@
 # (a busy host), the checks that depend on timing are skip rows saying so.
 #
 # VM_LOGS=DIR keeps each guest's serial log there (serial-KERNEL.log, and
-# serial-KERNEL-persist.log for a second boot, serial-KERNEL-SCENARIO.log for prove's).
+# serial-KERNEL-persist.log for a second boot, serial-KERNEL-SCENARIO.log for prove's),
+# and the servers' logs (server.log, prove-server.log: each test's end and its reason).
 # Each boot is bounded (VM_TIMEOUT seconds, default 300; a prove boot VM_PROVE_TIMEOUT,
 # default 480); the namespaces, their taps and every QEMU and server process are
 # removed on exit, also on failure. Needs root (namespaces, taps), qemu-system-x86 (and
@@ -89,6 +90,7 @@ cleanup() {
 	ip netns del "$ns" 2>/dev/null || true
 	ip netns pids "dbvs-$$" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
 	ip netns del "dbvs-$$" 2>/dev/null || true
+	[ -z "${VM_LOGS:-}" ] || cp "$work"/*server.log "$VM_LOGS"/ 2>/dev/null || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -327,6 +329,18 @@ qemu_cpu() {
 	cat /proc/"$q"/task/*/schedstat 2>/dev/null | awk '{ r += $1; w += $2 } END { if (NR) printf "%.0f %.0f\n", r, w; else exit 1 }'
 }
 
+# What a guest that printed no end marker said last (LOG is its serial log): when its
+# kernel died of an oops, the oops's first line, where it was, the calls that led there
+# (the unreliable "? " frames left out) and the panic line; else its last 8 lines.
+last_words() { # LOG
+	if grep -aqE 'Oops:|BUG:|Kernel panic' "$1"; then
+		grep -aE 'Oops:|BUG:|RIP:|Kernel panic|^\[ *[0-9.]+\]  [A-Za-z_][A-Za-z0-9_.]*\+0x' "$1" |
+			sed 's/^\[ *[0-9.]*\] *//' | head -n 24 | tr '\n' ' '
+	else
+		tail -n 8 "$1" | tr '\n' ' '
+	fi
+}
+
 # Boot the kernel once: boot IMG INITRD MODES LOG (the guest's dbvm=MODES). QEMU ends when
 # the guest powers off, or (sabrelite, which does not) when the guest printed its end
 # marker; at the latest at the timeout.
@@ -384,7 +398,7 @@ persist_reboot() { # KERNEL IMG LOG IFACE DRIVER
 	boot "$img" "$img/initrd-persist.gz" "${mode:+$mode,}persist" "$log2"
 	[ $json = 1 ] || echo "     ($k: boot 2 with boot 1's /etc/debloat, booted and checked in $((SECONDS - t0)) s)"
 	if ! grep -q '^VMGUEST-END' "$log2"; then
-		record "$k" - "boot 2 ran to its end" fail "no end marker within ${timeout_s}s; last lines: $(tail -n 5 "$log2" | tr '\n' ' ')"
+		record "$k" - "boot 2 ran to its end" fail "no end marker within ${timeout_s}s; last words: $(last_words "$log2")"
 		return
 	fi
 	record "$k" - "boot 2 ran to its end" pass ""
@@ -645,7 +659,7 @@ for k in "${kernels[@]}"; do
 			prove_bloat -
 			[ $json = 1 ] || echo "     ($k $sc: $(cat "$img/kernel"), booted and proved in $((SECONDS - t0)) s)"
 			if ! grep -q '^VMGUEST-END' "$log"; then
-				record "$k" - "$sc: the guest ran to its end" fail "no end marker after $((SECONDS - t0)) s (limit ${VM_PROVE_TIMEOUT:-480} s); last lines: $(tail -n 8 "$log" | tr '\n' ' ')"
+				record "$k" - "$sc: the guest ran to its end" fail "no end marker after $((SECONDS - t0)) s (limit ${VM_PROVE_TIMEOUT:-480} s); last words: $(last_words "$log")"
 				continue
 			fi
 			record "$k" - "$sc: the guest ran to its end" pass ""
@@ -672,7 +686,7 @@ for k in "${kernels[@]}"; do
 	kver=$(grep -ao 'VMGUEST-BEGIN [^ ]*' "$log" | head -n 1 | cut -d' ' -f2 || true)
 	if ! grep -q '^VMGUEST-END' "$log"; then
 		# QEMU's own errors are in the log too (it writes them to the same file).
-		record "$k" - "the guest ran to its end" fail "no end marker after $((SECONDS - t0)) s (limit ${timeout_s} s); last lines: $(tail -n 8 "$log" | tr '\n' ' ')"
+		record "$k" - "the guest ran to its end" fail "no end marker after $((SECONDS - t0)) s (limit ${timeout_s} s); last words: $(last_words "$log")"
 		continue
 	fi
 	record "$k" - "the guest ran to its end ($kver)" pass ""
