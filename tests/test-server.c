@@ -1781,13 +1781,30 @@ TEST(dropped_probes_do_not_keep_a_test_alive)
 	stop(&r);
 }
 
+/* A server on the simulated clock with config c, one test (HELLO h) and its one
+ * download flow open: true with their descriptors in *fd and *down. */
+static bool open_one_download(struct running *r, struct server_config *c, const struct proto_msg *h,
+			      int *fd, int *down)
+{
+	struct proto_msg m;
+
+	c->clock = &sim_clock;
+	if (start(r, c) != 0)
+		return false;
+	*fd = open_test(server_port(r->s), h, &m);
+	if (*fd < 0)
+		return false;
+	*down = open_flow(server_port(r->s), m.u.welcome.token, 0, PROTO_DOWNLOAD, NULL);
+	return *down >= 0;
+}
+
 /* A client that stops reading a download has the flow closed, with what it had queued
  * bounded, instead of pinning the flow's buffers for as long as its test lives. */
 TEST(a_download_nobody_reads_is_closed)
 {
 	struct running r = {0};
 	struct server_config c;
-	struct proto_msg h = hello_msg(1, 10000, 0), m;
+	struct proto_msg h = hello_msg(1, 10000, 0);
 	static uint8_t buf[1 << 16];
 	uint64_t got = 0, until;
 	ssize_t n = 1;
@@ -1797,12 +1814,7 @@ TEST(a_download_nobody_reads_is_closed)
 
 	test_config(&c, &r);
 	c.flow_stall_ms = 500;
-	c.clock = &sim_clock;
-	REQUIRE_EQ(start(&r, &c), 0);
-	fd = open_test(server_port(r.s), &h, &m);
-	REQUIRE(fd >= 0);
-	down = open_flow(server_port(r.s), m.u.welcome.token, 0, PROTO_DOWNLOAD, NULL);
-	REQUIRE(down >= 0);
+	REQUIRE(open_one_download(&r, &c, &h, &fd, &down));
 	/* Not reading: the server's sends fill the buffers and stop making progress. The
 	 * server's time moves 100 ms at a time (client and server share this process's
 	 * descriptors: the flow's close shows as one fewer); a flow still moving bytes
@@ -1834,19 +1846,14 @@ TEST(a_flow_backing_off_on_a_bloated_link_is_not_closed_as_stalled)
 {
 	struct running r = {0};
 	struct server_config c;
-	struct proto_msg h = hello_msg(1, 170000, 0), m;
+	struct proto_msg h = hello_msg(1, 170000, 0);
 	static uint8_t buf[1 << 16];
 	ssize_t n;
 	int fd, down, base;
 
 	test_config(&c, &r);
 	c.idle_ms = 600000; /* the test's own idle rule is not what this checks */
-	c.clock = &sim_clock;
-	REQUIRE_EQ(start(&r, &c), 0);
-	fd = open_test(server_port(r.s), &h, &m);
-	REQUIRE(fd >= 0);
-	down = open_flow(server_port(r.s), m.u.welcome.token, 0, PROTO_DOWNLOAD, NULL);
-	REQUIRE(down >= 0);
+	REQUIRE(open_one_download(&r, &c, &h, &fd, &down));
 	msleep(SKIP_SEEN_MS);
 	base = count_fds();
 	/* Not reading: the buffers fill and nothing moves for 25 s of the server's time. */

@@ -1098,8 +1098,7 @@ static void on_step(struct loop *l, uint64_t id, void *ctx)
 	}
 	if ((double)(now - e->last_report_mono) / 1e9 > ENGINE_SILENCE_S) {
 		fail(e, -ETIMEDOUT,
-		     "the server stopped answering after %.1f s (no REPORT nor UDP probe answer "
-		     "for %.0f s)",
+		     "the server stopped answering after %.1f s (no word for %.0f s)",
 		     (double)(e->last_report_mono - e->t0_mono) / 1e9, ENGINE_SILENCE_S);
 		return;
 	}
