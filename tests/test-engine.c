@@ -325,3 +325,20 @@ TEST(a_stalled_sampler_puts_the_backlog_over_the_time_it_took)
 	result_free(&r);
 	stop(&srv);
 }
+
+TEST(the_silence_bound_grows_with_the_paths_round_trip_between_its_floor_and_cap)
+{
+	/* No round trip yet, or a short one: the floor. */
+	CHECK_EQ(engine_silence_s(NAN), ENGINE_SILENCE_S);
+	CHECK_EQ(engine_silence_s(0), ENGINE_SILENCE_S);
+	CHECK_EQ(engine_silence_s(-1), ENGINE_SILENCE_S);
+	CHECK_EQ(engine_silence_s(0.05), ENGINE_SILENCE_S); /* loopback */
+	CHECK_EQ(engine_silence_s(800), ENGINE_SILENCE_S);  /* 6 x 0.8 s < 5 s */
+	/* A queue of seconds (a 1000-packet FIFO at 4 Mbit/s is 3 s): six round trips,
+	 * for a segment TCP must resend twice. */
+	CHECK(fabs(engine_silence_s(1800) - 10.8) < 1e-9);
+	CHECK(fabs(engine_silence_s(4300) - 25.8) < 1e-9);
+	/* Never longer than the cap, whatever the path. */
+	CHECK_EQ(engine_silence_s(6000), ENGINE_SILENCE_MAX_S);
+	CHECK_EQ(engine_silence_s(INFINITY), ENGINE_SILENCE_MAX_S);
+}

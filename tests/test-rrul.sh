@@ -28,7 +28,10 @@
 #  - -o writes the JSON contract's keys;
 #  - a refused connection, an unknown host, an unknown congestion control, a server
 #    that stops answering midway (SIGSTOP): exit 1 and a clear message, and what was
-#    measured before is still written; bad options: exit 2.
+#    measured before is still written; bad options: exit 2;
+#  - a live server is not given up: its REPORTs held 5.8 s while the probes are
+#    answered, or everything from it held 6.5 s on a path whose round trip is 1.8 s
+#    (the bound is six round trips, at least 5 s).
 
 # run.sh: timing prove
 # shellcheck source=tests/lib.sh
@@ -238,6 +241,32 @@ assert_status "REPORTs held 5.8 s, probes answered: exit 0" 0
 assert_not_contains "REPORTs held 5.8 s, probes answered: the server is not taken as gone" \
 	"$ERR" "stopped answering"
 ip -n "$R" link del "dbtb$$"
+
+# --- a long path's silence: the bound follows the round trip ------------------------
+# The upload through 2 Mbit/s and a 300-packet FIFO, about 1.8 s of queue, which a
+# reno flow fills. Then every packet from the server is dropped for 6.5 s: no REPORT
+# and no probe answer for longer than 5 s, but for fewer than six of this path's round
+# trips. A client with a fixed 5 s bound gave the live server up.
+tc -n "$R" class change dev rs parent 1: classid 1:1 htb rate 2mbit quantum 1514
+limit rs 300
+ip -n "$R" link add "dbtl$$" type ifb
+(
+	sleep 8
+	tc -n "$R" filter add dev rc parent 1: protocol ip prio 1 u32 match u32 0 0 \
+		action mirred egress redirect dev "dbtl$$"
+	sleep 6.5
+	tc -n "$R" filter del dev rc parent 1: prio 1
+) &
+client test tcp_upload 10.99.2.1 -l 16 -d 1 --cc reno -o "$T/long.json"
+wait $!
+assert_status "all held 6.5 s on a 1.8 s path: exit 0" 0
+assert_not_contains "all held 6.5 s on a 1.8 s path: the server is not taken as gone" \
+	"$ERR" "stopped answering"
+assert_num "all held 6.5 s on a 1.8 s path: the round trip reached 1.4 s (the premise)" \
+	"$(jq '[.series["TCP upload::tcp_rtt"].values[] | numbers] | max // 0' "$T/long.json") >= 1400"
+ip -n "$R" link del "dbtl$$"
+tc -n "$R" class change dev rs parent 1: classid 1:1 htb rate 100mbit quantum 15140
+limit rs 1000
 
 # --- a server that stops answering: exit 1, and what was measured is still written --
 ( sleep 2; kill -STOP "$SERVER_PID" ) &

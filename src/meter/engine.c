@@ -115,6 +115,7 @@ struct engine {
 	double t0_real;
 	double total_s;
 	uint64_t last_report_mono; /* the last REPORT or UDP probe answer */
+	double path_rtt_ms;	   /* the largest round trip seen: engine_silence_s() */
 	uint32_t probe_tick;	   /* next probe sequence number (all streams) */
 
 	struct flow_state flows[PROTO_MAX_FLOWS];
@@ -614,6 +615,7 @@ static void on_probe_readable(struct loop *l, int fd, uint32_t events, void *ctx
 		p->step_sum[i] += rtt_ms;
 		p->step_count[i]++;
 		e->last_latency_ms = rtt_ms;
+		e->path_rtt_ms = fmax(e->path_rtt_ms, rtt_ms);
 		/* The server's own answer (not its kernel's, as ICMP's): it is there, though
 		 * its REPORTs may wait out TCP's backoff on a lossy, bloated path. */
 		if (p->ps.kind == PROBE_UDP)
@@ -1059,9 +1061,19 @@ static void sample_flow(struct engine *e, struct flow_state *f, size_t i, uint64
 	if (got)
 		us = up ? tc.ti.tcpi_rtt : tc.ti.tcpi_rcv_rtt;
 	if (us) {
+		e->path_rtt_ms = fmax(e->path_rtt_ms, us / 1000.0);
 		f->tcp_rtt->values[i] = us / 1000.0;
 		series_add_raw(f->tcp_rtt, t, us / 1000.0, (uint32_t)i);
 	}
+}
+
+double engine_silence_s(double path_rtt_ms)
+{
+	double s = ENGINE_SILENCE_RTTS * path_rtt_ms / 1e3;
+
+	if (!(s > ENGINE_SILENCE_S)) /* NAN too */
+		return ENGINE_SILENCE_S;
+	return fmin(s, ENGINE_SILENCE_MAX_S);
 }
 
 static void on_step(struct loop *l, uint64_t id, void *ctx)
@@ -1096,10 +1108,11 @@ static void on_step(struct loop *l, uint64_t id, void *ctx)
 		e->phase = PHASE_STOPPING;
 		e->last_report_mono = now; /* FINAL gets its own full silence budget */
 	}
-	if ((double)(now - e->last_report_mono) / 1e9 > ENGINE_SILENCE_S) {
+	if ((double)(now - e->last_report_mono) / 1e9 > engine_silence_s(e->path_rtt_ms)) {
 		fail(e, -ETIMEDOUT,
 		     "the server stopped answering after %.1f s (no word for %.0f s)",
-		     (double)(e->last_report_mono - e->t0_mono) / 1e9, ENGINE_SILENCE_S);
+		     (double)(e->last_report_mono - e->t0_mono) / 1e9,
+		     engine_silence_s(e->path_rtt_ms));
 		return;
 	}
 	if (x > e->total_s + ENGINE_GRACE_S) {
@@ -1181,7 +1194,7 @@ static int run_loop(struct engine *e)
 		return r;
 	}
 	/* Bounded: on_step fails the test past total + ENGINE_GRACE_S or after
-	 * ENGINE_SILENCE_S without a word from the server. */
+	 * engine_silence_s() without a word from the server. */
 	while (!e->stop) {
 		r = loop_once(e->loop, 1000);
 		if (r < 0) {

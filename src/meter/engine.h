@@ -23,10 +23,11 @@
  * A probe unanswered after ENGINE_PROBE_TIMEOUT_S is lost: NAN raw sample, counted.
  *
  * One thread, one event loop (base/loop.h). Every wait is bounded: the whole run is
- * the test's duration plus ENGINE_GRACE_S; a server silent for ENGINE_SILENCE_S (no
- * REPORT and no answer to a UDP probe: a REPORT can wait out TCP's retransmission
- * backoff for longer on a lossy, bloated path while the probes still get answers) ends
- * the test with an error, keeping what was measured.
+ * the test's duration plus ENGINE_GRACE_S; a server silent for engine_silence_s() of
+ * the path (no REPORT and no answer to a UDP probe) ends the test with an error,
+ * keeping what was measured. A live server can be that quiet on a lossy, bloated
+ * path: a REPORT waits out TCP's retransmission backoff, which grows with the path's
+ * round trip, while a full FIFO drops the probes.
  *
  * Nothing here prints: failures come back as -errno plus a sentence in
  * engine_run's `why`; live progress goes to a callback.
@@ -44,8 +45,20 @@
 #include "meter/result.h"
 
 #define ENGINE_PROBE_TIMEOUT_S 2.0
-#define ENGINE_SILENCE_S       5.0  /* no word from the server for this long: it is gone */
+#define ENGINE_SILENCE_S       5.0  /* no word from the server for this long: it is gone, */
+#define ENGINE_SILENCE_RTTS    6.0  /* or for this many of the path's round trips, */
+#define ENGINE_SILENCE_MAX_S   30.0 /* but never longer (the server's own stall bound) */
 #define ENGINE_GRACE_S	       10.0 /* connecting, the last replies, FINAL */
+
+/*
+ * How long the server may say nothing before it counts as gone, for a path whose
+ * largest round trip seen so far is path_rtt_ms (the flows' smoothed TCP RTTs and the
+ * probes' round trips; NAN or 0: none yet): ENGINE_SILENCE_RTTS of them, at least
+ * ENGINE_SILENCE_S and at most ENGINE_SILENCE_MAX_S. Six round trips cover a segment
+ * lost twice in a row: TCP resends after one RTO (about two round trips on a queue
+ * that is still growing), then after twice that.
+ */
+double engine_silence_s(double path_rtt_ms);
 
 struct engine_progress {
 	double elapsed_s, total_s;
