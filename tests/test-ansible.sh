@@ -18,7 +18,7 @@
 # the fact debloat_audit. With the root qdisc put back, --check plans, says changed and
 # changes nothing. Third run, killed once the change is on trial (a host the
 # play lost): nothing confirms, and fix puts everything back by itself. Fourth, a fix
-# the kernel refuses: the play fails at once, nothing changed. A namespace does not isolate files: every path the role
+# the kernel refuses, 3 s late to start: the play fails at once, nothing changed. A namespace does not isolate files: every path the role
 # writes is under TMP, and nothing under /etc may change. Root; under a minute.
 # run.sh: timing net
 # shellcheck source=tests/lib.sh
@@ -169,11 +169,22 @@ for _ in $(seq 120); do # at most 60 s
 	pgrep -f -- "$TMP/root-lost" >/dev/null || break
 	sleep 0.5
 done
-sed -e "s|debloat_try_seconds: .*|debloat_try_seconds: 30|" "$TMP/lost.yml" >"$TMP/refused.yml"
+# The binary here is a wrapper whose fix starts 3 s late, as on a slow board: the
+# role's signal file must never be seen empty meanwhile (Ansible's wait_for crashes
+# on an empty file: "cannot mmap an empty file", a traceback instead of the wait).
+cat >"$TMP/debloat-slow" <<SH
+#!/bin/sh
+if [ "\$1" = fix ] && [ "\$2" = --json ]; then sleep 3; fi
+exec "$TMP/debloat-src" "\$@"
+SH
+chmod 755 "$TMP/debloat-slow"
+sed -e "s|debloat_try_seconds: .*|debloat_try_seconds: 30|" \
+	-e "s|debloat_binary_src: .*|debloat_binary_src: $TMP/debloat-slow|" "$TMP/lost.yml" >"$TMP/refused.yml"
 run env DEBLOAT_FIX_FAIL_AT=1 timeout 180 ip netns exec "$NS" ansible-playbook -v -i localhost, "$TMP/refused.yml"
 assert_status "refused fix: the play fails" 2
 assert_contains "refused fix: saying why" "$OUT" "debloat fix failed: "
 assert_contains "refused fix: in fix's own words" "$OUT" "DEBLOAT_FIX_FAIL_AT test hook"
+assert_not_contains "refused fix, 3 s late to start: Ansible's wait did not crash" "$OUT" "Traceback"
 elapsed=$(awk '/^TASK \[debloat : Wait for the trial to begin/ { f = 1; next }
 	f && /=> \{/ { if (match($0, /"elapsed": [0-9]+/)) print substr($0, RSTART + 11, RLENGTH - 11); exit }' <<<"$OUT")
 if [ -n "$elapsed" ] && [ "$elapsed" -lt 30 ]; then
