@@ -11,15 +11,17 @@
 #   |  dbaPIDa (root: pfifo limit 10000) <--veth--> dbaPIDb            |
 #   +------------------------------------------------------------------+
 #
-# Check mode first (ansible-playbook --check, nothing installed yet): the play succeeds,
-# says what it would install, and changes nothing. First run: the plan has steps, so it is applied on trial, confirmed once the host
-# answers again, persisted under TMP/root, and the play says changed; the veth's root
-# qdisc is the plan's. Second run: nothing to do, changed=0. The audit comes back as
-# the fact debloat_audit. With the root qdisc put back, --check plans, says changed and
-# changes nothing. Third run, killed once the change is on trial (a host the
-# play lost): nothing confirms, and fix puts everything back by itself. Fourth, a fix
-# the kernel refuses, 3 s late to start: the play fails at once, nothing changed. A namespace does not isolate files: every path the role
-# writes is under TMP, and nothing under /etc may change. Root; under a minute.
+# Check mode first (ansible-playbook --check, nothing installed yet): the play
+# succeeds, says what it would install, and changes nothing. First run: the plan has
+# steps, so it is applied on trial, confirmed once the host answers again, persisted
+# under TMP/root, and the play says changed; the veth's root qdisc is the plan's.
+# Second run: nothing to do, changed=0. The audit comes back as the fact
+# debloat_audit. With the root qdisc put back, --check plans, says changed and
+# changes nothing. Third run, killed once the change is on trial (a host the play
+# lost): nothing confirms, and fix puts everything back by itself. Fourth, a fix the
+# kernel refuses, 3 s late to start: the play fails at once, nothing changed. A
+# namespace does not isolate files: every path the role writes is under TMP, and
+# nothing under /etc may change. Root; about two minutes.
 # run.sh: timing net
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"

@@ -80,6 +80,24 @@ shape() { # shape DEV: the 100 Mbit/s bottleneck in the router, pfifo limit 1000
 limit() { # limit DEV LIMIT
 	tc -n "$R" qdisc change dev "$1" parent 1:1 handle 10: pfifo limit "$2"
 }
+rate() { # rate DEV RATE QUANTUM: the bottleneck's rate
+	tc -n "$R" class change dev "$1" parent 1: classid 1:1 htb rate "$2" quantum "$3"
+}
+# hold AFTER SECS U32-MATCH...: in the background, AFTER s from now, the packets from
+# the server that match are dropped for SECS s (redirected from rc to an ifb that is
+# down); `wait $!` for its end. The ifb goes with the router's namespace.
+hold() {
+	local after=$1 secs=$2 ifb=dbth$$
+	shift 2
+	ip -n "$R" link show "$ifb" >/dev/null 2>&1 || ip -n "$R" link add "$ifb" type ifb
+	(
+		sleep "$after"
+		tc -n "$R" filter add dev rc parent 1: protocol ip prio 1 u32 "$@" \
+			action mirred egress redirect dev "$ifb"
+		sleep "$secs"
+		tc -n "$R" filter del dev rc parent 1: prio 1
+	) &
+}
 shape rc
 shape rs
 
@@ -227,36 +245,21 @@ assert_contains "unknown congestion control: says so" "$ERR" 'congestion control
 # down), as a retransmission backoff on a lossy, bloated path holds the control
 # connection, while the UDP probes are answered; TCP's next retransmission (6.2 s after
 # its first loss) gets through. A client that counted REPORTs alone gave up after 5 s.
-ip -n "$R" link add "dbtb$$" type ifb
-(
-	sleep 3
-	tc -n "$R" filter add dev rc parent 1: protocol ip prio 1 u32 match ip protocol 6 0xff \
-		action mirred egress redirect dev "dbtb$$"
-	sleep 5.8
-	tc -n "$R" filter del dev rc parent 1: prio 1
-) &
+hold 3 5.8 match ip protocol 6 0xff
 client rrul 10.99.2.1 -l 12 -d 1 -o "$T/held.json"
 wait $!
 assert_status "REPORTs held 5.8 s, probes answered: exit 0" 0
 assert_not_contains "REPORTs held 5.8 s, probes answered: the server is not taken as gone" \
 	"$ERR" "stopped answering"
-ip -n "$R" link del "dbtb$$"
 
 # --- a long path's silence: the bound follows the round trip ------------------------
 # The upload through 2 Mbit/s and a 300-packet FIFO, about 1.8 s of queue, which a
 # reno flow fills. Then every packet from the server is dropped for 6.5 s: no REPORT
 # and no probe answer for longer than 5 s, but for fewer than six of this path's round
 # trips. A client with a fixed 5 s bound gave the live server up.
-tc -n "$R" class change dev rs parent 1: classid 1:1 htb rate 2mbit quantum 1514
+rate rs 2mbit 1514
 limit rs 300
-ip -n "$R" link add "dbtl$$" type ifb
-(
-	sleep 8
-	tc -n "$R" filter add dev rc parent 1: protocol ip prio 1 u32 match u32 0 0 \
-		action mirred egress redirect dev "dbtl$$"
-	sleep 6.5
-	tc -n "$R" filter del dev rc parent 1: prio 1
-) &
+hold 8 6.5 match u32 0 0
 client test tcp_upload 10.99.2.1 -l 16 -d 1 --cc reno -o "$T/long.json"
 wait $!
 assert_status "all held 6.5 s on a 1.8 s path: exit 0" 0
@@ -264,8 +267,7 @@ assert_not_contains "all held 6.5 s on a 1.8 s path: the server is not taken as 
 	"$ERR" "stopped answering"
 assert_num "all held 6.5 s on a 1.8 s path: the round trip reached 1.4 s (the premise)" \
 	"$(jq '[.series["TCP upload::tcp_rtt"].values[] | numbers] | max // 0' "$T/long.json") >= 1400"
-ip -n "$R" link del "dbtl$$"
-tc -n "$R" class change dev rs parent 1: classid 1:1 htb rate 100mbit quantum 15140
+rate rs 100mbit 15140
 limit rs 1000
 
 # --- a server that stops answering: exit 1, and what was measured is still written --

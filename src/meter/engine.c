@@ -1080,7 +1080,7 @@ static void on_step(struct loop *l, uint64_t id, void *ctx)
 {
 	struct engine *e = ctx;
 	uint64_t now = mono_ns(), step_ns = (uint64_t)llround(e->r->step_s * 1e9);
-	double x = (double)(now - e->t0_mono) / 1e9, down = 0;
+	double x = (double)(now - e->t0_mono) / 1e9, down = 0, quiet_s;
 	size_t i = step_of(e, x);
 
 	(void)id;
@@ -1108,11 +1108,11 @@ static void on_step(struct loop *l, uint64_t id, void *ctx)
 		e->phase = PHASE_STOPPING;
 		e->last_report_mono = now; /* FINAL gets its own full silence budget */
 	}
-	if ((double)(now - e->last_report_mono) / 1e9 > engine_silence_s(e->path_rtt_ms)) {
+	quiet_s = engine_silence_s(e->path_rtt_ms);
+	if ((double)(now - e->last_report_mono) / 1e9 > quiet_s) {
 		fail(e, -ETIMEDOUT,
 		     "the server stopped answering after %.1f s (no word for %.0f s)",
-		     (double)(e->last_report_mono - e->t0_mono) / 1e9,
-		     engine_silence_s(e->path_rtt_ms));
+		     (double)(e->last_report_mono - e->t0_mono) / 1e9, quiet_s);
 		return;
 	}
 	if (x > e->total_s + ENGINE_GRACE_S) {
